@@ -1,0 +1,131 @@
+# hbbp-convert: perf.data -> HBBP basic-block counts -> instruction-mix tables.
+#
+#   make              build ./hbbp-convert and ./pmusim
+#   make check        unit, round-trip, golden CLI, corpus and malformed-input tests
+#   make SAN=address,undefined check   the same under sanitizers (separate build dir)
+#   make fuzz         build the libFuzzer target on the reader (clang)
+#   make install PREFIX=/usr/local DESTDIR=
+#   V=1               show the commands
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+PREFIX  ?= /usr/local
+PKGS    := libelf libdw capstone libzstd libtraceevent sqlite3
+# Debian package providing each pkg-config module, for the error message.
+deb_libelf := libelf-dev
+deb_libdw := libdw-dev
+deb_capstone := libcapstone-dev
+deb_libzstd := libzstd-dev
+deb_libtraceevent := libtraceevent-dev
+deb_sqlite3 := libsqlite3-dev
+
+ifneq ($(filter-out clean deps check demo,$(or $(MAKECMDGOALS),all)),)
+missing := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
+ifneq ($(missing),)
+$(error missing libraries: $(missing); install them with: apt-get install pkg-config $(foreach p,$(missing),$(deb_$(p))))
+endif
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN     := -Wall -Wextra -Wformat=2 -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+BASE     := -std=gnu11 -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE -I. -MMD -MP
+ifdef WERROR
+WARN += -Werror
+endif
+ifdef SAN
+SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+BUILD    := build/san
+else
+BUILD    := build/rel
+endif
+ALL_CFLAGS := $(BASE) $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS)
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+LIBS := $(PKG_LIBS) -lm
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2)
+endif
+
+LIB_SRCS := $(wildcard util/*.c reader/*.c bbmap/*.c writers/*.c) \
+            $(filter-out hbbp/main.c,$(wildcard hbbp/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libhbbp.a
+SIM_SRCS := $(wildcard samples/pmusim/*.c)
+SIM_OBJS := $(SIM_SRCS:%.c=$(BUILD)/%.o)
+TEST_SRCS := $(wildcard tests/unit/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_HELPER_SRCS := $(wildcard tests/unit/helper_*.c)
+TEST_HELPER_OBJS := $(TEST_HELPER_SRCS:%.c=$(BUILD)/%.o)
+TOOLS_SRCS := $(wildcard tests/tools/*.c)
+TOOLS_BINS := $(TOOLS_SRCS:tests/tools/%.c=$(BUILD)/tools/%)
+
+ifdef SAN
+PROGS := $(BUILD)/hbbp-convert $(if $(SIM_SRCS),$(BUILD)/pmusim)
+else
+PROGS := hbbp-convert $(if $(SIM_SRCS),pmusim)
+endif
+
+.PHONY: all check check-build check-run deps demo clean install fuzz bench accuracy update-golden
+all: $(PROGS)
+
+$(BUILD)/%.o: %.c
+	$(call msg,CC,$<)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/hbbp-convert: $(BUILD)/hbbp/main.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/pmusim: $(SIM_OBJS) $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+hbbp-convert pmusim: %: $(BUILD)/%
+	$(Q)cp $< $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIB)
+	$(call msg,LINK,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(LIB)
+	$(call msg,LINK,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+check-build: $(PROGS) $(TEST_BINS) $(TOOLS_BINS)
+
+deps:
+	@sh tests/deps.sh check
+
+# check installs what is missing (as root), builds, then runs every test.
+check: deps
+	@$(MAKE) --no-print-directory check-build
+	@$(MAKE) --no-print-directory check-run
+
+check-run:
+	@BUILD=$(BUILD) HBBP=$(firstword $(PROGS)) sh tests/run.sh
+
+fuzz:
+	$(MAKE) -C tests/fuzz
+
+install: hbbp-convert
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 hbbp-convert $(DESTDIR)$(PREFIX)/bin/
+	$(if $(SIM_SRCS),install -m 755 pmusim $(DESTDIR)$(PREFIX)/bin/)
+
+clean:
+	rm -rf build hbbp-convert pmusim
+
+-include $(shell find build -name '*.d' 2>/dev/null)

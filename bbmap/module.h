@@ -1,0 +1,88 @@
+/* One binary module (ELF executable, shared object, vmlinux, kernel module, kcore image,
+ * perf-inject JIT ELF): its build-id, load segments, symbols, and, lazily and only where
+ * asked, its disassembly cut into basic blocks (method.md §3) with per-instruction
+ * attributes and source lines. Addresses are module virtual addresses (ELF p_vaddr space).
+ * Knows nothing of perf.data.
+ */
+#ifndef BBMAP_MODULE_H
+#define BBMAP_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bbmap/insn_attr.h"
+
+struct bbmap_module;	/* opaque */
+
+enum bbmap_arch { BBMAP_ARCH_UNKNOWN, BBMAP_ARCH_X86_64, BBMAP_ARCH_X86_32, BBMAP_ARCH_AARCH64,
+		  BBMAP_ARCH_ARM };
+
+struct bbmap_symbol {
+	uint64_t start, size;
+	const char *name;		/* demangled where possible */
+	bool from_eh_frame;		/* range from .eh_frame; name is "sub_<addr>" */
+};
+
+struct bbmap_insn {
+	uint64_t addr;
+	uint64_t target;		/* direct branch target when BBMAP_INSN_HAS_TARGET */
+	const char *mnemonic;		/* capstone's, lowercase ("vaddps", "jne") */
+	const char *iclass;		/* XED/SDE-style iclass ("VADDPS", "JNZ", "RET_NEAR") */
+	const char *operands;		/* operand text, for listings */
+	const char *srcfile;		/* NULL when no line info */
+	uint32_t line;
+	uint16_t flags;			/* BBMAP_INSN_* */
+	uint16_t width;			/* widest vector register operand in bits, 0 none */
+	uint8_t len;			/* bytes */
+	uint8_t isa;			/* enum bbmap_isa */
+	uint8_t category;		/* enum bbmap_category */
+	uint8_t packing;		/* enum bbmap_packing */
+	uint8_t elem;			/* enum bbmap_elem */
+	uint8_t nr_ops;
+	uint8_t op_kinds[4];		/* 'r' register, 'm' memory, 'i' immediate */
+};
+
+struct bbmap_block {
+	uint64_t start, end;		/* [start, end) */
+	uint32_t nr_insns;		/* the block's length in the method's sense */
+	const struct bbmap_insn *insns;	/* nr_insns entries */
+	const struct bbmap_symbol *sym;	/* NULL when no symbol covers it */
+};
+
+/* Opens an ELF file. debug_path, if not NULL, is a separate debug-info file for symbols
+ * and lines (otherwise .gnu_debuglink and /usr/lib/debug/.build-id are tried). */
+int bbmap_module__open(struct bbmap_module **out, const char *path, const char *debug_path);
+void bbmap_module__delete(struct bbmap_module *m);
+
+const char *bbmap_module__path(const struct bbmap_module *m);
+enum bbmap_arch bbmap_module__arch(const struct bbmap_module *m);
+/* Build-id from the NT_GNU_BUILD_ID note; returns its size, 0 when there is none. */
+size_t bbmap_module__build_id(const struct bbmap_module *m, const uint8_t **id);
+bool bbmap_module__has_symbols(const struct bbmap_module *m);
+bool bbmap_module__has_lines(const struct bbmap_module *m);
+
+/* The one place where the load bias is applied: file offset (as in mmap pgoff + addr -
+ * start) to module vaddr through the PT_LOAD headers. -HBBP_ENOTFOUND if no segment. */
+int bbmap_module__offset_to_vaddr(const struct bbmap_module *m, uint64_t off, uint64_t *vaddr);
+/* Vaddr of the symbol name (for kernel relocation: "_text", "_stext"), or an error. */
+int bbmap_module__symbol_addr(const struct bbmap_module *m, const char *name, uint64_t *addr);
+
+const struct bbmap_symbol *bbmap_module__symbol_at(struct bbmap_module *m, uint64_t vaddr);
+
+/* Adds a block leader (e.g. an LBR branch target) at vaddr. Blocks already built are split. */
+int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr);
+
+/* The block containing vaddr, disassembling the enclosing function (or code region) on first
+ * use. -HBBP_ENOTFOUND when vaddr is in no executable section or not at an instruction
+ * boundary of the decoded region. The pointer is valid until the next add_leader. */
+int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
+			   const struct bbmap_block **blk);
+
+/* Statistics for the summary: bytes disassembled, instructions decoded, decode failures. */
+struct bbmap_module_stats {
+	uint64_t bytes_decoded, nr_insns, nr_bad, nr_blocks, nr_regions;
+};
+void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats *st);
+
+#endif

@@ -1,0 +1,12 @@
+/* Subcommands of hbbp-convert. Each takes the argv after the program name (argv[0] is the
+ * subcommand, or the first argument for the default conversion) and returns an exit code
+ * (HBBP_EXIT_*).
+ */
+#ifndef HBBP_COMMANDS_H
+#define HBBP_COMMANDS_H
+
+int cmd_convert(int argc, char **argv);	/* default: perf.data -> instruction mix */
+int cmd_dump(int argc, char **argv);	/* hbbp-convert dump [--limit N] FILE */
+int cmd_stats(int argc, char **argv);	/* hbbp-convert stats FILE */
+
+#endif

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Installs the Debian packages hbbp-convert needs to build and test, when they are missing.
+# As root it runs apt-get; otherwise it prints the exact apt-get line and fails.
+# Usage: tests/deps.sh [build|check]   (default: check, which also installs test tools)
+need=${1:-check}
+pkgs=""
+for pc in libelf:libelf-dev libdw:libdw-dev capstone:libcapstone-dev libzstd:libzstd-dev \
+	  libtraceevent:libtraceevent-dev sqlite3:libsqlite3-dev; do
+	mod=${pc%%:*} deb=${pc#*:}
+	pkg-config --exists "$mod" 2>/dev/null || pkgs="$pkgs $deb"
+done
+command -v pkg-config >/dev/null || pkgs="$pkgs pkg-config"
+command -v cc >/dev/null || pkgs="$pkgs gcc"
+command -v make >/dev/null || pkgs="$pkgs make"
+if [ "$need" = check ]; then
+	command -v objdump >/dev/null || pkgs="$pkgs binutils"
+	command -v sqlite3 >/dev/null || pkgs="$pkgs sqlite3"
+	command -v qemu-x86_64 >/dev/null || pkgs="$pkgs qemu-user"
+	command -v valgrind >/dev/null || pkgs="$pkgs valgrind"
+	command -v perf >/dev/null || pkgs="$pkgs linux-perf"
+	command -v zstd >/dev/null || pkgs="$pkgs zstd"
+fi
+[ -z "$pkgs" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "missing Debian packages; install them with:" >&2
+	echo "  sudo apt-get install -y$pkgs" >&2
+	exit 1
+fi
+echo "installing:$pkgs" >&2
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists yet.
+if ! apt-get install -y -qq $pkgs >/dev/null 2>&1; then
+	apt-get update -qq && apt-get install -y -qq $pkgs >/dev/null || exit 1
+fi

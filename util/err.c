@@ -1,0 +1,70 @@
+/* hbbp_strerror(), exit-code mapping and the replaceable log sink (see hbbp_err.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hbbp_err.h"
+
+const char *hbbp_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case HBBP_EFORMAT: return "malformed input";
+	case HBBP_EUNSUPP: return "unsupported input";
+	case HBBP_ENOTFOUND: return "not found";
+	case HBBP_EBUILDID: return "build-id mismatch";
+	case HBBP_ELIMIT: return "input exceeds a sanity limit";
+	case HBBP_EUSAGE: return "bad usage";
+	}
+	return strerror(err);
+}
+
+int hbbp_exit_code(int err)
+{
+	if (err >= 0)
+		return HBBP_EXIT_OK;
+	switch (-err) {
+	case HBBP_EUSAGE:
+		return HBBP_EXIT_USAGE;
+	case HBBP_EFORMAT:
+	case HBBP_EUNSUPP:
+	case HBBP_ENOTFOUND:
+	case HBBP_EBUILDID:
+	case HBBP_ELIMIT:
+	case EINVAL:
+		return HBBP_EXIT_INPUT;
+	}
+	return HBBP_EXIT_IO;
+}
+
+static hbbp_log_fn log_fn;
+static void *log_ctx;
+static enum hbbp_log_level log_max = HBBP_LOG_WARN;
+
+void hbbp_log_set(hbbp_log_fn fn, void *ctx, enum hbbp_log_level max_level)
+{
+	log_fn = fn;
+	log_ctx = ctx;
+	log_max = max_level;
+}
+
+void hbbp_vlog(enum hbbp_log_level level, const char *fmt, va_list ap)
+{
+	char buf[1024];
+
+	if (!log_fn || level > log_max)
+		return;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	log_fn(level, buf, log_ctx);
+}
+
+void hbbp_log(enum hbbp_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	hbbp_vlog(level, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,44 @@
+/* Error codes and the one log sink shared by every module.
+ *
+ * Library functions return 0 or a negative errno / -HBBP_E* code; hbbp_strerror() names
+ * either. Library code never prints and never exits: it reports through hbbp_log(), whose
+ * sink the program installs (hbbp/main.c sends it to stderr). Depends on nothing else.
+ */
+#ifndef HBBP_ERR_H
+#define HBBP_ERR_H
+
+#include <stdarg.h>
+
+enum {
+	HBBP_EFORMAT = 4096,	/* corrupt or malformed input */
+	HBBP_EUNSUPP,		/* valid input this tool does not support */
+	HBBP_ENOTFOUND,		/* a binary, symbol or event that is not there */
+	HBBP_EBUILDID,		/* a file whose build-id differs from the recording's */
+	HBBP_ELIMIT,		/* an input exceeds a sanity bound */
+	HBBP_EUSAGE,		/* bad command line */
+};
+
+/* err may be negative or positive; returns a static string. */
+const char *hbbp_strerror(int err);
+
+/* Exit codes of the programs. */
+enum { HBBP_EXIT_OK = 0, HBBP_EXIT_USAGE = 1, HBBP_EXIT_INPUT = 2, HBBP_EXIT_IO = 3 };
+/* Exit code for a negative error returned by a library call. */
+int hbbp_exit_code(int err);
+
+enum hbbp_log_level { HBBP_LOG_ERROR, HBBP_LOG_WARN, HBBP_LOG_INFO, HBBP_LOG_DEBUG };
+typedef void (*hbbp_log_fn)(enum hbbp_log_level level, const char *msg, void *ctx);
+
+/* Installs the sink (NULL: messages are dropped) and the most verbose level passed on. */
+void hbbp_log_set(hbbp_log_fn fn, void *ctx, enum hbbp_log_level max_level);
+void hbbp_log(enum hbbp_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void hbbp_vlog(enum hbbp_log_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+#define pr_err(...)   hbbp_log(HBBP_LOG_ERROR, __VA_ARGS__)
+#define pr_warn(...)  hbbp_log(HBBP_LOG_WARN, __VA_ARGS__)
+#define pr_info(...)  hbbp_log(HBBP_LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) hbbp_log(HBBP_LOG_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,72 @@
+/* The result of one conversion as the writers see it: run metadata and a set of named
+ * tables of typed cells. The writers see only this, never samples or binaries.
+ * CSV and JSONL write the table named "mix"; JSON writes metadata + "mix"; SQLite writes
+ * every table (with a run_id column) plus the views of writers/sqlite_writer.c.
+ * Depends on nothing but libc.
+ */
+#ifndef WRITERS_RESULT_H
+#define WRITERS_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum result_type { RES_NULL = 0, RES_INT, RES_REAL, RES_TEXT };
+
+struct result_cell {
+	enum result_type type;
+	union {
+		int64_t i;
+		double d;
+		const char *s;		/* owned by the table's string pool */
+	};
+};
+
+struct result_column {
+	char *name;
+	enum result_type type;		/* declared type (cells may be RES_NULL) */
+};
+
+struct result_table {
+	char *name;
+	size_t nr_cols;
+	struct result_column *cols;
+	size_t nr_rows, alloc_rows;
+	struct result_cell *cells;	/* nr_rows * nr_cols, row-major */
+	struct result_strpool *pool;
+};
+
+struct result_kv {
+	char *key;
+	struct result_cell val;
+};
+
+struct result {
+	size_t nr_meta;
+	struct result_kv *meta;		/* run metadata: file, perf_version, cutoff, method, ... */
+	size_t nr_warnings;
+	char **warnings;
+	size_t nr_tables;
+	struct result_table **tables;
+	struct result_strpool *pool;
+};
+
+int result__new(struct result **out);
+void result__delete(struct result *r);
+int result__meta_text(struct result *r, const char *key, const char *val);
+int result__meta_int(struct result *r, const char *key, int64_t val);
+int result__meta_real(struct result *r, const char *key, double val);
+int result__warn(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Creates a table; columns given as "name:type" strings with type in {int,real,text}. */
+int result__add_table(struct result *r, const char *name, const char *const *cols,
+		      size_t nr_cols, struct result_table **out);
+struct result_table *result__table(const struct result *r, const char *name);
+/* Appends a row; returns a pointer to its nr_cols cells (zeroed: RES_NULL). */
+struct result_cell *result_table__add_row(struct result_table *t);
+void result_cell__int(struct result_cell *c, int64_t v);
+void result_cell__real(struct result_cell *c, double v);
+int result_cell__text(struct result_table *t, struct result_cell *c, const char *s);
+int result_table__col(const struct result_table *t, const char *name);	/* index or -1 */
+
+#endif
