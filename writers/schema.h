@@ -1,0 +1,54 @@
+/* The tables of a conversion result: one source of truth for their names and columns, used by
+ * hbbp/ (which fills them) and by the SQLite writer (which creates them and its views).
+ * Column specs are "name:type", type in {int, real, text}; README documents them for users.
+ *
+ *  mix            the pivot rows: the --by key columns in the order given, then count, share
+ *                 (and with --diagnostics: source, ebs_count, lbr_count, ebs_samples,
+ *                 lbr_streams, biased). Columns vary with --by, so they are not listed here.
+ *  events         one row per perf event of the recording
+ *  modules        one row per binary (dso) that samples landed in
+ *  symbols        functions with executed blocks
+ *  blocks         every executed basic block with both estimates and the chosen one
+ *  instructions   static attributes of every instruction of every executed block
+ *  thread_blocks  per-thread block execution counts (what every pivot is computed from)
+ *
+ * Ids (module_id, symbol_id, block_id) are per run; SQLite adds run_id to every table.
+ */
+#ifndef WRITERS_SCHEMA_H
+#define WRITERS_SCHEMA_H
+
+#include <stddef.h>
+
+#define SCHEMA_FORMAT_VERSION 1
+
+static const char *const schema_events[] = {
+	"event_id:int", "name:text", "type:int", "config:int", "sample_type:int",
+	"branch_sample_type:int", "period:int", "freq:int", "precise_ip:int", "role:text",
+	"role_reason:text", "samples:int", "lost:int", "throttled:int", "time_enabled:int",
+	"time_running:int",
+};
+static const char *const schema_modules[] = {
+	"module_id:int", "name:text", "path:text", "build_id:text", "kind:text", "status:text",
+	"status_detail:text",
+};
+static const char *const schema_symbols[] = {
+	"symbol_id:int", "module_id:int", "name:text", "address:int", "size:int",
+};
+static const char *const schema_blocks[] = {
+	"block_id:int", "module_id:int", "symbol_id:int", "address:int", "length:int",
+	"bytes:int", "srcline:text", "count:real", "ebs_count:real", "lbr_count:real",
+	"source:text", "ebs_samples:int", "lbr_streams:int", "biased:int", "bias_share:real",
+};
+static const char *const schema_instructions[] = {
+	"block_id:int", "module_id:int", "address:int", "idx:int", "mnemonic:text",
+	"iclass:text", "isa:text", "category:text", "packing:text", "elem:text", "width:int",
+	"mem_read:int", "mem_write:int", "nr_ops:int", "length:int", "srcline:text",
+};
+static const char *const schema_thread_blocks[] = {
+	"pid:int", "tid:int", "comm:text", "block_id:int", "count:real", "ebs_count:real",
+	"lbr_count:real",
+};
+
+#define SCHEMA_NR(cols) (sizeof(cols) / sizeof((cols)[0]))
+
+#endif
