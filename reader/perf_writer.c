@@ -23,6 +23,9 @@
 
 #define OUT_BUF_SIZE	(4u << 20)	/* output buffer handed to write(2) */
 #define CHUNK_SIZE	(256u << 10)	/* uncompressed bytes per compressed chunk */
+#define SLICE_SIZE	(48u << 10)	/* compressed then flushed: output < COMP_MAX, so
+					 * every record holds whole zstd blocks (perf 6.1
+					 * fails on a record that decompresses to nothing) */
 #define COMP_MAX	65519u		/* PERF_SAMPLE_MAX_SIZE - 16 - 1: payload per record */
 #define REC_MAX		65535u		/* header.size is a u16 */
 /* The feature id perf 6.1 uses to end the HEADER_FEATURE block (its HEADER_LAST_FEATURE).
@@ -165,6 +168,8 @@ static int hdr_finish(struct pw_buf *b)
 	return 0;
 }
 
+static int comp_records(struct perf_writer *w, struct pw_buf *h, size_t len);
+
 /* Compresses the gathered chunk and emits it as COMPRESSED/COMPRESSED2 records. */
 static int chunk_flush(struct perf_writer *w)
 {
@@ -176,40 +181,58 @@ static int chunk_flush(struct perf_writer *w)
 
 	if (w->err || !w->chunk_len)
 		return w->err;
-	while (in.pos < in.size) {
-		r = ZSTD_compressStream(w->zcs, &zo, &in);
-		if (ZSTD_isError(r) || zo.pos == zo.size)
-			return set_err(w, -EIO);
-	}
-	do {
-		r = ZSTD_flushStream(w->zcs, &zo);
-		if (ZSTD_isError(r) || (r && zo.pos == zo.size))
-			return set_err(w, -EIO);
-	} while (r);
-	w->raw_bytes += w->chunk_len;
-	w->comp_bytes += zo.pos;
-	w->chunk_len = 0;
 	h.p = hb;
 	h.cap = sizeof(hb);
-	for (size_t off = 0; off < zo.pos; ) {
-		size_t n = zo.pos - off < COMP_MAX ? zo.pos - off : COMP_MAX;
+	while (in.pos < in.size) {
+		size_t end = in.size;
+
+		/* one slice: compress, flush; its output always fits one record */
+		in.size = in.pos + SLICE_SIZE < end ? in.pos + SLICE_SIZE : end;
+		zo.pos = 0;
+		while (in.pos < in.size) {
+			r = ZSTD_compressStream(w->zcs, &zo, &in);
+			if (ZSTD_isError(r) || zo.pos == zo.size)
+				return set_err(w, -EIO);
+		}
+		do {
+			r = ZSTD_flushStream(w->zcs, &zo);
+			if (ZSTD_isError(r) || (r && zo.pos == zo.size))
+				return set_err(w, -EIO);
+		} while (r);
+		in.size = end;
+		w->comp_bytes += zo.pos;
+		if (comp_records(w, &h, zo.pos))
+			return w->err;
+	}
+	w->raw_bytes += w->chunk_len;
+	w->chunk_len = 0;
+	return w->err;
+}
+
+/* Cuts n bytes of zstd output into COMPRESSED/COMPRESSED2 records of at most COMP_MAX. */
+static int comp_records(struct perf_writer *w, struct pw_buf *h, size_t len)
+{
+	uint8_t *hb = h->p;
+
+	for (size_t off = 0; off < len; ) {
+		size_t n = len - off < COMP_MAX ? len - off : COMP_MAX;
 		static const uint8_t pad[8];
 
-		h.len = 0;
+		h->len = 0;
 		if (w->opts.compress == PERF_WRITER_COMPRESS_ZSTD) {
-			pw_put_u32(&h, PERF_RECORD_COMPRESSED);
-			pw_put_u16(&h, 0);
-			pw_put_u16(&h, (uint16_t)(8 + n));
-			out_put(w, hb, h.len);
+			pw_put_u32(h, PERF_RECORD_COMPRESSED);
+			pw_put_u16(h, 0);
+			pw_put_u16(h, (uint16_t)(8 + n));
+			out_put(w, hb, h->len);
 			out_put(w, w->zout + off, n);
 		} else {
 			size_t total = (16 + n + 7) & ~(size_t)7;
 
-			pw_put_u32(&h, PERF_RECORD_COMPRESSED2);
-			pw_put_u16(&h, 0);
-			pw_put_u16(&h, (uint16_t)total);
-			pw_put_u64(&h, n);
-			out_put(w, hb, h.len);
+			pw_put_u32(h, PERF_RECORD_COMPRESSED2);
+			pw_put_u16(h, 0);
+			pw_put_u16(h, (uint16_t)total);
+			pw_put_u64(h, n);
+			out_put(w, hb, h->len);
 			out_put(w, w->zout + off, n);
 			out_put(w, pad, total - 16 - n);
 		}
