@@ -684,6 +684,36 @@ out_free:
 	return err;
 }
 
+/* Drops the fields an attr of size asz cannot hold, so that samples are encoded with the
+ * attr exactly as a reader will see it (e.g. no hw_idx when branch_sample_type is cut). */
+static void attr_truncate(struct perf_evattr *a, uint32_t asz)
+{
+	a->size = asz;
+	if (asz < PERF_ATTR_SIZE_VER1)
+		a->config2 = 0;
+	if (asz < PERF_ATTR_SIZE_VER2)
+		a->branch_sample_type = 0;
+	if (asz < PERF_ATTR_SIZE_VER3) {
+		a->sample_regs_user = 0;
+		a->sample_stack_user = 0;
+		a->clockid = 0;
+	}
+	if (asz < PERF_ATTR_SIZE_VER4)
+		a->sample_regs_intr = 0;
+	if (asz < PERF_ATTR_SIZE_VER5) {
+		a->aux_watermark = 0;
+		a->sample_max_stack = 0;
+	}
+	if (asz < PERF_ATTR_SIZE_VER6) {
+		a->aux_sample_size = 0;
+		a->aux_action = 0;
+	}
+	if (asz < PERF_ATTR_SIZE_VER7)
+		a->sig_data = 0;
+	if (asz < PERF_ATTR_SIZE_VER8)
+		a->config3 = 0;
+}
+
 int perf_writer__add_event(struct perf_writer *w, const struct perf_evattr *attr,
 			   const char *name, const uint64_t *ids, size_t nr_ids)
 {
@@ -702,7 +732,7 @@ int perf_writer__add_event(struct perf_writer *w, const struct perf_evattr *attr
 	e = &ev[w->nr_ev];
 	memset(e, 0, sizeof(*e));
 	e->attr = *attr;
-	e->attr.size = w->opts.attr_size;
+	attr_truncate(&e->attr, w->opts.attr_size);
 	if (name && !(e->name = strdup(name)))
 		return -ENOMEM;
 	if (nr_ids) {
