@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <zstd.h>
 
@@ -51,8 +52,9 @@ struct perf_writer {
 	struct perf_writer_opts opts;	/* strings point into owned copies below */
 	char *strs[6];
 	char **cmdline;
-	char *path;			/* NULL for stdout */
+	char *path;			/* regular file to remove on error, else NULL */
 	int fd;
+	bool fd_owned;			/* fd to close although path is NULL */
 	bool started;			/* header/attrs (pipe: and features) emitted */
 	int err;			/* sticky first error */
 	/* output */
@@ -618,6 +620,7 @@ int perf_writer__open(struct perf_writer **out, const char *path,
 {
 	static const struct perf_writer_opts defaults;
 	struct perf_writer *w;
+	struct stat st;
 	int err;
 
 	*out = NULL;
@@ -674,6 +677,23 @@ int perf_writer__open(struct perf_writer **out, const char *path,
 		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (w->fd < 0) {
 			err = -errno;
+			goto out_free;
+		}
+		/* only a regular file is removed on error (never /dev/full, a FIFO, ...) */
+		if (fstat(w->fd, &st)) {
+			err = -errno;
+			close(w->fd);
+			goto out_free;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			free(w->path);
+			w->path = NULL;
+			w->fd_owned = true;
+		}
+		/* file mode rewrites the header at close: no FIFOs or sockets */
+		if (!w->opts.pipe && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+			err = -ESPIPE;
+			close(w->fd);
 			goto out_free;
 		}
 	}
@@ -989,11 +1009,11 @@ int perf_writer__close(struct perf_writer *w)
 		out_flush(w);
 	}
 	err = w->err;
-	if (w->path && w->fd >= 0) {
+	if ((w->path || w->fd_owned) && w->fd >= 0) {
 		if (close(w->fd) && !err)
 			err = -errno;
 		w->fd = -1;
-		if (err)
+		if (err && w->path)
 			unlink(w->path);
 	}
 	writer_free(w);
@@ -1004,9 +1024,10 @@ void perf_writer__abort(struct perf_writer *w)
 {
 	if (!w)
 		return;
-	if (w->path && w->fd >= 0) {
+	if ((w->path || w->fd_owned) && w->fd >= 0) {
 		close(w->fd);
-		unlink(w->path);
+		if (w->path)
+			unlink(w->path);
 	}
 	writer_free(w);
 }
