@@ -114,7 +114,7 @@ int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
 	uint64_t addr;
 	struct text_buf text = { 0 };
 	size_t *opoff = NULL;
-	const char *bad_mn, *bad_ic;
+	const char *bad_mn, *bad_ic, *unk_mn;
 	bool thumb = region_is_thumb(m, r->start);
 	csh *h;
 	cs_insn *ci;
@@ -127,7 +127,8 @@ int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
 		return err;
 	bad_mn = mod_str__intern(m, "(bad)");
 	bad_ic = mod_str__intern(m, "INVALID");
-	if (!bad_mn || !bad_ic)
+	unk_mn = mod_str__intern(m, "(unknown)");
+	if (!bad_mn || !bad_ic || !unk_mn)
 		return -ENOMEM;
 	code = m->image + cr->file_off + (r->start - cr->vaddr);
 	left = r->end - r->start;
@@ -168,17 +169,30 @@ int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
 			/* Undecodable: one unit (1 byte; 2 or 4 on ARM) as BAD, then go on. */
 			size_t unit = m->arch == BBMAP_ARCH_AARCH64 ? 4 :
 				      m->arch == BBMAP_ARCH_ARM ? (thumb ? 2 : 4) : 1;
+			size_t xl = 0;
 
-			if (unit > left)
-				unit = left;
-			in->mnemonic = bad_mn;
-			in->iclass = bad_ic;
+			/* x86 instructions newer than capstone 4 keep their length, so the
+			 * stream stays in step; they are named "(unknown)". */
+			if (m->arch == BBMAP_ARCH_X86_64 || m->arch == BBMAP_ARCH_X86_32)
+				xl = mod_x86__length(code, left, m->arch == BBMAP_ARCH_X86_64);
+			if (xl) {
+				unit = xl;
+				in->mnemonic = unk_mn;
+				in->iclass = unk_mn;
+				in->isa = ISA_UNKNOWN;
+				m->stats.nr_unknown++;
+			} else {
+				if (unit > left)
+					unit = left;
+				in->mnemonic = bad_mn;
+				in->iclass = bad_ic;
+				in->flags = BBMAP_INSN_BAD;
+				m->stats.nr_bad++;
+			}
 			in->len = (uint8_t)unit;
-			in->flags = BBMAP_INSN_BAD;
 			code += unit;
 			left -= unit;
 			addr += unit;
-			m->stats.nr_bad++;
 			opoff[r->nr_insns] = text_add(&text, "");
 		} else {
 			iclass[0] = 0;

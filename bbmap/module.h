@@ -86,6 +86,8 @@ struct bbmap_module_stats {
 	uint64_t nr_leaders_misaligned;	/* leaders not at an instruction start: ignored */
 	uint64_t nr_fde_syms;		/* sub_<hex> pseudo symbols made from .eh_frame */
 	uint64_t nr_windows;		/* regions decoded without a symbol or FDE range */
+	uint64_t nr_unknown;		/* x86 insns capstone does not know, kept by length
+					 * as "(unknown)" (e.g. CET rdsspq); not in nr_bad */
 };
 void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats *st);
 

@@ -88,6 +88,9 @@ const struct mod_code_range *mod_elf__code_range(const struct bbmap_module *m, u
 int mod_disasm__region(struct bbmap_module *m, struct mod_region *r);
 void mod_disasm__close(struct bbmap_module *m);
 
+/* disasm_x86len.c: length of an x86 instruction capstone cannot decode, 0 if unknown. */
+size_t mod_x86__length(const uint8_t *p, size_t n, bool mode64);
+
 /* insn_attr.c: fills every attribute of out from a capstone instruction with detail;
  * writes the iclass name into iclass (NUL-terminated). */
 void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n);
