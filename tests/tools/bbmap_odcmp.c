@@ -114,19 +114,86 @@ static long od_find(uint64_t a)
 	return (long)lo;
 }
 
+static size_t nfunc, ninsn, nblk, bad, nbr;
+static uint64_t *starts, *bstarts;
+static size_t cap, bcap;
+static const char *file;
+
+static void check_range(struct bbmap_module *m, const char *name, uint64_t start, uint64_t end)
+{
+	const struct bbmap_block *b;
+	size_t n = 0, nb = 0, k;
+	long o;
+
+	if (bbmap_module__block_at(m, start, &b))
+		return;
+	nfunc++;
+	for (; b && b->start < end;) {
+		if (nb == bcap) {
+			bcap = bcap ? bcap * 2 : 1024;
+			bstarts = realloc(bstarts, bcap * sizeof(*bstarts));
+		}
+		bstarts[nb++] = b->start;
+		for (k = 0; k < b->nr_insns; k++) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 4096;
+				starts = realloc(starts, cap * sizeof(*starts));
+			}
+			starts[n++] = b->insns[k].addr;
+		}
+		if (b->end >= end || bbmap_module__block_after(m, b, &b))
+			break;
+	}
+	ninsn += n;
+	nblk += nb;
+	/* Instruction starts: ours == objdump's within the range. */
+	o = od_find(start);
+	for (k = 0; k < n; k++, o++) {
+		if ((size_t)o >= nr_od || od[o].addr != starts[k]) {
+			if (bad++ < 10)
+				fprintf(stderr, "%s: %s: insn 0x%" PRIx64 " vs objdump 0x%" PRIx64 "\n",
+					file, name, starts[k], (size_t)o < nr_od ? od[o].addr : 0);
+			break;
+		}
+		/* Branch per objdump: the next instruction must start a block. */
+		if (od[o].branch && k + 1 < n) {
+			size_t j;
+			int found = 0;
+
+			nbr++;
+			for (j = 0; j < nb; j++)
+				if (bstarts[j] == starts[k + 1])
+					found = 1;
+			if (!found && bad++ < 10)
+				fprintf(stderr, "%s: %s: no block after branch at 0x%" PRIx64 "\n",
+					file, name, starts[k]);
+		}
+	}
+	if (k == n && n && (size_t)o < nr_od && od[o].addr < end &&
+	    od[o].addr < starts[n - 1] + 16 && bad++ < 10)
+		fprintf(stderr, "%s: %s: objdump has 0x%" PRIx64 " beyond our last insn\n",
+			file, name, od[o].addr);
+	for (k = 0; k < nb; k++) {
+		long q = od_find(bstarts[k]);
+
+		if (((size_t)q >= nr_od || od[q].addr != bstarts[k]) && bad++ < 10)
+			fprintf(stderr, "%s: block at 0x%" PRIx64 " is no objdump instruction\n",
+				file, bstarts[k]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct bbmap_module *m;
 	struct bbmap_module_stats st;
-	size_t i, step, max, nsym, nfunc = 0, ninsn = 0, nblk = 0, bad = 0, nbr = 0;
-	uint64_t *starts = NULL, *bstarts = NULL;
-	size_t cap = 0, bcap = 0;
+	size_t i, step, max, nsym;
 	int err;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: bbmap_odcmp FILE MAX < objdump.txt\n");
 		return 1;
 	}
+	file = argv[1];
 	read_objdump();
 	err = bbmap_module__open(&m, argv[1], NULL);
 	if (err) {
@@ -138,68 +205,24 @@ int main(int argc, char **argv)
 	step = max && nsym > max ? nsym / max : 1;
 	for (i = 0; i < nsym; i += step) {
 		const struct bbmap_symbol *s = bbmap_module__symbol(m, i);
-		uint64_t end = s->start + s->size;
-		const struct bbmap_block *b;
-		size_t n = 0, nb = 0, k;
-		long o;
 
-		if (!s->size || bbmap_module__block_at(m, s->start, &b))
-			continue;
-		nfunc++;
-		for (; b && b->start < end;) {
-			if (nb == bcap) {
-				bcap = bcap ? bcap * 2 : 1024;
-				bstarts = realloc(bstarts, bcap * sizeof(*bstarts));
-			}
-			bstarts[nb++] = b->start;
-			for (k = 0; k < b->nr_insns; k++) {
-				if (n == cap) {
-					cap = cap ? cap * 2 : 4096;
-					starts = realloc(starts, cap * sizeof(*starts));
-				}
-				starts[n++] = b->insns[k].addr;
-			}
-			if (b->end >= end || bbmap_module__block_after(m, b, &b))
-				break;
-		}
-		ninsn += n;
-		nblk += nb;
-		/* Instruction starts: ours == objdump's within [start, end of our last insn). */
-		o = od_find(s->start);
-		for (k = 0; k < n; k++, o++) {
-			if ((size_t)o >= nr_od || od[o].addr != starts[k]) {
-				if (bad++ < 10)
-					fprintf(stderr, "%s: %s: insn 0x%" PRIx64 " vs objdump 0x%"
-						PRIx64 "\n", argv[1], s->name, starts[k],
-						(size_t)o < nr_od ? od[o].addr : 0);
-				break;
-			}
-			/* Branch per objdump: the next instruction must start a block. */
-			if (od[o].branch && k + 1 < n) {
-				size_t j;
-				int found = 0;
+		if (s->size)
+			check_range(m, s->name, s->start, s->start + s->size);
+	}
+	if (!nsym) {
+		/* Stripped: the functions .eh_frame describes (sub_<hex> pseudo symbols). */
+		uint64_t done = 0;
 
-				nbr++;
-				for (j = 0; j < nb; j++)
-					if (bstarts[j] == starts[k + 1])
-						found = 1;
-				if (!found && bad++ < 10)
-					fprintf(stderr, "%s: %s: no block after branch at 0x%" PRIx64
-						"\n", argv[1], s->name, starts[k]);
-			}
-		}
-		if (k == n && (size_t)o < nr_od && od[o].addr < end && n &&
-		    od[o].addr < end && bad++ < 10)
-			fprintf(stderr, "%s: %s: objdump has 0x%" PRIx64 " beyond our last insn\n",
-				argv[1], s->name, od[o].addr);
-		for (k = 0; k < nb; k++) {
-			long q = od_find(bstarts[k]);
+		for (i = 0; i < nr_od; i++) {
+			const struct bbmap_symbol *s;
 
-			if ((size_t)q >= nr_od || od[q].addr != bstarts[k]) {
-				if (bad++ < 10)
-					fprintf(stderr, "%s: block at 0x%" PRIx64
-						" is no objdump instruction\n", argv[1], bstarts[k]);
-			}
+			if (od[i].addr < done)
+				continue;
+			s = bbmap_module__symbol_at(m, od[i].addr);
+			if (!s || s->start != od[i].addr)
+				continue;
+			check_range(m, s->name, s->start, s->start + s->size);
+			done = s->start + s->size;
 		}
 	}
 	bbmap_module__stats(m, &st);
