@@ -26,8 +26,10 @@ struct bbmap_module {
 	size_t id_size;
 	struct dbl_load *load;
 	size_t nr_load;
-	struct bbmap_symbol *syms;
+	struct bbmap_symbol *syms;	/* functions */
 	size_t nr_syms;
+	struct bbmap_symbol *all;	/* every defined symbol, for symbol_addr */
+	size_t nr_all;
 	enum bbmap_arch arch;
 };
 
@@ -118,12 +120,20 @@ int bbmap_module__open(struct bbmap_module **out, const char *path, const char *
 				const char *name;
 
 				if (!gelf_getsym(data, (int)k, &s) || !s.st_value ||
-				    s.st_shndx == SHN_UNDEF ||
-				    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
-				     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
+				    s.st_shndx == SHN_UNDEF)
 					continue;
 				name = elf_strptr(e, sh.sh_link, s.st_name);
-				if (!name)
+				if (!name || !*name)
+					continue;
+				if (sh.sh_type == SHT_SYMTAB) {
+					m->all = realloc(m->all, (m->nr_all + 1) * sizeof(*m->all));
+					m->all[m->nr_all].start = s.st_value;
+					m->all[m->nr_all].size = s.st_size;
+					m->all[m->nr_all].name = strdup(name);
+					m->nr_all++;
+				}
+				if (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+				    GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC)
 					continue;
 				m->syms[m->nr_syms].start = s.st_value;
 				m->syms[m->nr_syms].size = s.st_size;
@@ -150,6 +160,9 @@ void bbmap_module__delete(struct bbmap_module *m)
 	for (i = 0; i < m->nr_syms; i++)
 		free((char *)m->syms[i].name);
 	free(m->syms);
+	for (i = 0; i < m->nr_all; i++)
+		free((char *)m->all[i].name);
+	free(m->all);
 	free(m->load);
 	free(m->path);
 	free(m);
@@ -182,9 +195,9 @@ int bbmap_module__symbol_addr(const struct bbmap_module *m, const char *name, ui
 {
 	size_t i;
 
-	for (i = 0; i < m->nr_syms; i++)
-		if (!strcmp(m->syms[i].name, name)) {
-			*addr = m->syms[i].start;
+	for (i = 0; i < m->nr_all; i++)
+		if (!strcmp(m->all[i].name, name)) {
+			*addr = m->all[i].start;
 			return 0;
 		}
 	return -HBBP_ENOTFOUND;
