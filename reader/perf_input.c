@@ -134,9 +134,9 @@ int perf_input__peek(struct perf_reader *r, struct perf_input *in, size_t n,
 		     const uint8_t **p, size_t *avail)
 {
 	if (!in->streaming) {
-		uint64_t left = in->pos <= in->end ? in->end - in->pos : 0;
+		uint64_t left = in->map && in->pos <= in->end ? in->end - in->pos : 0;
 
-		*p = in->map + in->pos;
+		*p = in->map ? in->map + in->pos : NULL;
 		*avail = left < n ? (size_t)left : n;
 		return left >= n;
 	}
