@@ -441,8 +441,72 @@ static void test_attr_sizes(void)
 	be = 0;
 }
 
+static void write_timed(uint64_t t)
+{
+	p32(9); p16(2); p16(32);
+	p64(t + 0x1000);	/* ip identifies the sample */
+	p32(1); p32(1);
+	p64(t);
+}
+
+/* perf's FINISHED_ROUND semantics: a round is delivered up to the previous round's maximum */
+static void test_time_order(void)
+{
+	static const uint64_t file_order[] = { 30, 10, 20, 5, 0, 40, 35, 25 };
+	static const uint64_t sorted[] = { 0, 5, 10, 20, 30, 25, 35, 40 };
+	struct params p = { .st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+			    .attr_size = 136 };
+	char path[128];
+	int ns;
+
+	for (ns = 0; ns < 2; ns++) {
+		struct perf_reader_opts opts = { .no_sort = ns };
+		const struct perf_record *rec;
+		struct perf_reader *r;
+		const uint64_t *want = ns ? file_order : sorted;
+		size_t i = 0;
+		FILE *f;
+
+		be = 0;
+		len = 0;
+		put("PERFILE2", 8);
+		p64(16);
+		{
+			size_t start = len;
+			uint16_t sz;
+
+			p32(64); p16(0); p16(0);
+			write_attr(&p);
+			sz = (uint16_t)(len - start);
+			memcpy(buf + start + 6, &sz, 2);
+		}
+		write_timed(30); write_timed(10); write_timed(20);
+		p32(68); p16(0); p16(8);
+		write_timed(5); write_timed(0); write_timed(40);
+		p32(68); p16(0); p16(8);
+		write_timed(35); write_timed(25);
+		snprintf(path, sizeof(path), "/tmp/test_reader_order.%d", (int)getpid());
+		f = fopen(path, "wb");
+		CHECK(f && fwrite(buf, 1, len, f) == len && !fclose(f));
+		CHECK_EQ_U64(perf_reader__open(&r, path, &opts, NULL), 0);
+		while (perf_reader__next(r, &rec) > 0) {
+			if (rec->type != PERF_RECORD_SAMPLE)
+				continue;
+			CHECK(i < 8);
+			if (i < 8)
+				CHECK_EQ_U64(rec->sample.ip - 0x1000, want[i]);
+			i++;
+		}
+		CHECK_EQ_U64(i, 8);
+		CHECK_EQ_U64(perf_reader__stats(r)->nr_out_of_order, ns ? 0 : 1);
+		perf_reader__delete(r);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
+	RUN_TEST(test_time_order);
 	RUN_TEST(test_each_bit_alone);
 	RUN_TEST(test_all_bits_together);
 	RUN_TEST(test_hw_index_nr0);
