@@ -37,6 +37,9 @@ static uint64_t bitfield(const struct bf *f, size_t n)
 	return out;
 }
 
+static uint32_t attr_type = 4;			/* RAW */
+static uint64_t attr_config = 0x1c0;		/* inst_retired.prec_dist */
+
 #define NSAMPLES 3
 #define EVID 0x77
 #define REGS_MASK 0x1005ULL	/* 3 registers */
@@ -52,9 +55,9 @@ static void write_attr(const struct params *p)
 	struct bf fl[] = { { 18, 1, 1 }, { 15, 2, 2 }, { 5, 1, 1 }, { 6, 1, 1 } };
 	size_t start = len;
 
-	p32(4);				/* RAW */
+	p32(attr_type);
 	p32(p->attr_size);
-	p64(0x1c0);			/* inst_retired.prec_dist */
+	p64(attr_config);
 	p64(1000);
 	p64(p->st);
 	p64(p->rf);
@@ -504,8 +507,109 @@ static void test_time_order(void)
 	}
 }
 
+/* roles: generic and raw encodings, the all-branches requirement, LBR-only fallback */
+static void check_roles(const uint32_t *types, const uint64_t *configs, const uint64_t *bsts,
+			size_t n, const int *want, const char *cpuid)
+{
+	const struct perf_record *rec;
+	struct perf_reader *r;
+	char path[128];
+	size_t i;
+	FILE *f;
+
+	be = 0;
+	len = 0;
+	put("PERFILE2", 8);
+	p64(16);
+	for (i = 0; i < n; i++) {
+		struct params p = { .st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER |
+					  (bsts[i] ? PERF_SAMPLE_BRANCH_STACK : 0),
+				    .bst = bsts[i], .attr_size = 136 };
+		size_t start = len;
+		uint16_t sz;
+
+		attr_type = types[i];
+		attr_config = configs[i];
+		p32(64); p16(0); p16(0);
+		write_attr(&p);
+		p64(100 + i);
+		sz = (uint16_t)(len - start);
+		memcpy(buf + start + 6, &sz, 2);
+	}
+	if (cpuid) {
+		size_t start = len;
+		uint16_t sz;
+
+		p32(80); p16(0); p16(0);
+		p64(9);		/* HEADER_CPUID */
+		p32(64);
+		memset(buf + len, 0, 64);
+		memcpy(buf + len, cpuid, strlen(cpuid));
+		len += 64;
+		sz = (uint16_t)(len - start);
+		memcpy(buf + start + 6, &sz, 2);
+	}
+	attr_type = 4;
+	attr_config = 0x1c0;
+	snprintf(path, sizeof(path), "/tmp/test_reader_roles.%d", (int)getpid());
+	f = fopen(path, "wb");
+	CHECK(f && fwrite(buf, 1, len, f) == len && !fclose(f));
+	CHECK_EQ_U64(perf_reader__open(&r, path, NULL, NULL), 0);
+	while (perf_reader__next(r, &rec) > 0)
+		;
+	for (i = 0; i < n; i++) {
+		const struct perf_event_info *e = perf_reader__event(r, i);
+
+		CHECK(e && e->role_reason);
+		if (e && (int)e->role != want[i])
+			fprintf(stderr, "event %zu (%s): role %s (%s), want %s\n", i, e->name,
+				perf_role_name(e->role), e->role_reason,
+				perf_role_name((enum perf_role)want[i]));
+		CHECK(e && (int)e->role == want[i]);
+	}
+	perf_reader__delete(r);
+	unlink(path);
+}
+
+static void test_roles(void)
+{
+	const uint64_t ANY = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	const uint64_t CS = PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER;
+	enum { U = PERF_ROLE_UNUSED, E = PERF_ROLE_EBS, L = PERF_ROLE_LBR };
+	{	/* Intel: cycles, r1c0, r20c4 -b, cycles with call stack */
+		uint32_t t[] = { 0, 4, 4, 0 };
+		uint64_t c[] = { 0, 0x1c0, 0x20c4, 0 }, b[] = { 0, 0, ANY, CS };
+		int w[] = { U, E, L, U };
+
+		check_roles(t, c, b, 4, w, "GenuineIntel,6,85,4");
+	}
+	{	/* generic instructions + cycles -b: LBR-only fallback on cycles */
+		uint32_t t[] = { 0, 0 };
+		uint64_t c[] = { 1, 0 }, b[] = { 0, ANY };
+		int w[] = { E, L };
+
+		check_roles(t, c, b, 2, w, NULL);
+	}
+	{	/* AMD: ex_ret_instr (rc0) and ex_ret_brn_tkn (rc4) with a stack */
+		uint32_t t[] = { 4, 4 };
+		uint64_t c[] = { 0xc0, 0xc4 }, b[] = { 0, ANY };
+		int w[] = { E, L };
+
+		check_roles(t, c, b, 2, w, "AuthenticAMD,25,1,1");
+	}
+	{	/* Intel rc4 is all branches, not taken ones; cmask'd rc0 is not instructions;
+		 * a call-stack-only event is never an LBR source */
+		uint32_t t[] = { 4, 4, 4 };
+		uint64_t c[] = { 0x10000c0, 0x1c0, 0xc4 }, b[] = { 0, 0, CS };
+		int w[] = { U, E, U };
+
+		check_roles(t, c, b, 3, w, "GenuineIntel,6,85,4");
+	}
+}
+
 int main(void)
 {
+	RUN_TEST(test_roles);
 	RUN_TEST(test_time_order);
 	RUN_TEST(test_each_bit_alone);
 	RUN_TEST(test_all_bits_together);
