@@ -368,7 +368,7 @@ static enum bbmap_category x86_category(const char *b, unsigned id, uint16_t fla
 			return CAT_DATAXFER;
 		return out->elem >= ELEM_FP16 ? CAT_SIMD_FP : CAT_SIMD_INT;
 	}
-	if (x86_is_string(b))
+	if (x86_is_string(b) && isa == ISA_BASE)
 		return CAT_STRING;
 	if (in_list(b, stack))
 		return CAT_STACK;
@@ -449,20 +449,22 @@ void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *icla
 		f |= BBMAP_INSN_MEM_READ;
 	if (!strcmp(b, "leave"))
 		f |= BBMAP_INSN_MEM_READ;
-	if (x86_is_string(b)) {
+	if ((id == X86_INS_CMPXCHG || id == X86_INS_CMPXCHG8B || id == X86_INS_CMPXCHG16B ||
+	     x->prefix[0] == X86_PREFIX_LOCK) && (f & BBMAP_INSN_MEM_READ))
+		f |= BBMAP_INSN_MEM_WRITE;	/* capstone 4 marks cmpxchg's memory read-only */
+	isa = x86_isa(d, id, b);
+	/* String forms only: movsd/cmpsd also name SSE2 instructions. */
+	if (x86_is_string(b) && isa == ISA_BASE) {
 		if (starts(b, "movs") || starts(b, "lods") || starts(b, "scas") ||
 		    starts(b, "cmps") || starts(b, "outs"))
 			f |= BBMAP_INSN_MEM_READ;
 		if (starts(b, "movs") || starts(b, "stos") || starts(b, "ins"))
 			f |= BBMAP_INSN_MEM_WRITE;
-		/* cmpsd/movsd also name SSE2 instructions: only the string forms have no
-		 * register operand. */
 	}
 	if (x->prefix[0] == X86_PREFIX_LOCK ||
 	    (id == X86_INS_XCHG && (f & (BBMAP_INSN_MEM_READ | BBMAP_INSN_MEM_WRITE))))
 		f |= BBMAP_INSN_LOCK;
 
-	isa = x86_isa(d, id, b);
 	out->isa = (uint8_t)isa;
 
 	/* Operands and vector width. */
