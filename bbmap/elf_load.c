@@ -510,6 +510,36 @@ static void find_debug(struct bbmap_module *m, const char *debug_path)
 		try_debug(m, buf);
 }
 
+/* The program and section header tables must lie inside the file (libelf would otherwise
+ * silently show a file without sections). */
+static int check_tables(struct bbmap_module *m, const GElf_Ehdr *eh)
+{
+	size_t shnum = 0, phnum = 0;
+
+	if (elf_getshdrnum(m->elf, &shnum) != 0 || elf_getphdrnum(m->elf, &phnum) != 0) {
+		pr_warn("%s: ELF header: %s", m->path, elf_errmsg(-1));
+		return -HBBP_EFORMAT;
+	}
+	/* libelf drops a section table it cannot read: judge by the header's own counts. */
+	if (eh->e_shnum)
+		shnum = eh->e_shnum;
+	if (eh->e_phnum != PN_XNUM)
+		phnum = eh->e_phnum;
+	if (shnum && (!eh->e_shentsize || eh->e_shoff > m->image_size ||
+		      shnum > (m->image_size - eh->e_shoff) / eh->e_shentsize)) {
+		pr_warn("%s: section headers at 0x%" PRIx64 " extend past the end of the file",
+			m->path, (uint64_t)eh->e_shoff);
+		return -HBBP_EFORMAT;
+	}
+	if (phnum && (!eh->e_phentsize || eh->e_phoff > m->image_size ||
+		      phnum > (m->image_size - eh->e_phoff) / eh->e_phentsize)) {
+		pr_warn("%s: program headers at 0x%" PRIx64 " extend past the end of the file",
+			m->path, (uint64_t)eh->e_phoff);
+		return -HBBP_EFORMAT;
+	}
+	return 0;
+}
+
 int mod_elf__load(struct bbmap_module *m, const char *debug_path)
 {
 	GElf_Ehdr eh;
@@ -542,6 +572,9 @@ int mod_elf__load(struct bbmap_module *m, const char *debug_path)
 	m->e_type = eh.e_type;
 	m->e_machine = eh.e_machine;
 	m->arch = arch_of(eh.e_machine);
+	err = check_tables(m, &eh);
+	if (err)
+		return err;
 	m->build_id_size = elf_build_id(m->elf, m->image_size, m->build_id, sizeof(m->build_id));
 	err = load_segments(m);
 	if (!err)
