@@ -213,7 +213,8 @@ static int load_code(struct bbmap_module *m)
 				return err;
 		}
 	}
-	qsort(m->code, m->nr_code, sizeof(*m->code), cmp_code);
+	if (m->nr_code)
+		qsort(m->code, m->nr_code, sizeof(*m->code), cmp_code);
 	/* Overlapping ranges would make addresses ambiguous: trim each to the next start. */
 	for (i = 0; i + 1 < m->nr_code; i++)
 		if (m->code[i].vaddr + m->code[i].size > m->code[i + 1].vaddr)
@@ -358,7 +359,8 @@ static int load_symbols(struct bbmap_module *m)
 	}
 	if (err)
 		goto out;
-	qsort(v, nr, sizeof(*v), cmp_cand);
+	if (nr)
+		qsort(v, nr, sizeof(*v), cmp_cand);
 	m->syms = calloc(nr ? nr : 1, sizeof(*m->syms));
 	m->sym_state = calloc(nr ? nr : 1, 1);
 	if (!m->syms || !m->sym_state) {

@@ -182,10 +182,11 @@ static void check_set(cs_arch arch, cs_mode mode, const struct want *w, size_t n
 			continue;
 		}
 		if (arch == CS_ARCH_X86)
-			insn_attr__x86(h, ci, &in, iclass, sizeof(iclass));
+			insn_attr__x86(h, ci, &in, iclass, sizeof(iclass), true);
 		else
 			insn_attr__arm64(h, ci, &in, iclass, sizeof(iclass));
-		fprintf(stderr, "-- %s\n", w[i].name);
+		int before = th_failed_checks;
+
 		CHECK_EQ_U64(ci->size, w[i].len);
 		CHECK_STR(ci->mnemonic, w[i].mnemonic);
 		CHECK_STR(iclass, w[i].iclass);
@@ -202,6 +203,8 @@ static void check_set(cs_arch arch, cs_mode mode, const struct want *w, size_t n
 			for (k = 0; k < in.nr_ops && k < 4 && w[i].kinds[k]; k++)
 				CHECK_EQ_U64(in.op_kinds[k], w[i].kinds[k]);
 		}
+		if (th_failed_checks != before)
+			fprintf(stderr, "^ in \"%s\"\n", w[i].name);
 	}
 	cs_free(ci, 1);
 	cs_close(&h);
