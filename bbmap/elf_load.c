@@ -29,8 +29,8 @@
 struct cand_sym {
 	uint64_t start, size;
 	const char *name;
-	int rank;			/* lower wins among symbols at one address */
-	bool thumb;
+	int rank;			/* tie-breaker: .symtab, then .dynsym, then debug file */
+	bool thumb, weak, global;
 };
 
 static bool range_in_file(const struct bbmap_module *m, uint64_t off, uint64_t size)
@@ -302,6 +302,7 @@ static int collect_syms(struct bbmap_module *m, Elf *elf, size_t file_size, Elf_
 			.rank = rank_base + (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) +
 				(type == STT_NOTYPE ? 4 : 0) + (s.st_size ? 0 : 8),
 			.thumb = m->e_machine == EM_ARM && (start & 1),
+			.weak = bind == STB_WEAK, .global = bind == STB_GLOBAL,
 		};
 		(*nr)++;
 	}
@@ -333,12 +334,39 @@ static int syms_of(struct bbmap_module *m, Elf *elf, size_t file_size, bool dyns
 	return 0;
 }
 
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* Among symbols at one address, the name kept is the one perf shows (its
+ * choose_best_symbol): non-zero size, then non-weak, then global, then fewer leading
+ * underscores, then the longer name; then .symtab over .dynsym, by name. */
 static int cmp_cand(const void *a, const void *b)
 {
 	const struct cand_sym *x = a, *y = b;
+	size_t ux, uy, lx, ly;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
+	if (!x->size != !y->size)
+		return !x->size ? 1 : -1;
+	if (x->weak != y->weak)
+		return x->weak ? 1 : -1;
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
 	return strcmp(x->name, y->name);

@@ -3,7 +3,8 @@
  *   bbmap_dump FILE [-s STEP] [-l] [-g ADDR]... [-d DEBUGFILE] [-a ADDR]...
  * Without -a, every STEP-th function symbol (default 1) is decoded whole. -a decodes the
  * block at ADDR and the blocks after it up to its function's end. -g adds a leader first.
- * -o prints "O OFF VADDR" (offset_to_vaddr).
+ * -o prints "O OFF VADDR" (offset_to_vaddr). -Q reads hex addresses from stdin and prints
+ * "Q ADDR SYMBOL ok|ERROR branch|-" for each (block_at; branch: a control transfer there).
  * Output: "F start end name", "B start end nr_insns", "I addr len flags mnemonic
  * iclass isa category packing elem width rw [file:line]", and a final "S" stats line.
  */
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 	const char *debug = NULL;
 	uint64_t addrs[256], leaders[256];
 	uint64_t offs[256];
+	int query = 0;
 	size_t na = 0, nl = 0, no = 0, i, step = 1;
 	int err, a;
 
@@ -72,6 +74,8 @@ int main(int argc, char **argv)
 			addrs[na++] = strtoull(argv[++a], NULL, 16);
 		else if (!strcmp(argv[a], "-g") && a + 1 < argc && nl < 256)
 			leaders[nl++] = strtoull(argv[++a], NULL, 16);
+		else if (!strcmp(argv[a], "-Q"))
+			query = 1;
 		else if (!strcmp(argv[a], "-o") && a + 1 < argc && no < 256)
 			offs[no++] = strtoull(argv[++a], NULL, 16);
 	}
@@ -87,6 +91,26 @@ int main(int argc, char **argv)
 			printf("O %" PRIx64 " none\n", offs[i]);
 		else
 			printf("O %" PRIx64 " %" PRIx64 "\n", offs[i], v);
+	}
+	if (query) {
+		char line[128];
+
+		while (fgets(line, sizeof(line), stdin)) {
+			uint64_t q = strtoull(line, NULL, 16);
+			const struct bbmap_symbol *s = bbmap_module__symbol_at(m, q);
+			const struct bbmap_block *b;
+			const struct bbmap_insn *in = NULL;
+
+			err = bbmap_module__block_at(m, q, &b);
+			if (!err)
+				for (i = 0; i < b->nr_insns; i++)
+					if (b->insns[i].addr == q)
+						in = &b->insns[i];
+			printf("Q %" PRIx64 " %s %s %s\n", q, s ? s->name : "-",
+			       err ? hbbp_strerror(err) : "ok",
+			       in && (in->flags & BBMAP_INSN_BRANCH) ? "branch" : "-");
+		}
+		goto out;
 	}
 	if (no && !na)
 		goto out;
