@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -235,6 +236,30 @@ static void test_writer_errors(void)
 	result__delete(r);
 }
 
+/* The cleanup handlers exist only during a write; an ignored signal stays ignored. */
+static void test_writer_signal_handlers(void)
+{
+	struct result *r = build();
+	struct sigaction sa, term, hup;
+	char path[128];
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGHUP, &sa, &hup);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGTERM, &sa, &term);
+	snprintf(path, sizeof(path), "%s/s.csv", dir);
+	CHECK(writer__write(r, path, WRITER_CSV, NULL) == 0);
+	sigaction(SIGTERM, NULL, &sa);
+	CHECK(sa.sa_handler == SIG_DFL);
+	sigaction(SIGHUP, NULL, &sa);
+	CHECK(sa.sa_handler == SIG_IGN);
+	sigaction(SIGTERM, &term, NULL);
+	sigaction(SIGHUP, &hup, NULL);
+	unlink(path);
+	result__delete(r);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "%s/wtext.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -246,6 +271,7 @@ int main(void)
 	RUN_TEST(test_writer_json_bytes);
 	RUN_TEST(test_writer_reals);
 	RUN_TEST(test_writer_errors);
+	RUN_TEST(test_writer_signal_handlers);
 	rmdir(dir);
 	return TEST_EXIT();
 }
