@@ -14,7 +14,7 @@ kill_mid_write() {
 	sig=$1 d=$2 fmt=$3
 	shift 3
 	FAULTSHIM_DELAY_US=20000 FAULTSHIM_PATH=/.o. LD_PRELOAD="$SHIM" \
-		"$W" "$@" -n 300000 -b 30000 $fmt "$d/o.$fmt" > /dev/null 2> "$TMP/err" &
+		"$W" "$@" -n 20000 -b 5000 $fmt "$d/o.$fmt" > /dev/null 2> "$TMP/err" &
 	pid=$!
 	i=0
 	while [ $i -lt 300 ]; do

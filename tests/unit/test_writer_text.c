@@ -236,6 +236,27 @@ static void test_writer_errors(void)
 	result__delete(r);
 }
 
+/* A result without a "mix" table: JSON has empty rows, CSV refuses (nothing created). */
+static void test_writer_no_mix(void)
+{
+	struct result *r;
+	char path[128], *got;
+
+	CHECK(result__new(&r) == 0);
+	CHECK(result__meta_text(r, "k", "\x01\x1f") == 0);
+	snprintf(path, sizeof(path), "%s/e.json", dir);
+	CHECK(writer__write(r, path, WRITER_JSON, NULL) == 0);
+	got = slurp(path);
+	CHECK_STR(got, "{\"format_version\": 1, \"meta\": {\"k\": \"\\u0001\\u001f\"}, "
+		       "\"warnings\": [],\n\"rows\": []}\n");
+	free(got);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/e.csv", dir);
+	CHECK(writer__write(r, path, WRITER_CSV, NULL) == -EINVAL);
+	CHECK(dir_entries() == 0);
+	result__delete(r);
+}
+
 /* The cleanup handlers exist only during a write; an ignored signal stays ignored. */
 static void test_writer_signal_handlers(void)
 {
@@ -272,6 +293,7 @@ int main(void)
 	RUN_TEST(test_writer_reals);
 	RUN_TEST(test_writer_errors);
 	RUN_TEST(test_writer_signal_handlers);
+	RUN_TEST(test_writer_no_mix);
 	rmdir(dir);
 	return TEST_EXIT();
 }
