@@ -171,12 +171,15 @@ static void test_writer_json_bytes(void)
 static void test_writer_reals(void)
 {
 	static const char *const cols[] = { "x:real" };
-	static const double vals[] = { 0.1, 1.0 / 3, 1e-310, 123456789012345678.0, -2.5, 1e21 };
+	static const double vals[] = { 0.1, 1.0 / 3, 1e-310, 123456789012345678.0, -2.5, 1e21,
+				       3.0, -42.0, 999999999999999.0, 1e15 };
 	/* Python's repr() gives the same strings, except 1e-310: the search for the shortest
 	 * form starts at 15 digits, which a subnormal does not need (it still reads back). */
 	static const char expect[] = "x\n0.1\n0.3333333333333333\n9.99999999999997e-311\n"
-				     "1.2345678901234568e+17\n-2.5\n1e+21\n";
-	static const char expect3[] = "x\n0.1\n0.333\n1e-310\n1.23e+17\n-2.5\n1e+21\n";
+				     "1.2345678901234568e+17\n-2.5\n1e+21\n3\n-42\n"
+				     "999999999999999\n1e+15\n";
+	static const char expect3[] = "x\n0.1\n0.333\n1e-310\n1.23e+17\n-2.5\n1e+21\n3\n-42\n"
+				      "1e+15\n1e+15\n";
 	struct result *r;
 	struct result_table *t;
 	struct writer_opts opts = { .precision = 3 };
