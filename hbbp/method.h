@@ -45,6 +45,8 @@ struct hbbp_code_ops {
 	const char *(*dso_name)(void *ctx, const struct bbmap_dso *d);	/* recorded name */
 	const char *(*dso_short_name)(void *ctx, const struct bbmap_dso *d);
 	enum bbmap_dso_kind (*dso_kind)(void *ctx, const struct bbmap_dso *d);
+	const char *(*dso_path)(void *ctx, const struct bbmap_dso *d);		/* or NULL */
+	const char *(*dso_status_detail)(void *ctx, const struct bbmap_dso *d);	/* or NULL */
 };
 
 enum hbbp_method { HBBP_METHOD_HBBP, HBBP_METHOD_EBS, HBBP_METHOD_LBR };
