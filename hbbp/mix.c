@@ -953,7 +953,7 @@ static int table_events(struct result *res, struct mix_ctx *x,
 static int mix_meta(struct result *res, struct mix_ctx *x)
 {
 	const struct hbbp_driver *d = x->d;
-	uint64_t ebs_used = 0, lbr_used = 0, streams = 0, lost = 0, thr = 0;
+	uint64_t ebs_used = 0, lbr_used = 0, streams = 0;
 	double unres_ebs = 0, unres_lbr = 0, sweight = 0;
 	char key[64];
 	size_t i;
@@ -969,8 +969,6 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 			streams += e->streams;
 			sweight += e->stream_weight;
 		}
-		lost += e->lost;
-		thr += e->throttled;
 	}
 	for (i = 0; i < d->unres.cap; i++) {
 		void *val;
@@ -998,9 +996,9 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 			err = result__meta_real(res, key, d->rejected_weight[i]);
 	}
 	err = err ? err : result__meta_int(res, "lost_records", (int64_t)d->nr_lost_records);
-	err = err ? err : result__meta_int(res, "lost_events", (int64_t)(d->nr_lost + lost));
+	err = err ? err : result__meta_int(res, "lost_events", (int64_t)d->nr_lost);
 	err = err ? err : result__meta_int(res, "lost_samples", (int64_t)d->nr_lost_samples);
-	err = err ? err : result__meta_int(res, "throttled", (int64_t)(d->nr_throttle + thr));
+	err = err ? err : result__meta_int(res, "throttled", (int64_t)d->nr_throttle);
 	err = err ? err : result__meta_real(res, "unresolved_ebs_weight", unres_ebs);
 	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", unres_lbr);
 	err = err ? err : result__meta_int(res, "biased_branches",
