@@ -274,7 +274,8 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 		return 0;
 	}
 	ev->samples_used++;
-	if (n > d->alloc_locs) {
+	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
+	if (2 * n > d->alloc_locs) {
 		struct bbmap_loc *nl = realloc(d->locs, 2 * n * sizeof(*nl));
 
 		if (!nl)
@@ -331,8 +332,7 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 		} else if (to > from) {
 			err = driver_reject(d, REJ_BACKWARD, w, NULL, false);
 		} else if (!lto->dso || !lfrom->dso) {
-			err = driver_reject(d, REJ_UNMAPPED, w, lto->dso ? lto->dso : lfrom->dso,
-					    true);
+			err = driver_reject(d, REJ_UNMAPPED, w, NULL, true);
 		} else if (lto->dso != lfrom->dso) {
 			err = driver_reject(d, REJ_CROSS_MODULE, w, NULL, false);
 		} else if (lto->vaddr > lfrom->vaddr ||

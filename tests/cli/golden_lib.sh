@@ -10,7 +10,7 @@ done
 [ -x "$PERFGEN" ] || { golden_ok=0; golden_why="perfgen not built ($PERFGEN)"; }
 [ -x "$HBBP" ] || { golden_ok=0; golden_why="hbbp-convert not built ($HBBP)"; }
 
-sym() { nm "$PROG" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
+sym() { printf '0x%x' $((0x$(nm "$PROG" | awk -v s="$1" '$3 == s { print $1 }'))); }
 hex() { printf '0x%x' $(($1)); }
 # insn_at ADDR MNEMONIC: objdump shows MNEMONIC at ADDR (an oracle independent of the tool)
 insn_at() {
@@ -29,7 +29,7 @@ golden_setup() {
 	F40_RET=$(hex "$F40 + 78")
 	BID=$(readelf -n "$PROG" | awk '/Build ID/ { print $3 }')
 	# text segment: offset and vaddr of the executable PT_LOAD
-	set -- $(readelf -lW "$PROG" | awk '$1 == "LOAD" && $7 ~ /E/ { print $2, $3 }')
+	set -- $(readelf -lW "$PROG" | awk '$1 == "LOAD" && / E / { print $2, $3 }')
 	TEXT_OFF=$1 TEXT_VADDR=$2
 	golden_layout_ok=1
 	insn_at "$S_JNE" jne && insn_at "$B18_JNE" jne && insn_at "$B19_JNE" jne &&
