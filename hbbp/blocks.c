@@ -8,6 +8,7 @@
  * Depends on hbbp/method.h; reaches code only through struct hbbp_code_ops.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,8 +187,13 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 }
 
 static int counts_reject(struct counts_ctx *x, enum hbbp_reject why, double w,
-			 struct bbmap_dso *dso, uint64_t n)
+			 struct bbmap_dso *dso, uint64_t n, double raw)
 {
+	struct hbbp_unresolved *u = hbbp_driver__dso_acct(x->d, dso);
+
+	if (!u)
+		return -ENOMEM;
+	u->lbr_rejected += raw;	/* unscaled, like lbr_total */
 	x->d->rejected[why] += n;
 	x->d->rejected_weight[why] += w;
 	/* Weight in code we cannot see is also reported as unresolved, by dso. */
@@ -208,16 +214,16 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	size_t nsteps = 0, i;
 
 	if (!mod)
-		return counts_reject(x, REJ_NO_CODE, w, dso, v->n);
+		return counts_reject(x, REJ_NO_CODE, w, dso, v->n, v->weight);
 	for (;;) {
 		const struct bbmap_block *blk;
 		const struct bbmap_insn *last;
 		struct walk_step *st;
 
 		if (nsteps >= HBBP_MAX_WALK_BLOCKS)
-			return counts_reject(x, REJ_WALK_BOUND, w, dso, v->n);
+			return counts_reject(x, REJ_WALK_BOUND, w, dso, v->n, v->weight);
 		if (x->ops->block_at(x->ops->ctx, mod, cur, &blk) || blk->end <= cur)
-			return counts_reject(x, REJ_WALK_UNDECODED, w, dso, v->n);
+			return counts_reject(x, REJ_WALK_UNDECODED, w, dso, v->n, v->weight);
 		if (nsteps == x->alloc_path) {
 			size_t n = x->alloc_path ? x->alloc_path * 2 : 64;
 			struct walk_step *np = realloc(x->path, n * sizeof(*np));
@@ -235,8 +241,12 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 		if (from >= blk->start && from < blk->end)
 			break;
 		last = blk->nr_insns && blk->insns ? &blk->insns[blk->nr_insns - 1] : NULL;
-		if (last && (last->flags & BBMAP_INSN_BRANCH) && !(last->flags & BBMAP_INSN_COND))
-			return counts_reject(x, REJ_WALK_JUMP, w, dso, v->n);
+		if (last && (last->flags & BBMAP_INSN_BRANCH) && !(last->flags & BBMAP_INSN_COND)) {
+			pr_debug("stream 0x%" PRIx64 "..0x%" PRIx64 ": %s at 0x%" PRIx64
+				 " before the end", to, from, last->mnemonic ? last->mnemonic : "?",
+				 last->addr);
+			return counts_reject(x, REJ_WALK_JUMP, w, dso, v->n, v->weight);
+		}
 		cur = blk->end;
 	}
 	for (i = 0; i < nsteps; i++) {

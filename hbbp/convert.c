@@ -243,6 +243,17 @@ int convert__run(const struct convert_opts *o)
 		pr_err("building the result failed: %s", hbbp_strerror(err));
 		goto out;
 	}
+	{
+		double total, rejected;
+
+		convert__code_module_weight(&run, &total, &rejected);
+		err = result__meta_real(run.res, "lbr_weight_code_modules", total);
+		if (!err)
+			err = result__meta_real(run.res, "lbr_weight_code_modules_attributed",
+						total - rejected);
+		if (err)
+			goto out;
+	}
 	memset(&wo, 0, sizeof(wo));
 	wo.append = o->append;
 	err = writer__write(run.res, out, o->format, &wo);

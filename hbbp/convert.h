@@ -52,5 +52,7 @@ struct convert_run {
 int convert__run(const struct convert_opts *o);
 void convert__summary(const struct convert_run *run, const struct convert_opts *o);
 void convert__progress(double fraction, bool done);
+/* LBR stream weight with an end in a dso whose code was found, and the part rejected. */
+void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected);
 
 #endif

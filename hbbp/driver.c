@@ -7,6 +7,7 @@
  * Depends on hbbp/method.h, hbbp/hmap.h and the reader's record structs only.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,15 +89,29 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	memset(d, 0, sizeof(*d));
 }
 
+struct hbbp_unresolved *hbbp_driver__dso_acct(struct hbbp_driver *d, struct bbmap_dso *dso)
+{
+	uint64_t key = (uintptr_t)dso;
+	struct hbbp_unresolved *u;
+
+	if (d->acct_cache && d->acct_nr == d->unres.nr && d->acct_cache->dso == dso)
+		return d->acct_cache;
+	u = hmap__get(&d->unres, &key, NULL);
+	if (!u)
+		return NULL;
+	u->dso = dso;
+	d->acct_cache = u;
+	d->acct_nr = d->unres.nr;
+	return u;
+}
+
 int hbbp_driver__unresolved_add(struct hbbp_driver *d, struct bbmap_dso *dso, bool lbr,
 				uint64_t n, double weight)
 {
-	uint64_t key = (uintptr_t)dso;
-	struct hbbp_unresolved *u = hmap__get(&d->unres, &key, NULL);
+	struct hbbp_unresolved *u = hbbp_driver__dso_acct(d, dso);
 
 	if (!u)
 		return -ENOMEM;
-	u->dso = dso;
 	if (lbr) {
 		u->lbr_streams += n;
 		u->lbr_weight += weight;
@@ -254,6 +269,31 @@ static int driver_reject(struct hbbp_driver *d, enum hbbp_reject why, double w,
 	return 0;
 }
 
+/* Stream weight per dso touched (either end), and how much of it was rejected. */
+static int driver_acct_stream(struct hbbp_driver *d, struct bbmap_dso *a, struct bbmap_dso *b,
+			      double w, bool rejected)
+{
+	struct hbbp_unresolved *u;
+
+	if (a) {
+		u = hbbp_driver__dso_acct(d, a);
+		if (!u)
+			return -ENOMEM;
+		u->lbr_total += w;
+		if (rejected)
+			u->lbr_rejected += w;
+	}
+	if (b && b != a) {
+		u = hbbp_driver__dso_acct(d, b);
+		if (!u)
+			return -ENOMEM;
+		u->lbr_total += w;
+		if (rejected)
+			u->lbr_rejected += w;
+	}
+	return 0;
+}
+
 static bool entry_spec_wrong(const struct perf_branch_entry *e)
 {
 	return PERF_BR_SPEC(e->flags) == PERF_BR_SPEC_WRONG_PATH;
@@ -269,6 +309,11 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 	double w;
 	int err;
 
+	/* A partly filled LBR is padded with 0/0 entries (oldest end): they are no branches. */
+	while (n && e && !e[n - 1].from && !e[n - 1].to) {
+		n--;
+		ev->zero_entries++;
+	}
 	if (n < 2 || !e) {
 		ev->stacks_short++;
 		return 0;
@@ -326,12 +371,18 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 		uint64_t to = e[k].to, from = e[k - 1].from;
 		uint64_t key[5];
 		struct hbbp_stream_val *v;
+		bool rejected = true;
 
 		if (entry_spec_wrong(&e[k]) || entry_spec_wrong(&e[k - 1])) {
 			err = driver_reject(d, REJ_SPECULATIVE, w, NULL, false);
 		} else if (to > from) {
+			pr_debug("stream to 0x%" PRIx64 " > from 0x%" PRIx64 " (entries %" PRIu64
+				 "/%" PRIu64 ")", to, from, k, n);
 			err = driver_reject(d, REJ_BACKWARD, w, NULL, false);
 		} else if (!lto->dso || !lfrom->dso) {
+			pr_debug("stream 0x%" PRIx64 " (%s) .. 0x%" PRIx64 " (%s) unmapped", to,
+				 lto->dso ? "mapped" : "unmapped", from,
+				 lfrom->dso ? "mapped" : "unmapped");
 			err = driver_reject(d, REJ_UNMAPPED, w, NULL, true);
 		} else if (lto->dso != lfrom->dso) {
 			err = driver_reject(d, REJ_CROSS_MODULE, w, NULL, false);
@@ -351,7 +402,11 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 			v->weight += w;
 			v->n++;
 			err = 0;
+			rejected = false;
 		}
+		if (err)
+			return err;
+		err = driver_acct_stream(d, lto->dso, lfrom->dso, w, rejected);
 		if (err)
 			return err;
 	}

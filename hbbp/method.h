@@ -74,6 +74,7 @@ struct hbbp_event_state {
 	uint64_t samples;		/* samples of this event seen */
 	uint64_t samples_used;		/* EBS: resolved IPs; LBR: stacks with >= 2 entries */
 	uint64_t stacks_short;		/* LBR samples whose stack has < 2 entries */
+	uint64_t zero_entries;		/* 0/0 padding entries dropped from stacks */
 	uint64_t streams;		/* LBR streams seen (n-1 per stack) */
 	double stream_weight;		/* their total weight */
 	uint64_t lost, throttled;	/* LOST / THROTTLE records naming this event */
@@ -81,13 +82,16 @@ struct hbbp_event_state {
 	double scale;			/* enabled / running, 1 when not multiplexed */
 };
 
-/* Per-dso (NULL: unmapped) weight that could not be attributed to code. */
+/* Per-dso (NULL: unmapped) accounting: weight that could not be attributed to code, and
+ * the LBR stream weight touching the dso (an end in it) with how much of it was rejected. */
 struct hbbp_unresolved {
 	struct bbmap_dso *dso;
 	uint64_t ebs_samples;
-	double ebs_weight;		/* instructions (sum of periods) */
+	double ebs_weight;		/* unresolved instructions (sum of periods) */
 	uint64_t lbr_streams;
-	double lbr_weight;		/* stream weight */
+	double lbr_weight;		/* unresolved stream weight */
+	double lbr_total;		/* stream weight with an end in this dso */
+	double lbr_rejected;		/* of which rejected (any reason) */
 };
 
 struct hbbp_driver {
@@ -107,6 +111,8 @@ struct hbbp_driver {
 	uint64_t nr_lost_records, nr_lost, nr_lost_samples, nr_throttle;
 	uint64_t nr_samples, nr_unused_samples;
 	uint64_t nr_record_errors;	/* session errors on non-sample records */
+	struct hbbp_unresolved *acct_cache;	/* last dso_acct result, valid while acct_nr */
+	size_t acct_nr;				/* == unres.nr (no insert since) */
 	struct bbmap_loc *locs;		/* reused per LBR stack: resolved from/to of each entry */
 	size_t alloc_locs;
 };
@@ -127,6 +133,9 @@ void hbbp_driver__finish(struct hbbp_driver *d);
 const char *hbbp_driver__comm(const struct hbbp_driver *d, uint32_t pid, uint32_t tid);
 int hbbp_driver__unresolved_add(struct hbbp_driver *d, struct bbmap_dso *dso, bool lbr,
 				uint64_t n, double weight);
+/* The accounting entry of dso (NULL: unmapped), created on first use; NULL when out of memory.
+ * Valid until the next call. */
+struct hbbp_unresolved *hbbp_driver__dso_acct(struct hbbp_driver *d, struct bbmap_dso *dso);
 
 /* ---- blocks.c ---- */
 

@@ -48,9 +48,13 @@ static void summary_unresolved(const struct convert_run *run)
 		return;
 	for (i = 0; i < d->unres.cap; i++) {
 		void *val;
+		const struct hbbp_unresolved *u;
 
-		if (hmap__slot(&d->unres, i, &val))
-			v[n++] = val;
+		if (!hmap__slot(&d->unres, i, &val))
+			continue;
+		u = val;
+		if (u->ebs_weight > 0 || u->lbr_weight > 0)
+			v[n++] = u;
 	}
 	for (i = 0; i < d->nr_events; i++) {
 		if (d->ev[i].role == PERF_ROLE_LBR)
@@ -78,6 +82,39 @@ static void summary_unresolved(const struct convert_run *run)
 	if (n > 8)
 		fprintf(stderr, "  ... and %zu more\n", n - 8);
 	free(v);
+}
+
+/* LBR stream weight with an end in a module whose code was found, and how much of it was
+ * attributed to blocks (the rest was rejected; see the reasons above). */
+static void summary_code_modules(const struct convert_run *run)
+{
+	double total, rejected;
+
+	convert__code_module_weight(run, &total, &rejected);
+	if (total > 0)
+		fprintf(stderr, "  LBR weight touching modules with code: %.4g, %.2f%% of it attributed\n",
+			total, 100 * (total - rejected) / total);
+}
+
+void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected)
+{
+	const struct hbbp_driver *d = &run->drv;
+	size_t i;
+
+	*total = *rejected = 0;
+	for (i = 0; i < d->unres.cap; i++) {
+		void *val;
+		const struct hbbp_unresolved *u;
+		struct bbmap_module *m = NULL;
+
+		if (!hmap__slot(&d->unres, i, &val))
+			continue;
+		u = val;
+		if (!u->dso || run->ops.dso_module(run->ops.ctx, u->dso, &m) != DSO_OK)
+			continue;
+		*total += u->lbr_total;
+		*rejected += u->lbr_rejected;
+	}
 }
 
 void convert__summary(const struct convert_run *run, const struct convert_opts *o)
@@ -124,6 +161,7 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 		}
 		fputc('\n', stderr);
 	}
+	summary_code_modules(run);
 	if (d->nr_lost_records || d->nr_lost_samples || d->nr_throttle)
 		fprintf(stderr, "  warning: %" PRIu64 " LOST records (%" PRIu64 " events), %" PRIu64
 			" lost samples, %" PRIu64 " THROTTLE records: the estimate is biased\n",
