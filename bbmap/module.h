@@ -82,7 +82,46 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 /* Statistics for the summary: bytes disassembled, instructions decoded, decode failures. */
 struct bbmap_module_stats {
 	uint64_t bytes_decoded, nr_insns, nr_bad, nr_blocks, nr_regions;
+	uint64_t nr_leaders;		/* leaders that split a block (add_leader, branch targets) */
+	uint64_t nr_leaders_misaligned;	/* leaders not at an instruction start: ignored */
+	uint64_t nr_fde_syms;		/* sub_<hex> pseudo symbols made from .eh_frame */
+	uint64_t nr_windows;		/* regions decoded without a symbol or FDE range */
+	uint64_t nr_unknown;		/* x86 insns capstone does not know, kept by length
+					 * as "(unknown)" (e.g. CET rdsspq); not in nr_bad */
 };
 void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats *st);
+
+/* --- Extensions --- */
+
+/* The block that starts where blk ends (fall-through successor), decoding on demand.
+ * -HBBP_ENOTFOUND at the end of the code. Same pointer validity as block_at. */
+int bbmap_module__block_after(struct bbmap_module *m, const struct bbmap_block *blk,
+			      const struct bbmap_block **next);
+
+/* Symbols sorted by start (aliases removed: one name per address; zero-size symbols
+ * extend to the next symbol). Names are demangled on access. Pseudo symbols from
+ * .eh_frame are not listed here (symbol_at makes them when asked). */
+size_t bbmap_module__nr_symbols(const struct bbmap_module *m);
+const struct bbmap_symbol *bbmap_module__symbol(struct bbmap_module *m, size_t idx);
+
+/* The separate debug file in use (NULL: none; symbols and lines come from the file). */
+const char *bbmap_module__debug_file(const struct bbmap_module *m);
+
+/* Reference counting: __get adds a reference; bbmap_module__delete drops one and frees the
+ * module with the last. */
+struct bbmap_module *bbmap_module__get(struct bbmap_module *m);
+
+/* Build-id of an ELF file without loading it (notes only): for checking a candidate
+ * against the recording before opening it. *size = 0 when it has none. */
+int bbmap_module__file_build_id(const char *path, uint8_t *id, size_t cap, size_t *size);
+
+/* A cache of open modules keyed by build-id (by path for files without one): opening a
+ * file whose build-id is already open returns the same, shared instance. Each successful
+ * open returns a new reference, dropped with bbmap_module__delete. */
+struct bbmap_module_cache;	/* opaque */
+int bbmap_module_cache__new(struct bbmap_module_cache **out);
+void bbmap_module_cache__delete(struct bbmap_module_cache *c);
+int bbmap_module_cache__open(struct bbmap_module_cache *c, const char *path,
+			     const char *debug_path, struct bbmap_module **out);
 
 #endif
