@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "samples/pmusim/pmusim.h"
+#include "samples/pmusim/record.h"
 #include "util/hbbp_err.h"
 
 static void sim_log_stderr(enum hbbp_log_level level, const char *msg, void *ctx)
@@ -209,15 +210,21 @@ int main(int argc, char **argv)
 		pargv[i - optind] = argv[i];
 	ro.argv = pargv;
 
+	struct sim_recorder *rec = NULL;
 	struct sim_pmu *pmu = NULL;
 	struct sim_trace *t = NULL;
 	struct sim_modules mods;
 	int child = 0, status = 0, rc = HBBP_EXIT_OK;
 	sim_modules__init(&mods);
 	if (out) {
-		pr_err("perf.data output is not available in this build");
-		rc = HBBP_EXIT_USAGE;
-		goto out_free;
+		err = sim_recorder__new(&rec, out, &po, (const char *const *)pargv);
+		if (err) {
+			pr_err("cannot open '%s': %s", out, hbbp_strerror(err));
+			rc = hbbp_exit_code(err);
+			goto out_free;
+		}
+		po.emit = sim_recorder__sample;
+		po.ctx = rec;
 	}
 	err = sim_pmu__new(&pmu, &po);
 	if (!err)
@@ -260,6 +267,15 @@ int main(int argc, char **argv)
 		rc = HBBP_EXIT_IO;
 		goto out_free;
 	}
+	if (rec) {
+		err = sim_recorder__close(rec, &mods, (uint32_t)child, sim_pmu__stats(pmu));
+		rec = NULL;
+		if (err) {
+			pr_err("cannot write '%s': %s", out, hbbp_strerror(err));
+			rc = hbbp_exit_code(err);
+			goto out_free;
+		}
+	}
 	if (verbose) {
 		const struct sim_pmu_stats *ps = sim_pmu__stats(pmu);
 		fprintf(stderr,
@@ -284,6 +300,8 @@ int main(int argc, char **argv)
 	if (status)
 		pr_warn("'%s' exited with status %d", prog, status);
 out_free:
+	if (rec)
+		sim_recorder__abort(rec);
 	sim_trace__delete(t);
 	sim_pmu__delete(pmu);
 	sim_modules__exit(&mods);
