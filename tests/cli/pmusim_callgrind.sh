@@ -4,7 +4,8 @@
 # must agree exactly; elsewhere (C library start-up: CPU feature/cache detection sees qemu's
 # -cpu max, not the host CPU; rep iterations; the exit block) the difference is reported.
 . "$(dirname "$0")/../lib.sh"
-PMUSIM=$ROOT/pmusim
+PMUSIM=$BUILD/pmusim
+[ -x "$PMUSIM" ] || PMUSIM=$ROOT/pmusim
 for tool in qemu-x86_64 valgrind nm; do
 	if ! command -v $tool >/dev/null; then skip "pmusim_callgrind: $tool not installed"; exit 0; fi
 done

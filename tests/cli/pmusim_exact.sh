@@ -6,7 +6,8 @@
 # inputs). With realistic effects the EBS recount must differ (the check can fail), and with
 # effects off the error must shrink as the periods shrink.
 . "$(dirname "$0")/../lib.sh"
-PMUSIM=$ROOT/pmusim
+PMUSIM=$BUILD/pmusim
+[ -x "$PMUSIM" ] || PMUSIM=$ROOT/pmusim
 for tool in qemu-x86_64 perf; do
 	if ! command -v $tool >/dev/null; then skip "pmusim_exact: $tool not installed"; exit 0; fi
 done

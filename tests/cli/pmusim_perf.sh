@@ -3,7 +3,8 @@
 # the sample counts per event match what pmusim reports, the attrs are the raw Intel events
 # with branch stacks, and the MMAP2 records carry the build-ids readelf finds in the binaries.
 . "$(dirname "$0")/../lib.sh"
-PMUSIM=$ROOT/pmusim
+PMUSIM=$BUILD/pmusim
+[ -x "$PMUSIM" ] || PMUSIM=$ROOT/pmusim
 for tool in qemu-x86_64 perf readelf; do
 	if ! command -v $tool >/dev/null; then skip "pmusim_perf: $tool not installed"; exit 0; fi
 done
@@ -52,3 +53,11 @@ perf script -i "$TMP/p.data" --show-mmap-events -F comm,pid,event,ip 2>/dev/null
 	grep PERF_RECORD_MMAP2 > "$TMP/mmap.txt"
 check "pmusim_perf: MMAP2 records for the program, ld.so and libc" \
 	sh -c "grep -q libcmix '$TMP/mmap.txt' && grep -q 'ld-linux' '$TMP/mmap.txt' && grep -q 'libc.so' '$TMP/mmap.txt'"
+# the project's own reader assigns the roles from the attrs
+if "$HBBP" stats "$TMP/p.data" > "$TMP/stats.json" 2>"$TMP/serr"; then
+	check "pmusim_perf: hbbp-convert stats: EBS and LBR roles with $ebs/$lbr samples" sh -c \
+		"grep -q '\"config\": \"0x1c0\".*\"samples\": $ebs,.*\"role\": \"ebs\"' '$TMP/stats.json' &&
+		 grep -q '\"config\": \"0x20c4\".*\"samples\": $lbr,.*\"role\": \"lbr\"' '$TMP/stats.json'"
+else
+	fail "pmusim_perf: hbbp-convert stats cannot read the recording"; cat "$TMP/serr" >&2
+fi

@@ -3,7 +3,8 @@
 # known by hand (loops, rep movsb counted once, calls/returns, the final syscall) must come
 # out exactly in --truth, and callgrind must count the same total.
 . "$(dirname "$0")/../lib.sh"
-PMUSIM=$ROOT/pmusim
+PMUSIM=$BUILD/pmusim
+[ -x "$PMUSIM" ] || PMUSIM=$ROOT/pmusim
 if ! command -v qemu-x86_64 >/dev/null; then skip "pmusim_trace: qemu-x86_64 not installed"; exit 0; fi
 if [ ! -x "$PMUSIM" ]; then fail "pmusim_trace: $PMUSIM not built"; exit 0; fi
 cat > "$TMP/hand.S" <<'ASM'
