@@ -95,3 +95,33 @@ AWK
 else
 	skip "pmusim_trace: valgrind not installed"
 fi
+# self-modifying code: qemu retranslates the patched block (same pc, new translation); the
+# mix must follow the bytes that ran: add 3 times, then sub 2 times
+cat > "$TMP/smc.S" <<'ASM'
+	.text
+	.globl _start
+_start:
+	xor %eax, %eax
+	mov $1, %ebx
+	call f
+	call f
+	call f
+	lea f(%rip), %rdi
+	movb $0x29, (%rdi)
+	call f
+	call f
+	mov $60, %eax
+	xor %edi, %edi
+	syscall
+	.section .smc,"awx",@progbits
+f:	add %ebx, %eax
+	ret
+ASM
+if cc -nostdlib -static -o "$TMP/smc" "$TMP/smc.S" 2>/dev/null &&
+   "$PMUSIM" -v --truth "$TMP/smc.csv" -- "$TMP/smc" 2>"$TMP/smc.err"; then
+	check "pmusim_trace: retranslated self-modified block (add 3, sub 2)" sh -c \
+		"grep -qx 'add,3' '$TMP/smc.csv' && grep -qx 'sub,2' '$TMP/smc.csv' &&
+		 grep -q ' 1 retranslated' '$TMP/smc.err'"
+else
+	fail "pmusim_trace: self-modifying program"; cat "$TMP/smc.err" >&2
+fi
