@@ -13,6 +13,9 @@
 #include "util/hbbp_err.h"
 
 #define SIM_MAX_PENDING 256
+/* Where the CPU is before the process's first instruction and after its last: kernel text.
+ * Not 0: consumers drop 0/0 entries as the padding of a partly filled LBR. */
+#define SIM_OUTSIDE 0xffffffff81000000ULL
 #define SIM_MAX_DEPTH 64
 
 struct sim_ebs_pending {
@@ -150,7 +153,7 @@ static int sim_pmu__emit_ebs(struct sim_pmu *p, uint64_t ip, uint64_t period)
 static int sim_pmu__emit_lbr(struct sim_pmu *p, uint64_t period)
 {
 	struct sim_sample s = {
-		.event = 1, .ip = p->last_to ? p->last_to : p->last_ip,
+		.event = 1, .ip = p->last_to != SIM_OUTSIDE ? p->last_to : p->last_ip,
 		.time = sim_pmu__time(p), .period = period,
 		.nr = p->o.lbr_depth, .stack = sim_pmu__snapshot(p),
 	};
@@ -160,12 +163,12 @@ static int sim_pmu__emit_lbr(struct sim_pmu *p, uint64_t period)
 
 int sim_pmu__start(struct sim_pmu *p, uint64_t entry)
 {
-	/* The ring is full from the start: placeholder entries (0 -> 0) and the entry into
-	 * the process (0 -> entry) as the newest, so the first stream starts at the entry
-	 * point and the first real branch already has depth-1 entries behind it. */
+	/* The ring is full from the start: kernel branches (K -> K) and the entry into the
+	 * process (K -> entry) as the newest, so the first stream starts at the entry point
+	 * and the first real branch already has depth-1 entries behind it. */
 	for (unsigned i = 0; i + 1 < p->o.lbr_depth; i++)
-		sim_pmu__push(p, 0, 0);
-	sim_pmu__push(p, 0, entry);
+		sim_pmu__push(p, SIM_OUTSIDE, SIM_OUTSIDE);
+	sim_pmu__push(p, SIM_OUTSIDE, entry);
 	return 0;
 }
 
@@ -307,14 +310,14 @@ int sim_pmu__retire(struct sim_pmu *p, const struct sim_insn *insns, uint32_t n)
 
 int sim_pmu__finish(struct sim_pmu *p, uint64_t last)
 {
-	/* The LBR keeps recording after the process leaves user mode: the exit (last -> 0)
-	 * and depth-2 placeholder entries, so the last streams are seen as often as any. */
+	/* The LBR keeps recording after the process leaves user mode: the exit (last -> K)
+	 * and depth-2 kernel branches (K -> K), so the last streams are seen as often as any. */
 	p->st.nr_dropped_pending += p->nep;
 	p->nep = 0;
-	int err = sim_pmu__taken(p, last, 0);
+	int err = sim_pmu__taken(p, last, SIM_OUTSIDE);
 	p->st.nr_virtual_branches++;
 	for (unsigned i = 0; !err && i + 2 < p->o.lbr_depth; i++) {
-		err = sim_pmu__taken(p, 0, 0);
+		err = sim_pmu__taken(p, SIM_OUTSIDE, SIM_OUTSIDE);
 		p->st.nr_virtual_branches++;
 	}
 	p->st.nr_dropped_pending += p->nlp;
