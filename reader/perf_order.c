@@ -156,6 +156,31 @@ static bool consumed_type(uint32_t type)
 	return false;
 }
 
+/* moves to the next input with records left (round-robin over data.N); false at the end */
+static bool next_input(struct perf_reader *r)
+{
+	size_t i, n = r->nr_inputs;
+
+	if (r->cur_input == 0 || n < 2) {
+		for (i = r->cur_input + 1; i < n; i++)
+			if (!r->inputs[i].done)
+				break;
+		if (i >= n)
+			return !r->inputs[r->cur_input].done;
+		r->cur_input = i;
+		return true;
+	}
+	for (i = 1; i < n; i++) {
+		size_t k = 1 + (r->cur_input - 1 + i) % (n - 1);
+
+		if (!r->inputs[k].done) {
+			r->cur_input = k;
+			return true;
+		}
+	}
+	return false;
+}
+
 int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 {
 	for (;;) {
@@ -194,12 +219,12 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
-			if (r->cur_input + 1 < r->nr_inputs)
-				r->cur_input++;
-			else
+			if (!next_input(r))
 				r->at_end = true;
 			continue;
 		}
+		if (r->dir_merge && r->cur_input > 0)
+			next_input(r);	/* data.N streams are read round-robin */
 		if (raw.type < PERF_RECORD_TYPE_MAX)
 			r->stats.nr_records[raw.type]++;
 		if (raw.type >= PERF_RECORD_TYPE_MAX || !perf_record_type_name(raw.type))
