@@ -88,7 +88,12 @@ static void start_flush(struct perf_reader *r, uint64_t limit, bool all)
 
 	if (!r->q_nr)
 		return;
-	qsort(r->q, r->q_nr, sizeof(*r->q), qent_cmp);
+	for (n = 1; n < r->q_nr; n++)	/* usually already in order: skip the sort */
+		if (qent_cmp(&r->q[n - 1], &r->q[n]) > 0)
+			break;
+	if (n < r->q_nr)
+		qsort(r->q, r->q_nr, sizeof(*r->q), qent_cmp);
+	n = 0;
 	if (all)
 		n = r->q_nr;
 	else if (limit == UINT64_MAX)
@@ -119,7 +124,11 @@ static void end_flush(struct perf_reader *r)
 	{
 		/* compact the arena: visit the leftovers in arena order so moves go down */
 		struct perf_qent *q = r->q;
-		qsort(q, r->q_nr, sizeof(*q), qent_arena_cmp);
+		for (i = 1; i < r->q_nr; i++)
+			if (q[i - 1].arena_off > q[i].arena_off)
+				break;
+		if (i < r->q_nr)
+			qsort(q, r->q_nr, sizeof(*q), qent_arena_cmp);
 		for (i = 0; i < r->q_nr; i++) {
 			size_t sz = (q[i].size + 7u) & ~7u;
 
