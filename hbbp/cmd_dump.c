@@ -1,11 +1,91 @@
-/* hbbp-convert dump: placeholder until the subcommand lands. */
+/* hbbp-convert dump [--limit N] FILE: one line per sample in delivery order,
+ * "EVENT PID/TID IP PERIOD [FROM/TO ...]" (addresses lowercase 0x hex, branch entries newest
+ * first). Uses only the reader's public API.
+ */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "hbbp/commands.h"
+#include "reader/perf_reader.h"
 #include "util/hbbp_err.h"
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: hbbp-convert dump [--limit N] [--no-sort] FILE\n");
+	return HBBP_EXIT_USAGE;
+}
 
 int cmd_dump(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	pr_err("dump: not built yet");
-	return HBBP_EXIT_USAGE;
+	struct perf_reader_opts opts = { 0 };
+	const struct perf_record *rec;
+	struct perf_reader *r;
+	const char *path = NULL, *msg;
+	uint64_t limit = UINT64_MAX, n = 0;
+	static char obuf[1 << 16];
+	int i, err;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
+			char *end;
+
+			errno = 0;
+			limit = strtoull(argv[++i], &end, 10);
+			if (errno || *end || argv[i][0] == '-')
+				return usage();
+		} else if (!strcmp(argv[i], "--no-sort")) {
+			opts.no_sort = true;
+		} else if (!strcmp(argv[i], "--ebs-event") && i + 1 < argc) {
+			opts.ebs_event = argv[++i];
+		} else if (!strcmp(argv[i], "--lbr-event") && i + 1 < argc) {
+			opts.lbr_event = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return usage();
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			return usage();
+		}
+	}
+	if (!path)
+		return usage();
+	err = perf_reader__open(&r, path, &opts, &msg);
+	if (err) {
+		fprintf(stderr, "hbbp-convert: %s\n", msg ? msg : hbbp_strerror(err));
+		return hbbp_exit_code(err);
+	}
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	while (n < limit && (err = perf_reader__next(r, &rec)) > 0) {
+		const struct perf_sample *s = &rec->sample;
+		const struct perf_event_info *ev;
+		uint64_t b;
+
+		if (rec->type != PERF_RECORD_SAMPLE)
+			continue;
+		ev = perf_reader__event(r, (size_t)rec->evidx);
+		printf("%s %u/%u 0x%" PRIx64 " %" PRIu64, ev && ev->name ? ev->name : "?",
+		       s->pid, s->tid, s->ip, s->period);
+		for (b = 0; b < s->nr_branches; b++)
+			printf(" 0x%" PRIx64 "/0x%" PRIx64, s->branches[b].from, s->branches[b].to);
+		putchar('\n');
+		n++;
+	}
+	if (err < 0) {
+		fflush(stdout);
+		fprintf(stderr, "hbbp-convert: %s\n", perf_reader__errmsg(r));
+		perf_reader__delete(r);
+		return hbbp_exit_code(err);
+	}
+	if (perf_reader__header(r)->truncated)
+		fprintf(stderr, "hbbp-convert: warning: %s: truncated recording, read up to the "
+			"last complete record\n", path);
+	perf_reader__delete(r);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "hbbp-convert: write error: %s\n", strerror(errno));
+		return HBBP_EXIT_IO;
+	}
+	return HBBP_EXIT_OK;
 }

@@ -269,6 +269,7 @@ struct perf_reader_stats {
 	uint64_t nr_out_of_order;
 	uint64_t nr_compressed_bytes, nr_decompressed_bytes;
 	uint64_t truncated_bytes;	/* bytes of a partial tail that were not read */
+	uint64_t nr_bad_features;	/* feature sections skipped because malformed */
 };
 
 /* Opens path (file, pipe stream, '-' for stdin, or perf.data directory). Reads the header,

@@ -1,0 +1,750 @@
+/* Decoding of single records: record -> event mapping (IDENTIFIER / ID position / single
+ * attr), the timestamp used for ordering, PERF_RECORD_SAMPLE bodies (every sample_type bit),
+ * the sample_id trailer of other kernel records (parsed backwards), the kernel record
+ * payloads and the user records that describe the stream (HEADER_ATTR, HEADER_FEATURE,
+ * EVENT_UPDATE, TRACING_DATA, BUILD_ID). Every size is checked against the record size.
+ * Knows nothing outside reader/.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader/perf_reader_int.h"
+#include "util/hbbp_err.h"
+
+#define MAX_U64S	(65536 / 8 + 64)
+#define MAX_BRANCHES	(65536 / 24 + 1)
+
+static bool producer_be(const struct perf_reader *r)
+{
+	return r->swap == perf_reader__host_le();
+}
+
+int perf_decode__event_of(struct perf_reader *r, const uint8_t *p, uint32_t size,
+			  uint32_t type)
+{
+	uint64_t n, id;
+	int idx;
+
+	if (!r->nr_events)
+		return -1;
+	if (r->nr_events == 1)
+		return 0;
+	if (type >= PERF_RECORD_USER_TYPE_START)
+		return -1;
+	if (type != PERF_RECORD_SAMPLE && !r->sample_id_all)
+		return 0;
+	n = (size - 8u) / 8;
+	if (type == PERF_RECORD_SAMPLE) {
+		if (r->id_pos < 0)
+			return 0;
+		if ((uint64_t)r->id_pos >= n)
+			return -2;
+		id = rd64(r, p + 8 + 8 * r->id_pos);
+	} else {
+		if (r->is_pos < 0)
+			return 0;
+		if ((uint64_t)r->is_pos > n)
+			return -2;
+		id = rd64(r, p + 8 + 8 * (n - r->is_pos));
+	}
+	if (!id)
+		return 0;
+	idx = perf_id_map__find(&r->idmap, id);
+	return idx >= 0 ? idx : -2;
+}
+
+static const struct perf_evattr *attr_of(const struct perf_reader *r, int evidx)
+{
+	if (evidx >= 0 && (size_t)evidx < r->nr_events)
+		return &r->events[evidx].info.attr;
+	return r->nr_events ? &r->events[0].info.attr : NULL;
+}
+
+bool perf_decode__time(struct perf_reader *r, const uint8_t *p, uint32_t size, uint32_t type,
+		       int evidx, uint64_t *time)
+{
+	const struct perf_evattr *a = attr_of(r, evidx);
+	uint64_t st, t;
+	uint32_t pos;
+
+	if (!a || type >= PERF_RECORD_USER_TYPE_START)
+		return false;
+	st = a->sample_type;
+	if (!(st & PERF_SAMPLE_TIME))
+		return false;
+	if (type == PERF_RECORD_SAMPLE) {
+		pos = 8 + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+			       !!(st & PERF_SAMPLE_TID));
+		if (pos + 8 > size)
+			return false;
+	} else {
+		uint32_t back;
+
+		if (!perf_evattr__sample_id_all(a))
+			return false;
+		back = 8 * (1 + !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_CPU) +
+			    !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_ID));
+		if (back + 8 > size)
+			return false;
+		pos = size - back;
+	}
+	t = rd64(r, p + pos);
+	if (t == 0 || t == ~0ULL)
+		return false;
+	*time = t;
+	return true;
+}
+
+static int ensure_scratch(struct perf_reader *r)
+{
+	if (r->u64buf)
+		return 0;
+	r->u64buf = malloc(MAX_U64S * sizeof(uint64_t));
+	r->brbuf = malloc(MAX_BRANCHES * sizeof(struct perf_branch_entry));
+	r->rvbuf = malloc(MAX_U64S * sizeof(struct perf_read_value));
+	if (!r->u64buf || !r->brbuf || !r->rvbuf)
+		return -ENOMEM;
+	r->u64cap = MAX_U64S;
+	r->brcap = MAX_BRANCHES;
+	r->rvcap = MAX_U64S;
+	return 0;
+}
+
+struct dcur {
+	struct perf_reader *r;
+	const uint8_t *p;
+	uint32_t pos, end;
+	size_t u64used;
+};
+
+static bool has(struct dcur *c, uint64_t n) { return n <= (uint64_t)(c->end - c->pos); }
+static uint64_t g64(struct dcur *c)
+{
+	uint64_t v = rd64(c->r, c->p + c->pos);
+
+	c->pos += 8;
+	return v;
+}
+
+/* copies n u64s into the scratch area; returns NULL when it does not fit */
+static const uint64_t *g64s(struct dcur *c, uint64_t n)
+{
+	uint64_t *dst;
+	uint64_t i;
+
+	if (!has(c, n * 8) || n > c->r->u64cap - c->u64used)
+		return NULL;
+	dst = c->r->u64buf + c->u64used;
+	for (i = 0; i < n; i++)
+		dst[i] = g64(c);
+	c->u64used += n;
+	return dst;
+}
+
+static int decode_read(struct dcur *c, uint64_t rf, uint64_t *nr, uint64_t *te, uint64_t *tr,
+		       const struct perf_read_value **vals)
+{
+	struct perf_read_value *v = c->r->rvbuf;
+	uint64_t i, n = 1, per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+
+	if (rf & PERF_FORMAT_GROUP) {
+		if (!has(c, 8))
+			return -1;
+		n = g64(c);
+	} else {
+		if (!has(c, 8))
+			return -1;
+		memset(&v[0], 0, sizeof(v[0]));
+		v[0].value = g64(c);
+	}
+	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) {
+		if (!has(c, 8))
+			return -1;
+		*te = g64(c);
+	}
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) {
+		if (!has(c, 8))
+			return -1;
+		*tr = g64(c);
+	}
+	if (rf & PERF_FORMAT_GROUP) {
+		if (n > c->r->rvcap || !has(c, n * per * 8))
+			return -1;
+		for (i = 0; i < n; i++) {
+			v[i].value = g64(c);
+			v[i].id = (rf & PERF_FORMAT_ID) ? g64(c) : 0;
+			v[i].lost = (rf & PERF_FORMAT_LOST) ? g64(c) : 0;
+		}
+	} else {
+		if (!has(c, (per - 1) * 8))
+			return -1;
+		if (rf & PERF_FORMAT_ID)
+			v[0].id = g64(c);
+		if (rf & PERF_FORMAT_LOST)
+			v[0].lost = g64(c);
+	}
+	*nr = n;
+	*vals = v;
+	return 0;
+}
+
+static int decode_regs(struct dcur *c, uint64_t mask, struct perf_regs *regs)
+{
+	if (!has(c, 8))
+		return -1;
+	regs->abi = g64(c);
+	if (regs->abi) {
+		regs->nr = (uint32_t)__builtin_popcountll(mask);
+		regs->regs = g64s(c, regs->nr);
+		if (!regs->regs)
+			return -1;
+	}
+	return 0;
+}
+
+/* fields after BRANCH_STACK; 0 ok, -1 out of bounds */
+static int decode_tail(struct dcur *c, const struct perf_evattr *a, struct perf_sample *s)
+{
+	uint64_t st = a->sample_type;
+
+	if ((st & PERF_SAMPLE_REGS_USER) && decode_regs(c, a->sample_regs_user, &s->regs_user))
+		return -1;
+	if (st & PERF_SAMPLE_STACK_USER) {
+		if (!has(c, 8))
+			return -1;
+		s->stack_size = g64(c);
+		if (s->stack_size) {
+			if (!has(c, s->stack_size) || !has(c, s->stack_size + 8))
+				return -1;
+			s->stack = c->p + c->pos;
+			c->pos += (uint32_t)s->stack_size;
+			s->stack_dyn_size = g64(c);
+		}
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		if (!has(c, 8))
+			return -1;
+		s->weight = g64(c);
+	}
+#define FIELD(bit, f) do { if (st & (bit)) { if (!has(c, 8)) return -1; s->f = g64(c); } } while (0)
+	FIELD(PERF_SAMPLE_DATA_SRC, data_src);
+	FIELD(PERF_SAMPLE_TRANSACTION, transaction);
+	if ((st & PERF_SAMPLE_REGS_INTR) && decode_regs(c, a->sample_regs_intr, &s->regs_intr))
+		return -1;
+	FIELD(PERF_SAMPLE_PHYS_ADDR, phys_addr);
+	FIELD(PERF_SAMPLE_CGROUP, cgroup);
+	FIELD(PERF_SAMPLE_DATA_PAGE_SIZE, data_page_size);
+	FIELD(PERF_SAMPLE_CODE_PAGE_SIZE, code_page_size);
+#undef FIELD
+	if (st & PERF_SAMPLE_AUX) {
+		if (!has(c, 8))
+			return -1;
+		s->aux_size = g64(c);
+		if (!has(c, s->aux_size))
+			return -1;
+		s->aux = c->p + c->pos;
+		c->pos += (uint32_t)s->aux_size;
+	}
+	return 0;
+}
+
+static int decode_branches(struct dcur *c, struct perf_reader *r, int evidx, uint64_t nr,
+			   struct perf_sample *s)
+{
+	const struct perf_event_int *e = &r->events[evidx];
+	struct perf_branch_entry *b = r->brbuf;
+	uint64_t i;
+
+	if (nr > r->brcap || !has(c, nr * 24))
+		return -1;
+	for (i = 0; i < nr; i++) {
+		b[i].from = g64(c);
+		b[i].to = g64(c);
+		b[i].flags = g64(c);
+		if (producer_be(r))
+			b[i].flags = perf__remap_bitfields(b[i].flags, perf_branch_flag_widths);
+	}
+	s->nr_branches = nr;
+	s->branches = b;
+	if (e->branch_counters && nr) {
+		s->branch_counters = g64s(c, nr);
+		if (!s->branch_counters)
+			return -1;
+	}
+	return 0;
+}
+
+static int decode_sample(struct perf_reader *r, const uint8_t *p, uint32_t size, uint64_t off,
+			 const char *file, int evidx)
+{
+	struct perf_event_int *e = &r->events[evidx];
+	const struct perf_evattr *a = &e->info.attr;
+	struct perf_sample *s = &r->rec.sample;
+	struct dcur c = { r, p, 8, size, 0 };
+	uint64_t st = a->sample_type;
+	const char *what = "sample";
+	int fixed;
+
+	memset(s, 0, sizeof(*s));
+	s->present = st;
+	fixed = __builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD));
+	if (!has(&c, 8ULL * fixed))
+		goto bad;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		s->id = g64(&c);
+	if (st & PERF_SAMPLE_IP)
+		s->ip = g64(&c);
+	if (st & PERF_SAMPLE_TID) {
+		s->pid = rd32(r, p + c.pos);
+		s->tid = rd32(r, p + c.pos + 4);
+		c.pos += 8;
+	}
+	if (st & PERF_SAMPLE_TIME)
+		s->time = g64(&c);
+	if (st & PERF_SAMPLE_ADDR)
+		s->addr = g64(&c);
+	if (st & PERF_SAMPLE_ID)
+		s->id = g64(&c);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		s->stream_id = g64(&c);
+	if (st & PERF_SAMPLE_CPU) {
+		s->cpu = rd32(r, p + c.pos);
+		c.pos += 8;
+	}
+	s->period = a->sample_period;
+	if (st & PERF_SAMPLE_PERIOD)
+		s->period = g64(&c);
+	if (st & PERF_SAMPLE_READ) {
+		what = "sample READ group";
+		if (decode_read(&c, a->read_format, &s->read_nr, &s->time_enabled,
+				&s->time_running, &s->read_values))
+			goto bad;
+		if (s->time_enabled) {
+			e->info.time_enabled = s->time_enabled;
+			e->info.time_running = s->time_running;
+		}
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		what = "sample callchain";
+		if (!has(&c, 8))
+			goto bad;
+		s->nr_callchain = g64(&c);
+		if (s->nr_callchain > size / 8)
+			goto bad;
+		s->callchain = g64s(&c, s->nr_callchain);
+		if (!s->callchain && s->nr_callchain)
+			goto bad;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		what = "sample raw data";
+		if (!has(&c, 4))
+			goto bad;
+		s->raw_size = rd32(r, p + c.pos);
+		if (!has(&c, 4ULL + s->raw_size))
+			goto bad;
+		s->raw = p + c.pos + 4;
+		c.pos += 4 + s->raw_size;
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		bool hw = a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX;
+		uint64_t nr;
+
+		what = "sample branch stack";
+		if (!has(&c, 8))
+			goto bad;
+		nr = g64(&c);
+		if (nr > size / 24)
+			goto bad;
+		if (hw && nr == 0) {
+			/* the kernel writes a bare nr=0 when it had no stack: try both */
+			struct dcur save = c;
+			struct perf_sample ss = *s;
+
+			if (has(&c, 8)) {
+				c.pos += 8;
+				if (!decode_tail(&c, a, s) && c.pos == c.end) {
+					s->has_hw_idx = true;
+					s->hw_idx = rd64(r, p + save.pos);
+					goto done;
+				}
+			}
+			c = save;
+			*s = ss;
+			hw = false;
+		}
+		if (hw) {
+			if (!has(&c, 8))
+				goto bad;
+			s->has_hw_idx = true;
+			s->hw_idx = g64(&c);
+		}
+		if (decode_branches(&c, r, evidx, nr, s))
+			goto bad;
+	}
+	what = "sample";
+	if (decode_tail(&c, a, s))
+		goto bad;
+done:
+	r->rec.has_sid = true;
+	r->rec.sid.pid = s->pid;
+	r->rec.sid.tid = s->tid;
+	r->rec.sid.time = s->time;
+	r->rec.sid.id = s->id;
+	r->rec.sid.stream_id = s->stream_id;
+	r->rec.sid.cpu = s->cpu;
+	e->info.nr_samples++;
+	return 0;
+bad:
+	return perf_reader__fail(r, file, off, "%s does not fit in record of size %u (event %s)",
+				 what, size, e->name ? e->name : "?");
+}
+
+/* parses the trailer backwards; returns the payload end */
+static uint32_t decode_trailer(struct perf_reader *r, const uint8_t *p, uint32_t size, int evidx)
+{
+	const struct perf_evattr *a = attr_of(r, evidx);
+	struct perf_sample_id *sid = &r->rec.sid;
+	uint32_t pos = size;
+	uint64_t st;
+
+	if (!a || !perf_evattr__sample_id_all(a))
+		return size;
+	st = a->sample_type;
+	if (8u * (1 + __builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_ID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_TID))) > size)
+		return size;
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		pos -= 8;
+		sid->id = rd64(r, p + pos);
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		pos -= 8;
+		sid->cpu = rd32(r, p + pos);
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		pos -= 8;
+		sid->stream_id = rd64(r, p + pos);
+	}
+	if (st & PERF_SAMPLE_ID) {
+		pos -= 8;
+		sid->id = rd64(r, p + pos);
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		pos -= 8;
+		sid->time = rd64(r, p + pos);
+	}
+	if (st & PERF_SAMPLE_TID) {
+		pos -= 8;
+		sid->pid = rd32(r, p + pos);
+		sid->tid = rd32(r, p + pos + 4);
+	}
+	r->rec.has_sid = true;
+	return pos;
+}
+
+/* a NUL-terminated string inside [p+from, p+to), or a bounded copy */
+static const char *rec_str(struct perf_reader *r, const uint8_t *p, uint32_t from, uint32_t to)
+{
+	size_t n;
+
+	if (from >= to)
+		return "";
+	if (memchr(p + from, 0, to - from))
+		return (const char *)p + from;
+	n = to - from;
+	if (n >= sizeof(r->strbuf))
+		n = sizeof(r->strbuf) - 1;
+	memcpy(r->strbuf, p + from, n);
+	r->strbuf[n] = 0;
+	return r->strbuf;
+}
+
+int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
+			uint64_t off, struct perf_input *in, int evidx)
+{
+	struct perf_record *rec = &r->rec;
+	const char *file = in ? in->name : r->hdr.path;
+	uint32_t type = rd32(r, p), end = size;
+	int err = ensure_scratch(r);
+
+	if (err)
+		return err;
+	memset(rec, 0, sizeof(*rec));
+	rec->type = type;
+	rec->misc = rd16(r, p + 4);
+	rec->size = (uint16_t)size;
+	rec->file_offset = off;
+	rec->file = file;
+	rec->evidx = evidx;
+	if (type == PERF_RECORD_SAMPLE)
+		return decode_sample(r, p, size, off, file, evidx);
+	if (type < PERF_RECORD_USER_TYPE_START)
+		end = decode_trailer(r, p, size, evidx);
+
+#define MIN(n) do { if (end < (n)) goto short_rec; } while (0)
+	switch (type) {
+	case PERF_RECORD_MMAP:
+		MIN(40);
+		rec->mmap.pid = rd32(r, p + 8);
+		rec->mmap.tid = rd32(r, p + 12);
+		rec->mmap.start = rd64(r, p + 16);
+		rec->mmap.len = rd64(r, p + 24);
+		rec->mmap.pgoff = rd64(r, p + 32);
+		rec->mmap.filename = rec_str(r, p, 40, end);
+		break;
+	case PERF_RECORD_MMAP2:
+		MIN(72);
+		rec->mmap.pid = rd32(r, p + 8);
+		rec->mmap.tid = rd32(r, p + 12);
+		rec->mmap.start = rd64(r, p + 16);
+		rec->mmap.len = rd64(r, p + 24);
+		rec->mmap.pgoff = rd64(r, p + 32);
+		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			uint8_t n = p[40];
+
+			rec->mmap.build_id_size = n > 20 ? 20 : n;
+			memcpy(rec->mmap.build_id, p + 44, 20);
+		} else {
+			rec->mmap.maj = rd32(r, p + 40);
+			rec->mmap.min = rd32(r, p + 44);
+			rec->mmap.ino = rd64(r, p + 48);
+			rec->mmap.ino_generation = rd64(r, p + 56);
+		}
+		rec->mmap.prot = rd32(r, p + 64);
+		rec->mmap.flags = rd32(r, p + 68);
+		rec->mmap.filename = rec_str(r, p, 72, end);
+		break;
+	case PERF_RECORD_COMM:
+		MIN(16);
+		rec->comm.pid = rd32(r, p + 8);
+		rec->comm.tid = rd32(r, p + 12);
+		rec->comm.comm = rec_str(r, p, 16, end);
+		rec->comm.exec = rec->misc & PERF_RECORD_MISC_COMM_EXEC;
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		MIN(32);
+		rec->task.pid = rd32(r, p + 8);
+		rec->task.ppid = rd32(r, p + 12);
+		rec->task.tid = rd32(r, p + 16);
+		rec->task.ptid = rd32(r, p + 20);
+		rec->task.time = rd64(r, p + 24);
+		break;
+	case PERF_RECORD_LOST:
+		MIN(24);
+		rec->lost.id = rd64(r, p + 8);
+		rec->lost.lost = rd64(r, p + 16);
+		r->stats.nr_lost += rec->lost.lost;
+		if (evidx >= 0)
+			r->events[evidx].info.nr_lost += rec->lost.lost;
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		MIN(16);
+		rec->lost_samples.lost = rd64(r, p + 8);
+		r->stats.nr_lost_samples += rec->lost_samples.lost;
+		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		MIN(32);
+		rec->throttle.time = rd64(r, p + 8);
+		rec->throttle.id = rd64(r, p + 16);
+		rec->throttle.stream_id = rd64(r, p + 24);
+		if (type == PERF_RECORD_THROTTLE) {
+			int idx = perf_id_map__find(&r->idmap, rec->throttle.id);
+
+			r->stats.nr_throttle++;
+			if (idx < 0 && r->nr_events == 1)
+				idx = 0;
+			if (idx >= 0)
+				r->events[idx].info.nr_throttle++;
+		} else {
+			r->stats.nr_unthrottle++;
+		}
+		break;
+	case PERF_RECORD_READ: {
+		struct dcur c = { r, p, 16, end, 0 };
+		const struct perf_evattr *a = attr_of(r, evidx);
+
+		MIN(16);
+		rec->read.pid = rd32(r, p + 8);
+		rec->read.tid = rd32(r, p + 12);
+		if (a && decode_read(&c, a->read_format, &rec->read.nr, &rec->read.time_enabled,
+				     &rec->read.time_running, &rec->read.values))
+			return perf_reader__fail(r, file, off,
+				"READ values do not fit in record of size %u", size);
+		if (evidx >= 0 && rec->read.time_enabled) {
+			r->events[evidx].info.time_enabled = rec->read.time_enabled;
+			r->events[evidx].info.time_running = rec->read.time_running;
+		}
+		break;
+	}
+	case PERF_RECORD_KSYMBOL:
+		MIN(24);
+		rec->ksymbol.addr = rd64(r, p + 8);
+		rec->ksymbol.len = rd32(r, p + 16);
+		rec->ksymbol.ksym_type = rd16(r, p + 20);
+		rec->ksymbol.flags = rd16(r, p + 22);
+		rec->ksymbol.name = rec_str(r, p, 24, end);
+		break;
+	case PERF_RECORD_TEXT_POKE:
+		MIN(20);
+		rec->text_poke.addr = rd64(r, p + 8);
+		rec->text_poke.old_len = rd16(r, p + 16);
+		rec->text_poke.new_len = rd16(r, p + 18);
+		if (20u + rec->text_poke.old_len + rec->text_poke.new_len > end)
+			goto short_rec;
+		rec->text_poke.old_bytes = p + 20;
+		rec->text_poke.new_bytes = p + 20 + rec->text_poke.old_len;
+		break;
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		MIN(16);
+		rec->switch_cpu_wide.next_prev_pid = rd32(r, p + 8);
+		rec->switch_cpu_wide.next_prev_tid = rd32(r, p + 12);
+		break;
+	case PERF_RECORD_CGROUP:
+		MIN(16);
+		rec->cgroup.id = rd64(r, p + 8);
+		rec->cgroup.path = rec_str(r, p, 16, end);
+		break;
+	case PERF_RECORD_NAMESPACES:
+		MIN(24);
+		rec->namespaces.nr = rd64(r, p + 16);
+		break;
+	case PERF_RECORD_TIME_CONV:
+		MIN(32);
+		rec->time_conv.time_shift = rd64(r, p + 8);
+		rec->time_conv.time_mult = rd64(r, p + 16);
+		rec->time_conv.time_zero = rd64(r, p + 24);
+		if (end >= 50) {
+			rec->time_conv.time_cycles = rd64(r, p + 32);
+			rec->time_conv.time_mask = rd64(r, p + 40);
+			rec->time_conv.cap_user_time_zero = p[48];
+			rec->time_conv.cap_user_time_short = p[49];
+		}
+		break;
+	case PERF_RECORD_AUXTRACE:
+		MIN(16);
+		rec->auxtrace.size = rd64(r, p + 8);
+		break;
+	default:
+		break;
+	}
+#undef MIN
+	return 0;
+short_rec:
+	return perf_reader__fail(r, file, off, "%s record size %u too small",
+				 perf_record_type_name(type) ? perf_record_type_name(type) : "?",
+				 size);
+}
+
+/* ---- user records describing the stream ---- */
+
+static int header_attr(struct perf_reader *r, const struct perf_raw *raw)
+{
+	const char *f = raw->in->name;
+	struct perf_evattr a;
+	uint32_t asz;
+	int err;
+
+	if (raw->size < 8 + PERF_ATTR_SIZE_VER0)
+		return perf_reader__fail(r, f, raw->offset, "HEADER_ATTR record size %u too small",
+					 raw->size);
+	err = perf_reader__parse_attr(r, raw->p + 8, raw->size - 8u, &a, f, raw->offset);
+	if (err)
+		return err;
+	asz = a.size;
+	if (asz > raw->size - 8u)
+		return perf_reader__fail(r, f, raw->offset,
+			"HEADER_ATTR attr size %u exceeds record size %u", asz, raw->size);
+	err = perf_reader__add_event(r, &a, raw->p + 8 + asz, (raw->size - 8u - asz) / 8, f,
+				     raw->offset);
+	if (err)
+		return err;
+	if (r->pipe_header_done)
+		perf_reader__finish_events(r);
+	return 0;
+}
+
+static int event_update(struct perf_reader *r, const struct perf_raw *raw)
+{
+	uint64_t type, id;
+	int idx;
+
+	if (raw->size < 24)
+		return 0;
+	type = rd64(r, raw->p + 8);
+	id = rd64(r, raw->p + 16);
+	if (type != 2)		/* PERF_EVENT_UPDATE__NAME */
+		return 0;
+	idx = perf_id_map__find(&r->idmap, id);
+	if (idx < 0 || raw->size <= 24)
+		return 0;
+	{
+		struct perf_event_int *e = &r->events[idx];
+		char *name = perf_reader__strdup(r, (const char *)raw->p + 24, raw->size - 24u);
+
+		if (!name)
+			return -ENOMEM;
+		if (!name[0]) {
+			free(name);
+			return 0;
+		}
+		free(e->name);
+		e->name = name;
+		e->name_stored = true;
+		e->info.name = name;
+	}
+	return 0;
+}
+
+int perf_decode__user_record(struct perf_reader *r, const struct perf_raw *raw)
+{
+	const char *f = raw->in->name;
+
+	switch (raw->type) {
+	case PERF_RECORD_HEADER_ATTR:
+		return header_attr(r, raw);
+	case PERF_RECORD_HEADER_TRACING_DATA:
+		if (raw->extra && perf_feature__tracing(r, raw->extra, raw->extra_size, f,
+							 raw->offset + raw->size) == -HBBP_EFORMAT) {
+			pr_debug("%s (tracing data skipped)", r->errbuf);
+			r->err = 0;
+			r->errbuf[0] = 0;
+			r->stats.nr_bad_features++;
+		}
+		return r->err;
+	case PERF_RECORD_HEADER_BUILD_ID:
+		return perf_reader__add_build_id(r, raw->p, raw->size, true, f, raw->offset);
+	case PERF_RECORD_EVENT_UPDATE:
+		return event_update(r, raw);
+	case PERF_RECORD_HEADER_FEATURE: {
+		uint64_t feat;
+
+		if (raw->size < 16)
+			return perf_reader__fail(r, f, raw->offset,
+				"HEADER_FEATURE record size %u too small", raw->size);
+		feat = rd64(r, raw->p + 8);
+		if (raw->size == 16 || feat >= HEADER_FEAT_BITS)
+			return 0;	/* end marker or unknown */
+		{
+			int err = perf_feature__process(r, (unsigned)feat, raw->p + 16,
+							raw->size - 16u, f, raw->offset + 16);
+
+			if (err == -HBBP_EFORMAT) {
+				pr_debug("%s (feature %u skipped)", r->errbuf, (unsigned)feat);
+				r->err = 0;
+				r->errbuf[0] = 0;
+				r->stats.nr_bad_features++;
+				err = 0;
+			}
+			return err;
+		}
+	}
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,444 @@
+/* Header features of a perf.data file (feature sections in file mode, HEADER_FEATURE
+ * records in pipe mode): strings, cpu counts, EVENT_DESC names, BUILD_ID table, GROUP_DESC,
+ * PMU_MAPPINGS, CLOCK_DATA, COMPRESSED, SAMPLE_TIME and the TRACING_DATA blob (parsed with
+ * libtraceevent). Unknown features are skipped by size. Knows nothing outside reader/.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event-parse.h>
+
+#include "reader/perf_reader_int.h"
+#include "util/hbbp_err.h"
+
+struct fcur {
+	struct perf_reader *r;
+	const uint8_t *p;
+	uint64_t size, pos;
+	const char *file;
+	uint64_t off;
+};
+
+static int need(struct fcur *c, uint64_t n, const char *what)
+{
+	if (n > c->size - c->pos)
+		return perf_reader__fail(c->r, c->file, c->off + c->pos, "%s truncated", what);
+	return 0;
+}
+
+static int get32(struct fcur *c, uint32_t *v, const char *what)
+{
+	int err = need(c, 4, what);
+
+	if (err)
+		return err;
+	*v = rd32(c->r, c->p + c->pos);
+	c->pos += 4;
+	return 0;
+}
+
+static int get64(struct fcur *c, uint64_t *v, const char *what)
+{
+	int err = need(c, 8, what);
+
+	if (err)
+		return err;
+	*v = rd64(c->r, c->p + c->pos);
+	c->pos += 8;
+	return 0;
+}
+
+/* str64: u32 len, len bytes, NUL-terminated inside */
+static int get_str(struct fcur *c, char **out, const char *what)
+{
+	uint32_t len;
+	int err = get32(c, &len, what);
+
+	if (err)
+		return err;
+	err = need(c, len, what);
+	if (err)
+		return err;
+	if (out) {
+		*out = perf_reader__strdup(c->r, (const char *)c->p + c->pos, len);
+		if (!*out)
+			return -ENOMEM;
+	}
+	c->pos += len;
+	return 0;
+}
+
+static int set_str(struct fcur *c, int slot, const char **field, const char *what)
+{
+	char *s;
+	int err = get_str(c, &s, what);
+
+	if (err)
+		return err;
+	free(c->r->strs[slot]);
+	c->r->strs[slot] = s;
+	*field = s;
+	return 0;
+}
+
+static int feat_cmdline(struct fcur *c)
+{
+	struct perf_reader *r = c->r;
+	uint32_t nr, i;
+	size_t len = 0;
+	int err = get32(c, &nr, "CMDLINE");
+
+	if (err)
+		return err;
+	if (nr > c->size / 4)
+		return perf_reader__fail(r, c->file, c->off, "CMDLINE: %u strings", nr);
+	free(r->cmdline_buf);
+	r->cmdline_buf = NULL;
+	r->hdr.cmdline = NULL;
+	for (i = 0; i < nr; i++) {
+		char *s, *nb;
+		size_t n;
+
+		err = get_str(c, &s, "CMDLINE");
+		if (err)
+			return err;
+		n = strlen(s);
+		nb = realloc(r->cmdline_buf, len + n + 2);
+		if (!nb) {
+			free(s);
+			return -ENOMEM;
+		}
+		r->cmdline_buf = nb;
+		if (len)
+			nb[len++] = ' ';
+		memcpy(nb + len, s, n + 1);
+		len += n;
+		free(s);
+	}
+	r->hdr.cmdline = r->cmdline_buf;
+	return 0;
+}
+
+static int feat_event_desc(struct fcur *c)
+{
+	struct perf_reader *r = c->r;
+	uint32_t nr, asz, i;
+	int err;
+
+	if ((err = get32(c, &nr, "EVENT_DESC")) || (err = get32(c, &asz, "EVENT_DESC")))
+		return err;
+	if (asz < PERF_ATTR_SIZE_VER0 || asz > 65536)
+		return perf_reader__fail(r, c->file, c->off, "EVENT_DESC: attr size %u invalid", asz);
+	for (i = 0; i < nr; i++) {
+		uint32_t nr_ids;
+		char *name;
+
+		if ((err = need(c, asz, "EVENT_DESC")))
+			return err;
+		c->pos += asz;
+		if ((err = get32(c, &nr_ids, "EVENT_DESC")) ||
+		    (err = get_str(c, &name, "EVENT_DESC")))
+			return err;
+		if ((err = need(c, (uint64_t)nr_ids * 8, "EVENT_DESC"))) {
+			free(name);
+			return err;
+		}
+		c->pos += (uint64_t)nr_ids * 8;
+		if (i < r->nr_events && name[0] && !r->events[i].name_stored) {
+			free(r->events[i].name);
+			r->events[i].name = name;
+			r->events[i].name_stored = true;
+			r->events[i].info.name = name;
+		} else {
+			free(name);
+		}
+	}
+	return 0;
+}
+
+static int feat_build_id(struct fcur *c)
+{
+	while (c->size - c->pos >= 8) {
+		uint16_t sz = rd16(c->r, c->p + c->pos + 6);
+		int err;
+
+		if (sz < 8 || sz > c->size - c->pos)
+			return perf_reader__fail(c->r, c->file, c->off + c->pos,
+						 "build-id entry size %u invalid", sz);
+		err = perf_reader__add_build_id(c->r, c->p + c->pos, sz, false, c->file,
+						c->off + c->pos);
+		if (err)
+			return err;
+		c->pos += sz;
+	}
+	return 0;
+}
+
+static int feat_group_desc(struct fcur *c)
+{
+	struct perf_reader *r = c->r;
+	uint32_t nr, i;
+	int err = get32(c, &nr, "GROUP_DESC");
+
+	if (err)
+		return err;
+	for (i = 0; i < nr; i++) {
+		uint32_t leader, members, j;
+
+		if ((err = get_str(c, NULL, "GROUP_DESC")) ||
+		    (err = get32(c, &leader, "GROUP_DESC")) ||
+		    (err = get32(c, &members, "GROUP_DESC")))
+			return err;
+		for (j = 0; j < members && leader < r->nr_events &&
+			    j < r->nr_events - leader; j++)
+			r->events[leader + j].group_leader = (int)leader;
+	}
+	return 0;
+}
+
+static int feat_pmu_mappings(struct fcur *c)
+{
+	struct perf_reader *r = c->r;
+	uint32_t nr, i;
+	int err = get32(c, &nr, "PMU_MAPPINGS");
+
+	if (err)
+		return err;
+	if (nr > c->size / 8)
+		return perf_reader__fail(r, c->file, c->off, "PMU_MAPPINGS: %u entries", nr);
+	for (i = 0; i < r->nr_pmus; i++)
+		free(r->pmu_names[i]);
+	free(r->pmu_names);
+	free(r->pmu_types);
+	r->nr_pmus = 0;
+	r->pmu_names = calloc(nr ? nr : 1, sizeof(char *));
+	r->pmu_types = calloc(nr ? nr : 1, sizeof(uint32_t));
+	if (!r->pmu_names || !r->pmu_types)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		uint32_t type;
+		char *name;
+
+		if ((err = get32(c, &type, "PMU_MAPPINGS")) ||
+		    (err = get_str(c, &name, "PMU_MAPPINGS")))
+			return err;
+		r->pmu_types[i] = type;
+		r->pmu_names[i] = name;
+		r->nr_pmus++;
+	}
+	return 0;
+}
+
+/* ---- TRACING_DATA ---- */
+
+struct tcur {
+	const uint8_t *p;
+	uint64_t size, pos;
+	bool big;
+};
+
+static bool t_need(struct tcur *t, uint64_t n) { return n <= t->size - t->pos; }
+static bool t32(struct tcur *t, uint32_t *v)
+{
+	uint32_t x;
+
+	if (!t_need(t, 4))
+		return false;
+	memcpy(&x, t->p + t->pos, 4);
+	t->pos += 4;
+	*v = t->big == perf_reader__host_le() ? __builtin_bswap32(x) : x;
+	return true;
+}
+static bool t64(struct tcur *t, uint64_t *v)
+{
+	uint64_t x;
+
+	if (!t_need(t, 8))
+		return false;
+	memcpy(&x, t->p + t->pos, 8);
+	t->pos += 8;
+	*v = t->big == perf_reader__host_le() ? __builtin_bswap64(x) : x;
+	return true;
+}
+static const char *t_str(struct tcur *t)
+{
+	const char *s = (const char *)t->p + t->pos;
+	size_t n = strnlen(s, t->size - t->pos);
+
+	if (n == t->size - t->pos)
+		return NULL;
+	t->pos += n + 1;
+	return s;
+}
+
+static bool t_events(struct tcur *t, struct tep_handle *tep, const char *sys, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t len;
+
+		if (!t64(t, &len) || !t_need(t, len))
+			return false;
+		/* a format libtraceevent cannot parse is skipped, as perf does */
+		tep_parse_event(tep, (const char *)t->p + t->pos, len, sys);
+		t->pos += len;
+	}
+	return true;
+}
+
+int perf_feature__tracing(struct perf_reader *r, const uint8_t *p, uint64_t size,
+			  const char *file, uint64_t off)
+{
+	struct tcur t = { p, size, 0, false };
+	struct tep_handle *tep;
+	const char *s;
+	uint32_t n, i, page_size;
+	uint64_t len;
+	uint8_t long_size;
+
+	if (size < 10 || memcmp(p, "\027\010\104tracing", 10))
+		return perf_reader__fail(r, file, off, "tracing data: bad magic");
+	t.pos = 10;
+	if (!(s = t_str(&t)) || !t_need(&t, 2))
+		goto bad;
+	t.big = p[t.pos];
+	long_size = p[t.pos + 1];
+	t.pos += 2;
+	if (!t32(&t, &page_size))
+		goto bad;
+	if (r->tep)
+		return 0;	/* first blob wins */
+	tep = tep_alloc();
+	if (!tep)
+		return -ENOMEM;
+	tep_set_file_bigendian(tep, t.big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, perf_reader__host_le() ? TEP_LITTLE_ENDIAN : TEP_BIG_ENDIAN);
+	tep_set_long_size(tep, long_size);
+	tep_set_page_size(tep, (int)page_size);
+	r->tep = tep;
+	r->hdr.tep = tep;
+	if (!t_need(&t, 12) || memcmp(p + t.pos, "header_page", 12))
+		goto bad;
+	t.pos += 12;
+	if (!t64(&t, &len) || !t_need(&t, len))
+		goto bad;
+	tep_parse_header_page(tep, (char *)p + t.pos, len, long_size);
+	t.pos += len;
+	if (!t_need(&t, 13) || memcmp(p + t.pos, "header_event", 13))
+		goto bad;
+	t.pos += 13;
+	if (!t64(&t, &len) || !t_need(&t, len))
+		goto bad;
+	t.pos += len;
+	if (!t32(&t, &n) || !t_events(&t, tep, "ftrace", n))
+		goto bad;
+	if (!t32(&t, &n))
+		goto bad;
+	for (i = 0; i < n; i++) {
+		uint32_t ne;
+		const char *sys = t_str(&t);
+
+		if (!sys || !t32(&t, &ne) || !t_events(&t, tep, sys, ne))
+			goto bad;
+	}
+	/* kallsyms, printk formats and saved cmdlines are not needed */
+	return 0;
+bad:
+	return perf_reader__fail(r, file, off + t.pos, "tracing data truncated or malformed");
+}
+
+int perf_feature__process(struct perf_reader *r, unsigned feat, const uint8_t *p,
+			  uint64_t size, const char *file, uint64_t off)
+{
+	struct fcur c = { r, p, size, 0, file, off };
+	struct perf_header_info *h = &r->hdr;
+	uint32_t a, b;
+	uint64_t x, y;
+	int err = 0;
+
+	switch (feat) {
+	case HEADER_TRACING_DATA:
+		return perf_feature__tracing(r, p, size, file, off);
+	case HEADER_BUILD_ID:
+		return feat_build_id(&c);
+	case HEADER_HOSTNAME:
+		return set_str(&c, 2, &h->hostname, "HOSTNAME");
+	case HEADER_OSRELEASE:
+		return set_str(&c, 3, &h->osrelease, "OSRELEASE");
+	case HEADER_VERSION:
+		return set_str(&c, 4, &h->version, "VERSION");
+	case HEADER_ARCH:
+		return set_str(&c, 5, &h->arch, "ARCH");
+	case HEADER_CPUDESC:
+		return set_str(&c, 6, &h->cpudesc, "CPUDESC");
+	case HEADER_CPUID:
+		return set_str(&c, 7, &h->cpuid, "CPUID");
+	case HEADER_NRCPUS:
+		if ((err = get32(&c, &a, "NRCPUS")) || (err = get32(&c, &b, "NRCPUS")))
+			return err;
+		h->nr_cpus_avail = a;
+		h->nr_cpus_online = b;
+		return 0;
+	case HEADER_TOTAL_MEM:
+		if ((err = get64(&c, &x, "TOTAL_MEM")))
+			return err;
+		h->total_mem_kb = x;
+		return 0;
+	case HEADER_CMDLINE:
+		return feat_cmdline(&c);
+	case HEADER_EVENT_DESC:
+		return feat_event_desc(&c);
+	case HEADER_BRANCH_STACK:
+		h->has_branch_stack = true;
+		return 0;
+	case HEADER_PMU_MAPPINGS:
+		return feat_pmu_mappings(&c);
+	case HEADER_GROUP_DESC:
+		return feat_group_desc(&c);
+	case HEADER_SAMPLE_TIME:
+		if ((err = get64(&c, &x, "SAMPLE_TIME")) || (err = get64(&c, &y, "SAMPLE_TIME")))
+			return err;
+		h->first_sample_time = x;
+		h->last_sample_time = y;
+		return 0;
+	case HEADER_DIR_FORMAT:
+		if ((err = get64(&c, &x, "DIR_FORMAT")))
+			return err;
+		r->dir_format = x;
+		return 0;
+	case HEADER_COMPRESSED:
+		if ((err = get32(&c, &a, "COMPRESSED")) || (err = get32(&c, &b, "COMPRESSED")))
+			return err;
+		h->comp_type = b;
+		if ((err = get32(&c, &a, "COMPRESSED")))
+			return err;
+		h->comp_level = a;
+		if (b)
+			h->compressed = true;
+		return 0;
+	case HEADER_CLOCK_DATA:
+		if ((err = get32(&c, &a, "CLOCK_DATA")) || (err = get32(&c, &b, "CLOCK_DATA")) ||
+		    (err = get64(&c, &x, "CLOCK_DATA")) || (err = get64(&c, &y, "CLOCK_DATA")))
+			return err;
+		h->clock_id = b;
+		h->clock_tod_ns = x;
+		h->clock_ref_ns = y;
+		return 0;
+	default:
+		return 0;	/* skipped by size */
+	}
+}
+
+void perf_feature__free(struct perf_reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_pmus; i++)
+		free(r->pmu_names[i]);
+	free(r->pmu_names);
+	free(r->pmu_types);
+	free(r->cmdline_buf);
+	if (r->tep)
+		tep_free(r->tep);
+}

@@ -1,0 +1,464 @@
+/* Byte streams of perf records: a range of an mmapped file or a pipe read into one reused
+ * buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one DStream per
+ * input; records may span compressed chunks). Cuts records by header.size and hands out
+ * raw producer-order bytes; knows nothing of attrs or samples.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "reader/perf_reader_int.h"
+#include "util/hbbp_err.h"
+
+#define COMP_MAX_PAYLOAD	65519u
+#define ZBUF_MAX		(64u << 20)
+#define DROP_CHUNK		(4u << 20)
+
+int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const char *path,
+			  bool allow_stdin)
+{
+	struct stat st;
+
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	in->name = strdup(path);
+	if (!in->name)
+		return -ENOMEM;
+	if (allow_stdin && !strcmp(path, "-")) {
+		in->fd = 0;
+		in->streaming = true;
+		in->end = UINT64_MAX;
+		return 0;
+	}
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0) {
+		int err = -errno;
+
+		snprintf(r->errbuf, sizeof(r->errbuf), "%s: %s", path, strerror(errno));
+		r->err = err;
+		return err;
+	}
+	if (fstat(in->fd, &st) < 0) {
+		int err = -errno;
+
+		snprintf(r->errbuf, sizeof(r->errbuf), "%s: %s", path, strerror(errno));
+		r->err = err;
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		in->streaming = true;
+		in->end = UINT64_MAX;
+		return 0;
+	}
+	in->map_size = (uint64_t)st.st_size;
+	in->end = in->map_size;
+	if (in->map_size) {
+		void *m = mmap(NULL, in->map_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+
+		if (m == MAP_FAILED) {
+			int err = -errno;
+
+			snprintf(r->errbuf, sizeof(r->errbuf), "%s: mmap: %s", path,
+				 strerror(errno));
+			r->err = err;
+			return err;
+		}
+		madvise(m, in->map_size, MADV_SEQUENTIAL);
+		in->map = m;
+	}
+	return 0;
+}
+
+void perf_input__close(struct perf_input *in)
+{
+	if (!in)
+		return;
+	if (in->map)
+		munmap((void *)in->map, in->map_size);
+	if (in->fd > 0)
+		close(in->fd);
+	free(in->buf);
+	free(in->zbuf);
+	if (in->zds)
+		ZSTD_freeDStream((ZSTD_DStream *)in->zds);
+	free(in->name);
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+}
+
+static int input__fill(struct perf_reader *r, struct perf_input *in, size_t n)
+{
+	if (in->start) {
+		memmove(in->buf, in->buf + in->start, in->len - in->start);
+		in->len -= in->start;
+		in->buf_off += in->start;
+		in->start = 0;
+	}
+	if (n > in->cap) {
+		size_t cap = in->cap ? in->cap : 65536;
+		uint8_t *nb;
+
+		while (cap < n)
+			cap *= 2;
+		nb = realloc(in->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		in->buf = nb;
+		in->cap = cap;
+	}
+	while (in->len < n && !in->eof) {
+		ssize_t got = read(in->fd, in->buf + in->len, in->cap - in->len);
+
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(r->errbuf, sizeof(r->errbuf), "%s: read: %s", in->name,
+				 strerror(errno));
+			r->err = -errno;
+			return r->err;
+		}
+		if (got == 0)
+			in->eof = true;
+		in->len += (size_t)got;
+	}
+	return 0;
+}
+
+int perf_input__peek(struct perf_reader *r, struct perf_input *in, size_t n,
+		     const uint8_t **p, size_t *avail)
+{
+	if (!in->streaming) {
+		uint64_t left = in->map && in->pos <= in->end ? in->end - in->pos : 0;
+
+		*p = in->map ? in->map + in->pos : NULL;
+		*avail = left < n ? (size_t)left : n;
+		return left >= n;
+	}
+	if (in->len - in->start < n) {
+		int err = input__fill(r, in, n);
+
+		if (err)
+			return err;
+	}
+	*p = in->buf + in->start;
+	*avail = in->len - in->start < n ? in->len - in->start : n;
+	return *avail == n;
+}
+
+int perf_input__skip(struct perf_reader *r, struct perf_input *in, uint64_t n)
+{
+	if (!in->streaming) {
+		if (n > in->end - in->pos) {
+			in->pos = in->end;
+			return 0;
+		}
+		in->pos += n;
+		return 1;
+	}
+	while (n) {
+		size_t have = in->len - in->start;
+
+		if (have >= n) {
+			in->start += n;
+			in->pos += n;
+			return 1;
+		}
+		in->start += have;
+		in->pos += have;
+		n -= have;
+		if (in->eof)
+			return 0;
+		in->start = in->len = 0;
+		int err = input__fill(r, in, n < in->cap ? n : (in->cap ? in->cap : 65536));
+
+		if (err)
+			return err;
+		if (in->len == 0)
+			return 0;
+	}
+	return 1;
+}
+
+int perf_input__decompress(struct perf_reader *r, struct perf_input *in, const uint8_t *p,
+			   size_t n, uint64_t off)
+{
+	ZSTD_inBuffer zin = { p, n, 0 };
+
+	if (!in->zds) {
+		in->zds = (struct ZSTD_DCtx_s *)ZSTD_createDStream();
+		if (!in->zds)
+			return -ENOMEM;
+		ZSTD_initDStream((ZSTD_DStream *)in->zds);
+	}
+	if (in->zpos) {
+		memmove(in->zbuf, in->zbuf + in->zpos, in->zlen - in->zpos);
+		in->zlen -= in->zpos;
+		in->zpos = 0;
+	}
+	in->zoff = off;
+	r->stats.nr_compressed_bytes += n;
+	while (zin.pos < zin.size) {
+		ZSTD_outBuffer zout;
+		size_t ret;
+
+		if (in->zcap - in->zlen < 65536) {
+			size_t cap = in->zcap ? in->zcap * 2 : 262144;
+			uint8_t *nb;
+
+			if (cap > ZBUF_MAX)
+				return perf_reader__fail(r, in->name, off,
+					"compressed record: decompressed data exceeds %u bytes",
+					ZBUF_MAX);
+			nb = realloc(in->zbuf, cap);
+			if (!nb)
+				return -ENOMEM;
+			in->zbuf = nb;
+			in->zcap = cap;
+		}
+		zout.dst = in->zbuf;
+		zout.size = in->zcap;
+		zout.pos = in->zlen;
+		ret = ZSTD_decompressStream((ZSTD_DStream *)in->zds, &zout, &zin);
+		if (ZSTD_isError(ret))
+			return perf_reader__fail(r, in->name, off, "compressed record: zstd: %s",
+						 ZSTD_getErrorName(ret));
+		r->stats.nr_decompressed_bytes += zout.pos - in->zlen;
+		in->zlen = zout.pos;
+	}
+	return 0;
+}
+
+static int input__compressed2(struct perf_reader *r, struct perf_input *in,
+			      const uint8_t *p, uint16_t hsize, uint64_t off)
+{
+	uint64_t ds = rd64(r, p + 8);
+	uint64_t total, skip;
+	const uint8_t *blob;
+	size_t avail;
+	int ret;
+
+	if (ds > PERF_MAX_COMP2_BLOB)
+		return perf_reader__fail(r, in->name, off,
+			"COMPRESSED2 record: data_size %llu too large", (unsigned long long)ds);
+	total = 16 + ds;
+	skip = (total + 7) & ~7ULL;
+	if ((skip & 0xffff) != hsize && !(ds <= COMP_MAX_PAYLOAD && hsize >= 16 &&
+					   hsize >= total && hsize - total < 8))
+		return perf_reader__fail(r, in->name, off,
+			"COMPRESSED2 record: size %u does not match data_size %llu",
+			hsize, (unsigned long long)ds);
+	ret = perf_input__peek(r, in, skip, &blob, &avail);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		if (avail < total) {
+			r->hdr.truncated = true;
+			r->stats.truncated_bytes += avail;
+			perf_input__skip(r, in, avail);
+			return 0;
+		}
+		skip = avail;	/* padding missing at the very end */
+	}
+	r->stats.nr_records[PERF_RECORD_COMPRESSED2]++;
+	r->hdr.compressed = true;
+	if (ds <= COMP_MAX_PAYLOAD) {
+		ret = perf_input__decompress(r, in, blob + 16, ds, off);
+	} else {
+		/* writer bug: first payload is full, more 16-byte headers follow inside */
+		uint64_t pos = 16 + COMP_MAX_PAYLOAD;
+
+		ret = perf_input__decompress(r, in, blob + 16, COMP_MAX_PAYLOAD, off);
+		while (!ret && pos < total) {
+			uint16_t sz;
+
+			if (total - pos < 16)
+				return perf_reader__fail(r, in->name, off + pos,
+					"COMPRESSED2 record: truncated inner header");
+			sz = rd16(r, blob + pos + 6);
+			if (sz < 16 || sz > total - pos)
+				return perf_reader__fail(r, in->name, off + pos,
+					"COMPRESSED2 record: inner size %u invalid", sz);
+			ret = perf_input__decompress(r, in, blob + pos + 16, sz - 16u, off);
+			pos += sz;
+		}
+	}
+	if (ret)
+		return ret;
+	perf_input__skip(r, in, skip);
+	return 1;
+}
+
+int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_raw *raw)
+{
+	for (;;) {
+		const uint8_t *p;
+		size_t avail;
+		uint32_t type;
+		uint16_t size;
+		uint64_t off;
+		int ret;
+
+		if (in->zlen - in->zpos >= 8) {
+			p = in->zbuf + in->zpos;
+			size = rd16(r, p + 6);
+			if (size < 8)
+				return perf_reader__fail(r, in->name, in->zoff,
+					"decompressed record: size %u < header size", size);
+			if (in->zlen - in->zpos >= size) {
+				raw->p = p;
+				raw->size = size;
+				raw->type = rd32(r, p);
+				raw->offset = in->zoff;
+				raw->in = in;
+				raw->extra = NULL;
+				raw->extra_size = 0;
+				in->zpos += size;
+				return 1;
+			}
+		}
+		if (in->done)
+			return 0;
+		off = in->pos;
+		if (!in->streaming && in->map && off - in->dropped >= DROP_CHUNK) {
+			/* read pages are not needed again: keep RSS flat on big files */
+			uint64_t upto = (off - 65536) & ~(uint64_t)(DROP_CHUNK - 1);
+
+			if (upto > in->dropped) {
+				madvise((void *)(in->map + in->dropped), upto - in->dropped,
+					MADV_DONTNEED);
+				in->dropped = upto;
+			}
+		}
+		ret = perf_input__peek(r, in, 8, &p, &avail);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			if (avail) {
+				r->hdr.truncated = true;
+				r->stats.truncated_bytes += avail;
+			}
+			goto end;
+		}
+		type = rd32(r, p);
+		size = rd16(r, p + 6);
+		if (type == PERF_RECORD_COMPRESSED2) {
+			ret = perf_input__peek(r, in, 16, &p, &avail);
+			if (ret < 0)
+				return ret;
+			if (ret == 0) {
+				r->hdr.truncated = true;
+				r->stats.truncated_bytes += avail;
+				goto end;
+			}
+			ret = input__compressed2(r, in, p, size, off);
+			if (ret < 0)
+				return ret;
+			if (ret == 0)
+				goto end;
+			continue;
+		}
+		if (size < 8) {
+			if (r->hdr.truncated) {
+				r->hdr.truncated = true;
+				r->stats.truncated_bytes += in->end == UINT64_MAX ? 0 : in->end - off;
+				goto end;
+			}
+			return perf_reader__fail(r, in->name, off,
+				"record size %u < header size", size);
+		}
+		ret = perf_input__peek(r, in, size, &p, &avail);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			/* partial last record: normal after a killed recorder or in a pipe */
+			if (!in->streaming && r->hdr.data_size && !r->hdr.truncated &&
+			    !r->hdr.is_pipe && in == &r->inputs[0])
+				return perf_reader__fail(r, in->name, off,
+					"record size %u runs past the end of the data section",
+					size);
+			r->hdr.truncated = true;
+			r->stats.truncated_bytes += avail;
+			goto end;
+		}
+		raw->p = p;
+		raw->size = size;
+		raw->type = type;
+		raw->offset = off;
+		raw->in = in;
+		raw->extra = NULL;
+		raw->extra_size = 0;
+		if (type == PERF_RECORD_COMPRESSED) {
+			r->stats.nr_records[type]++;
+			r->hdr.compressed = true;
+			ret = perf_input__decompress(r, in, p + 8, size - 8u, off);
+			if (ret)
+				return ret;
+			perf_input__skip(r, in, size);
+			continue;
+		}
+		if (type == PERF_RECORD_HEADER_TRACING_DATA && size >= 12) {
+			uint32_t blob = rd32(r, p + 8);
+			size_t have;
+
+			if (blob > PERF_MAX_BLOB)
+				return perf_reader__fail(r, in->name, off,
+					"TRACING_DATA record: size %u too large", blob);
+			ret = perf_input__peek(r, in, (size_t)size + blob, &p, &have);
+			if (ret < 0)
+				return ret;
+			if (ret == 0) {
+				r->hdr.truncated = true;
+				r->stats.truncated_bytes += have;
+				goto end;
+			}
+			raw->p = p;
+			raw->extra = p + size;
+			raw->extra_size = blob;
+			perf_input__skip(r, in, (uint64_t)size + blob);
+			return 1;
+		}
+		if (type == PERF_RECORD_AUXTRACE && size >= 16) {
+			uint64_t payload = rd64(r, p + 8);
+
+			raw->extra_size = payload;
+			if (in->streaming) {
+				/* the record bytes must survive skipping the payload */
+				if (r->recbuf_cap < size) {
+					uint8_t *nb = realloc(r->recbuf, 65536);
+
+					if (!nb)
+						return -ENOMEM;
+					r->recbuf = nb;
+					r->recbuf_cap = 65536;
+				}
+				memcpy(r->recbuf, p, size);
+				raw->p = r->recbuf;
+			}
+			perf_input__skip(r, in, size);
+			ret = perf_input__skip(r, in, payload);
+			if (ret < 0)
+				return ret;
+			if (ret == 0) {
+				r->hdr.truncated = true;
+				in->done = true;
+			}
+			return 1;
+		}
+		perf_input__skip(r, in, size);
+		return 1;
+end:
+		in->done = true;
+		if (in->zlen - in->zpos) {
+			r->hdr.truncated = true;
+			r->stats.truncated_bytes += in->zlen - in->zpos;
+			in->zpos = in->zlen;
+		}
+		return 0;
+	}
+}

@@ -1,0 +1,243 @@
+/* Record delivery in time order with perf's FINISHED_ROUND semantics: timed records are
+ * copied (raw bytes) into a reused arena and queued; at each FINISHED_ROUND those not newer
+ * than the previous round's maximum are sorted and delivered (two-round lag); records
+ * without a time are delivered at once in file order; everything left is flushed at the
+ * end. Decoding happens on delivery, so memory is bounded by about two rounds.
+ * Knows nothing outside reader/.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader/perf_reader_int.h"
+#include "util/hbbp_err.h"
+
+/* queued bytes above which the older half is delivered early (perf: ordered-events limit) */
+#define ORDER_MEM_LIMIT	(2u << 20)
+
+void perf_order__free(struct perf_reader *r)
+{
+	free(r->arena);
+	free(r->q);
+	r->arena = NULL;
+	r->q = NULL;
+}
+
+static int qent_cmp(const void *a, const void *b)
+{
+	const struct perf_qent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
+{
+	struct perf_qent *e;
+	size_t need = (raw->size + 7u) & ~7u;
+
+	if (r->q_nr == r->q_cap) {
+		size_t cap = r->q_cap ? r->q_cap * 2 : 4096;
+		struct perf_qent *nq = realloc(r->q, cap * sizeof(*nq));
+
+		if (!nq)
+			return -ENOMEM;
+		r->q = nq;
+		r->q_cap = cap;
+	}
+	if (r->arena_cap - r->arena_len < need) {
+		size_t cap = r->arena_cap ? r->arena_cap : (1u << 20);
+		uint8_t *na;
+
+		while (cap - r->arena_len < need)
+			cap *= 2;
+		na = realloc(r->arena, cap);
+		if (!na)
+			return -ENOMEM;
+		r->arena = na;
+		r->arena_cap = cap;
+	}
+	memcpy(r->arena + r->arena_len, raw->p, raw->size);
+	e = &r->q[r->q_nr++];
+	e->time = t;
+	e->seq = r->seq++;
+	e->offset = raw->offset;
+	e->arena_off = r->arena_len;
+	e->size = raw->size;
+	e->in_idx = (uint16_t)(raw->in - r->inputs);
+	r->arena_len += need;
+	if (t < r->last_flush)
+		r->stats.nr_out_of_order++;
+	if (t > r->max_time)
+		r->max_time = t;
+	return 0;
+}
+
+static int qent_arena_cmp(const void *a, const void *b)
+{
+	const struct perf_qent *x = a, *y = b;
+
+	return x->arena_off < y->arena_off ? -1 : x->arena_off > y->arena_off;
+}
+
+/* starts delivering the queued records with time <= limit (all when flush_all) */
+static void start_flush(struct perf_reader *r, uint64_t limit, bool all)
+{
+	size_t n = 0;
+
+	if (!r->q_nr)
+		return;
+	qsort(r->q, r->q_nr, sizeof(*r->q), qent_cmp);
+	if (all)
+		n = r->q_nr;
+	else if (limit == UINT64_MAX)
+		n = r->q_nr / 2;	/* memory limit: the older half, as perf does */
+	else
+		while (n < r->q_nr && r->q[n].time <= limit)
+			n++;
+	if (!n)
+		return;
+	r->q_delivering = true;
+	r->q_deliver = 0;
+	r->q_deliver_end = n;
+}
+
+/* drops the delivered prefix; keeps the rest of the arena compact */
+static void end_flush(struct perf_reader *r)
+{
+	size_t i, n = r->q_deliver_end, len = 0;
+
+	r->q_delivering = false;
+	if (n == r->q_nr) {
+		r->q_nr = 0;
+		r->arena_len = 0;
+		return;
+	}
+	memmove(r->q, r->q + n, (r->q_nr - n) * sizeof(*r->q));
+	r->q_nr -= n;
+	{
+		/* compact the arena: visit the leftovers in arena order so moves go down */
+		struct perf_qent *q = r->q;
+		qsort(q, r->q_nr, sizeof(*q), qent_arena_cmp);
+		for (i = 0; i < r->q_nr; i++) {
+			size_t sz = (q[i].size + 7u) & ~7u;
+
+			if (q[i].arena_off != len)
+				memmove(r->arena + len, r->arena + q[i].arena_off, sz);
+			q[i].arena_off = len;
+			len += sz;
+		}
+	}
+	r->arena_len = len;
+}
+
+static int deliver(struct perf_reader *r, const uint8_t *p, uint32_t size, uint64_t off,
+		   struct perf_input *in, int evidx, const struct perf_record **rec)
+{
+	int err = perf_decode__record(r, p, size, off, in, evidx);
+
+	if (err)
+		return err;
+	*rec = &r->rec;
+	return 1;
+}
+
+static bool consumed_type(uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_HEADER_ATTR: case PERF_RECORD_HEADER_EVENT_TYPE:
+	case PERF_RECORD_HEADER_TRACING_DATA: case PERF_RECORD_HEADER_BUILD_ID:
+	case PERF_RECORD_FINISHED_ROUND: case PERF_RECORD_ID_INDEX:
+	case PERF_RECORD_EVENT_UPDATE: case PERF_RECORD_HEADER_FEATURE:
+	case PERF_RECORD_FINISHED_INIT:
+		return true;
+	}
+	return false;
+}
+
+int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
+{
+	for (;;) {
+		struct perf_raw raw;
+		uint64_t t;
+		int ret, evidx;
+
+		if (r->err)
+			return r->err;
+		if (r->q_delivering) {
+			if (r->q_deliver < r->q_deliver_end) {
+				struct perf_qent *e = &r->q[r->q_deliver++];
+				const uint8_t *p = r->arena + e->arena_off;
+
+				r->last_flush = e->time;
+				evidx = perf_decode__event_of(r, p, e->size, rd32(r, p));
+				return deliver(r, p, e->size, e->offset, &r->inputs[e->in_idx],
+					       evidx, rec);
+			}
+			end_flush(r);
+		}
+		if (r->at_end) {
+			if (r->q_nr) {
+				start_flush(r, 0, true);
+				continue;
+			}
+			return 0;
+		}
+		if (r->has_pending) {
+			raw = r->pending;
+			r->has_pending = false;
+			ret = 1;
+		} else {
+			ret = perf_input__next(r, &r->inputs[r->cur_input], &raw);
+		}
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			if (r->cur_input + 1 < r->nr_inputs)
+				r->cur_input++;
+			else
+				r->at_end = true;
+			continue;
+		}
+		if (raw.type < PERF_RECORD_TYPE_MAX)
+			r->stats.nr_records[raw.type]++;
+		if (raw.type >= PERF_RECORD_TYPE_MAX || !perf_record_type_name(raw.type))
+			r->stats.nr_unknown_type++;
+		if (raw.type == PERF_RECORD_FINISHED_ROUND) {
+			if (!r->opts.no_sort && !r->dir_merge) {
+				start_flush(r, r->next_flush, false);
+				r->next_flush = r->max_time;
+			}
+			continue;
+		}
+		if (consumed_type(raw.type)) {
+			ret = perf_decode__user_record(r, &raw);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		evidx = perf_decode__event_of(r, raw.p, raw.size, raw.type);
+		if (raw.type == PERF_RECORD_SAMPLE && evidx < 0) {
+			r->stats.nr_unknown_id++;
+			continue;
+		}
+		if (evidx < -1)
+			evidx = -1;
+		if (!r->opts.no_sort &&
+		    perf_decode__time(r, raw.p, raw.size, raw.type, evidx, &t)) {
+			ret = queue(r, &raw, t);
+			if (ret)
+				return ret;
+			if (r->arena_len > ORDER_MEM_LIMIT)
+				start_flush(r, UINT64_MAX, false);
+			continue;
+		}
+		return deliver(r, raw.p, raw.size, raw.offset, raw.in, evidx, rec);
+	}
+}
+
+int perf_reader__next(struct perf_reader *r, const struct perf_record **rec)
+{
+	return perf_order__next(r, rec);
+}
