@@ -387,6 +387,29 @@ static int load_symbols(struct bbmap_module *m)
 	}
 	if (err)
 		goto out;
+	{
+		struct mod_plt plt;
+
+		/* PLT stubs, ranked below every real symbol at the same address. */
+		mod_elf__plt(m, &plt);
+		for (i = 0; i < plt.nr; i++) {
+			if (nr == cap) {
+				size_t nc = cap ? cap * 2 : 1024;
+				struct cand_sym *p = realloc(v, nc * sizeof(*p));
+
+				if (!p) {
+					free(plt.e);
+					err = -ENOMEM;
+					goto out;
+				}
+				v = p;
+				cap = nc;
+			}
+			v[nr++] = (struct cand_sym){ .start = plt.e[i].addr, .size = plt.e[i].size,
+						     .name = plt.e[i].name, .rank = 64, .weak = true };
+		}
+		free(plt.e);
+	}
 	if (nr)
 		qsort(v, nr, sizeof(*v), cmp_cand);
 	m->syms = calloc(nr ? nr : 1, sizeof(*m->syms));
