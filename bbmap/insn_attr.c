@@ -60,7 +60,7 @@ const char *bbmap_elem_name(enum bbmap_elem e)
 	return (unsigned)e < sizeof(n) / sizeof(n[0]) ? n[e] : "";
 }
 
-/* ---- helpers ---- */
+/* ---- string and group tests ---- */
 
 static bool in_list(const char *s, const char *const *list)
 {
