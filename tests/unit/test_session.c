@@ -13,7 +13,6 @@
 #include "tests/harness.h"
 #include "util/hbbp_err.h"
 
-#include "test_session_double.h"
 
 #define U 2	/* cpumode user */
 #define K 1	/* cpumode kernel */

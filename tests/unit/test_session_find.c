@@ -17,7 +17,6 @@
 #include "tests/harness.h"
 #include "util/hbbp_err.h"
 
-#include "test_session_double.h"
 
 #define U 2
 #define K 1
