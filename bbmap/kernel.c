@@ -1,10 +1,10 @@
 /* Kernel image and kernel modules: finding their code and names, and the KASLR slide.
  * Kernel order: --vmlinux, kcore_dir (kcore + kallsyms: the text that ran), build-id cache
- * (elf, or kallsyms for names), vmlinux candidates (perf's list, with the recording's
- * osrelease; only when the recording has a kernel build-id to check them against), then
- * names only from --kallsyms or kcore_dir/kallsyms (DSO_NO_CODE). Modules: --binary,
- * build-id cache, kcore, the recorded path, /lib/modules/<osrelease>. Knows nothing of
- * perf.data.
+ * (elf), the vmlinux path the recording names (under --symfs, then as is), vmlinux
+ * candidates (perf's list, with the recording's osrelease; only when the recording has a
+ * kernel build-id to check them against), then names only from --kallsyms,
+ * kcore_dir/kallsyms or the cache's kallsyms (DSO_NO_CODE). Modules: --binary, kcore,
+ * build-id cache, the recorded path, /lib/modules/<osrelease>. Knows nothing of perf.data.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -134,6 +134,7 @@ void bbmap_dso__find_kernel(struct bbmap_dso *d)
 {
 	const struct bbmap_find_opts *o = bbmap_session__opts(d->session);
 	char *file, *path = NULL;
+	const char *rec;
 	char hex[2 * BBMAP_BUILD_ID_MAX + 1] = "none";
 
 	if (d->guest) {
@@ -172,6 +173,24 @@ void bbmap_dso__find_kernel(struct bbmap_dso *d)
 			return;
 		}
 		free(file);
+	}
+	/* the vmlinux the recording named, under --symfs, then as is (checked by build-id) */
+	if ((rec = bbmap_session__vmlinux_name(d->session)) && rec[0] == '/') {
+		if (o->symfs && *o->symfs && asprintf(&path, "%s%s", o->symfs, rec) >= 0) {
+			int err = bbmap_dso__try_file(d, path, NULL, "--symfs, recorded vmlinux");
+
+			free(path);
+			path = NULL;
+			if (!err) {
+				kernel__use_vmlinux(d);
+				return;
+			}
+		}
+		if (d->build_id_size &&
+		    !bbmap_dso__try_file(d, rec, NULL, "recorded vmlinux path")) {
+			kernel__use_vmlinux(d);
+			return;
+		}
 	}
 	if (kernel__try_candidates(d, o)) {
 		kernel__use_vmlinux(d);

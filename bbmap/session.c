@@ -71,6 +71,7 @@ struct bbmap_session {
 	size_t nr_modidx, cap_modidx;
 	bool modidx_built;
 	struct bbmap_session_stats stats;
+	char *vmlinux_name;	/* kernel image path from the recording's build-id table */
 };
 
 /* ---- integer-keyed tables ---- */
@@ -253,6 +254,7 @@ void bbmap_session__delete(struct bbmap_session *s)
 	}
 	free(s->modidx);
 	free(s->buildid_dir);
+	free(s->vmlinux_name);
 	free(s->binaries);
 	free(s->search_dirs);
 	free(s);
@@ -265,6 +267,26 @@ const struct bbmap_find_opts *bbmap_session__opts(const struct bbmap_session *s)
 
 /* ---- build-ids and dsos ---- */
 
+/* A kernel-side build-id entry that names neither "[...]" nor a .ko file is the kernel
+ * image under the path perf recorded it with (perf record with a vmlinux). */
+static bool name_is_kernel_image_path(const char *name)
+{
+	static const char *const ko[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst" };
+	size_t n = strlen(name), i;
+
+	if (name[0] == '[' || !n)
+		return false;
+	for (i = 0; i < sizeof(ko) / sizeof(ko[0]); i++)
+		if (n >= strlen(ko[i]) && !strcmp(name + n - strlen(ko[i]), ko[i]))
+			return false;
+	return true;
+}
+
+const char *bbmap_session__vmlinux_name(const struct bbmap_session *s)
+{
+	return s->vmlinux_name;
+}
+
 int bbmap_session__add_build_id(struct bbmap_session *s, bool kernel, const char *filename,
 				const uint8_t *id, size_t size)
 {
@@ -272,6 +294,18 @@ int bbmap_session__add_build_id(struct bbmap_session *s, bool kernel, const char
 
 	if (!filename || !id || !size)
 		return -EINVAL;
+	if (kernel && name_is_kernel_image_path(filename)) {
+		char *dup = strdup(filename);
+		int err;
+
+		if (!dup)
+			return -ENOMEM;
+		free(s->vmlinux_name);
+		s->vmlinux_name = dup;
+		err = bbmap_session__add_build_id(s, true, "[kernel.kallsyms]", id, size);
+		if (err)
+			return err;
+	}
 	if (size > BBMAP_BUILD_ID_MAX)
 		size = BBMAP_BUILD_ID_MAX;
 	for (i = 0; i < s->nr_bids; i++)

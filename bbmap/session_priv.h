@@ -90,6 +90,8 @@ struct bbmap_dso {
 
 /* Session internals the dso code needs. */
 const struct bbmap_find_opts *bbmap_session__opts(const struct bbmap_session *s);
+/* The kernel image path recorded in the build-id table (e.g. "/tmp/vmlinux"), or NULL. */
+const char *bbmap_session__vmlinux_name(const struct bbmap_session *s);
 /* Lazily built index of /lib/modules/<osrelease>: path of module name, or NULL. */
 const char *bbmap_session__module_path(struct bbmap_session *s, const char *modname);
 
