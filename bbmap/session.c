@@ -734,17 +734,6 @@ const char *bbmap_session__comm_of(const struct bbmap_session *s, uint32_t pid, 
 
 /* ---- /lib/modules index ---- */
 
-static void modname_normalise(char *name)
-{
-	char *p = strstr(name, ".ko");
-
-	if (p)
-		*p = '\0';
-	for (p = name; *p; p++)
-		if (*p == '-')
-			*p = '_';
-}
-
 static int modidx__add(struct bbmap_session *s, const char *path, const char *base)
 {
 	struct modindex_ent *e;
@@ -769,7 +758,7 @@ static int modidx__add(struct bbmap_session *s, const char *path, const char *ba
 		free(e->path);
 		return -ENOMEM;
 	}
-	modname_normalise(e->name);
+	bbmap_kernel__modname_normalise(e->name);
 	s->nr_modidx++;
 	return 0;
 }
@@ -828,7 +817,7 @@ const char *bbmap_session__module_path(struct bbmap_session *s, const char *modn
 	want = strdup(modname);
 	if (!want)
 		return NULL;
-	modname_normalise(want);
+	bbmap_kernel__modname_normalise(want);
 	for (i = 0; i < s->nr_modidx && !found; i++)
 		if (!strcmp(s->modidx[i].name, want))
 			found = s->modidx[i].path;
