@@ -281,10 +281,10 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"pmusim: exit status %d, %" PRIu64 " instructions, %" PRIu64 " taken branches, "
 			"%" PRIu64 " blocks executed (%" PRIu64 " translated, %" PRIu64
-			" retranslated), %" PRIu64 " rep continuations, %" PRIu64
+			" retranslated), %" PRIu64 " rep continuations, %" PRIu64 " syscalls, %" PRIu64
 			" discontinuities\n",
 			status, ts->nr_insns, ts->nr_taken, ts->nr_tb_exec, ts->nr_tb_translated,
-			ts->nr_retranslated, ts->nr_rep_cont, ts->nr_discont);
+			ts->nr_retranslated, ts->nr_rep_cont, ts->nr_syscalls, ts->nr_discont);
 		fprintf(stderr,
 			"pmusim: %" PRIu64 " EBS samples (%" PRIu64 " skidded, %" PRIu64
 			" shadowed), %" PRIu64 " LBR samples (%" PRIu64 " frozen late, %" PRIu64

@@ -13,9 +13,6 @@
 #include "util/hbbp_err.h"
 
 #define SIM_MAX_PENDING 256
-/* Where the CPU is before the process's first instruction and after its last: kernel text.
- * Not 0: consumers drop 0/0 entries as the padding of a partly filled LBR. */
-#define SIM_OUTSIDE 0xffffffff81000000ULL
 #define SIM_MAX_DEPTH 64
 
 struct sim_ebs_pending {
