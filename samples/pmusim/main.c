@@ -239,8 +239,20 @@ int main(int argc, char **argv)
 		if (status == -HBBP_ENOTFOUND)
 			pr_err("cannot run '%s'", ro.qemu);
 		else
-			pr_err("tracing '%s' failed: %s", prog, hbbp_strerror(status));
+			pr_err("tracing '%s' failed: %s%s", prog, hbbp_strerror(status),
+			       status == -HBBP_EUNSUPP ? " (a second vCPU: threads are not supported)" : "");
 		rc = status == -HBBP_ENOTFOUND ? HBBP_EXIT_INPUT : hbbp_exit_code(status);
+		goto out_free;
+	}
+	if (!sim_trace__stats(t)->nr_tb_exec) {
+		pr_err("'%s' did not run under %s (exit status %d)", prog, ro.qemu, status);
+		rc = HBBP_EXIT_INPUT;
+		goto out_free;
+	}
+	if (mods.forked) {
+		pr_err("'%s' created another task (fork/clone): its blocks share the log, "
+		       "only single-task programs are supported", prog);
+		rc = HBBP_EXIT_INPUT;
 		goto out_free;
 	}
 	err = sim_trace__finish(t);

@@ -99,6 +99,7 @@ struct sim_modules {
 	char pending[4096];
 	bool have_pending;
 	int32_t pid;
+	bool forked;		/* a fork/clone succeeded: another task shares the log */
 };
 
 void sim_modules__init(struct sim_modules *m);
