@@ -46,6 +46,35 @@ for w in "primes 300" "objects 2" "vector 40" "interp 10" "libcmix 10" "divloop 
 		awk 'NR > 1 && ($2 != $3 || $4 != $2)' "$TMP/$wl.cmp" | head -5 >&2
 	fi
 done
+# signals: handlers entered between blocks and left through rt_sigreturn stay exact
+cat > "$TMP/signals.c" <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <sys/time.h>
+static volatile int hits;
+static void on_alarm(int s) { (void)s; hits++; }
+int main(void)
+{
+	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
+	volatile unsigned long x = 0;
+	signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &it, 0);
+	while (hits < 3)
+		x++;
+	printf("%d\n", hits);
+	return 0;
+}
+C
+wl=signals arg=""
+if cc -O1 -static -o "$TMP/wl/signals" "$TMP/signals.c" &&
+   recount signals --ebs-period 1 --lbr-period 1 --effects none; then
+	n=$(awk 'NR > 1' "$TMP/signals.cmp" | wc -l)
+	bad=$(mismatches "$TMP/signals.cmp")
+	check "pmusim_exact: signals: EBS and LBR equal the exact count at all $n instructions" \
+		test "$bad" = 0 -a "$n" -gt 100
+else
+	fail "pmusim_exact: signals: recording failed"
+fi
 # the comparison can fail: skid alone moves EBS samples
 wl=divloop arg=300
 if recount divloop --ebs-period 1 --lbr-period 1 --effects none --skid-mean 0.5; then
