@@ -71,6 +71,7 @@ else
 PROGS := hbbp-convert $(if $(SIM_SRCS),pmusim)
 endif
 
+.SECONDARY:
 .PHONY: all check check-build check-run deps demo clean install fuzz bench accuracy update-golden
 all: $(PROGS)
 

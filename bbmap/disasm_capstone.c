@@ -60,6 +60,10 @@ void mod_disasm__close(struct bbmap_module *m)
 		cs_close(&m->cs_thumb);
 	}
 	m->cs_open = m->cs_thumb_open = false;
+	free(m->scr_insns);
+	free(m->scr_text);
+	m->scr_insns = NULL;
+	m->scr_text = NULL;
 }
 
 static bool region_is_thumb(const struct bbmap_module *m, uint64_t start)
@@ -77,6 +81,17 @@ static bool region_is_thumb(const struct bbmap_module *m, uint64_t start)
 			hi = mid;
 	}
 	return lo < m->nr_syms && m->syms[lo].start == start && (m->sym_state[lo] & 4);
+}
+
+static int grow_scratch(struct bbmap_module *m, size_t cap)
+{
+	struct bbmap_insn *p = realloc(m->scr_insns, cap * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	m->scr_insns = p;
+	m->scr_cap = cap;
+	return 0;
 }
 
 struct text_buf {
@@ -106,6 +121,80 @@ static size_t text_add(struct text_buf *t, const char *s)
 	return off;
 }
 
+static uint64_t groups_key(const cs_detail *d)
+{
+	uint64_t k = d->groups_count;
+	uint8_t i;
+
+	for (i = 0; i < d->groups_count; i++)
+		k = k * 1099511628211ull + d->groups[i] + 1;
+	return k;
+}
+
+static size_t memo_slot(const struct mod_attr_cache *c, const char *mn, unsigned id, uint64_t g)
+{
+	size_t i = (((uintptr_t)mn >> 4) * 31 + id * 131 + g) & (c->cap - 1);
+
+	while (c->slots[i].mnemonic &&
+	       (c->slots[i].mnemonic != mn || c->slots[i].id != id || c->slots[i].groups != g))
+		i = (i + 1) & (c->cap - 1);
+	return i;
+}
+
+/* x86 attributes, with the per-mnemonic part computed once per module. */
+static int x86_attrs(struct bbmap_module *m, csh h, const cs_insn *ci, struct bbmap_insn *in)
+{
+	struct mod_attr_cache *c = &m->attr;
+	const char *mn = mod_str__intern(m, ci->mnemonic);
+	uint64_t g = groups_key(ci->detail);
+	struct mod_attr_memo *e;
+	char iclass[64];
+	size_t i;
+
+	if (!mn)
+		return -ENOMEM;
+	if (c->nr * 2 >= c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 512, j;
+		struct mod_attr_memo *old = c->slots;
+		size_t oc = c->cap;
+
+		c->slots = calloc(nc, sizeof(*c->slots));
+		if (!c->slots) {
+			c->slots = old;
+			return -ENOMEM;
+		}
+		c->cap = nc;
+		for (j = 0; j < oc; j++)
+			if (old[j].mnemonic)
+				c->slots[memo_slot(c, old[j].mnemonic, old[j].id, old[j].groups)] =
+					old[j];
+		free(old);
+	}
+	i = memo_slot(c, mn, ci->id, g);
+	e = &c->slots[i];
+	if (e->mnemonic) {
+		in->isa = e->isa;
+		in->category = e->category;
+		in->packing = e->packing;
+		in->elem = e->elem;
+		insn_attr__x86(h, ci, in, iclass, sizeof(iclass), false);
+		in->iclass = e->iclass;
+	} else {
+		iclass[0] = 0;
+		insn_attr__x86(h, ci, in, iclass, sizeof(iclass), true);
+		in->iclass = mod_str__intern(m, iclass);
+		if (!in->iclass)
+			return -ENOMEM;
+		*e = (struct mod_attr_memo){ .mnemonic = mn, .iclass = in->iclass, .groups = g,
+					     .id = ci->id, .isa = in->isa,
+					     .category = in->category, .packing = in->packing,
+					     .elem = in->elem };
+		c->nr++;
+	}
+	in->mnemonic = mn;
+	return 0;
+}
+
 int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
 {
 	const struct mod_code_range *cr = mod_elf__code_range(m, r->start);
@@ -113,7 +202,6 @@ int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
 	size_t left, cap, i;
 	uint64_t addr;
 	struct text_buf text = { 0 };
-	size_t *opoff = NULL;
 	const char *bad_mn, *bad_ic, *unk_mn;
 	bool thumb = region_is_thumb(m, r->start);
 	csh *h;
@@ -133,36 +221,28 @@ int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
 	code = m->image + cr->file_off + (r->start - cr->vaddr);
 	left = r->end - r->start;
 	addr = r->start;
-	cap = left / 3 + 16;
-	r->insns = malloc(cap * sizeof(*r->insns));
-	opoff = malloc(cap * sizeof(*opoff));
-	if (!r->insns || !opoff) {
-		err = -ENOMEM;
-		goto out;
+	/* Decode into the module's scratch buffers (reused, already touched), then keep exact
+	 * copies: decoding touches as little fresh memory as possible. */
+	text.p = m->scr_text;
+	text.cap = m->scr_text_cap;
+	cap = m->scr_cap;
+	if (cap < left / 4 + 16) {
+		cap = left / 4 + 16;
+		if (grow_scratch(m, cap)) {
+			err = -ENOMEM;
+			goto out;
+		}
 	}
 	while (left) {
 		struct bbmap_insn *in;
 		char iclass[64];
+		size_t off;
 
-		if (r->nr_insns == cap) {
-			size_t nc = cap * 2;
-			struct bbmap_insn *p = realloc(r->insns, nc * sizeof(*p));
-			size_t *q;
-
-			if (!p) {
-				err = -ENOMEM;
-				goto out;
-			}
-			r->insns = p;
-			q = realloc(opoff, nc * sizeof(*q));
-			if (!q) {
-				err = -ENOMEM;
-				goto out;
-			}
-			opoff = q;
-			cap = nc;
+		if (r->nr_insns == m->scr_cap && grow_scratch(m, m->scr_cap * 2)) {
+			err = -ENOMEM;
+			goto out;
 		}
-		in = &r->insns[r->nr_insns];
+		in = &m->scr_insns[r->nr_insns];
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
 		if (!cs_disasm_iter(*h, &code, &left, &addr, ci)) {
@@ -193,13 +273,15 @@ int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
 			code += unit;
 			left -= unit;
 			addr += unit;
-			opoff[r->nr_insns] = text_add(&text, "");
+			off = text_add(&text, "");
 		} else {
 			iclass[0] = 0;
 			switch (m->arch) {
 			case BBMAP_ARCH_X86_64:
 			case BBMAP_ARCH_X86_32:
-				insn_attr__x86(*h, ci, in, iclass, sizeof(iclass));
+				err = x86_attrs(m, *h, ci, in);
+				if (err)
+					goto out;
 				break;
 			case BBMAP_ARCH_AARCH64:
 				insn_attr__arm64(*h, ci, in, iclass, sizeof(iclass));
@@ -209,29 +291,39 @@ int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
 				break;
 			}
 			in->len = (uint8_t)ci->size;
-			in->mnemonic = mod_str__intern(m, ci->mnemonic);
-			in->iclass = mod_str__intern(m, iclass);
-			opoff[r->nr_insns] = text_add(&text, ci->op_str);
+			if (!in->mnemonic)
+				in->mnemonic = mod_str__intern(m, ci->mnemonic);
+			if (!in->iclass)
+				in->iclass = mod_str__intern(m, iclass);
+			off = text_add(&text, ci->op_str);
 			if (!in->mnemonic || !in->iclass) {
 				err = -ENOMEM;
 				goto out;
 			}
 		}
-		if (opoff[r->nr_insns] == (size_t)-1) {
+		if (off == (size_t)-1) {
 			err = -ENOMEM;
 			goto out;
 		}
+		/* An offset into text until text stops moving. */
+		in->operands = (const char *)(uintptr_t)off;
 		r->nr_insns++;
 	}
-	r->text = text.p;
-	text.p = NULL;
+	r->insns = malloc((r->nr_insns ? r->nr_insns : 1) * sizeof(*r->insns));
+	r->text = malloc(text.len ? text.len : 1);
+	if (!r->insns || !r->text) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(r->insns, m->scr_insns, r->nr_insns * sizeof(*r->insns));
+	memcpy(r->text, text.p, text.len);
 	for (i = 0; i < r->nr_insns; i++)
-		r->insns[i].operands = r->text + opoff[i];
+		r->insns[i].operands = r->text + (uintptr_t)r->insns[i].operands;
 	m->stats.bytes_decoded += r->end - r->start;
 	m->stats.nr_insns += r->nr_insns;
 	err = 0;
 out:
-	free(text.p);
-	free(opoff);
+	m->scr_text = text.p;
+	m->scr_text_cap = text.cap;
 	return err;
 }

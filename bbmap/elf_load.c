@@ -29,8 +29,8 @@
 struct cand_sym {
 	uint64_t start, size;
 	const char *name;
-	int rank;			/* lower wins among symbols at one address */
-	bool thumb;
+	int rank;			/* tie-breaker: .symtab, then .dynsym, then debug file */
+	bool thumb, weak, global;
 };
 
 static bool range_in_file(const struct bbmap_module *m, uint64_t off, uint64_t size)
@@ -213,7 +213,8 @@ static int load_code(struct bbmap_module *m)
 				return err;
 		}
 	}
-	qsort(m->code, m->nr_code, sizeof(*m->code), cmp_code);
+	if (m->nr_code)
+		qsort(m->code, m->nr_code, sizeof(*m->code), cmp_code);
 	/* Overlapping ranges would make addresses ambiguous: trim each to the next start. */
 	for (i = 0; i + 1 < m->nr_code; i++)
 		if (m->code[i].vaddr + m->code[i].size > m->code[i + 1].vaddr)
@@ -301,6 +302,7 @@ static int collect_syms(struct bbmap_module *m, Elf *elf, size_t file_size, Elf_
 			.rank = rank_base + (bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2) +
 				(type == STT_NOTYPE ? 4 : 0) + (s.st_size ? 0 : 8),
 			.thumb = m->e_machine == EM_ARM && (start & 1),
+			.weak = bind == STB_WEAK, .global = bind == STB_GLOBAL,
 		};
 		(*nr)++;
 	}
@@ -332,12 +334,39 @@ static int syms_of(struct bbmap_module *m, Elf *elf, size_t file_size, bool dyns
 	return 0;
 }
 
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* Among symbols at one address, the name kept is the one perf shows (its
+ * choose_best_symbol): non-zero size, then non-weak, then global, then fewer leading
+ * underscores, then the longer name; then .symtab over .dynsym, by name. */
 static int cmp_cand(const void *a, const void *b)
 {
 	const struct cand_sym *x = a, *y = b;
+	size_t ux, uy, lx, ly;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
+	if (!x->size != !y->size)
+		return !x->size ? 1 : -1;
+	if (x->weak != y->weak)
+		return x->weak ? 1 : -1;
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
 	return strcmp(x->name, y->name);
@@ -358,7 +387,8 @@ static int load_symbols(struct bbmap_module *m)
 	}
 	if (err)
 		goto out;
-	qsort(v, nr, sizeof(*v), cmp_cand);
+	if (nr)
+		qsort(v, nr, sizeof(*v), cmp_cand);
 	m->syms = calloc(nr ? nr : 1, sizeof(*m->syms));
 	m->sym_state = calloc(nr ? nr : 1, 1);
 	if (!m->syms || !m->sym_state) {
@@ -510,6 +540,36 @@ static void find_debug(struct bbmap_module *m, const char *debug_path)
 		try_debug(m, buf);
 }
 
+/* The program and section header tables must lie inside the file (libelf would otherwise
+ * silently show a file without sections). */
+static int check_tables(struct bbmap_module *m, const GElf_Ehdr *eh)
+{
+	size_t shnum = 0, phnum = 0;
+
+	if (elf_getshdrnum(m->elf, &shnum) != 0 || elf_getphdrnum(m->elf, &phnum) != 0) {
+		pr_warn("%s: ELF header: %s", m->path, elf_errmsg(-1));
+		return -HBBP_EFORMAT;
+	}
+	/* libelf drops a section table it cannot read: judge by the header's own counts. */
+	if (eh->e_shnum)
+		shnum = eh->e_shnum;
+	if (eh->e_phnum != PN_XNUM)
+		phnum = eh->e_phnum;
+	if (shnum && (!eh->e_shentsize || eh->e_shoff > m->image_size ||
+		      shnum > (m->image_size - eh->e_shoff) / eh->e_shentsize)) {
+		pr_warn("%s: section headers at 0x%" PRIx64 " extend past the end of the file",
+			m->path, (uint64_t)eh->e_shoff);
+		return -HBBP_EFORMAT;
+	}
+	if (phnum && (!eh->e_phentsize || eh->e_phoff > m->image_size ||
+		      phnum > (m->image_size - eh->e_phoff) / eh->e_phentsize)) {
+		pr_warn("%s: program headers at 0x%" PRIx64 " extend past the end of the file",
+			m->path, (uint64_t)eh->e_phoff);
+		return -HBBP_EFORMAT;
+	}
+	return 0;
+}
+
 int mod_elf__load(struct bbmap_module *m, const char *debug_path)
 {
 	GElf_Ehdr eh;
@@ -542,6 +602,9 @@ int mod_elf__load(struct bbmap_module *m, const char *debug_path)
 	m->e_type = eh.e_type;
 	m->e_machine = eh.e_machine;
 	m->arch = arch_of(eh.e_machine);
+	err = check_tables(m, &eh);
+	if (err)
+		return err;
 	m->build_id_size = elf_build_id(m->elf, m->image_size, m->build_id, sizeof(m->build_id));
 	err = load_segments(m);
 	if (!err)

@@ -121,7 +121,11 @@ static bool x86_is_string(const char *b)
 		"lodsb", "lodsw", "lodsd", "lodsq", "scasb", "scasw", "scasd", "scasq",
 		"cmpsb", "cmpsw", "cmpsd", "cmpsq", "insb", "insw", "insd", "outsb", "outsw",
 		"outsd", NULL };
+	size_t n = strlen(b);
+	char last = n ? b[n - 1] : 0;
 
+	if (n < 4 || n > 5 || (last != 'b' && last != 'w' && last != 'd' && last != 'q'))
+		return false;
 	return in_list(b, l);
 }
 
@@ -368,7 +372,7 @@ static enum bbmap_category x86_category(const char *b, unsigned id, uint16_t fla
 			return CAT_DATAXFER;
 		return out->elem >= ELEM_FP16 ? CAT_SIMD_FP : CAT_SIMD_INT;
 	}
-	if (x86_is_string(b))
+	if (x86_is_string(b) && isa == ISA_BASE)
 		return CAT_STRING;
 	if (in_list(b, stack))
 		return CAT_STACK;
@@ -387,7 +391,8 @@ static enum bbmap_category x86_category(const char *b, unsigned id, uint16_t fla
 	return CAT_OTHER;
 }
 
-void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n)
+void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n,
+		    bool full)
 {
 	const cs_detail *d = ci->detail;
 	const cs_x86 *x = &d->x86;
@@ -449,20 +454,22 @@ void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *icla
 		f |= BBMAP_INSN_MEM_READ;
 	if (!strcmp(b, "leave"))
 		f |= BBMAP_INSN_MEM_READ;
-	if (x86_is_string(b)) {
+	if ((id == X86_INS_CMPXCHG || id == X86_INS_CMPXCHG8B || id == X86_INS_CMPXCHG16B ||
+	     x->prefix[0] == X86_PREFIX_LOCK) && (f & BBMAP_INSN_MEM_READ))
+		f |= BBMAP_INSN_MEM_WRITE;	/* capstone 4 marks cmpxchg's memory read-only */
+	isa = full ? x86_isa(d, id, b) : (enum bbmap_isa)out->isa;
+	/* String forms only: movsd/cmpsd also name SSE2 instructions. */
+	if (x86_is_string(b) && isa == ISA_BASE) {
 		if (starts(b, "movs") || starts(b, "lods") || starts(b, "scas") ||
 		    starts(b, "cmps") || starts(b, "outs"))
 			f |= BBMAP_INSN_MEM_READ;
 		if (starts(b, "movs") || starts(b, "stos") || starts(b, "ins"))
 			f |= BBMAP_INSN_MEM_WRITE;
-		/* cmpsd/movsd also name SSE2 instructions: only the string forms have no
-		 * register operand. */
 	}
 	if (x->prefix[0] == X86_PREFIX_LOCK ||
 	    (id == X86_INS_XCHG && (f & (BBMAP_INSN_MEM_READ | BBMAP_INSN_MEM_WRITE))))
 		f |= BBMAP_INSN_LOCK;
 
-	isa = x86_isa(d, id, b);
 	out->isa = (uint8_t)isa;
 
 	/* Operands and vector width. */
@@ -489,7 +496,8 @@ void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *icla
 
 	/* Packing and element type. */
 	if (isa_is_simd(isa)) {
-		simd_type(b[0] == 'v' && isa >= ISA_AVX ? b + 1 : b, x, out);
+		if (full || strstr(b, "2si") || strstr(b, "2usi"))
+			simd_type(b[0] == 'v' && isa >= ISA_AVX ? b + 1 : b, x, out);
 	} else if (isa == ISA_X87) {
 		out->packing = PACK_SCALAR;
 		out->elem = ELEM_FP80;
@@ -502,8 +510,10 @@ void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *icla
 		out->elem = int_elem(x->operands[0].size);
 	}
 	out->flags = f;
-	out->category = (uint8_t)x86_category(b, id, f, isa, out);
-	x86_iclass(ci->mnemonic, b, ci, isa, iclass, n);
+	if (full) {
+		out->category = (uint8_t)x86_category(b, id, f, isa, out);
+		x86_iclass(ci->mnemonic, b, ci, isa, iclass, n);
+	}
 }
 
 /* ---- AArch64 ---- */

@@ -136,6 +136,7 @@ void bbmap_module__delete(struct bbmap_module *m)
 	mod_demangle__exit(m);
 	mod_elf__unload(m);
 	strtab_free(&m->strs);
+	free(m->attr.slots);
 	free(m->path);
 	free(m);
 }

@@ -32,6 +32,19 @@ struct mod_region {
 	char *text;				/* operand strings of insns */
 };
 
+/* Per-module memo of the static x86 attributes, keyed by (mnemonic, id, groups). */
+struct mod_attr_memo {
+	const char *mnemonic, *iclass;
+	uint64_t groups;
+	uint32_t id;
+	uint8_t isa, category, packing, elem;
+};
+
+struct mod_attr_cache {
+	struct mod_attr_memo *slots;
+	size_t nr, cap;
+};
+
 /* Interned strings (mnemonics, iclasses, file names): stable pointers. */
 struct mod_strtab {
 	char **slots;
@@ -76,6 +89,11 @@ struct bbmap_module {
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
 
 	struct mod_strtab strs;
+	struct mod_attr_cache attr;
+	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
+	size_t scr_cap;
+	char *scr_text;
+	size_t scr_text_cap;
 	struct bbmap_module_stats stats;
 };
 
@@ -92,8 +110,11 @@ void mod_disasm__close(struct bbmap_module *m);
 size_t mod_x86__length(const uint8_t *p, size_t n, bool mode64);
 
 /* insn_attr.c: fills every attribute of out from a capstone instruction with detail;
- * writes the iclass name into iclass (NUL-terminated). */
-void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n);
+ * writes the iclass name into iclass (NUL-terminated). For x86, full=false skips what is
+ * the same for every instruction of one mnemonic, id and group set (isa, category, SIMD
+ * packing and element type, iclass): the caller pre-fills those from its cache. */
+void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n,
+		    bool full);
 void insn_attr__arm64(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n);
 void insn_attr__arm(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n);
 

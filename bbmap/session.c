@@ -4,10 +4,11 @@
  * Finding binaries lives in dso*.c, kernel.c and perfmap.c.
  */
 #include <errno.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bbmap/session_priv.h"
 #include "util/hbbp_err.h"
@@ -17,6 +18,9 @@
 #define CPUMODE_HYPERVISOR 3
 #define CPUMODE_GUEST_KERNEL 4
 #define CPUMODE_GUEST_USER 5
+
+#define MODIDX_MAX (1u << 20)	/* module files indexed under /lib/modules/<rel> */
+#define MODIDX_DEPTH 16
 
 #define KERNEL_PID 0xffffffffu	/* machine pid -1: host kernel maps */
 /* User-mode addresses at or above this are tried in the kernel maps (x86-64, AArch64). */
@@ -66,7 +70,7 @@ struct bbmap_session {
 	struct modindex_ent *modidx;
 	size_t nr_modidx, cap_modidx;
 	bool modidx_built;
-	uint64_t nr_unsupported_guest;
+	struct bbmap_session_stats stats;
 };
 
 /* ---- integer-keyed tables ---- */
@@ -509,8 +513,8 @@ int bbmap_session__mmap(struct bbmap_session *s, int cpumode, uint32_t pid, uint
 		return session__kernel_mmap(s, cpumode, map.start, map.end, pgoff, filename,
 					    build_id, build_id_size);
 	if (cpumode == CPUMODE_GUEST_USER) {
-		s->nr_unsupported_guest++;
-		return -HBBP_EUNSUPP;
+		s->stats.nr_guest_unsupported++;
+		return 0;
 	}
 	if (!exec)
 		return 0;	/* data maps play no part in code lookups */
@@ -644,6 +648,7 @@ int bbmap_session__lookup(struct bbmap_session *s, uint32_t pid, int cpumode, ui
 	struct proc *p;
 
 	memset(loc, 0, sizeof(*loc));
+	s->stats.nr_lookups++;
 	switch (cpumode & 7) {
 	case CPUMODE_KERNEL:
 	case CPUMODE_HYPERVISOR:
@@ -653,23 +658,35 @@ int bbmap_session__lookup(struct bbmap_session *s, uint32_t pid, int cpumode, ui
 		map = bbmap_maps__find(&s->guest_kmaps, addr);
 		break;
 	case CPUMODE_GUEST_USER:
-		s->nr_unsupported_guest++;
-		return -HBBP_EUNSUPP;
+		s->stats.nr_guest_unsupported++;
+		s->stats.nr_unmapped++;
+		return -HBBP_ENOTFOUND;
 	default:
 		p = session__proc(s, pid, false);
 		if (p)
 			map = bbmap_maps__find(&p->maps, addr);
-		if (!map && addr >= KERNEL_SPACE_START)
+		if (!map && addr >= KERNEL_SPACE_START) {
 			map = bbmap_maps__find(&s->kmaps, addr);
+			s->stats.nr_kernel_fallback += map != NULL;
+		}
 		break;
 	}
-	if (!map)
+	if (!map) {
+		s->stats.nr_unmapped++;
 		return -HBBP_ENOTFOUND;
+	}
 	loc->dso = map->dso;
 	loc->map_start = map->start;
 	loc->map_end = map->end;
 	loc->vaddr = bbmap_dso__map_vaddr(map->dso, map, addr);
 	return 0;
+}
+
+void bbmap_session__stats(const struct bbmap_session *s, struct bbmap_session_stats *st)
+{
+	*st = s->stats;
+	st->nr_procs = s->procs.n;
+	st->nr_dsos = s->nr_dsos;
 }
 
 const char *bbmap_session__comm_of(const struct bbmap_session *s, uint32_t pid, uint32_t tid)
@@ -683,8 +700,6 @@ const char *bbmap_session__comm_of(const struct bbmap_session *s, uint32_t pid, 
 
 /* ---- /lib/modules index ---- */
 
-static struct bbmap_session *modidx_session;	/* nftw has no context argument */
-
 static void modname_normalise(char *name)
 {
 	char *p = strstr(name, ".ko");
@@ -696,24 +711,19 @@ static void modname_normalise(char *name)
 			*p = '_';
 }
 
-static int modidx__visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int modidx__add(struct bbmap_session *s, const char *path, const char *base)
 {
-	struct bbmap_session *s = modidx_session;
-	const char *base = path + ftw->base;
 	struct modindex_ent *e;
 
-	(void)st;
-	if (type != FTW_F || !strstr(base, ".ko"))
-		return 0;
 	if (s->nr_modidx == s->cap_modidx) {
 		size_t cap = s->cap_modidx ? s->cap_modidx * 2 : 256;
 		void *v;
 
-		if (cap > (1u << 20))
-			return 1;
+		if (cap > MODIDX_MAX)
+			return -HBBP_ELIMIT;
 		v = realloc(s->modidx, cap * sizeof(*s->modidx));
 		if (!v)
-			return 1;
+			return -ENOMEM;
 		s->modidx = v;
 		s->cap_modidx = cap;
 	}
@@ -723,11 +733,45 @@ static int modidx__visit(const char *path, const struct stat *st, int type, stru
 	if (!e->name || !e->path) {
 		free(e->name);
 		free(e->path);
-		return 1;
+		return -ENOMEM;
 	}
 	modname_normalise(e->name);
 	s->nr_modidx++;
 	return 0;
+}
+
+/* Walks dir (not following symlinked directories) collecting *.ko* files. */
+static int modidx__walk(struct bbmap_session *s, const char *dir, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	if (depth > MODIDX_DEPTH)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		char *path;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!lstat(path, &st)) {
+			if (S_ISDIR(st.st_mode))
+				err = modidx__walk(s, path, depth + 1);
+			else if (strstr(de->d_name, ".ko"))
+				err = modidx__add(s, path, de->d_name);
+		}
+		free(path);
+	}
+	closedir(d);
+	return err;
 }
 
 const char *bbmap_session__module_path(struct bbmap_session *s, const char *modname)
@@ -744,9 +788,7 @@ const char *bbmap_session__module_path(struct bbmap_session *s, const char *modn
 		if (rel && *rel && !strchr(rel, '/')) {
 			snprintf(dir, sizeof(dir), "%s/lib/modules/%s",
 				 s->opts.symfs ? s->opts.symfs : "", rel);
-			modidx_session = s;
-			nftw(dir, modidx__visit, 16, FTW_PHYS);
-			modidx_session = NULL;
+			modidx__walk(s, dir, 0);
 		}
 	}
 	want = strdup(modname);

@@ -5,6 +5,9 @@
  * file when there is one, else from the module itself; none leaves srcfile NULL.
  * Knows nothing of perf.data or of blocks.
  */
+#include <dwarf.h>
+#include <stdio.h>
+
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
 
@@ -41,6 +44,7 @@ void mod_srcline__fill(struct bbmap_module *m, struct mod_region *r)
 	Dwarf_Die cu;
 	Dwarf_Addr lo = 1, hi = 0;	/* range known to be in cu */
 	bool have_cu = false;
+	const char *comp_dir = NULL;
 	uint32_t i;
 
 	for (i = 0; i < r->nr_insns; i++) {
@@ -55,6 +59,12 @@ void mod_srcline__fill(struct bbmap_module *m, struct mod_region *r)
 			have_cu = dwarf_addrdie(m->dwarf, in->addr, &cu) != NULL;
 			if (!have_cu)
 				continue;
+			{
+				Dwarf_Attribute at;
+
+				/* Relative file names are relative to the CU's directory. */
+				comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+			}
 			lo = 1;
 			hi = 0;
 			{
@@ -75,6 +85,16 @@ void mod_srcline__fill(struct bbmap_module *m, struct mod_region *r)
 		src = dwarf_linesrc(l, NULL, NULL);
 		if (!src || dwarf_lineno(l, &ln) != 0 || ln <= 0)
 			continue;
+		if (src[0] != '/' && comp_dir) {
+			char path[4096];
+
+			if (snprintf(path, sizeof(path), "%s/%s", comp_dir, src) <
+			    (int)sizeof(path)) {
+				in->srcfile = mod_str__intern(m, path);
+				in->line = (uint32_t)ln;
+				continue;
+			}
+		}
 		in->srcfile = mod_str__intern(m, src);
 		in->line = (uint32_t)ln;
 	}

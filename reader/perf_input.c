@@ -18,6 +18,7 @@
 
 #define COMP_MAX_PAYLOAD	65519u
 #define ZBUF_MAX		(64u << 20)
+#define DROP_CHUNK		(4u << 20)
 
 int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const char *path,
 			  bool allow_stdin)
@@ -133,9 +134,9 @@ int perf_input__peek(struct perf_reader *r, struct perf_input *in, size_t n,
 		     const uint8_t **p, size_t *avail)
 {
 	if (!in->streaming) {
-		uint64_t left = in->pos <= in->end ? in->end - in->pos : 0;
+		uint64_t left = in->map && in->pos <= in->end ? in->end - in->pos : 0;
 
-		*p = in->map + in->pos;
+		*p = in->map ? in->map + in->pos : NULL;
 		*avail = left < n ? (size_t)left : n;
 		return left >= n;
 	}
@@ -324,6 +325,16 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		if (in->done)
 			return 0;
 		off = in->pos;
+		if (!in->streaming && in->map && off - in->dropped >= DROP_CHUNK) {
+			/* read pages are not needed again: keep RSS flat on big files */
+			uint64_t upto = (off - 65536) & ~(uint64_t)(DROP_CHUNK - 1);
+
+			if (upto > in->dropped) {
+				madvise((void *)(in->map + in->dropped), upto - in->dropped,
+					MADV_DONTNEED);
+				in->dropped = upto;
+			}
+		}
 		ret = perf_input__peek(r, in, 8, &p, &avail);
 		if (ret < 0)
 			return ret;

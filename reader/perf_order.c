@@ -12,6 +12,9 @@
 #include "reader/perf_reader_int.h"
 #include "util/hbbp_err.h"
 
+/* queued bytes above which the older half is delivered early (perf: ordered-events limit) */
+#define ORDER_MEM_LIMIT	(2u << 20)
+
 void perf_order__free(struct perf_reader *r)
 {
 	free(r->arena);
@@ -88,6 +91,8 @@ static void start_flush(struct perf_reader *r, uint64_t limit, bool all)
 	qsort(r->q, r->q_nr, sizeof(*r->q), qent_cmp);
 	if (all)
 		n = r->q_nr;
+	else if (limit == UINT64_MAX)
+		n = r->q_nr / 2;	/* memory limit: the older half, as perf does */
 	else
 		while (n < r->q_nr && r->q[n].time <= limit)
 			n++;
@@ -224,6 +229,8 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 			ret = queue(r, &raw, t);
 			if (ret)
 				return ret;
+			if (r->arena_len > ORDER_MEM_LIMIT)
+				start_flush(r, UINT64_MAX, false);
 			continue;
 		}
 		return deliver(r, raw.p, raw.size, raw.offset, raw.in, evidx, rec);

@@ -32,6 +32,7 @@ struct perf_input {
 	const uint8_t *map;		/* whole file when mapped */
 	uint64_t map_size;
 	uint64_t pos, end;		/* file offsets: next byte, end of the record stream */
+	uint64_t dropped;		/* pages below this were released (madvise) */
 	/* streaming buffer: buf[0..len) holds file bytes from buf_off */
 	uint8_t *buf;
 	size_t cap, len, start;		/* start: index of file offset pos in buf */

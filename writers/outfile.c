@@ -2,6 +2,7 @@
  * renamed into place only when complete, and a signal handler that removes it when the
  * process is interrupted (SIGINT, SIGTERM, SIGHUP): the handler is async-signal-safe
  * (unlink, write, _exit) and ends the process with exit code 3 (HBBP_EXIT_IO).
+ * Signals the process ignores when the handlers are installed stay ignored.
  * One temporary file is registered at a time (writer__write is not reentrant). SIGKILL
  * cannot be caught: it leaves the hidden temporary file, never a partial NAME.
  * Depends only on libc.
@@ -74,9 +75,15 @@ static int outfile__install(void)
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < NR_SIGNALS; i++)
 		sigaddset(&sa.sa_mask, cleanup_signals[i]);
-	for (i = 0; i < NR_SIGNALS; i++)
-		if (sigaction(cleanup_signals[i], &sa, &saved_actions[i]))
+	for (i = 0; i < NR_SIGNALS; i++) {
+		if (sigaction(cleanup_signals[i], NULL, &saved_actions[i]))
 			return -errno;
+		/* A signal the caller ignores (nohup, background jobs of a shell) stays ignored. */
+		if (saved_actions[i].sa_handler == SIG_IGN)
+			continue;
+		if (sigaction(cleanup_signals[i], &sa, NULL))
+			return -errno;
+	}
 	return 0;
 }
 

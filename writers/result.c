@@ -448,3 +448,59 @@ int result_table__col(const struct result_table *t, const char *name)
 			return (int)i;
 	return -1;
 }
+
+/* Merge sort of row indices (stable), then the rows are permuted into a new array. */
+static void sort__merge(const struct result_table *t, size_t *idx, size_t *tmp, size_t n,
+			int (*cmp)(const struct result_cell *, const struct result_cell *, void *),
+			void *ctx)
+{
+	size_t mid = n / 2, i = 0, j = mid, k = 0;
+
+	if (n < 2)
+		return;
+	sort__merge(t, idx, tmp, mid, cmp, ctx);
+	sort__merge(t, idx + mid, tmp, n - mid, cmp, ctx);
+	while (i < mid && j < n) {
+		if (cmp(result_table__row(t, idx[j]), result_table__row(t, idx[i]), ctx) < 0)
+			tmp[k++] = idx[j++];
+		else
+			tmp[k++] = idx[i++];
+	}
+	while (i < mid)
+		tmp[k++] = idx[i++];
+	while (j < n)
+		tmp[k++] = idx[j++];
+	memcpy(idx, tmp, n * sizeof(*idx));
+}
+
+int result_table__sort(struct result_table *t,
+		       int (*cmp)(const struct result_cell *a, const struct result_cell *b,
+				  void *ctx),
+		       void *ctx)
+{
+	size_t n = t->nr_rows, i, rowsz = t->nr_cols * sizeof(*t->cells);
+	size_t *idx, *tmp;
+	struct result_cell *cells;
+
+	if (n < 2)
+		return 0;
+	idx = malloc(n * sizeof(*idx));
+	tmp = malloc(n * sizeof(*tmp));
+	cells = malloc(t->alloc_rows * rowsz);
+	if (!idx || !tmp || !cells) {
+		free(idx);
+		free(tmp);
+		free(cells);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	sort__merge(t, idx, tmp, n, cmp, ctx);
+	for (i = 0; i < n; i++)
+		memcpy(&cells[i * t->nr_cols], result_table__row(t, idx[i]), rowsz);
+	free(t->cells);
+	t->cells = cells;
+	free(idx);
+	free(tmp);
+	return 0;
+}

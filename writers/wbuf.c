@@ -85,6 +85,11 @@ int wfmt__real(char *buf, size_t size, double v, int prec)
 		snprintf(buf, size, "0");
 		return 0;
 	}
+	/* Whole numbers below 1e15 print as integers under %.15g: skip the printf path. */
+	if (prec <= 0 && size >= 24 && v > -1e15 && v < 1e15 && v == (double)(int64_t)v) {
+		wfmt__int(buf, (int64_t)v);
+		return 0;
+	}
 	if (prec > 0) {
 		snprintf(buf, size, "%.*g", prec > 17 ? 17 : prec, v);
 		return 0;

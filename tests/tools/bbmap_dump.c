@@ -3,6 +3,8 @@
  *   bbmap_dump FILE [-s STEP] [-l] [-g ADDR]... [-d DEBUGFILE] [-a ADDR]...
  * Without -a, every STEP-th function symbol (default 1) is decoded whole. -a decodes the
  * block at ADDR and the blocks after it up to its function's end. -g adds a leader first.
+ * -o prints "O OFF VADDR" (offset_to_vaddr). -Q reads hex addresses from stdin and prints
+ * "Q ADDR SYMBOL ok|ERROR branch|-" for each (block_at; branch: a control transfer there).
  * Output: "F start end name", "B start end nr_insns", "I addr len flags mnemonic
  * iclass isa category packing elem width rw [file:line]", and a final "S" stats line.
  */
@@ -52,7 +54,9 @@ int main(int argc, char **argv)
 	struct bbmap_module_stats st;
 	const char *debug = NULL;
 	uint64_t addrs[256], leaders[256];
-	size_t na = 0, nl = 0, i, step = 1;
+	uint64_t offs[256];
+	int query = 0;
+	size_t na = 0, nl = 0, no = 0, i, step = 1;
 	int err, a;
 
 	if (argc < 2) {
@@ -70,12 +74,46 @@ int main(int argc, char **argv)
 			addrs[na++] = strtoull(argv[++a], NULL, 16);
 		else if (!strcmp(argv[a], "-g") && a + 1 < argc && nl < 256)
 			leaders[nl++] = strtoull(argv[++a], NULL, 16);
+		else if (!strcmp(argv[a], "-Q"))
+			query = 1;
+		else if (!strcmp(argv[a], "-o") && a + 1 < argc && no < 256)
+			offs[no++] = strtoull(argv[++a], NULL, 16);
 	}
 	err = bbmap_module__open(&m, argv[1], debug);
 	if (err) {
 		printf("open: %s\n", hbbp_strerror(err));
 		return 2;
 	}
+	for (i = 0; i < no; i++) {
+		uint64_t v;
+
+		if (bbmap_module__offset_to_vaddr(m, offs[i], &v))
+			printf("O %" PRIx64 " none\n", offs[i]);
+		else
+			printf("O %" PRIx64 " %" PRIx64 "\n", offs[i], v);
+	}
+	if (query) {
+		char line[128];
+
+		while (fgets(line, sizeof(line), stdin)) {
+			uint64_t q = strtoull(line, NULL, 16);
+			const struct bbmap_symbol *s = bbmap_module__symbol_at(m, q);
+			const struct bbmap_block *b;
+			const struct bbmap_insn *in = NULL;
+
+			err = bbmap_module__block_at(m, q, &b);
+			if (!err)
+				for (i = 0; i < b->nr_insns; i++)
+					if (b->insns[i].addr == q)
+						in = &b->insns[i];
+			printf("Q %" PRIx64 " %s %s %s\n", q, s ? s->name : "-",
+			       err ? hbbp_strerror(err) : "ok",
+			       in && (in->flags & BBMAP_INSN_BRANCH) ? "branch" : "-");
+		}
+		goto out;
+	}
+	if (no && !na)
+		goto out;
 	for (i = 0; i < nl; i++)
 		if (bbmap_module__add_leader(m, leaders[i]))
 			printf("G %" PRIx64 " not an instruction start\n", leaders[i]);
@@ -96,6 +134,7 @@ int main(int argc, char **argv)
 			dump_range(m, s->start, s->start + s->size);
 		}
 	}
+out:
 	bbmap_module__stats(m, &st);
 	printf("S bytes=%" PRIu64 " insns=%" PRIu64 " bad=%" PRIu64 " blocks=%" PRIu64
 	       " regions=%" PRIu64 " fde=%" PRIu64 " windows=%" PRIu64 "\n", st.bytes_decoded,

@@ -117,6 +117,8 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 
 static void check(int err, const char *what)
 {
+	if (err == -E2BIG)
+		die("%s: record larger than 65535 bytes", what);
 	if (err < 0)
 		die("%s: %s", what, hbbp_strerror(err));
 }
@@ -690,6 +692,8 @@ static void do_task(const struct line *l, uint32_t type)
 
 static int find_event(const char *v)
 {
+	if (!g.nr_ev)
+		die("'sample' before any 'event'");
 	if (!v)
 		return 0;
 	if (v[0] >= '0' && v[0] <= '9') {

@@ -147,6 +147,7 @@ static void test_exit_keeps_late_samples(void)
 static void test_kernel_maps(void)
 {
 	struct bbmap_session *s = new_session(NULL);
+	struct bbmap_session_stats st;
 	struct bbmap_loc loc;
 	struct bbmap_dso *d;
 	uint64_t v = 0;
@@ -185,8 +186,14 @@ static void test_kernel_maps(void)
 	CHECK(!bbmap_session__mmap(s, U, 55, 55, 0x1000, 0x1000, 0, "/u", NULL, 0, true));
 	CHECK(dso_at(s, 55, K, 0x1000, NULL) == NULL);
 	CHECK_STR(dso_at(s, 55, U, 0x1000, NULL), "/u");
-	/* guest user mode is not supported */
-	CHECK(bbmap_session__lookup(s, 55, 5, 0x1000, &loc) == -HBBP_EUNSUPP);
+	/* guest user mode is not supported: counted, not found */
+	CHECK(!bbmap_session__mmap(s, 5, 77, 77, 0x1000, 0x1000, 0, "/g", NULL, 0, true));
+	CHECK(bbmap_session__lookup(s, 77, 5, 0x1000, &loc) == -HBBP_ENOTFOUND);
+	bbmap_session__stats(s, &st);
+	CHECK_EQ_U64(st.nr_guest_unsupported, 2);
+	CHECK_EQ_U64(st.nr_kernel_fallback, 1);
+	CHECK_EQ_U64(st.nr_lookups, 11);
+	CHECK_EQ_U64(st.nr_unmapped, 2);
 	/* guest kernel maps are kept apart */
 	CHECK(!bbmap_session__mmap(s, 4, 0, 0, 0xffffffff81000000, 0x1000000, 0xffffffff81000000,
 				   "[guest.kernel.kallsyms]_text", NULL, 0, true));

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -170,12 +171,15 @@ static void test_writer_json_bytes(void)
 static void test_writer_reals(void)
 {
 	static const char *const cols[] = { "x:real" };
-	static const double vals[] = { 0.1, 1.0 / 3, 1e-310, 123456789012345678.0, -2.5, 1e21 };
+	static const double vals[] = { 0.1, 1.0 / 3, 1e-310, 123456789012345678.0, -2.5, 1e21,
+				       3.0, -42.0, 999999999999999.0, 1e15 };
 	/* Python's repr() gives the same strings, except 1e-310: the search for the shortest
 	 * form starts at 15 digits, which a subnormal does not need (it still reads back). */
 	static const char expect[] = "x\n0.1\n0.3333333333333333\n9.99999999999997e-311\n"
-				     "1.2345678901234568e+17\n-2.5\n1e+21\n";
-	static const char expect3[] = "x\n0.1\n0.333\n1e-310\n1.23e+17\n-2.5\n1e+21\n";
+				     "1.2345678901234568e+17\n-2.5\n1e+21\n3\n-42\n"
+				     "999999999999999\n1e+15\n";
+	static const char expect3[] = "x\n0.1\n0.333\n1e-310\n1.23e+17\n-2.5\n1e+21\n3\n-42\n"
+				      "1e+15\n1e+15\n";
 	struct result *r;
 	struct result_table *t;
 	struct writer_opts opts = { .precision = 3 };
@@ -235,6 +239,51 @@ static void test_writer_errors(void)
 	result__delete(r);
 }
 
+/* A result without a "mix" table: JSON has empty rows, CSV refuses (nothing created). */
+static void test_writer_no_mix(void)
+{
+	struct result *r;
+	char path[128], *got;
+
+	CHECK(result__new(&r) == 0);
+	CHECK(result__meta_text(r, "k", "\x01\x1f") == 0);
+	snprintf(path, sizeof(path), "%s/e.json", dir);
+	CHECK(writer__write(r, path, WRITER_JSON, NULL) == 0);
+	got = slurp(path);
+	CHECK_STR(got, "{\"format_version\": 1, \"meta\": {\"k\": \"\\u0001\\u001f\"}, "
+		       "\"warnings\": [],\n\"rows\": []}\n");
+	free(got);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/e.csv", dir);
+	CHECK(writer__write(r, path, WRITER_CSV, NULL) == -EINVAL);
+	CHECK(dir_entries() == 0);
+	result__delete(r);
+}
+
+/* The cleanup handlers exist only during a write; an ignored signal stays ignored. */
+static void test_writer_signal_handlers(void)
+{
+	struct result *r = build();
+	struct sigaction sa, term, hup;
+	char path[128];
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGHUP, &sa, &hup);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGTERM, &sa, &term);
+	snprintf(path, sizeof(path), "%s/s.csv", dir);
+	CHECK(writer__write(r, path, WRITER_CSV, NULL) == 0);
+	sigaction(SIGTERM, NULL, &sa);
+	CHECK(sa.sa_handler == SIG_DFL);
+	sigaction(SIGHUP, NULL, &sa);
+	CHECK(sa.sa_handler == SIG_IGN);
+	sigaction(SIGTERM, &term, NULL);
+	sigaction(SIGHUP, &hup, NULL);
+	unlink(path);
+	result__delete(r);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "%s/wtext.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -246,6 +295,8 @@ int main(void)
 	RUN_TEST(test_writer_json_bytes);
 	RUN_TEST(test_writer_reals);
 	RUN_TEST(test_writer_errors);
+	RUN_TEST(test_writer_signal_handlers);
+	RUN_TEST(test_writer_no_mix);
 	rmdir(dir);
 	return TEST_EXIT();
 }
