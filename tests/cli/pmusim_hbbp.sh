@@ -47,3 +47,22 @@ for w in "primes 300" "objects 2" "vector 40" "interp 10" "libcmix 10" "divloop 
 	check "pmusim_hbbp: $wl: EBS and LBR agree on all $1 blocks (${2} differ)" \
 		test "$1" -gt 100 -a "$2" = 0
 done
+# effects off, ordinary periods: hbbp-convert's error against the exact mix shrinks with the
+# periods (periods / 10 each step)
+msg="" ok=1 prev=""
+for p in "100003 10007" "10007 1009" "1009 101"; do
+	set -- $p
+	if ! "$PMUSIM" --ebs-period $1 --lbr-period $2 --effects none -o "$TMP/per.data" \
+		--truth "$TMP/per.truth.csv" -- "$TMP/wl/interp" 1000 >/dev/null 2>"$TMP/per.err" ||
+	   ! "$HBBP" -q --method hbbp --by mnemonic -o "$TMP/per.csv" "$TMP/per.data" 2>>"$TMP/per.err"; then
+		ok=0; cat "$TMP/per.err" >&2; break
+	fi
+	err=$(awk -F, 'FNR == 1 { next } NR == FNR { t[$1] = $2; tot += $2; next }
+		{ m[$1] = $2 } END { for (k in t) { d = m[k] - t[k]; s += d < 0 ? -d : d }
+		for (k in m) if (!(k in t)) s += m[k]; printf "%.6f", s / tot }' \
+		"$TMP/per.truth.csv" "$TMP/per.csv")
+	msg="$msg $1/$2:$err"
+	[ -z "$prev" ] || awk -v e=$err -v p=$prev 'BEGIN { exit !(e < p) }' || ok=0
+	prev=$err
+done
+check "pmusim_hbbp: HBBP error shrinks with the periods (interp 1000:$msg)" test $ok = 1
