@@ -71,6 +71,7 @@ else
 PROGS := hbbp-convert $(if $(SIM_SRCS),pmusim)
 endif
 
+.SECONDARY:
 .PHONY: all check check-build check-run deps demo clean install fuzz bench accuracy update-golden
 all: $(PROGS)
 
@@ -104,7 +105,13 @@ $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-check-build: $(PROGS) $(TEST_BINS) $(TOOLS_BINS)
+# LD_PRELOAD I/O fault shim of the writer tests (no sanitizers: it is preloaded).
+$(BUILD)/shim/faultshim.so: tests/shim/faultshim.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -fPIC -shared $(WARN) -o $@ $< -ldl
+
+check-build: $(PROGS) $(TEST_BINS) $(TOOLS_BINS) $(BUILD)/shim/faultshim.so
 
 deps:
 	@sh tests/deps.sh check

@@ -91,6 +91,16 @@ int bbmap_session__ksymbol(struct bbmap_session *s, uint64_t addr, uint32_t len,
 int bbmap_session__lookup(struct bbmap_session *s, uint32_t pid, int cpumode, uint64_t addr,
 			  struct bbmap_loc *loc);
 
+/* Counters for the summary (recoverable anomalies are counted, never fatal). */
+struct bbmap_session_stats {
+	uint64_t nr_lookups;		/* bbmap_session__lookup calls */
+	uint64_t nr_unmapped;		/* lookups that found no map */
+	uint64_t nr_kernel_fallback;	/* user-mode lookups resolved in the kernel maps */
+	uint64_t nr_guest_unsupported;	/* guest user-space mmaps and lookups (not followed) */
+	uint64_t nr_procs, nr_dsos;
+};
+void bbmap_session__stats(const struct bbmap_session *s, struct bbmap_session_stats *st);
+
 /* The comm of a thread (last COMM seen for tid, else for pid), or NULL. */
 const char *bbmap_session__comm_of(const struct bbmap_session *s, uint32_t pid, uint32_t tid);
 

@@ -33,12 +33,21 @@ struct perf_writer_opts {
 	uint32_t nr_cpus;
 	bool branch_stack;		/* write HEADER_BRANCH_STACK */
 };
+/* Features written: BUILD_ID (file mode; record 67 in pipe mode), HOSTNAME, OSRELEASE,
+ * VERSION, ARCH, NRCPUS (avail = online = nr_cpus), CPUDESC, CPUID, CMDLINE, EVENT_DESC,
+ * BRANCH_STACK and SAMPLE_TIME (file mode only, as perf), COMPRESSED (when compressing).
+ * Pipe mode: HEADER_ATTR records, then HEADER_FEATURE records padded to 8, then the end
+ * marker with feat_id 32 (perf 6.1's HEADER_LAST_FEATURE; 6.1 rejects larger ids). */
 
 /* path "-" writes to stdout (pipe mode only). */
 int perf_writer__open(struct perf_writer **out, const char *path,
 		      const struct perf_writer_opts *opts);
 /* Adds an event before any record is written; returns its index (>= 0) or an error.
- * ids: the sample ids to store with the attr (nr_ids may be 0). */
+ * ids: the sample ids to store with the attr (nr_ids may be 0). Fields that an attr of
+ * opts.attr_size bytes cannot hold are dropped, and samples are encoded with the attr as
+ * stored (e.g. attr_size 64 has no branch_sample_type, so no hw_idx and no counters).
+ * name NULL: no name; EVENT_DESC is written when at least one event has a name (the
+ * others get ""). */
 int perf_writer__add_event(struct perf_writer *w, const struct perf_evattr *attr,
 			   const char *name, const uint64_t *ids, size_t nr_ids);
 /* Adds a BUILD_ID feature entry (file mode) / record 67 (pipe mode). */
@@ -46,7 +55,15 @@ int perf_writer__add_build_id(struct perf_writer *w, int32_t pid, uint16_t cpumo
 			      const uint8_t *id, uint8_t size, const char *filename);
 
 /* Records. sid is the sample_id trailer for events with sample_id_all (may be NULL: zeros);
- * it is encoded with the sample_type of event evidx (0 for synthesized records). */
+ * it is encoded with the sample_type of event evidx (0 for synthesized records).
+ * The writer takes evidx as the event whose ids contain sid->id, else event 0; no trailer
+ * when that event lacks sample_id_all. Strings are NUL-terminated and padded to 8. */
+/* The layout follows event evidx's attr (sample_type, read_format, branch_sample_type,
+ * register masks), not s->present. RAW data is zero-padded so that 4 + size is a multiple
+ * of 8 and AUX data to a multiple of 8, as the kernel does (the sizes written include the
+ * padding). Branch counters are written when branch_sample_type has COUNTERS (zeros when
+ * s->branch_counters is NULL). -EINVAL when s does not match the attr (register count,
+ * missing read values), -E2BIG when the record exceeds 65535 bytes. */
 int perf_writer__sample(struct perf_writer *w, int evidx, uint16_t misc,
 			const struct perf_sample *s);
 int perf_writer__mmap2(struct perf_writer *w, uint16_t misc, uint32_t pid, uint32_t tid,

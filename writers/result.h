@@ -69,4 +69,15 @@ void result_cell__real(struct result_cell *c, double v);
 int result_cell__text(struct result_table *t, struct result_cell *c, const char *s);
 int result_table__col(const struct result_table *t, const char *name);	/* index or -1 */
 
+/* The nr_cols cells of row (row < nr_rows); valid until the next add_row. */
+static inline struct result_cell *result_table__row(const struct result_table *t, size_t row)
+{
+	return &t->cells[row * t->nr_cols];
+}
+/* Stable sort of the rows by cmp (which sees two rows' cells); 0 or -ENOMEM. */
+int result_table__sort(struct result_table *t,
+		       int (*cmp)(const struct result_cell *a, const struct result_cell *b,
+				  void *ctx),
+		       void *ctx);
+
 #endif

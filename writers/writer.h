@@ -1,6 +1,6 @@
 /* Output writers: CSV (RFC 4180), JSON, JSON Lines and SQLite, behind one ops table.
- * Every writer writes NAME.tmp (in the target's directory) and renames it into place, so an
- * error leaves nothing behind; "-" writes to stdout (not SQLite).
+ * Every writer writes a temporary ".NAME.XXXXXX" in the target's directory and renames it
+ * into place, so an error leaves nothing behind; "-" writes to stdout (not SQLite).
  * Depends only on writers/result.h, libc and sqlite3.
  */
 #ifndef WRITERS_WRITER_H
@@ -26,5 +26,11 @@ enum writer_format writer_format_from_path(const char *path);
  * output file exists (an --append target keeps its previous content). */
 int writer__write(const struct result *res, const char *path, enum writer_format fmt,
 		  const struct writer_opts *opts);
+
+/* Makes the cleanup handlers for SIGINT, SIGTERM and SIGHUP (which writer__write installs
+ * for the duration of each write and then restores) stay for the process lifetime. While a
+ * write is in progress they remove its temporary file and _exit(3); otherwise they end the
+ * process as the default action would. */
+int writer__install_signal_cleanup(void);
 
 #endif

@@ -1,0 +1,696 @@
+/* bbmap_module: the public side of bbmap/module.h. Owns the module object and its cache,
+ * symbol lookup (with lazy demangling and .eh_frame pseudo symbols), the load-bias
+ * translation, and the lazily decoded regions with their basic blocks (method.md §3):
+ * a block ends after any control transfer and starts at a symbol start, a direct branch
+ * target, the instruction after a control transfer, or a leader added by the caller.
+ * ELF parsing lives in elf_load.c, decoding in disasm_capstone.c. Knows nothing of
+ * perf.data.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bbmap/module_priv.h"
+#include "util/hbbp_err.h"
+
+#define WINDOW (64u * 1024)		/* code decoded around an address with no function */
+
+/* ---- interned strings ---- */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+const char *mod_str__intern(struct bbmap_module *m, const char *s)
+{
+	struct mod_strtab *t = &m->strs;
+	size_t i;
+
+	if (t->nr * 2 >= t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 256, j;
+		char **ns = calloc(nc, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		for (j = 0; j < t->cap; j++) {
+			if (!t->slots[j])
+				continue;
+			i = str_hash(t->slots[j]) & (nc - 1);
+			while (ns[i])
+				i = (i + 1) & (nc - 1);
+			ns[i] = t->slots[j];
+		}
+		free(t->slots);
+		t->slots = ns;
+		t->cap = nc;
+	}
+	i = str_hash(s) & (t->cap - 1);
+	while (t->slots[i]) {
+		if (!strcmp(t->slots[i], s))
+			return t->slots[i];
+		i = (i + 1) & (t->cap - 1);
+	}
+	t->slots[i] = strdup(s);
+	if (!t->slots[i])
+		return NULL;
+	t->nr++;
+	return t->slots[i];
+}
+
+static void strtab_free(struct mod_strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		free(t->slots[i]);
+	free(t->slots);
+}
+
+/* ---- open / delete ---- */
+
+int bbmap_module__open(struct bbmap_module **out, const char *path, const char *debug_path)
+{
+	struct bbmap_module *m;
+	int err;
+
+	*out = NULL;
+	if (!path)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->refcnt = 1;
+	m->fd = m->dbg_fd = -1;
+	m->path = strdup(path);
+	if (!m->path) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = mod_elf__load(m, debug_path);
+	if (err)
+		goto out_free;
+	mod_demangle__init(m);
+	mod_srcline__open(m);
+	*out = m;
+	return 0;
+out_free:
+	bbmap_module__delete(m);
+	return err;
+}
+
+static void region_free(struct mod_region *r)
+{
+	if (!r)
+		return;
+	free(r->insns);
+	free(r->blocks);
+	free(r->text);
+	free(r);
+}
+
+void bbmap_module__delete(struct bbmap_module *m)
+{
+	size_t i;
+
+	if (!m || --m->refcnt > 0)
+		return;
+	for (i = 0; i < m->nr_regions; i++)
+		region_free(m->regions[i]);
+	free(m->regions);
+	for (i = 0; i < m->nr_fde_syms; i++)
+		free(m->fde_syms[i]);
+	free(m->fde_syms);
+	for (i = 0; i < m->nr_syms; i++)
+		if (m->sym_state[i] & 2)
+			free((char *)m->syms[i].name);
+	mod_disasm__close(m);
+	if (m->dwarf)
+		dwarf_end(m->dwarf);
+	mod_demangle__exit(m);
+	mod_elf__unload(m);
+	strtab_free(&m->strs);
+	free(m->attr.slots);
+	free(m->path);
+	free(m);
+}
+
+struct bbmap_module *bbmap_module__get(struct bbmap_module *m)
+{
+	if (m)
+		m->refcnt++;
+	return m;
+}
+
+const char *bbmap_module__path(const struct bbmap_module *m) { return m->path; }
+const char *bbmap_module__debug_file(const struct bbmap_module *m) { return m->debug_file; }
+enum bbmap_arch bbmap_module__arch(const struct bbmap_module *m) { return m->arch; }
+
+size_t bbmap_module__build_id(const struct bbmap_module *m, const uint8_t **id)
+{
+	if (id)
+		*id = m->build_id_size ? m->build_id : NULL;
+	return m->build_id_size;
+}
+
+bool bbmap_module__has_symbols(const struct bbmap_module *m) { return m->nr_syms > 0; }
+bool bbmap_module__has_lines(const struct bbmap_module *m) { return m->dwarf != NULL; }
+
+void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats *st)
+{
+	*st = m->stats;
+}
+
+/* ---- addresses and symbols ---- */
+
+int bbmap_module__offset_to_vaddr(const struct bbmap_module *m, uint64_t off, uint64_t *vaddr)
+{
+	size_t i;
+
+	/* The load bias: a file offset maps to p_vaddr + (off - p_offset) of the PT_LOAD
+	 * segment holding it. Relocatable objects have no segments: their "addresses" are
+	 * file offsets (see elf_load.c). */
+	for (i = 0; i < m->nr_segs; i++) {
+		const struct mod_load_seg *s = &m->segs[i];
+
+		if (off >= s->offset && off - s->offset < (s->filesz ? s->filesz : s->memsz)) {
+			*vaddr = s->vaddr + (off - s->offset);
+			return 0;
+		}
+	}
+	if (m->e_type == ET_REL && off < m->image_size) {
+		*vaddr = off;
+		return 0;
+	}
+	return -HBBP_ENOTFOUND;
+}
+
+static const struct bbmap_symbol *sym_name_ready(struct bbmap_module *m, size_t i)
+{
+	if (!(m->sym_state[i] & 1)) {
+		char *d;
+
+		m->sym_state[i] |= 1;
+		if (m->syms[i].name[0] == '_' && m->syms[i].name[1] == 'Z' &&
+		    (d = mod_demangle(m, m->syms[i].name)) != NULL) {
+			m->syms[i].name = d;
+			m->sym_state[i] |= 2;
+		}
+	}
+	return &m->syms[i];
+}
+
+size_t bbmap_module__nr_symbols(const struct bbmap_module *m) { return m->nr_syms; }
+
+const struct bbmap_symbol *bbmap_module__symbol(struct bbmap_module *m, size_t idx)
+{
+	return idx < m->nr_syms ? sym_name_ready(m, idx) : NULL;
+}
+
+int bbmap_module__symbol_addr(const struct bbmap_module *m, const char *name, uint64_t *addr)
+{
+	size_t i;
+
+	if (!mod_elf__symbol_addr(m, name, addr))
+		return 0;
+	/* A demangled name. */
+	for (i = 0; i < m->nr_syms; i++)
+		if (!strcmp(m->syms[i].name, name)) {
+			*addr = m->syms[i].start;
+			return 0;
+		}
+	return -HBBP_ENOTFOUND;
+}
+
+/* Index of the last symbol starting at or before vaddr, or -1. */
+static long sym_floor(const struct bbmap_module *m, uint64_t vaddr)
+{
+	size_t lo = 0, hi = m->nr_syms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t vaddr)
+{
+	size_t lo = 0, hi = m->nr_fde_syms;
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Addr start, end;
+	struct bbmap_symbol *s, **p;
+	char name[32];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->fde_syms[mid]->start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && vaddr - m->fde_syms[lo - 1]->start < m->fde_syms[lo - 1]->size)
+		return m->fde_syms[lo - 1];
+	if (!m->cfi || dwarf_cfi_addrframe(m->cfi, vaddr, &frame) != 0)
+		return NULL;
+	if (dwarf_frame_info(frame, &start, &end, NULL) < 0 || end <= start ||
+	    vaddr < start || vaddr >= end) {
+		free(frame);
+		return NULL;
+	}
+	free(frame);
+	if (m->nr_fde_syms == m->alloc_fde_syms) {
+		size_t nc = m->alloc_fde_syms ? m->alloc_fde_syms * 2 : 64;
+
+		p = realloc(m->fde_syms, nc * sizeof(*p));
+		if (!p)
+			return NULL;
+		m->fde_syms = p;
+		m->alloc_fde_syms = nc;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	snprintf(name, sizeof(name), "sub_%" PRIx64, (uint64_t)start);
+	s->start = start;
+	s->size = end - start;
+	s->name = mod_str__intern(m, name);
+	s->from_eh_frame = true;
+	if (!s->name) {
+		free(s);
+		return NULL;
+	}
+	memmove(&m->fde_syms[lo + 1], &m->fde_syms[lo], (m->nr_fde_syms - lo) * sizeof(*p));
+	m->fde_syms[lo] = s;
+	m->nr_fde_syms++;
+	m->stats.nr_fde_syms++;
+	return s;
+}
+
+const struct bbmap_symbol *bbmap_module__symbol_at(struct bbmap_module *m, uint64_t vaddr)
+{
+	long i = sym_floor(m, vaddr);
+
+	if (i >= 0 && vaddr - m->syms[i].start < m->syms[i].size)
+		return sym_name_ready(m, (size_t)i);
+	return fde_sym_at(m, vaddr);
+}
+
+/* ---- regions ---- */
+
+/* Index of the first region with start > vaddr. */
+static size_t region_upper(const struct bbmap_module *m, uint64_t vaddr)
+{
+	size_t lo = 0, hi = m->nr_regions;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->regions[mid]->start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct mod_region *region_of(const struct bbmap_module *m, uint64_t vaddr)
+{
+	size_t i = region_upper(m, vaddr);
+
+	if (i && vaddr < m->regions[i - 1]->end)
+		return m->regions[i - 1];
+	return NULL;
+}
+
+/* Index of the instruction starting at vaddr in r, or -1. */
+static long insn_index(const struct mod_region *r, uint64_t vaddr)
+{
+	size_t lo = 0, hi = r->nr_insns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->insns[mid].addr < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nr_insns && r->insns[lo].addr == vaddr ? (long)lo : -1;
+}
+
+/* Index of the block containing vaddr in r, or -1. */
+static long block_index(const struct mod_region *r, uint64_t vaddr)
+{
+	size_t lo = 0, hi = r->nr_blocks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->blocks[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && vaddr < r->blocks[lo - 1].end)
+		return (long)lo - 1;
+	return -1;
+}
+
+/* Splits the block of r containing the instruction at vaddr so that one starts there.
+ * 0 when split or already a leader, -HBBP_ENOTFOUND when vaddr is no instruction start. */
+static int region_split(struct bbmap_module *m, struct mod_region *r, uint64_t vaddr)
+{
+	long bi = block_index(r, vaddr), ii;
+	struct bbmap_block *b;
+	uint32_t first;
+
+	if (bi < 0 || (ii = insn_index(r, vaddr)) < 0) {
+		m->stats.nr_leaders_misaligned++;
+		return -HBBP_ENOTFOUND;
+	}
+	if (r->blocks[bi].start == vaddr)
+		return 0;
+	if (r->nr_blocks == r->alloc_blocks) {
+		uint32_t nc = r->alloc_blocks * 2 + 8;
+		struct bbmap_block *p = realloc(r->blocks, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->blocks = p;
+		r->alloc_blocks = nc;
+	}
+	memmove(&r->blocks[bi + 2], &r->blocks[bi + 1],
+		(r->nr_blocks - (size_t)bi - 1) * sizeof(*r->blocks));
+	r->nr_blocks++;
+	b = &r->blocks[bi];
+	first = (uint32_t)(b->insns - r->insns);
+	b[1] = *b;
+	b[0].end = vaddr;
+	b[0].nr_insns = (uint32_t)ii - first;
+	b[1].start = vaddr;
+	b[1].insns = &r->insns[ii];
+	b[1].nr_insns -= b[0].nr_insns;
+	m->stats.nr_blocks++;
+	m->stats.nr_leaders++;
+	return 0;
+}
+
+static void mark(const struct mod_region *r, uint8_t *leader, uint64_t vaddr,
+		 struct bbmap_module *m)
+{
+	long i;
+
+	if (vaddr < r->start || vaddr >= r->end)
+		return;
+	i = insn_index(r, vaddr);
+	if (i >= 0)
+		leader[i] = 1;
+	else
+		m->stats.nr_leaders_misaligned++;
+}
+
+/* Cuts a freshly decoded region into blocks. */
+static int region_build_blocks(struct bbmap_module *m, struct mod_region *r)
+{
+	uint8_t *leader = calloc(r->nr_insns ? r->nr_insns : 1, 1);
+	uint32_t i, nb = 0;
+
+	if (!leader)
+		return -ENOMEM;
+	if (r->nr_insns)
+		leader[0] = 1;
+	for (i = 0; i < r->nr_insns; i++) {
+		const struct bbmap_insn *in = &r->insns[i];
+
+		if ((in->flags & BBMAP_INSN_BRANCH) && i + 1 < r->nr_insns)
+			leader[i + 1] = 1;
+		if (!(in->flags & BBMAP_INSN_HAS_TARGET))
+			continue;
+		/* Only targets inside the function (method.md §3); jumps into other functions
+		 * are left to the LBR leaders, so blocks never depend on decoding order. */
+		mark(r, leader, in->target, m);
+	}
+	{
+		long f = sym_floor(m, r->start);
+		size_t j = f < 0 ? 0 : (size_t)f;
+
+		for (; j < m->nr_syms && m->syms[j].start < r->end; j++)
+			if (m->syms[j].start >= r->start)
+				mark(r, leader, m->syms[j].start, m);
+	}
+	for (i = 0; i < r->nr_insns; i++)
+		nb += leader[i];
+	r->blocks = calloc(nb ? nb : 1, sizeof(*r->blocks));
+	if (!r->blocks) {
+		free(leader);
+		return -ENOMEM;
+	}
+	r->alloc_blocks = nb ? nb : 1;
+	for (i = 0; i < r->nr_insns; i++) {
+		struct bbmap_block *b;
+
+		if (leader[i]) {
+			b = &r->blocks[r->nr_blocks++];
+			b->start = r->insns[i].addr;
+			b->insns = &r->insns[i];
+			b->nr_insns = 0;
+		}
+		b = &r->blocks[r->nr_blocks - 1];
+		b->nr_insns++;
+		b->end = r->insns[i].addr + r->insns[i].len;
+	}
+	for (i = 0; i < r->nr_blocks; i++)
+		r->blocks[i].sym = bbmap_module__symbol_at(m, r->blocks[i].start);
+	m->stats.nr_blocks += r->nr_blocks;
+	free(leader);
+	return 0;
+}
+
+/* Chooses [start, end) to decode for vaddr: its function (symbol or FDE range) clipped to
+ * the code range, else a window of at most WINDOW bytes after the previous symbol. Never
+ * overlaps a decoded region. */
+static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
+	const struct mod_code_range *cr = mod_elf__code_range(m, vaddr);
+	const struct bbmap_symbol *sym;
+	uint64_t cs, ce, s, e;
+	size_t ri;
+
+	if (!cr)
+		return -HBBP_ENOTFOUND;
+	cs = cr->vaddr;
+	ce = cr->vaddr + cr->size;
+	sym = bbmap_module__symbol_at(m, vaddr);
+	if (sym) {
+		s = sym->start > cs ? sym->start : cs;
+		e = sym->start + sym->size < ce && sym->start + sym->size > sym->start ?
+			sym->start + sym->size : ce;
+	} else {
+		long i = sym_floor(m, vaddr);
+
+		m->stats.nr_windows++;
+		s = cs;
+		if (i >= 0 && m->syms[i].start + m->syms[i].size > s &&
+		    m->syms[i].start + m->syms[i].size <= vaddr)
+			s = m->syms[i].start + m->syms[i].size;
+		if (vaddr - s > WINDOW)
+			s = vaddr;	/* too far from any known boundary: start at vaddr */
+		e = ce;
+		if ((size_t)(i + 1) < m->nr_syms && m->syms[i + 1].start < e)
+			e = m->syms[i + 1].start;
+		if (e - vaddr > WINDOW)
+			e = vaddr + WINDOW;
+	}
+	ri = region_upper(m, vaddr);
+	if (ri && m->regions[ri - 1]->end > s)
+		s = m->regions[ri - 1]->end;
+	if (ri < m->nr_regions && m->regions[ri]->start < e)
+		e = m->regions[ri]->start;
+	if (s > vaddr || e <= vaddr)
+		return -HBBP_ENOTFOUND;
+	*start = s;
+	*end = e;
+	return 0;
+}
+
+static int region_decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out)
+{
+	struct mod_region *r;
+	uint64_t s, e;
+	size_t ri;
+	int err;
+
+	err = region_bounds(m, vaddr, &s, &e);
+	if (err)
+		return err;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->start = s;
+	r->end = e;
+	err = mod_disasm__region(m, r);
+	if (!err) {
+		if (m->dwarf)
+			mod_srcline__fill(m, r);
+		err = region_build_blocks(m, r);
+	}
+	if (!err && m->nr_regions == m->alloc_regions) {
+		size_t nc = m->alloc_regions ? m->alloc_regions * 2 : 16;
+		struct mod_region **p = realloc(m->regions, nc * sizeof(*p));
+
+		if (!p)
+			err = -ENOMEM;
+		else {
+			m->regions = p;
+			m->alloc_regions = nc;
+		}
+	}
+	if (err) {
+		region_free(r);
+		return err;
+	}
+	ri = region_upper(m, s);
+	memmove(&m->regions[ri + 1], &m->regions[ri], (m->nr_regions - ri) * sizeof(*m->regions));
+	m->regions[ri] = r;
+	m->nr_regions++;
+	m->stats.nr_regions++;
+	*out = r;
+	return 0;
+}
+
+static int region_for(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out)
+{
+	*out = region_of(m, vaddr);
+	if (*out)
+		return 0;
+	return region_decode(m, vaddr, out);
+}
+
+int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
+			   const struct bbmap_block **blk)
+{
+	struct mod_region *r;
+	long bi;
+	int err;
+
+	*blk = NULL;
+	err = region_for(m, vaddr, &r);
+	if (err)
+		return err;
+	bi = block_index(r, vaddr);
+	if (bi < 0 || insn_index(r, vaddr) < 0)
+		return -HBBP_ENOTFOUND;
+	*blk = &r->blocks[bi];
+	return 0;
+}
+
+int bbmap_module__block_after(struct bbmap_module *m, const struct bbmap_block *blk,
+			      const struct bbmap_block **next)
+{
+	return bbmap_module__block_at(m, blk->end, next);
+}
+
+int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr)
+{
+	struct mod_region *r;
+	int err = region_for(m, vaddr, &r);
+
+	if (err)
+		return err;
+	return region_split(m, r, vaddr);
+}
+
+/* ---- cache ---- */
+
+struct bbmap_module_cache {
+	struct bbmap_module **mods;
+	char **debug_paths;		/* debug_path each was opened with (NULL: default) */
+	size_t nr, cap;
+};
+
+int bbmap_module_cache__new(struct bbmap_module_cache **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void bbmap_module_cache__delete(struct bbmap_module_cache *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr; i++) {
+		bbmap_module__delete(c->mods[i]);
+		free(c->debug_paths[i]);
+	}
+	free(c->mods);
+	free(c->debug_paths);
+	free(c);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+int bbmap_module_cache__open(struct bbmap_module_cache *c, const char *path,
+			     const char *debug_path, struct bbmap_module **out)
+{
+	uint8_t id[64];
+	size_t idsz = 0, i;
+	struct bbmap_module *m;
+	int err;
+
+	*out = NULL;
+	if (bbmap_module__file_build_id(path, id, sizeof(id), &idsz) != 0)
+		idsz = 0;
+	for (i = 0; i < c->nr; i++) {
+		struct bbmap_module *o = c->mods[i];
+
+		if (!same_str(c->debug_paths[i], debug_path))
+			continue;
+		if (idsz ? (o->build_id_size == idsz && !memcmp(o->build_id, id, idsz))
+			 : (!o->build_id_size && !strcmp(o->path, path))) {
+			*out = bbmap_module__get(o);
+			return 0;
+		}
+	}
+	if (c->nr == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 16;
+		struct bbmap_module **pm = realloc(c->mods, nc * sizeof(*pm));
+		char **pd;
+
+		if (!pm)
+			return -ENOMEM;
+		c->mods = pm;
+		pd = realloc(c->debug_paths, nc * sizeof(*pd));
+		if (!pd)
+			return -ENOMEM;
+		c->debug_paths = pd;
+		c->cap = nc;
+	}
+	err = bbmap_module__open(&m, path, debug_path);
+	if (err)
+		return err;
+	c->debug_paths[c->nr] = debug_path ? strdup(debug_path) : NULL;
+	if (debug_path && !c->debug_paths[c->nr]) {
+		bbmap_module__delete(m);
+		return -ENOMEM;
+	}
+	c->mods[c->nr++] = m;
+	*out = bbmap_module__get(m);
+	return 0;
+}

@@ -1,0 +1,145 @@
+/* Internals shared by the files that implement bbmap/module.h: the module object, its ELF
+ * view (elf_load.c), lazy disassembly (disasm_capstone.c), instruction classification
+ * (insn_attr.c), source lines (srcline.c) and C++ demangling (demangle.c). Not a public
+ * interface: nothing outside bbmap/module*.c, elf_*.c, disasm_*.c, insn_attr.c, srcline.c
+ * and demangle.c includes it. Knows nothing of perf.data.
+ */
+#ifndef BBMAP_MODULE_PRIV_H
+#define BBMAP_MODULE_PRIV_H
+
+#include <capstone/capstone.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+
+#include "bbmap/module.h"
+
+/* A contiguous range of code bytes present in the file. */
+struct mod_code_range {
+	uint64_t vaddr, size, file_off;
+};
+
+struct mod_load_seg {
+	uint64_t vaddr, offset, filesz, memsz;
+};
+
+/* A decoded region: one function (or window), its instructions and blocks. */
+struct mod_region {
+	uint64_t start, end;
+	struct bbmap_insn *insns;
+	uint32_t nr_insns;
+	struct bbmap_block *blocks;
+	uint32_t nr_blocks, alloc_blocks;
+	char *text;				/* operand strings of insns */
+};
+
+/* Per-module memo of the static x86 attributes, keyed by (mnemonic, id, groups). */
+struct mod_attr_memo {
+	const char *mnemonic, *iclass;
+	uint64_t groups;
+	uint32_t id;
+	uint8_t isa, category, packing, elem;
+};
+
+struct mod_attr_cache {
+	struct mod_attr_memo *slots;
+	size_t nr, cap;
+};
+
+/* Interned strings (mnemonics, iclasses, file names): stable pointers. */
+struct mod_strtab {
+	char **slots;
+	size_t nr, cap;
+};
+
+struct bbmap_module {
+	int refcnt;
+	char *path;
+	char *debug_file;		/* separate debug info actually used, or NULL */
+	int fd, dbg_fd;
+	Elf *elf, *dbg_elf;
+	const uint8_t *image;		/* whole file (elf_rawfile) */
+	size_t image_size;
+	GElf_Half e_type, e_machine;
+	enum bbmap_arch arch;
+	uint8_t build_id[64];
+	size_t build_id_size;
+
+	struct mod_load_seg *segs;
+	size_t nr_segs;
+	struct mod_code_range *code;
+	size_t nr_code;
+
+	struct bbmap_symbol *syms;	/* sorted by start, deduplicated */
+	uint8_t *sym_state;		/* bit 0: demangle tried, bit 1: name owned, 2: thumb */
+	size_t nr_syms;
+	struct bbmap_symbol **fde_syms;	/* pseudo symbols from .eh_frame, sorted */
+	size_t nr_fde_syms, alloc_fde_syms;
+	Dwarf_CFI *cfi;			/* .eh_frame of the main file, may be NULL */
+
+	Dwarf *dwarf;			/* NULL: no line info */
+
+	struct mod_region **regions;	/* sorted by start, disjoint */
+	size_t nr_regions, alloc_regions;
+
+	csh cs, cs_thumb;
+	bool cs_open, cs_thumb_open;
+	cs_insn *csi, *csi_thumb;
+
+	void *demangler;		/* dlopen handle of libstdc++, or NULL */
+	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
+
+	struct mod_strtab strs;
+	struct mod_attr_cache attr;
+	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
+	size_t scr_cap;
+	char *scr_text;
+	size_t scr_text_cap;
+	struct bbmap_module_stats stats;
+};
+
+/* elf_plt.c: "<name>@plt" pseudo symbols for PLT stubs (entries: malloc'd, names interned). */
+struct mod_plt_entry {
+	uint64_t addr, size;
+	const char *name;
+};
+struct mod_plt {
+	struct mod_plt_entry *e;
+	size_t nr, cap;
+};
+void mod_elf__plt(struct bbmap_module *m, struct mod_plt *p);
+
+/* elf_load.c */
+int mod_elf__load(struct bbmap_module *m, const char *debug_path);
+void mod_elf__unload(struct bbmap_module *m);
+int mod_elf__symbol_addr(const struct bbmap_module *m, const char *name, uint64_t *addr);
+const struct mod_code_range *mod_elf__code_range(const struct bbmap_module *m, uint64_t vaddr);
+
+/* disasm_capstone.c: decodes [start, end) into r->insns. */
+int mod_disasm__region(struct bbmap_module *m, struct mod_region *r);
+void mod_disasm__close(struct bbmap_module *m);
+
+/* disasm_x86len.c: length of an x86 instruction capstone cannot decode, 0 if unknown. */
+size_t mod_x86__length(const uint8_t *p, size_t n, bool mode64);
+
+/* insn_attr.c: fills every attribute of out from a capstone instruction with detail;
+ * writes the iclass name into iclass (NUL-terminated). For x86, full=false skips what is
+ * the same for every instruction of one mnemonic, id and group set (isa, category, SIMD
+ * packing and element type, iclass): the caller pre-fills those from its cache. */
+void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n,
+		    bool full);
+void insn_attr__arm64(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n);
+void insn_attr__arm(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n);
+
+/* srcline.c */
+int mod_srcline__open(struct bbmap_module *m);
+void mod_srcline__fill(struct bbmap_module *m, struct mod_region *r);
+
+/* demangle.c: returns a malloc'd demangled name or NULL. */
+void mod_demangle__init(struct bbmap_module *m);
+void mod_demangle__exit(struct bbmap_module *m);
+char *mod_demangle(struct bbmap_module *m, const char *name);
+
+/* module.c */
+const char *mod_str__intern(struct bbmap_module *m, const char *s);
+
+#endif

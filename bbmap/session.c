@@ -1,0 +1,826 @@
+/* The session: processes and their address spaces over time, the kernel maps, the dso
+ * table, and the lookup of (pid, cpumode, address) -> (dso, module vaddr). Records are fed
+ * in delivery order by the caller as plain values; this file knows nothing of perf.data.
+ * Finding binaries lives in dso*.c, kernel.c and perfmap.c.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bbmap/session_priv.h"
+#include "util/hbbp_err.h"
+
+#define CPUMODE_KERNEL 1
+#define CPUMODE_USER 2
+#define CPUMODE_HYPERVISOR 3
+#define CPUMODE_GUEST_KERNEL 4
+#define CPUMODE_GUEST_USER 5
+
+#define MODIDX_MAX (1u << 20)	/* module files indexed under /lib/modules/<rel> */
+#define MODIDX_DEPTH 16
+
+#define KERNEL_PID 0xffffffffu	/* machine pid -1: host kernel maps */
+/* User-mode addresses at or above this are tried in the kernel maps (x86-64, AArch64). */
+#define KERNEL_SPACE_START 0x8000000000000000ull
+
+struct proc {
+	uint32_t pid;
+	bool exited;
+	struct bbmap_maps maps;
+};
+
+struct comm {
+	uint64_t key;		/* pid << 32 | tid */
+	char *comm;
+};
+
+/* Open-addressing tables keyed by integers; slots hold pointers (NULL empty). */
+struct table {
+	void **slot;
+	size_t cap, n;
+};
+
+struct modindex_ent {
+	char *name;		/* normalised: '-' -> '_', no ".ko*" */
+	char *path;
+};
+
+struct bbmap_session {
+	struct bbmap_find_opts opts;
+	char *buildid_dir;
+	struct bbmap_binary_override *binaries;
+	char **search_dirs;
+	struct table procs;	/* struct proc, by pid */
+	struct table comms;	/* struct comm, by pid/tid */
+	struct proc *last_proc;
+	struct bbmap_maps kmaps, guest_kmaps;
+	struct bbmap_dso **dsos;
+	size_t nr_dsos, cap_dsos;
+	struct table dso_by_name;	/* struct bbmap_dso *, chained by name hash */
+	struct {			/* BUILD_ID feature: filename -> id */
+		char *name;
+		bool kernel;
+		uint8_t id[BBMAP_BUILD_ID_MAX];
+		size_t size;
+	} *bids;
+	size_t nr_bids, cap_bids;
+	struct modindex_ent *modidx;
+	size_t nr_modidx, cap_modidx;
+	bool modidx_built;
+	struct bbmap_session_stats stats;
+	char *vmlinux_name;	/* kernel image path from the recording's build-id table */
+};
+
+/* ---- integer-keyed tables ---- */
+
+static uint64_t hash_u64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return k;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+typedef uint64_t (*key_fn)(const void *);
+
+static int table__grow(struct table *t, key_fn key)
+{
+	size_t cap = t->cap ? t->cap * 2 : 64, i;
+	void **slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		size_t j;
+
+		if (!t->slot[i])
+			continue;
+		for (j = hash_u64(key(t->slot[i])) & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+			;
+		slot[j] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->cap = cap;
+	return 0;
+}
+
+/* Slot of key k: its entry, or the empty slot where it goes. */
+static void **table__slot(struct table *t, uint64_t k, key_fn key)
+{
+	size_t j;
+
+	for (j = hash_u64(k) & (t->cap - 1); t->slot[j]; j = (j + 1) & (t->cap - 1))
+		if (key(t->slot[j]) == k)
+			return &t->slot[j];
+	return &t->slot[j];
+}
+
+static void *table__get(const struct table *t, uint64_t k, key_fn key)
+{
+	if (!t->cap)
+		return NULL;
+	return *table__slot((struct table *)t, k, key);
+}
+
+static int table__put(struct table *t, void *e, key_fn key)
+{
+	void **slot;
+
+	if ((t->n + 1) * 2 > t->cap && table__grow(t, key))
+		return -ENOMEM;
+	slot = table__slot(t, key(e), key);
+	if (!*slot)
+		t->n++;
+	*slot = e;
+	return 0;
+}
+
+static uint64_t proc_key(const void *e) { return ((const struct proc *)e)->pid; }
+static uint64_t comm_key(const void *e) { return ((const struct comm *)e)->key; }
+static uint64_t dso_key(const void *e)
+{
+	return hash_str(((const struct bbmap_dso *)e)->name);
+}
+
+/* ---- session ---- */
+
+static int session__copy_opts(struct bbmap_session *s, const struct bbmap_find_opts *o)
+{
+	const char *home = getenv("HOME"), *env = getenv("PERF_BUILDID_DIR");
+	size_t i, n = 0;
+
+	if (o)
+		s->opts = *o;
+	if (s->opts.buildid_dir) {
+		s->buildid_dir = strdup(s->opts.buildid_dir);
+	} else if (env && *env) {
+		s->buildid_dir = strdup(env);
+	} else if (home && *home) {
+		if (asprintf(&s->buildid_dir, "%s/.debug", home) < 0)
+			s->buildid_dir = NULL;
+	} else {
+		s->buildid_dir = strdup("");
+	}
+	if (!s->buildid_dir)
+		return -ENOMEM;
+	s->opts.buildid_dir = s->buildid_dir;
+	/* the strings stay the caller's; the arrays are copied */
+	if (s->opts.nr_binaries) {
+		s->binaries = calloc(s->opts.nr_binaries, sizeof(*s->binaries));
+		if (!s->binaries)
+			return -ENOMEM;
+		memcpy(s->binaries, s->opts.binaries, s->opts.nr_binaries * sizeof(*s->binaries));
+		s->opts.binaries = s->binaries;
+	}
+	if (s->opts.search_dirs) {
+		while (s->opts.search_dirs[n])
+			n++;
+		s->search_dirs = calloc(n + 1, sizeof(*s->search_dirs));
+		if (!s->search_dirs)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			s->search_dirs[i] = (char *)s->opts.search_dirs[i];
+		s->opts.search_dirs = (const char *const *)s->search_dirs;
+	}
+	return 0;
+}
+
+int bbmap_session__new(struct bbmap_session **out, const struct bbmap_find_opts *opts)
+{
+	struct bbmap_session *s = calloc(1, sizeof(*s));
+	int err;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	err = session__copy_opts(s, opts);
+	if (err) {
+		bbmap_session__delete(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void bbmap_session__delete(struct bbmap_session *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->procs.cap; i++) {
+		struct proc *p = s->procs.slot[i];
+
+		if (p) {
+			bbmap_maps__exit(&p->maps);
+			free(p);
+		}
+	}
+	free(s->procs.slot);
+	for (i = 0; i < s->comms.cap; i++) {
+		struct comm *c = s->comms.slot[i];
+
+		if (c) {
+			free(c->comm);
+			free(c);
+		}
+	}
+	free(s->comms.slot);
+	bbmap_maps__exit(&s->kmaps);
+	bbmap_maps__exit(&s->guest_kmaps);
+	for (i = 0; i < s->nr_dsos; i++)
+		bbmap_dso__delete(s->dsos[i]);
+	free(s->dsos);
+	free(s->dso_by_name.slot);
+	for (i = 0; i < s->nr_bids; i++)
+		free(s->bids[i].name);
+	free(s->bids);
+	for (i = 0; i < s->nr_modidx; i++) {
+		free(s->modidx[i].name);
+		free(s->modidx[i].path);
+	}
+	free(s->modidx);
+	free(s->buildid_dir);
+	free(s->vmlinux_name);
+	free(s->binaries);
+	free(s->search_dirs);
+	free(s);
+}
+
+const struct bbmap_find_opts *bbmap_session__opts(const struct bbmap_session *s)
+{
+	return &s->opts;
+}
+
+/* ---- build-ids and dsos ---- */
+
+/* A kernel-side build-id entry that names neither "[...]" nor a .ko file is the kernel
+ * image under the path perf recorded it with (perf record with a vmlinux). */
+static bool name_is_kernel_image_path(const char *name)
+{
+	static const char *const ko[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst" };
+	size_t n = strlen(name), i;
+
+	if (name[0] == '[' || !n)
+		return false;
+	for (i = 0; i < sizeof(ko) / sizeof(ko[0]); i++)
+		if (n >= strlen(ko[i]) && !strcmp(name + n - strlen(ko[i]), ko[i]))
+			return false;
+	return true;
+}
+
+const char *bbmap_session__vmlinux_name(const struct bbmap_session *s)
+{
+	return s->vmlinux_name;
+}
+
+int bbmap_session__add_build_id(struct bbmap_session *s, bool kernel, const char *filename,
+				const uint8_t *id, size_t size)
+{
+	size_t i;
+
+	if (!filename || !id || !size)
+		return -EINVAL;
+	if (kernel && name_is_kernel_image_path(filename)) {
+		char *dup = strdup(filename);
+		int err;
+
+		if (!dup)
+			return -ENOMEM;
+		free(s->vmlinux_name);
+		s->vmlinux_name = dup;
+		err = bbmap_session__add_build_id(s, true, "[kernel.kallsyms]", id, size);
+		if (err)
+			return err;
+	}
+	if (size > BBMAP_BUILD_ID_MAX)
+		size = BBMAP_BUILD_ID_MAX;
+	for (i = 0; i < s->nr_bids; i++)
+		if (s->bids[i].kernel == kernel && !strcmp(s->bids[i].name, filename))
+			break;
+	if (i == s->nr_bids) {
+		if (s->nr_bids == s->cap_bids) {
+			size_t cap = s->cap_bids ? s->cap_bids * 2 : 16;
+			void *v = realloc(s->bids, cap * sizeof(*s->bids));
+
+			if (!v)
+				return -ENOMEM;
+			s->bids = v;
+			s->cap_bids = cap;
+		}
+		s->bids[i].name = strdup(filename);
+		if (!s->bids[i].name)
+			return -ENOMEM;
+		s->bids[i].kernel = kernel;
+		s->nr_bids++;
+	}
+	memcpy(s->bids[i].id, id, size);
+	s->bids[i].size = size;
+	/* a dso created before its id was known, not looked for yet, takes it */
+	for (i = 0; i < s->nr_dsos; i++) {
+		struct bbmap_dso *d = s->dsos[i];
+
+		if (!d->build_id_size && d->status == DSO_UNRESOLVED &&
+		    d->kernel_side == kernel && !strcmp(d->name, filename)) {
+			memcpy(d->build_id, id, size);
+			d->build_id_size = size;
+		}
+	}
+	return 0;
+}
+
+static bool session__feature_build_id(const struct bbmap_session *s, const char *name,
+				      bool kernel, const uint8_t **id, size_t *size)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_bids; i++)
+		if (s->bids[i].kernel == kernel && !strcmp(s->bids[i].name, name)) {
+			*id = s->bids[i].id;
+			*size = s->bids[i].size;
+			return true;
+		}
+	/* older perf filed modules and the kernel under the other cpumode */
+	for (i = 0; i < s->nr_bids; i++)
+		if (!strcmp(s->bids[i].name, name)) {
+			*id = s->bids[i].id;
+			*size = s->bids[i].size;
+			return true;
+		}
+	return false;
+}
+
+static struct bbmap_dso *session__find_dso(struct bbmap_session *s, const char *name,
+					   bool kernel_side, bool guest, uint32_t pid,
+					   const uint8_t *id, size_t size)
+{
+	size_t j;
+
+	if (!s->dso_by_name.cap)
+		return NULL;
+	/* entries with the same name hash sit in one probe run */
+	for (j = hash_u64(hash_str(name)) & (s->dso_by_name.cap - 1); s->dso_by_name.slot[j];
+	     j = (j + 1) & (s->dso_by_name.cap - 1)) {
+		struct bbmap_dso *d = s->dso_by_name.slot[j];
+
+		if (d->kernel_side != kernel_side || d->guest != guest || strcmp(d->name, name))
+			continue;
+		if (size && d->build_id_size && !bbmap_build_id__equal(d->build_id,
+			d->build_id_size, id, size))
+			continue;
+		return d;
+	}
+	return NULL;
+}
+
+/* Adds d to the name index; entries sharing a name hash may share the key, so insertion
+ * goes to the next free slot of the probe run rather than replacing. */
+static int session__index_dso(struct bbmap_session *s, struct bbmap_dso *d)
+{
+	size_t j;
+
+	if ((s->dso_by_name.n + 1) * 2 > s->dso_by_name.cap) {
+		struct table old = s->dso_by_name;
+		size_t cap = old.cap ? old.cap * 2 : 64, i;
+
+		s->dso_by_name.slot = calloc(cap, sizeof(void *));
+		if (!s->dso_by_name.slot) {
+			s->dso_by_name = old;
+			return -ENOMEM;
+		}
+		s->dso_by_name.cap = cap;
+		for (i = 0; i < old.cap; i++) {
+			if (!old.slot[i])
+				continue;
+			for (j = hash_u64(dso_key(old.slot[i])) & (cap - 1);
+			     s->dso_by_name.slot[j]; j = (j + 1) & (cap - 1))
+				;
+			s->dso_by_name.slot[j] = old.slot[i];
+		}
+		free(old.slot);
+	}
+	for (j = hash_u64(dso_key(d)) & (s->dso_by_name.cap - 1); s->dso_by_name.slot[j];
+	     j = (j + 1) & (s->dso_by_name.cap - 1))
+		;
+	s->dso_by_name.slot[j] = d;
+	s->dso_by_name.n++;
+	return 0;
+}
+
+static struct bbmap_dso *session__findnew_dso(struct bbmap_session *s, const char *name,
+					      bool kernel_side, bool guest, uint32_t pid,
+					      const uint8_t *id, size_t size)
+{
+	struct bbmap_dso *d;
+
+	if (!size || !id)
+		session__feature_build_id(s, name, kernel_side, &id, &size);
+	if (!id)
+		size = 0;
+	d = session__find_dso(s, name, kernel_side, guest, pid, id, size);
+	if (d) {
+		if (!d->build_id_size && size && d->status == DSO_UNRESOLVED) {
+			memcpy(d->build_id, id, size > BBMAP_BUILD_ID_MAX ? BBMAP_BUILD_ID_MAX : size);
+			d->build_id_size = size > BBMAP_BUILD_ID_MAX ? BBMAP_BUILD_ID_MAX : size;
+		}
+		return d;
+	}
+	if (s->nr_dsos == s->cap_dsos) {
+		size_t cap = s->cap_dsos ? s->cap_dsos * 2 : 32;
+		void *v = realloc(s->dsos, cap * sizeof(*s->dsos));
+
+		if (!v)
+			return NULL;
+		s->dsos = v;
+		s->cap_dsos = cap;
+	}
+	d = bbmap_dso__new(s, name, kernel_side, guest, id, size);
+	if (!d)
+		return NULL;
+	d->pid = pid;
+	if (session__index_dso(s, d)) {
+		bbmap_dso__delete(d);
+		return NULL;
+	}
+	s->dsos[s->nr_dsos++] = d;
+	return d;
+}
+
+struct bbmap_dso *bbmap_session__dso(const struct bbmap_session *s, size_t i)
+{
+	return i < s->nr_dsos ? s->dsos[i] : NULL;
+}
+
+/* ---- processes ---- */
+
+static struct proc *session__proc(struct bbmap_session *s, uint32_t pid, bool create)
+{
+	struct proc *p;
+
+	if (s->last_proc && s->last_proc->pid == pid)
+		return s->last_proc;
+	p = table__get(&s->procs, pid, proc_key);
+	if (!p && create) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return NULL;
+		p->pid = pid;
+		if (table__put(&s->procs, p, proc_key)) {
+			free(p);
+			return NULL;
+		}
+	}
+	if (p)
+		s->last_proc = p;
+	return p;
+}
+
+/* An mmap name that means anonymous memory (perf's is_anon_memory / is_no_dso_memory). */
+static bool name_is_anon_exec(const char *name)
+{
+	return !strcmp(name, "//anon") || !strncmp(name, "/dev/zero", 9) ||
+	       !strncmp(name, "/anon_hugepage", 14);
+}
+
+static int session__kernel_mmap(struct bbmap_session *s, int cpumode, uint64_t start,
+				 uint64_t end, uint64_t pgoff, const char *filename,
+				 const uint8_t *build_id, size_t build_id_size)
+{
+	bool guest = cpumode == CPUMODE_GUEST_KERNEL, guest_name = false;
+	struct bbmap_maps *kmaps = guest ? &s->guest_kmaps : &s->kmaps;
+	const char *ref = bbmap_kernel__ref_symbol(filename, &guest_name);
+	struct bbmap_map map = { .start = start, .end = end };
+
+	if (ref) {
+		/* the kernel image: pgoff is the run-time address of the reference symbol */
+		const char *kname = guest_name ? "[guest.kernel.kallsyms]" : "[kernel.kallsyms]";
+
+		map.dso = session__findnew_dso(s, kname, true, guest, 0, build_id, build_id_size);
+		if (!map.dso)
+			return -ENOMEM;
+		if (!map.dso->ref_sym || map.dso->status == DSO_UNRESOLVED) {
+			free(map.dso->ref_sym);
+			map.dso->ref_sym = strdup(*ref ? ref : "_text");
+			if (!map.dso->ref_sym)
+				return -ENOMEM;
+			map.dso->ref_addr = pgoff;
+		}
+		map.pgoff = start;	/* offsets are run-time addresses for the kernel */
+		return bbmap_maps__insert(kmaps, &map, true);
+	}
+	map.dso = session__findnew_dso(s, filename, true, guest, 0, build_id, build_id_size);
+	if (!map.dso)
+		return -ENOMEM;
+	map.pgoff = pgoff;
+	return bbmap_maps__insert(kmaps, &map, false);
+}
+
+int bbmap_session__mmap(struct bbmap_session *s, int cpumode, uint32_t pid, uint32_t tid,
+			uint64_t start, uint64_t len, uint64_t pgoff, const char *filename,
+			const uint8_t *build_id, size_t build_id_size, bool exec)
+{
+	struct bbmap_map map = { .start = start, .pgoff = pgoff };
+	char jitname[64];
+	struct proc *p;
+
+	cpumode &= 7;
+	if (!filename)
+		filename = "";
+	if (len == 0)
+		return 0;	/* zero-length maps (old perf under kptr_restrict) carry nothing */
+	map.end = start + len < start ? UINT64_MAX : start + len;
+	if (cpumode == CPUMODE_KERNEL || cpumode == CPUMODE_GUEST_KERNEL ||
+	    (cpumode == CPUMODE_HYPERVISOR && (pid == KERNEL_PID || pid == 0)))
+		return session__kernel_mmap(s, cpumode, map.start, map.end, pgoff, filename,
+					    build_id, build_id_size);
+	if (cpumode == CPUMODE_GUEST_USER) {
+		s->stats.nr_guest_unsupported++;
+		return 0;
+	}
+	if (!exec)
+		return 0;	/* data maps play no part in code lookups */
+	p = session__proc(s, pid, true);
+	if (!p)
+		return -ENOMEM;
+	if (p->exited) {	/* a reused pid without FORK: start afresh */
+		bbmap_maps__clear(&p->maps);
+		p->exited = false;
+	}
+	if (name_is_anon_exec(filename)) {
+		/* JIT code: perf names it after the process's /tmp/perf-PID.map */
+		snprintf(jitname, sizeof(jitname), "/tmp/perf-%u.map", (unsigned)pid);
+		filename = jitname;
+		map.pgoff = start;	/* perf-map addresses are run-time addresses */
+	}
+	map.dso = session__findnew_dso(s, filename, false, false, pid, build_id, build_id_size);
+	if (!map.dso)
+		return -ENOMEM;
+	(void)tid;
+	return bbmap_maps__insert(&p->maps, &map, false);
+}
+
+int bbmap_session__fork(struct bbmap_session *s, uint32_t pid, uint32_t ppid, uint32_t tid,
+			uint32_t ptid)
+{
+	struct proc *child, *parent;
+
+	(void)tid;
+	(void)ptid;
+	if (pid == ppid) {		/* a new thread shares its process's maps */
+		child = session__proc(s, pid, true);
+		return child ? 0 : -ENOMEM;
+	}
+	child = session__proc(s, pid, true);
+	if (!child)
+		return -ENOMEM;
+	child->exited = false;
+	parent = table__get(&s->procs, ppid, proc_key);
+	if (!parent) {
+		bbmap_maps__clear(&child->maps);
+		return 0;
+	}
+	return bbmap_maps__copy(&child->maps, &parent->maps);
+}
+
+static int session__set_comm(struct bbmap_session *s, uint64_t key, const char *comm)
+{
+	struct comm *c = table__get(&s->comms, key, comm_key);
+	char *dup = strdup(comm ? comm : "");
+
+	if (!dup)
+		return -ENOMEM;
+	if (c) {
+		free(c->comm);
+		c->comm = dup;
+		return 0;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		free(dup);
+		return -ENOMEM;
+	}
+	c->key = key;
+	c->comm = dup;
+	if (table__put(&s->comms, c, comm_key)) {
+		free(c);
+		free(dup);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int bbmap_session__comm(struct bbmap_session *s, uint32_t pid, uint32_t tid, const char *comm,
+			bool exec)
+{
+	int err = session__set_comm(s, (uint64_t)pid << 32 | tid, comm);
+
+	if (err)
+		return err;
+	if (exec) {
+		/* exec replaces the image: the new program's mmaps follow */
+		struct proc *p = session__proc(s, pid, true);
+
+		if (!p)
+			return -ENOMEM;
+		bbmap_maps__clear(&p->maps);
+		p->exited = false;
+	}
+	return 0;
+}
+
+int bbmap_session__exit(struct bbmap_session *s, uint32_t pid, uint32_t tid)
+{
+	struct proc *p;
+
+	if (pid != tid)
+		return 0;	/* a thread ended; the process lives on */
+	p = table__get(&s->procs, pid, proc_key);
+	if (p)
+		p->exited = true;	/* maps kept for samples delivered late, like perf */
+	return 0;
+}
+
+int bbmap_session__ksymbol(struct bbmap_session *s, uint64_t addr, uint32_t len,
+			   const char *name, bool unregister)
+{
+	struct bbmap_map map = { .start = addr, .pgoff = addr };
+
+	if (!len)
+		return 0;
+	map.end = addr + len < addr ? UINT64_MAX : addr + len;
+	if (unregister)
+		return bbmap_maps__remove(&s->kmaps, map.start, map.end);
+	map.dso = session__findnew_dso(s, name && *name ? name : "[ksymbol]", true, false, 0,
+				       NULL, 0);
+	if (!map.dso)
+		return -ENOMEM;
+	map.dso->kind = DSO_KIND_KSYMBOL;
+	map.dso->addr_mode = DSO_ADDR_RUNTIME;
+	if (bbmap_names__add(&map.dso->names, addr, len, map.dso->name))
+		return -ENOMEM;
+	map.dso->names_loaded = true;
+	return bbmap_maps__insert(&s->kmaps, &map, false);
+}
+
+int bbmap_session__lookup(struct bbmap_session *s, uint32_t pid, int cpumode, uint64_t addr,
+			  struct bbmap_loc *loc)
+{
+	const struct bbmap_map *map = NULL;
+	struct proc *p;
+
+	memset(loc, 0, sizeof(*loc));
+	s->stats.nr_lookups++;
+	switch (cpumode & 7) {
+	case CPUMODE_KERNEL:
+	case CPUMODE_HYPERVISOR:
+		map = bbmap_maps__find(&s->kmaps, addr);
+		break;
+	case CPUMODE_GUEST_KERNEL:
+		map = bbmap_maps__find(&s->guest_kmaps, addr);
+		break;
+	case CPUMODE_GUEST_USER:
+		s->stats.nr_guest_unsupported++;
+		s->stats.nr_unmapped++;
+		return -HBBP_ENOTFOUND;
+	default:
+		p = session__proc(s, pid, false);
+		if (p)
+			map = bbmap_maps__find(&p->maps, addr);
+		if (!map && addr >= KERNEL_SPACE_START) {
+			map = bbmap_maps__find(&s->kmaps, addr);
+			s->stats.nr_kernel_fallback += map != NULL;
+		}
+		break;
+	}
+	if (!map) {
+		s->stats.nr_unmapped++;
+		return -HBBP_ENOTFOUND;
+	}
+	loc->dso = map->dso;
+	loc->map_start = map->start;
+	loc->map_end = map->end;
+	loc->vaddr = bbmap_dso__map_vaddr(map->dso, map, addr);
+	return 0;
+}
+
+void bbmap_session__stats(const struct bbmap_session *s, struct bbmap_session_stats *st)
+{
+	*st = s->stats;
+	st->nr_procs = s->procs.n;
+	st->nr_dsos = s->nr_dsos;
+}
+
+const char *bbmap_session__comm_of(const struct bbmap_session *s, uint32_t pid, uint32_t tid)
+{
+	const struct comm *c = table__get(&s->comms, (uint64_t)pid << 32 | tid, comm_key);
+
+	if (!c)
+		c = table__get(&s->comms, (uint64_t)pid << 32 | pid, comm_key);
+	return c ? c->comm : NULL;
+}
+
+/* ---- /lib/modules index ---- */
+
+static int modidx__add(struct bbmap_session *s, const char *path, const char *base)
+{
+	struct modindex_ent *e;
+
+	if (s->nr_modidx == s->cap_modidx) {
+		size_t cap = s->cap_modidx ? s->cap_modidx * 2 : 256;
+		void *v;
+
+		if (cap > MODIDX_MAX)
+			return -HBBP_ELIMIT;
+		v = realloc(s->modidx, cap * sizeof(*s->modidx));
+		if (!v)
+			return -ENOMEM;
+		s->modidx = v;
+		s->cap_modidx = cap;
+	}
+	e = &s->modidx[s->nr_modidx];
+	e->name = strdup(base);
+	e->path = strdup(path);
+	if (!e->name || !e->path) {
+		free(e->name);
+		free(e->path);
+		return -ENOMEM;
+	}
+	bbmap_kernel__modname_normalise(e->name);
+	s->nr_modidx++;
+	return 0;
+}
+
+/* Walks dir (not following symlinked directories) collecting *.ko* files. */
+static int modidx__walk(struct bbmap_session *s, const char *dir, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	if (depth > MODIDX_DEPTH)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		char *path;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!lstat(path, &st)) {
+			if (S_ISDIR(st.st_mode))
+				err = modidx__walk(s, path, depth + 1);
+			else if (strstr(de->d_name, ".ko"))
+				err = modidx__add(s, path, de->d_name);
+		}
+		free(path);
+	}
+	closedir(d);
+	return err;
+}
+
+const char *bbmap_session__module_path(struct bbmap_session *s, const char *modname)
+{
+	char *want;
+	const char *found = NULL;
+	size_t i;
+
+	if (!s->modidx_built) {
+		char dir[4096];
+		const char *rel = s->opts.osrelease;
+
+		s->modidx_built = true;
+		if (rel && *rel && !strchr(rel, '/')) {
+			snprintf(dir, sizeof(dir), "%s/lib/modules/%s",
+				 s->opts.symfs ? s->opts.symfs : "", rel);
+			modidx__walk(s, dir, 0);
+		}
+	}
+	want = strdup(modname);
+	if (!want)
+		return NULL;
+	bbmap_kernel__modname_normalise(want);
+	for (i = 0; i < s->nr_modidx && !found; i++)
+		if (!strcmp(s->modidx[i].name, want))
+			found = s->modidx[i].path;
+	free(want);
+	return found;
+}

@@ -1,0 +1,275 @@
+/* The conversion pipeline: open the recording, feed every record to the method's driver
+ * (address spaces through the bbmap session), attribute to blocks, build the mix and the
+ * result tables, write them. Chooses the run mode from the events' roles (method.md §2:
+ * a recording with one usable role runs in that mode, with a warning).
+ * Depends on the reader, bbmap, hbbp/method.h, hbbp/mix.h and the writers; reports through
+ * hbbp_log only (the summary goes to stderr from hbbp/summary.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hbbp/code_bbmap.h"
+#include "hbbp/convert.h"
+#include "util/hbbp_err.h"
+
+static int run_choose_method(struct convert_run *run, const struct convert_opts *o)
+{
+	bool has_ebs = false, has_lbr = false;
+	size_t i;
+
+	for (i = 0; i < run->nr_events; i++) {
+		const struct perf_event_info *e = run->events[i];
+
+		if (e->role == PERF_ROLE_EBS)
+			has_ebs = true;
+		else if (e->role == PERF_ROLE_LBR && e->branch_any)
+			has_lbr = true;
+		else if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+			pr_info("event '%s' is not an LBR source: %s", e->name ? e->name : "?",
+				e->role_reason ? e->role_reason :
+				(e->branch_any ? "unused role" :
+				 "its branch stack was not recorded with the all-branches filter"));
+	}
+	run->method = o->method;
+	if (o->method_given && o->method == HBBP_METHOD_EBS && !has_ebs) {
+		pr_err("%s: --method ebs: no instructions-retired event (use --ebs-event)", o->input);
+		return -HBBP_EUNSUPP;
+	}
+	if (o->method_given && o->method == HBBP_METHOD_LBR && !has_lbr) {
+		pr_err("%s: --method lbr: no event with an all-branches stack (perf record -b / "
+		       "-j any)", o->input);
+		return -HBBP_EUNSUPP;
+	}
+	if (!has_ebs && !has_lbr) {
+		pr_err("%s: no usable event: need an instructions-retired event (EBS) or an event "
+		       "with an all-branches LBR stack (perf record -b)", o->input);
+		return -HBBP_EUNSUPP;
+	}
+	if (o->method == HBBP_METHOD_HBBP && !has_ebs) {
+		run->method = HBBP_METHOD_LBR;
+		result__warn(run->res, "no instructions-retired (EBS) event: LBR-only counts; a "
+			     "single-event recording such as 'cycles -b' weights IPs by time, so "
+			     "only its branch stacks are used");
+		pr_warn("no instructions-retired (EBS) event: running LBR-only");
+	} else if (o->method == HBBP_METHOD_HBBP && !has_lbr) {
+		run->method = HBBP_METHOD_EBS;
+		result__warn(run->res, "no event with an all-branches LBR stack: EBS-only counts");
+		pr_warn("no event with an all-branches LBR stack: running EBS-only");
+	}
+	return 0;
+}
+
+static int run_meta(struct convert_run *run, const struct convert_opts *o)
+{
+	const struct perf_header_info *h = perf_reader__header(run->reader);
+	char buf[4096];
+	size_t i, len = 0;
+	int err = 0;
+
+	err = err ? err : result__meta_text(run->res, "file", o->input);
+	if (h->version)
+		err = err ? err : result__meta_text(run->res, "perf_version", h->version);
+	if (h->hostname)
+		err = err ? err : result__meta_text(run->res, "hostname", h->hostname);
+	if (h->osrelease)
+		err = err ? err : result__meta_text(run->res, "osrelease", h->osrelease);
+	if (h->arch)
+		err = err ? err : result__meta_text(run->res, "arch", h->arch);
+	if (h->cpudesc)
+		err = err ? err : result__meta_text(run->res, "cpudesc", h->cpudesc);
+	if (h->cmdline)
+		err = err ? err : result__meta_text(run->res, "cmdline", h->cmdline);
+	buf[0] = 0;
+	for (i = 0; i < run->nr_events; i++) {
+		const struct perf_event_info *e = run->events[i];
+		int n = snprintf(buf + len, sizeof(buf) - len, "%s%s=%s/%s%llu", i ? "," : "",
+				 e->name ? e->name : "?", perf_role_name(run->drv.ev[i].role),
+				 perf_evattr__freq(&e->attr) ? "freq=" : "period=",
+				 (unsigned long long)e->attr.sample_period);
+
+		if (n < 0 || (size_t)n >= sizeof(buf) - len)
+			break;
+		len += (size_t)n;
+	}
+	err = err ? err : result__meta_text(run->res, "events", buf);
+	if (run->method != o->method)
+		err = err ? err : result__meta_text(run->res, "method_requested",
+						    hbbp_method_name(o->method));
+	return err;
+}
+
+static int run_session(struct convert_run *run, const struct convert_opts *o)
+{
+	const struct perf_header_info *h = perf_reader__header(run->reader);
+	struct bbmap_find_opts fo = o->find;
+	size_t i;
+	int err;
+
+	fo.binaries = o->binaries;
+	fo.nr_binaries = o->nr_binaries;
+	if (!fo.kcore_dir)
+		fo.kcore_dir = h->kcore_dir;
+	if (!fo.osrelease)
+		fo.osrelease = h->osrelease;
+	err = bbmap_session__new(&run->session, &fo);
+	if (err) {
+		pr_err("cannot start the address-space session: %s", hbbp_strerror(err));
+		return err;
+	}
+	for (i = 0; i < h->nr_build_ids; i++) {
+		const struct perf_build_id_entry *b = &h->build_ids[i];
+
+		bbmap_session__add_build_id(run->session, b->cpumode == PERF_RECORD_MISC_KERNEL,
+					    b->filename, b->id, b->size);
+	}
+	hbbp_code_bbmap__init(&run->ops, run->session);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int run_pass(struct convert_run *run, const struct convert_opts *o)
+{
+	const struct perf_header_info *h = perf_reader__header(run->reader);
+	const struct perf_record *rec;
+	double t0 = now_s(), size = h->file_size ? (double)h->file_size : 0;
+	uint64_t n = 0;
+	bool shown = false;
+	int ret, err;
+
+	while ((ret = perf_reader__next(run->reader, &rec)) > 0) {
+		err = hbbp_driver__record(&run->drv, rec);
+		if (err) {
+			pr_err("%s: %s", o->input, hbbp_strerror(err));
+			return err;
+		}
+		if (o->progress && size > 0 && !(++n & 0xffff)) {
+			double t = now_s();
+
+			if (t - t0 > 1.0) {
+				convert__progress((double)rec->file_offset / size, false);
+				shown = true;
+			}
+		}
+	}
+	if (shown)
+		convert__progress(1.0, true);
+	if (ret < 0) {
+		pr_err("%s", perf_reader__errmsg(run->reader));
+		return ret;
+	}
+	hbbp_driver__finish(&run->drv);
+	return 0;
+}
+
+static void run_exit(struct convert_run *run)
+{
+	if (run->counts_ok)
+		hbbp_counts__exit(&run->counts);
+	if (run->drv_ok)
+		hbbp_driver__exit(&run->drv);
+	result__delete(run->res);
+	bbmap_session__delete(run->session);
+	perf_reader__delete(run->reader);
+	free(run->events);
+}
+
+int convert__run(const struct convert_opts *o)
+{
+	struct convert_run run;
+	struct perf_reader_opts ro;
+	struct writer_opts wo;
+	const char *errmsg = NULL;
+	const char *out = o->output && strcmp(o->output, "-") ? o->output : "-";
+	size_t i;
+	int err;
+
+	memset(&run, 0, sizeof(run));
+	memset(&ro, 0, sizeof(ro));
+	ro.ebs_event = o->ebs_event;
+	ro.lbr_event = o->lbr_event;
+	err = perf_reader__open(&run.reader, o->input, &ro, &errmsg);
+	if (err) {
+		pr_err("%s", errmsg ? errmsg : hbbp_strerror(err));
+		return err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
+	}
+	err = result__new(&run.res);
+	if (err)
+		goto out;
+	run.nr_events = perf_reader__nr_events(run.reader);
+	run.events = calloc(run.nr_events + 1, sizeof(*run.events));
+	if (!run.events) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < run.nr_events; i++)
+		run.events[i] = perf_reader__event(run.reader, i);
+	err = run_choose_method(&run, o);
+	if (err)
+		goto out;
+	err = run_session(&run, o);
+	if (err)
+		goto out;
+	err = hbbp_driver__init(&run.drv, &run.ops, run.events, run.nr_events);
+	if (err)
+		goto out;
+	run.drv_ok = true;
+	err = run_pass(&run, o);
+	if (err)
+		goto out;
+	/* Events the reader saw after open (pipe mode) keep their roles from open. */
+	err = hbbp_counts__compute(&run.counts, &run.drv, run.method, o->cutoff);
+	run.counts_ok = true;
+	if (err) {
+		pr_err("attribution failed: %s", hbbp_strerror(err));
+		goto out;
+	}
+	for (i = 0; i < run.nr_events; i++)
+		run.events[i] = perf_reader__event(run.reader, i);
+	err = run_meta(&run, o);
+	if (!err)
+		err = hbbp_mix__build(run.res, &run.counts, &run.drv, run.events, &o->mix,
+				      &run.total);
+	if (err) {
+		pr_err("building the result failed: %s", hbbp_strerror(err));
+		goto out;
+	}
+	{
+		double total, rejected;
+
+		convert__code_module_weight(&run, &total, &rejected);
+		err = result__meta_real(run.res, "lbr_weight_code_modules", total);
+		if (!err)
+			err = result__meta_real(run.res, "lbr_weight_code_modules_attributed",
+						total - rejected);
+		if (err)
+			goto out;
+	}
+	memset(&wo, 0, sizeof(wo));
+	wo.append = o->append;
+	err = writer__write(run.res, out, o->format, &wo);
+	if (err) {
+		pr_err("%s: cannot write: %s", strcmp(out, "-") ? out : "stdout",
+		       hbbp_strerror(err));
+		run_exit(&run);
+		return HBBP_EXIT_IO;
+	}
+	if (!o->quiet)
+		convert__summary(&run, o);
+out:
+	run_exit(&run);
+	if (!err)
+		return HBBP_EXIT_OK;
+	if (err == -ENOMEM)
+		return HBBP_EXIT_IO;
+	return hbbp_exit_code(err) == HBBP_EXIT_IO ? HBBP_EXIT_INPUT : hbbp_exit_code(err);
+}

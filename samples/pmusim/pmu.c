@@ -1,0 +1,328 @@
+/* The simulated PMU: an instructions-retired counter (EBS, precise) and a taken-branches
+ * counter with a last-branch-record ring (LBR), both sampling with a period, plus the hardware
+ * effects the README documents (skid, shadowing, period randomisation, LBR depth, freeze skid,
+ * entry-slot bias). Fed by the trace; hands samples to a callback. Knows nothing of qemu or
+ * of the perf.data format.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "samples/pmusim/pmusim.h"
+#include "util/hbbp_err.h"
+
+#define SIM_MAX_PENDING 256
+#define SIM_MAX_DEPTH 64
+
+struct sim_ebs_pending {
+	uint32_t left;		/* instructions still to retire before the sample lands */
+	bool shadow_check;	/* apply the shadowing rule where it lands */
+	uint64_t period;
+};
+
+struct sim_lbr_pending {
+	uint32_t left;		/* taken branches still to come before the stack freezes */
+	bool bias_checked;
+	uint64_t period;
+};
+
+struct sim_pmu {
+	struct sim_pmu_opts o;
+	uint64_t rng;
+	uint64_t ebs_left, lbr_left;
+	uint64_t ebs_cur, lbr_cur;	/* the period in force */
+	struct sim_branch ring[SIM_MAX_DEPTH];
+	unsigned head;			/* index of the newest entry */
+	struct sim_branch snap[SIM_MAX_DEPTH];
+	struct sim_ebs_pending ep[SIM_MAX_PENDING];
+	unsigned nep;
+	struct sim_lbr_pending lp[SIM_MAX_PENDING];
+	unsigned nlp;
+	uint64_t ninsn;			/* retired so far (the clock) */
+	uint64_t last_ip, last_to;
+	struct sim_pmu_stats st;
+};
+
+/* splitmix64 */
+uint64_t sim_rand__next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+double sim_rand__unit(uint64_t *state)
+{
+	return (double)(sim_rand__next(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Geometric number of extra steps with the given mean (0 when mean <= 0). */
+static uint32_t sim_pmu__geometric(struct sim_pmu *p, double mean)
+{
+	if (mean <= 0)
+		return 0;
+	double q = mean / (1.0 + mean);		/* P(one more step) */
+	uint32_t k = 0;
+	while (k < 64 && sim_rand__unit(&p->rng) < q)
+		k++;
+	return k;
+}
+
+static uint64_t sim_pmu__period(struct sim_pmu *p, uint64_t base)
+{
+	unsigned b = p->o.fx.rand_bits;
+	if (!b)
+		return base;
+	uint64_t mask = b >= 63 ? ~0ULL : (1ULL << b) - 1;
+	uint64_t v = (base & ~mask) | (sim_rand__next(&p->rng) & mask);
+	return v ? v : 1;
+}
+
+int sim_pmu__new(struct sim_pmu **out, const struct sim_pmu_opts *o)
+{
+	if (!o->ebs_period || !o->lbr_period || o->lbr_depth < 2 || o->lbr_depth > SIM_MAX_DEPTH)
+		return -HBBP_EUSAGE;
+	struct sim_pmu *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->o = *o;
+	p->rng = o->seed ^ 0x5851f42d4c957f2dULL;
+	p->ebs_cur = sim_pmu__period(p, o->ebs_period);
+	p->ebs_left = p->ebs_cur;
+	p->lbr_cur = sim_pmu__period(p, o->lbr_period);
+	p->lbr_left = p->lbr_cur;
+	*out = p;
+	return 0;
+}
+
+void sim_pmu__delete(struct sim_pmu *p)
+{
+	free(p);
+}
+
+const struct sim_pmu_stats *sim_pmu__stats(const struct sim_pmu *p)
+{
+	return &p->st;
+}
+
+/* A branch site is bias-prone when a hash of its address falls below bias_frac. */
+bool sim_pmu__bias_site(const struct sim_pmu *p, uint64_t from)
+{
+	if (p->o.fx.bias_frac <= 0 || !from)
+		return false;
+	uint64_t s = from ^ 0x2545f4914f6cdd1dULL;
+	return sim_rand__unit(&s) < p->o.fx.bias_frac;
+}
+
+static void sim_pmu__push(struct sim_pmu *p, uint64_t from, uint64_t to)
+{
+	p->head = (p->head + 1) % p->o.lbr_depth;
+	p->ring[p->head].from = from;
+	p->ring[p->head].to = to;
+}
+
+/* The stack, newest first. */
+static const struct sim_branch *sim_pmu__snapshot(struct sim_pmu *p)
+{
+	unsigned d = p->o.lbr_depth;
+	for (unsigned i = 0; i < d; i++)
+		p->snap[i] = p->ring[(p->head + d - i) % d];
+	return p->snap;
+}
+
+static uint64_t sim_pmu__time(const struct sim_pmu *p)
+{
+	return 1000000000ULL + p->ninsn;	/* one instruction per nanosecond */
+}
+
+static int sim_pmu__emit_ebs(struct sim_pmu *p, uint64_t ip, uint64_t period)
+{
+	struct sim_sample s = {
+		.event = 0, .ip = ip, .time = sim_pmu__time(p), .period = period,
+		.nr = p->o.lbr_depth, .stack = sim_pmu__snapshot(p),
+	};
+	p->st.nr_ebs++;
+	return p->o.emit ? p->o.emit(&s, p->o.ctx) : 0;
+}
+
+static int sim_pmu__emit_lbr(struct sim_pmu *p, uint64_t period)
+{
+	struct sim_sample s = {
+		.event = 1, .ip = p->last_to != SIM_OUTSIDE ? p->last_to : p->last_ip,
+		.time = sim_pmu__time(p), .period = period,
+		.nr = p->o.lbr_depth, .stack = sim_pmu__snapshot(p),
+	};
+	p->st.nr_lbr++;
+	return p->o.emit ? p->o.emit(&s, p->o.ctx) : 0;
+}
+
+int sim_pmu__start(struct sim_pmu *p, uint64_t entry)
+{
+	/* The ring is full from the start: kernel branches (K -> K) and the entry into the
+	 * process (K -> entry) as the newest, so the first stream starts at the entry point
+	 * and the first real branch already has depth-1 entries behind it. */
+	for (unsigned i = 0; i + 1 < p->o.lbr_depth; i++)
+		sim_pmu__push(p, SIM_OUTSIDE, SIM_OUTSIDE);
+	sim_pmu__push(p, SIM_OUTSIDE, entry);
+	return 0;
+}
+
+/* Tries to freeze the stack for pending LBR sample i; returns 1 if it was emitted. */
+static int sim_pmu__lbr_capture(struct sim_pmu *p, struct sim_lbr_pending *lp)
+{
+	if (!lp->bias_checked && p->o.fx.bias_prob > 0) {
+		lp->bias_checked = true;
+		/* the bias-prone branch nearest the oldest end (not already the oldest): the
+		 * stack freezes, with probability bias_prob, once it has become the oldest */
+		unsigned d = p->o.lbr_depth;
+		for (unsigned age = d - 1; age-- > 0;) {	/* age 0: newest */
+			const struct sim_branch *b = &p->ring[(p->head + d - age) % d];
+			if (!sim_pmu__bias_site(p, b->from))
+				continue;
+			if (sim_rand__unit(&p->rng) < p->o.fx.bias_prob) {
+				lp->left = d - 1 - age;
+				p->st.nr_bias_delayed++;
+				return 0;
+			}
+			break;
+		}
+	}
+	int err = sim_pmu__emit_lbr(p, lp->period);
+	return err ? err : 1;
+}
+
+static int sim_pmu__taken(struct sim_pmu *p, uint64_t from, uint64_t to)
+{
+	int err;
+	sim_pmu__push(p, from, to);
+	p->last_to = to;
+	/* pending captures first: the new branch is in their stack */
+	for (unsigned i = 0; i < p->nlp;) {
+		struct sim_lbr_pending *lp = &p->lp[i];
+		if (--lp->left == 0) {
+			err = sim_pmu__lbr_capture(p, lp);
+			if (err < 0)
+				return err;
+			if (err == 1) {
+				p->lp[i] = p->lp[--p->nlp];
+				continue;
+			}
+		}
+		i++;
+	}
+	if (--p->lbr_left == 0) {
+		struct sim_lbr_pending lp = { .left = sim_pmu__geometric(p, p->o.fx.freeze_mean),
+					      .period = p->lbr_cur };
+		p->lbr_cur = sim_pmu__period(p, p->o.lbr_period);
+		p->lbr_left = p->lbr_cur;
+		if (lp.left)
+			p->st.nr_frozen_late++;
+		err = lp.left ? 0 : sim_pmu__lbr_capture(p, &lp);
+		if (err < 0)
+			return err;
+		if (err == 0) {
+			if (p->nlp == SIM_MAX_PENDING)
+				p->st.nr_dropped_pending++;
+			else
+				p->lp[p->nlp++] = lp;
+		}
+	}
+	return 0;
+}
+
+int sim_pmu__branch(struct sim_pmu *p, uint64_t from, uint64_t to)
+{
+	return sim_pmu__taken(p, from, to);
+}
+
+/* One retired instruction on the slow path. */
+static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
+{
+	int err;
+	p->ninsn++;
+	p->last_ip = in->addr;
+	for (unsigned i = 0; i < p->nep;) {
+		struct sim_ebs_pending *ep = &p->ep[i];
+		if (--ep->left == 0) {
+			if (ep->shadow_check && (in->flags & SIM_F_LONG_LATENCY) &&
+			    sim_rand__unit(&p->rng) < p->o.fx.shadow_prob) {
+				ep->shadow_check = false;
+				ep->left = 1;
+				p->st.nr_shadowed++;
+			} else {
+				err = sim_pmu__emit_ebs(p, in->addr, ep->period);
+				if (err)
+					return err;
+				p->ep[i] = p->ep[--p->nep];
+				continue;
+			}
+		}
+		i++;
+	}
+	if (--p->ebs_left == 0) {
+		uint64_t period = p->ebs_cur;
+		uint32_t k = sim_pmu__geometric(p, p->o.fx.skid_mean);
+		p->ebs_cur = sim_pmu__period(p, p->o.ebs_period);
+		p->ebs_left = p->ebs_cur;
+		if (k)
+			p->st.nr_skidded++;
+		if (!k && (in->flags & SIM_F_LONG_LATENCY) && p->o.fx.shadow_prob > 0 &&
+		    sim_rand__unit(&p->rng) < p->o.fx.shadow_prob) {
+			k = 1;
+			p->st.nr_shadowed++;
+			struct sim_ebs_pending ep = { .left = k, .shadow_check = false,
+						      .period = period };
+			if (p->nep == SIM_MAX_PENDING)
+				p->st.nr_dropped_pending++;
+			else
+				p->ep[p->nep++] = ep;
+		} else if (!k) {
+			err = sim_pmu__emit_ebs(p, in->addr, period);
+			if (err)
+				return err;
+		} else {
+			struct sim_ebs_pending ep = { .left = k, .shadow_check = true,
+						      .period = period };
+			if (p->nep == SIM_MAX_PENDING)
+				p->st.nr_dropped_pending++;
+			else
+				p->ep[p->nep++] = ep;
+		}
+	}
+	return 0;
+}
+
+int sim_pmu__retire(struct sim_pmu *p, const struct sim_insn *insns, uint32_t n)
+{
+	if (!p->nep && p->ebs_left > n) {
+		p->ebs_left -= n;
+		p->ninsn += n;
+		p->last_ip = insns[n - 1].addr;
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		int err = sim_pmu__retire_one(p, &insns[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int sim_pmu__finish(struct sim_pmu *p, uint64_t last)
+{
+	/* The LBR keeps recording after the process leaves user mode: the exit (last -> K)
+	 * and depth-2 kernel branches (K -> K), so the last streams are seen as often as any. */
+	p->st.nr_dropped_pending += p->nep;
+	p->nep = 0;
+	int err = sim_pmu__taken(p, last, SIM_OUTSIDE);
+	p->st.nr_virtual_branches++;
+	for (unsigned i = 0; !err && i + 2 < p->o.lbr_depth; i++) {
+		err = sim_pmu__taken(p, SIM_OUTSIDE, SIM_OUTSIDE);
+		p->st.nr_virtual_branches++;
+	}
+	p->st.nr_dropped_pending += p->nlp;
+	p->nlp = 0;
+	return err;
+}

@@ -1,0 +1,145 @@
+/* Test tool: prints what bbmap/module.h makes of a binary, one line per record, for the
+ * shell tests to compare against objdump. Usage:
+ *   bbmap_dump FILE [-s STEP] [-l] [-g ADDR]... [-d DEBUGFILE] [-a ADDR]...
+ * Without -a, every STEP-th function symbol (default 1) is decoded whole. -a decodes the
+ * block at ADDR and the blocks after it up to its function's end. -g adds a leader first.
+ * -o prints "O OFF VADDR" (offset_to_vaddr). -Q reads hex addresses from stdin and prints
+ * "Q ADDR SYMBOL ok|ERROR branch|-" for each (block_at; branch: a control transfer there).
+ * Output: "F start end name", "B start end nr_insns", "I addr len flags mnemonic
+ * iclass isa category packing elem width rw [file:line]", and a final "S" stats line.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bbmap/module.h"
+#include "util/hbbp_err.h"
+
+static int lines;
+
+static void dump_range(struct bbmap_module *m, uint64_t start, uint64_t end)
+{
+	const struct bbmap_block *b;
+	uint32_t i;
+	int err = bbmap_module__block_at(m, start, &b);
+
+	if (err) {
+		printf("E %" PRIx64 " %s\n", start, hbbp_strerror(err));
+		return;
+	}
+	while (b && b->start < end) {
+		printf("B %" PRIx64 " %" PRIx64 " %u\n", b->start, b->end, b->nr_insns);
+		for (i = 0; i < b->nr_insns; i++) {
+			const struct bbmap_insn *in = &b->insns[i];
+
+			printf("I %" PRIx64 " %u %x %s %s %s %s %s %s %u %s%s", in->addr, in->len,
+			       in->flags, in->mnemonic, in->iclass, bbmap_isa_name(in->isa),
+			       bbmap_category_name(in->category), bbmap_packing_name(in->packing),
+			       in->elem ? bbmap_elem_name(in->elem) : "-", in->width,
+			       in->flags & BBMAP_INSN_MEM_READ ? "r" : "-",
+			       in->flags & BBMAP_INSN_MEM_WRITE ? "w" : "-");
+			if (lines)
+				printf(" %s:%u", in->srcfile ? in->srcfile : "??", in->line);
+			printf("\n");
+		}
+		if (b->end >= end || bbmap_module__block_after(m, b, &b))
+			break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct bbmap_module *m;
+	struct bbmap_module_stats st;
+	const char *debug = NULL;
+	uint64_t addrs[256], leaders[256];
+	uint64_t offs[256];
+	int query = 0;
+	size_t na = 0, nl = 0, no = 0, i, step = 1;
+	int err, a;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: bbmap_dump FILE [-s STEP] [-l] [-a ADDR]...\n");
+		return 1;
+	}
+	for (a = 2; a < argc; a++) {
+		if (!strcmp(argv[a], "-l"))
+			lines = 1;
+		else if (!strcmp(argv[a], "-s") && a + 1 < argc)
+			step = strtoul(argv[++a], NULL, 0);
+		else if (!strcmp(argv[a], "-d") && a + 1 < argc)
+			debug = argv[++a];
+		else if (!strcmp(argv[a], "-a") && a + 1 < argc && na < 256)
+			addrs[na++] = strtoull(argv[++a], NULL, 16);
+		else if (!strcmp(argv[a], "-g") && a + 1 < argc && nl < 256)
+			leaders[nl++] = strtoull(argv[++a], NULL, 16);
+		else if (!strcmp(argv[a], "-Q"))
+			query = 1;
+		else if (!strcmp(argv[a], "-o") && a + 1 < argc && no < 256)
+			offs[no++] = strtoull(argv[++a], NULL, 16);
+	}
+	err = bbmap_module__open(&m, argv[1], debug);
+	if (err) {
+		printf("open: %s\n", hbbp_strerror(err));
+		return 2;
+	}
+	for (i = 0; i < no; i++) {
+		uint64_t v;
+
+		if (bbmap_module__offset_to_vaddr(m, offs[i], &v))
+			printf("O %" PRIx64 " none\n", offs[i]);
+		else
+			printf("O %" PRIx64 " %" PRIx64 "\n", offs[i], v);
+	}
+	if (query) {
+		char line[128];
+
+		while (fgets(line, sizeof(line), stdin)) {
+			uint64_t q = strtoull(line, NULL, 16);
+			const struct bbmap_symbol *s = bbmap_module__symbol_at(m, q);
+			const struct bbmap_block *b;
+			const struct bbmap_insn *in = NULL;
+
+			err = bbmap_module__block_at(m, q, &b);
+			if (!err)
+				for (i = 0; i < b->nr_insns; i++)
+					if (b->insns[i].addr == q)
+						in = &b->insns[i];
+			printf("Q %" PRIx64 " %s %s %s\n", q, s ? s->name : "-",
+			       err ? hbbp_strerror(err) : "ok",
+			       in && (in->flags & BBMAP_INSN_BRANCH) ? "branch" : "-");
+		}
+		goto out;
+	}
+	if (no && !na)
+		goto out;
+	for (i = 0; i < nl; i++)
+		if (bbmap_module__add_leader(m, leaders[i]))
+			printf("G %" PRIx64 " not an instruction start\n", leaders[i]);
+	if (na) {
+		for (i = 0; i < na; i++) {
+			const struct bbmap_symbol *s = bbmap_module__symbol_at(m, addrs[i]);
+			uint64_t end = s ? s->start + s->size : addrs[i] + 1;
+
+			printf("F %" PRIx64 " %" PRIx64 " %s\n", addrs[i], end, s ? s->name : "?");
+			dump_range(m, addrs[i], end);
+		}
+	} else {
+		for (i = 0; i < bbmap_module__nr_symbols(m); i += step ? step : 1) {
+			const struct bbmap_symbol *s = bbmap_module__symbol(m, i);
+
+			printf("F %" PRIx64 " %" PRIx64 " %s\n", s->start, s->start + s->size,
+			       s->name);
+			dump_range(m, s->start, s->start + s->size);
+		}
+	}
+out:
+	bbmap_module__stats(m, &st);
+	printf("S bytes=%" PRIu64 " insns=%" PRIu64 " bad=%" PRIu64 " blocks=%" PRIu64
+	       " regions=%" PRIu64 " fde=%" PRIu64 " windows=%" PRIu64 "\n", st.bytes_decoded,
+	       st.nr_insns, st.nr_bad, st.nr_blocks, st.nr_regions, st.nr_fde_syms,
+	       st.nr_windows);
+	bbmap_module__delete(m);
+	return 0;
+}

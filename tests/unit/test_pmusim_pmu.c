@@ -1,0 +1,244 @@
+/* Unit tests of pmusim's simulated PMU on synthetic instruction streams with hand-computed
+ * expectations: period-1 exactness of EBS and LBR (including the process-boundary entries),
+ * skid, shadowing, period randomisation, freeze skid and the entry-slot bias. The simulator is
+ * not part of the library, so its PMU source is compiled into this test.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/harness.h"
+#include "samples/pmusim/pmu.c"
+
+#define MAXA 64
+
+struct collect {
+	uint64_t ebs_at[MAXA];		/* sum of EBS periods per instruction slot */
+	double lbr_at[MAXA];		/* LBR stream weight per instruction slot */
+	uint64_t nr_ebs, nr_lbr, period_sum, nr_full;
+	unsigned depth;
+	uint64_t oldest_from[MAXA];	/* LBR samples whose oldest entry comes from slot i */
+	uint64_t any_from[MAXA];	/* entries from slot i in all slots */
+};
+
+/* Instruction slot i sits at address 0x1000 + 4 * i. */
+static uint64_t addr_of(unsigned i) { return 0x1000 + 4ULL * i; }
+static int slot_of(uint64_t a) { return a >= 0x1000 && a < 0x1000 + 4 * MAXA ? (int)((a - 0x1000) / 4) : -1; }
+
+static int collect(const struct sim_sample *s, void *ctx)
+{
+	struct collect *c = ctx;
+	if (s->event == 0) {
+		c->nr_ebs++;
+		int k = slot_of(s->ip);
+		if (k >= 0)
+			c->ebs_at[k] += s->period;
+		c->period_sum += s->period;
+		return 0;
+	}
+	c->nr_lbr++;
+	c->nr_full += s->nr == c->depth;
+	int ko = slot_of(s->stack[s->nr - 1].from);
+	if (ko >= 0)
+		c->oldest_from[ko]++;
+	for (uint32_t i = 0; i < s->nr; i++) {
+		int kf = slot_of(s->stack[i].from);
+		if (kf >= 0)
+			c->any_from[kf]++;
+	}
+	/* streams: e[k].to .. e[k-1].from */
+	for (uint32_t k = 1; k < s->nr; k++) {
+		uint64_t lo = s->stack[k].to, hi = s->stack[k - 1].from;
+		if (!lo || !hi || lo > hi)
+			continue;
+		for (uint64_t a = lo; a <= hi; a += 4)
+			if (slot_of(a) >= 0)
+				c->lbr_at[slot_of(a)] += (double)s->period / (s->nr - 1);
+	}
+	return 0;
+}
+
+/* A loop program: slots 0..1 prologue, then `iters` times the body slots 2..6 (slot 6 a jcc
+ * back to slot 2, taken except on the last iteration), a call at slot 7 to slots 10..11 (ret at
+ * 11) returning to slot 8, and slot 9 the exit syscall. Returns retirements per slot. */
+static void run_program(struct sim_pmu *p, unsigned iters, uint64_t count[MAXA],
+			uint8_t long_lat_slot)
+{
+	struct sim_insn in[MAXA];
+	memset(in, 0, sizeof(in));
+	for (unsigned i = 0; i < MAXA; i++) {
+		in[i].addr = addr_of(i);
+		in[i].len = 4;
+		if (i == long_lat_slot)
+			in[i].flags = SIM_F_LONG_LATENCY;
+	}
+	memset(count, 0, MAXA * sizeof(*count));
+	sim_pmu__start(p, addr_of(0));
+#define RET(a, n) do { sim_pmu__retire(p, &in[a], n); for (unsigned q = 0; q < (n); q++) count[(a) + q]++; } while (0)
+	RET(0, 2);
+	for (unsigned it = 0; it < iters; it++) {
+		RET(2, 5);
+		if (it + 1 < iters)
+			sim_pmu__branch(p, addr_of(6), addr_of(2));
+	}
+	RET(7, 1);
+	sim_pmu__branch(p, addr_of(7), addr_of(10));
+	RET(10, 2);
+	sim_pmu__branch(p, addr_of(11), addr_of(8));
+	RET(8, 2);
+	sim_pmu__finish(p, addr_of(9));
+#undef RET
+}
+
+static struct sim_pmu *make(struct collect *c, uint64_t pe, uint64_t pl, unsigned depth,
+			    struct sim_effects fx)
+{
+	struct sim_pmu_opts o = { .ebs_period = pe, .lbr_period = pl, .lbr_depth = depth,
+				  .seed = 7, .fx = fx, .emit = collect, .ctx = c };
+	struct sim_pmu *p = NULL;
+	memset(c, 0, sizeof(*c));
+	c->depth = depth;
+	CHECK(sim_pmu__new(&p, &o) == 0);
+	return p;
+}
+
+static void test_period1_exact(void)
+{
+	static const unsigned depths[] = { 2, 8, 16, 32 };
+	for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+		struct collect c;
+		uint64_t count[MAXA];
+		struct sim_pmu *p = make(&c, 1, 1, depths[d], (struct sim_effects){ 0 });
+		if (!p)
+			return;
+		run_program(p, 20, count, 255);
+		for (unsigned i = 0; i < MAXA; i++) {
+			CHECK_EQ_U64(c.ebs_at[i], count[i]);
+			CHECK_EQ_DBL(c.lbr_at[i], (double)count[i], 1e-9);
+		}
+		/* 19 loop branches + call + ret + exit entry + depth-2 placeholders */
+		CHECK_EQ_U64(c.nr_lbr, 21 + 1 + depths[d] - 2);
+		CHECK_EQ_U64(c.nr_full, c.nr_lbr);
+		CHECK_EQ_U64(c.nr_ebs, 2 + 20 * 5 + 1 + 2 + 2);
+		sim_pmu__delete(p);
+	}
+}
+
+static void test_skid(void)
+{
+	struct collect c;
+	uint64_t count[MAXA];
+	struct sim_pmu *p = make(&c, 1, 1000003, 8, (struct sim_effects){ .skid_mean = 1.0 });
+	if (!p)
+		return;
+	run_program(p, 2000, count, 255);
+	/* same number of samples minus those still pending at exit; with skid, the loop's first
+	 * slot gets fewer samples than executions only by chance, but the displacement moves
+	 * samples forward: prologue slot 0 loses weight to slot 1 */
+	const struct sim_pmu_stats *st = sim_pmu__stats(p);
+	CHECK(st->nr_skidded > 2000 * 5 / 3);	/* P(k > 0) = 1/2 */
+	CHECK(st->nr_skidded < 2000 * 5 * 2 / 3);
+	CHECK(c.nr_ebs + st->nr_dropped_pending == 2 + 2000 * 5 + 5);
+	CHECK(c.ebs_at[0] < count[0] || c.ebs_at[1] != count[1]);
+	sim_pmu__delete(p);
+}
+
+static void test_shadow(void)
+{
+	struct collect c;
+	uint64_t count[MAXA];
+	/* slot 3 (in the loop body) is long-latency: with probability 1 its samples move to 4 */
+	struct sim_pmu *p = make(&c, 1, 1000003, 8, (struct sim_effects){ .shadow_prob = 1.0 });
+	if (!p)
+		return;
+	run_program(p, 100, count, 3);
+	CHECK_EQ_U64(c.ebs_at[3], 0);
+	CHECK_EQ_U64(c.ebs_at[4], 200);
+	CHECK_EQ_U64(c.ebs_at[2], 100);
+	CHECK_EQ_U64(sim_pmu__stats(p)->nr_shadowed, 100);
+	sim_pmu__delete(p);
+}
+
+static void test_period_randomisation(void)
+{
+	struct collect c;
+	uint64_t count[MAXA];
+	struct sim_pmu *p = make(&c, 1000, 1000003, 8, (struct sim_effects){ .rand_bits = 4 });
+	if (!p)
+		return;
+	run_program(p, 200000, count, 255);
+	/* periods are 1000 with the low 4 bits random: 992..1007, mean 999.5 */
+	double mean = (double)c.period_sum / (double)c.nr_ebs;
+	CHECK(mean > 997 && mean < 1002);
+	CHECK(c.period_sum != c.nr_ebs * 1000);
+	/* the total retired is matched within one period */
+	uint64_t total = 2 + 200000ULL * 5 + 5;
+	CHECK(c.period_sum <= total && total - c.period_sum < 1008);
+	sim_pmu__delete(p);
+}
+
+static void test_freeze_skid(void)
+{
+	struct collect c;
+	uint64_t count[MAXA];
+	struct sim_pmu *p = make(&c, 1000003, 1, 4, (struct sim_effects){ .freeze_mean = 1.0 });
+	if (!p)
+		return;
+	run_program(p, 1000, count, 255);
+	const struct sim_pmu_stats *st = sim_pmu__stats(p);
+	CHECK(st->nr_frozen_late > 300 && st->nr_frozen_late < 700);
+	CHECK_EQ_U64(c.nr_lbr + st->nr_dropped_pending, 999 + 2 + 1 + 2);
+	sim_pmu__delete(p);
+}
+
+/* Three branches cycle (slots 1, 3, 5); the smallest bias_frac that flags one of them makes
+ * that site alone bias-prone. Its share of the oldest slot must exceed chance (1/3). */
+static void test_entry_slot_bias(void)
+{
+	static const unsigned sites[3] = { 1, 3, 5 };
+	struct collect c;
+	struct sim_effects fx = { .bias_prob = 1.0 };
+	static struct sim_pmu tmp;
+	int biased = -1;
+	for (int i = 1; i <= 100000 && biased < 0; i++) {
+		tmp.o.fx.bias_frac = i / 100000.0;
+		for (int k = 0; k < 3; k++)
+			if (sim_pmu__bias_site(&tmp, addr_of(sites[k])))
+				biased = (int)sites[k];
+	}
+	CHECK(biased >= 0);
+	if (biased < 0)
+		return;
+	fx.bias_frac = tmp.o.fx.bias_frac;
+	for (int k = 0; k < 3; k++)
+		CHECK(sim_pmu__bias_site(&tmp, addr_of(sites[k])) == ((int)sites[k] == biased));
+	for (int with = 1; with >= 0; with--) {
+		struct sim_pmu *p = make(&c, 1000003, 7, 4, with ? fx : (struct sim_effects){ 0 });
+		if (!p)
+			return;
+		sim_pmu__start(p, addr_of(0));
+		for (int it = 0; it < 3000; it++)
+			for (int k = 0; k < 3; k++)
+				sim_pmu__branch(p, addr_of(sites[k]), addr_of(sites[k] + 1));
+		sim_pmu__finish(p, addr_of(5));
+		double share = (double)c.oldest_from[biased] /
+			       (double)(c.oldest_from[1] + c.oldest_from[3] + c.oldest_from[5]);
+		if (with) {
+			CHECK(share > 0.9);	/* chance: 1/3 */
+			CHECK(sim_pmu__stats(p)->nr_bias_delayed > 0);
+		} else {
+			CHECK(share > 0.3 && share < 0.37);
+		}
+		sim_pmu__delete(p);
+	}
+}
+
+int main(void)
+{
+	RUN_TEST(test_period1_exact);
+	RUN_TEST(test_skid);
+	RUN_TEST(test_shadow);
+	RUN_TEST(test_period_randomisation);
+	RUN_TEST(test_freeze_skid);
+	RUN_TEST(test_entry_slot_bias);
+	return TEST_EXIT();
+}

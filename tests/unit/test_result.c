@@ -1,0 +1,204 @@
+/* Unit tests of the result model (writers/result.c): column specs, typed cells, string
+ * interning, metadata replacement, warnings, and growth to a million rows.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "tests/harness.h"
+#include "writers/result.h"
+
+static void test_result_tables(void)
+{
+	static const char *const cols[] = { "name:text", "n:int", "x:real" };
+	static const char *const bad_type[] = { "name:txt" };
+	static const char *const no_type[] = { "name" };
+	static const char *const dup[] = { "a:int", "a:real" };
+	struct result *r;
+	struct result_table *t = NULL, *u = NULL;
+	struct result_cell *c;
+
+	CHECK(result__new(&r) == 0);
+	CHECK(result__add_table(r, "mix", cols, 3, &t) == 0);
+	CHECK(t && t->nr_cols == 3 && t->nr_rows == 0);
+	CHECK_STR(t->cols[0].name, "name");
+	CHECK(t->cols[0].type == RES_TEXT && t->cols[1].type == RES_INT &&
+	      t->cols[2].type == RES_REAL);
+	CHECK(result__add_table(r, "mix", cols, 3, &u) == -EINVAL);	/* duplicate name */
+	CHECK(result__add_table(r, "b", bad_type, 1, &u) == -EINVAL);
+	CHECK(result__add_table(r, "b", no_type, 1, &u) == -EINVAL);
+	CHECK(result__add_table(r, "b", dup, 2, &u) == -EINVAL);
+	CHECK(result__add_table(r, "b", cols, 0, &u) == -EINVAL);
+	CHECK(r->nr_tables == 1);
+	CHECK(result__table(r, "mix") == t);
+	CHECK(result__table(r, "nope") == NULL);
+	CHECK(result_table__col(t, "x") == 2);
+	CHECK(result_table__col(t, "y") == -1);
+
+	c = result_table__add_row(t);
+	CHECK(c != NULL);
+	CHECK(c[0].type == RES_NULL && c[1].type == RES_NULL && c[2].type == RES_NULL);
+	CHECK(result_cell__text(t, &c[0], "mov") == 0);
+	result_cell__int(&c[1], -42);
+	result_cell__real(&c[2], 0.25);
+	CHECK(c[0].type == RES_TEXT);
+	CHECK_STR(c[0].s, "mov");
+	CHECK(c[1].type == RES_INT && c[1].i == -42);
+	CHECK(c[2].type == RES_REAL && c[2].d == 0.25);
+	CHECK(result_cell__text(t, &c[0], NULL) == 0 && c[0].type == RES_NULL);
+	result__delete(r);
+	result__delete(NULL);
+}
+
+static void test_result_meta_warnings(void)
+{
+	struct result *r;
+
+	CHECK(result__new(&r) == 0);
+	CHECK(result__meta_text(r, "file", "a.data") == 0);
+	CHECK(result__meta_int(r, "cutoff", 18) == 0);
+	CHECK(result__meta_real(r, "scale", 1.5) == 0);
+	CHECK(result__meta_text(r, "file", "b.data") == 0);	/* replaces, keeps position */
+	CHECK(result__meta_text(r, "", "x") == -EINVAL);
+	CHECK(r->nr_meta == 3);
+	CHECK_STR(r->meta[0].key, "file");
+	CHECK_STR(r->meta[0].val.s, "b.data");
+	CHECK(r->meta[1].val.type == RES_INT && r->meta[1].val.i == 18);
+	CHECK(r->meta[2].val.type == RES_REAL && r->meta[2].val.d == 1.5);
+	CHECK(result__warn(r, "lost %d samples", 7) == 0);
+	CHECK(result__warn(r, "%s", "second") == 0);
+	CHECK(r->nr_warnings == 2);
+	CHECK_STR(r->warnings[0], "lost 7 samples");
+	CHECK_STR(r->warnings[1], "second");
+	result__delete(r);
+}
+
+/* A million rows: cells keep their values across reallocation and equal strings share
+ * one pooled copy. */
+static void test_result_million_rows(void)
+{
+	static const char *const cols[] = { "mnemonic:text", "i:int", "count:real" };
+	static const char *const names[] = { "mov", "add", "vfmadd231ps", "ret" };
+	struct result *r;
+	struct result_table *t;
+	size_t i, n = 1000000, bad = 0;
+	char buf[32];
+
+	CHECK(result__new(&r) == 0);
+	CHECK(result__add_table(r, "mix", cols, 3, &t) == 0);
+	for (i = 0; i < n; i++) {
+		struct result_cell *c = result_table__add_row(t);
+
+		if (!c) {
+			bad++;
+			break;
+		}
+		/* A fresh buffer each time: interning must not keep the caller's pointer. */
+		snprintf(buf, sizeof(buf), "%s", names[i % 4]);
+		if (result_cell__text(t, &c[0], buf))
+			bad++;
+		result_cell__int(&c[1], (int64_t)i);
+		result_cell__real(&c[2], (double)i / 4);
+	}
+	CHECK(bad == 0);
+	CHECK(t->nr_rows == n);
+	for (i = 0; i < n; i += 7919) {
+		const struct result_cell *c = &t->cells[i * 3];
+
+		if (strcmp(c[0].s, names[i % 4]) || c[1].i != (int64_t)i || c[2].d != (double)i / 4)
+			bad++;
+	}
+	CHECK(bad == 0);
+	CHECK(t->cells[0].s == t->cells[4 * 3].s);	/* one copy of "mov" */
+	CHECK(t->cells[0].s != t->cells[1 * 3].s);
+	result__delete(r);
+}
+
+/* Many distinct strings (pool rehashing) and one longer than a pool chunk. */
+static void test_result_pool_growth(void)
+{
+	static const char *const cols[] = { "s:text" };
+	struct result *r;
+	struct result_table *t;
+	size_t i, bad = 0, big = 200 * 1024;
+	char buf[32], *huge = malloc(big + 1);
+
+	CHECK(huge != NULL);
+	if (!huge)
+		return;
+	memset(huge, 'x', big);
+	huge[big] = '\0';
+	CHECK(result__new(&r) == 0);
+	CHECK(result__add_table(r, "t", cols, 1, &t) == 0);
+	for (i = 0; i < 50000; i++) {
+		struct result_cell *c = result_table__add_row(t);
+
+		snprintf(buf, sizeof(buf), "sym_%zu", i);
+		if (!c || result_cell__text(t, c, buf))
+			bad++;
+	}
+	CHECK(result_cell__text(t, result_table__add_row(t), huge) == 0);
+	CHECK(result_cell__text(t, result_table__add_row(t), "after") == 0);
+	for (i = 0; i < 50000; i++) {
+		snprintf(buf, sizeof(buf), "sym_%zu", i);
+		if (strcmp(t->cells[i].s, buf))
+			bad++;
+	}
+	CHECK(bad == 0);
+	CHECK(strlen(t->cells[50000].s) == big);
+	CHECK_STR(t->cells[50001].s, "after");
+	result__delete(r);
+	free(huge);
+}
+
+static int by_key_desc(const struct result_cell *a, const struct result_cell *b, void *ctx)
+{
+	(void)ctx;
+	return a[0].i < b[0].i ? 1 : a[0].i > b[0].i ? -1 : 0;
+}
+
+/* Sorting keeps rows whole and equal keys in their original order. */
+static void test_result_sort(void)
+{
+	static const char *const cols[] = { "key:int", "seq:int", "name:text" };
+	struct result *r;
+	struct result_table *t;
+	size_t i, n = 10007, bad = 0;
+	char buf[32];
+
+	CHECK(result__new(&r) == 0);
+	CHECK(result__add_table(r, "mix", cols, 3, &t) == 0);
+	for (i = 0; i < n; i++) {
+		struct result_cell *c = result_table__add_row(t);
+
+		result_cell__int(&c[0], (int64_t)((i * 7919) % 13));
+		result_cell__int(&c[1], (int64_t)i);
+		snprintf(buf, sizeof(buf), "row%zu", i);
+		result_cell__text(t, &c[2], buf);
+	}
+	CHECK(result_table__sort(t, by_key_desc, NULL) == 0);
+	CHECK(t->nr_rows == n);
+	for (i = 0; i < n; i++) {
+		const struct result_cell *c = result_table__row(t, i);
+
+		snprintf(buf, sizeof(buf), "row%" PRId64, c[1].i);
+		if ((uint64_t)c[0].i != ((uint64_t)c[1].i * 7919) % 13 || strcmp(c[2].s, buf))
+			bad++;	/* a row came apart */
+		if (i && (c[0].i > c[-3].i || (c[0].i == c[-3].i && c[1].i <= c[-2].i)))
+			bad++;	/* not descending, or equal keys out of input order */
+	}
+	CHECK(bad == 0);
+	CHECK(result_table__row(t, 0)[0].i == 12 && result_table__row(t, n - 1)[0].i == 0);
+	/* The table still grows after sorting. */
+	CHECK(result_table__add_row(t) != NULL && t->nr_rows == n + 1);
+	result__delete(r);
+}
+
+int main(void)
+{
+	RUN_TEST(test_result_tables);
+	RUN_TEST(test_result_meta_warnings);
+	RUN_TEST(test_result_million_rows);
+	RUN_TEST(test_result_pool_growth);
+	RUN_TEST(test_result_sort);
+	return TEST_EXIT();
+}

@@ -1,0 +1,339 @@
+/* Unit tests of the SQLite writer on a hand-built result whose pivots are computed by hand
+ * below: the mix_by_* views, block_detail, run bookkeeping, --append (two run ids, shares
+ * within each run), and the failures that must leave the previous database untouched
+ * (other mix columns, another schema version, a file that is not a database).
+ *
+ * The hand-built run 1 (blocks b1..b3 with their instructions; thread_blocks counts):
+ *   b1 prog:main    mov add jmp            tid 10: 10
+ *   b2 prog:loop    vaddps vaddps cmp jne  tid 10: 100, tid 11: 50
+ *   b3 libc:memcpy  mov ret                tid 11: 20
+ * Executions per instruction = block count: b1 3*10 = 30, b2 4*150 = 600, b3 2*20 = 40;
+ * total 670. mnemonic: vaddps 300, cmp 150, jne 150, mov 10+20 = 30, ret 20, add 10,
+ * jmp 10. isa: avx 300, base 370. category: simd 300, branch 10+150+20 = 180,
+ * arith 10+150 = 160, data 30. function: loop 600, memcpy 40, main 30.
+ * thread: tid 10: 30 + 400 = 430, tid 11: 200 + 40 = 240.
+ * Run 2 (appended): only b3, tid 12, count 5: mov 5, ret 5, each share 0.5.
+ */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/harness.h"
+#include "util/hbbp_err.h"
+#include "writers/schema.h"
+#include "writers/writer.h"
+
+static char dir[64], db_path[160];
+
+struct insn { int block; const char *mnemonic, *isa, *category; };
+struct tb { int tid, block; double count; };
+
+static struct result *build(const struct tb *tbs, size_t nr_tbs, int extra_mix_col)
+{
+	static const struct insn insns[] = {
+		{ 1, "mov", "base", "data" }, { 1, "add", "base", "arith" },
+		{ 1, "jmp", "base", "branch" },
+		{ 2, "vaddps", "avx", "simd" }, { 2, "vaddps", "avx", "simd" },
+		{ 2, "cmp", "base", "arith" }, { 2, "jne", "base", "branch" },
+		{ 3, "mov", "base", "data" }, { 3, "ret", "base", "branch" },
+	};
+	static const char *const mix2[] = { "mnemonic:text", "count:real", "share:real" };
+	static const char *const mix3[] = { "mnemonic:text", "isa:text", "count:real",
+					    "share:real" };
+	struct result *r;
+	struct result_table *t;
+	struct result_cell *c;
+	size_t i;
+
+	if (result__new(&r))
+		return NULL;
+	result__meta_text(r, "file", "hand.data");
+	result__meta_int(r, "cutoff", 18);
+	result__meta_real(r, "scale", 1.25);
+	result__warn(r, "first warning");
+	result__add_table(r, "modules", schema_modules, SCHEMA_NR(schema_modules), &t);
+	c = result_table__add_row(t);
+	result_cell__int(&c[0], 1);
+	result_cell__text(t, &c[1], "prog");
+	result_cell__text(t, &c[2], "/usr/bin/prog");
+	c = result_table__add_row(t);
+	result_cell__int(&c[0], 2);
+	result_cell__text(t, &c[1], "libc.so.6");
+	result__add_table(r, "symbols", schema_symbols, SCHEMA_NR(schema_symbols), &t);
+	for (i = 1; i <= 3; i++) {
+		static const char *const names[] = { "", "main", "loop", "memcpy" };
+
+		c = result_table__add_row(t);
+		result_cell__int(&c[0], (int64_t)i);
+		result_cell__int(&c[1], i == 3 ? 2 : 1);
+		result_cell__text(t, &c[2], names[i]);
+		result_cell__int(&c[3], i == 3 ? 0x5000 : 0x1000 + 0x100 * (int64_t)(i - 1));
+	}
+	result__add_table(r, "blocks", schema_blocks, SCHEMA_NR(schema_blocks), &t);
+	for (i = 1; i <= 3; i++) {
+		c = result_table__add_row(t);
+		result_cell__int(&c[0], (int64_t)i);
+		result_cell__int(&c[1], i == 3 ? 2 : 1);
+		result_cell__int(&c[2], (int64_t)i);
+		result_cell__int(&c[3], i == 3 ? 0x5010 : 0x1000 + 0x100 * (int64_t)(i - 1));
+		result_cell__text(t, &c[10], "lbr");
+	}
+	result__add_table(r, "instructions", schema_instructions,
+			  SCHEMA_NR(schema_instructions), &t);
+	for (i = 0; i < sizeof(insns) / sizeof(insns[0]); i++) {
+		c = result_table__add_row(t);
+		result_cell__int(&c[0], insns[i].block);
+		result_cell__text(t, &c[4], insns[i].mnemonic);
+		result_cell__text(t, &c[6], insns[i].isa);
+		result_cell__text(t, &c[7], insns[i].category);
+	}
+	result__add_table(r, "thread_blocks", schema_thread_blocks,
+			  SCHEMA_NR(schema_thread_blocks), &t);
+	for (i = 0; i < nr_tbs; i++) {
+		c = result_table__add_row(t);
+		result_cell__int(&c[0], 10);
+		result_cell__int(&c[1], tbs[i].tid);
+		result_cell__text(t, &c[2], "prog");
+		result_cell__int(&c[3], tbs[i].block);
+		result_cell__real(&c[4], tbs[i].count);
+	}
+	result__add_table(r, "mix", extra_mix_col ? mix3 : mix2, extra_mix_col ? 4 : 3, &t);
+	c = result_table__add_row(t);
+	result_cell__text(t, &c[0], "vaddps");
+	return r;
+}
+
+static const struct tb run1[] = { { 10, 1, 10 }, { 10, 2, 100 }, { 11, 2, 50 }, { 11, 3, 20 } };
+static const struct tb run2[] = { { 12, 3, 5 } };
+
+/* Runs sql and returns its rows as one string: columns '|'-separated, rows '\n'-ended,
+ * reals with %.6g (the expectations above are exact fractions). */
+static char *query(const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	int i;
+
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(f, "error: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (i = 0; i < sqlite3_column_count(st); i++) {
+			if (i)
+				fputc('|', f);
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_FLOAT:
+				fprintf(f, "%.6g", sqlite3_column_double(st, i));
+				break;
+			case SQLITE_NULL:
+				fputs("NULL", f);
+				break;
+			default:
+				fputs((const char *)sqlite3_column_text(st, i), f);
+			}
+		}
+		fputc('\n', f);
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	fclose(f);
+	return out;
+}
+
+#define CHECK_QUERY(sql, expect) do {						\
+	char *q_ = query(sql);							\
+	CHECK_STR(q_, expect);							\
+	free(q_);								\
+} while (0)
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long len;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)len + 1);
+	if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		free(buf);
+		buf = NULL;
+	}
+	*n = (size_t)len;
+	fclose(f);
+	return buf;
+}
+
+static void test_writer_sqlite_views(void)
+{
+	struct result *r = build(run1, 4, 0);
+
+	CHECK(writer__write(r, db_path, WRITER_SQLITE, NULL) == 0);
+	result__delete(r);
+	CHECK_QUERY("PRAGMA user_version", "1\n");
+	CHECK_QUERY("SELECT run_id, format_version FROM runs", "1|1\n");
+	CHECK_QUERY("SELECT run_id, key, value, typeof(value) FROM run_meta ORDER BY key",
+		    "1|cutoff|18|integer\n1|file|hand.data|text\n1|scale|1.25|real\n");
+	CHECK_QUERY("SELECT * FROM warnings", "1|0|first warning\n");
+	CHECK_QUERY("SELECT * FROM mix", "1|vaddps|NULL|NULL\n");
+	CHECK_QUERY("SELECT run_id, mnemonic, count, share * 670 FROM mix_by_mnemonic",
+		    "1|vaddps|300|300\n1|cmp|150|150\n1|jne|150|150\n1|mov|30|30\n"
+		    "1|ret|20|20\n1|add|10|10\n1|jmp|10|10\n");
+	CHECK_QUERY("SELECT * FROM mix_by_mnemonic LIMIT 1", "1|vaddps|300|0.447761\n");
+	CHECK_QUERY("SELECT run_id, isa, count, share * 670 FROM mix_by_isa",
+		    "1|base|370|370\n1|avx|300|300\n");
+	CHECK_QUERY("SELECT run_id, category, count, share * 670 FROM mix_by_category",
+		    "1|simd|300|300\n1|branch|180|180\n1|arith|160|160\n1|data|30|30\n");
+	CHECK_QUERY("SELECT run_id, module, symbol, count, share * 670 FROM mix_by_function",
+		    "1|prog|loop|600|600\n1|libc.so.6|memcpy|40|40\n1|prog|main|30|30\n");
+	CHECK_QUERY("SELECT run_id, pid, tid, comm, count, share * 670 FROM mix_by_thread",
+		    "1|10|10|prog|430|430\n1|10|11|prog|240|240\n");
+	CHECK_QUERY("SELECT run_id, block_id, module, module_path, symbol, symbol_offset"
+		    " FROM block_detail ORDER BY block_id",
+		    "1|1|prog|/usr/bin/prog|main|0\n1|2|prog|/usr/bin/prog|loop|0\n"
+		    "1|3|libc.so.6|NULL|memcpy|16\n");
+	CHECK_QUERY("SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
+		    " AND name NOT LIKE 'sqlite_autoindex%'", "5\n");
+	CHECK_QUERY("SELECT count(*) FROM events", "0\n");	/* created though empty */
+}
+
+static void test_writer_sqlite_append(void)
+{
+	struct writer_opts app = { .append = true };
+	struct result *r = build(run2, 1, 0);
+	struct stat st;
+
+	CHECK(chmod(db_path, 0640) == 0);
+	CHECK(writer__write(r, db_path, WRITER_SQLITE, &app) == 0);
+	result__delete(r);
+	CHECK(stat(db_path, &st) == 0 && (st.st_mode & 0777) == 0640);	/* mode kept */
+	CHECK_QUERY("SELECT run_id FROM runs", "1\n2\n");
+	CHECK_QUERY("SELECT run_id, count(*) FROM run_meta GROUP BY run_id", "1|3\n2|3\n");
+	CHECK_QUERY("SELECT run_id, count(*) FROM instructions GROUP BY run_id", "1|9\n2|9\n");
+	CHECK_QUERY("SELECT run_id, mnemonic, count, share FROM mix_by_mnemonic WHERE run_id = 2",
+		    "2|mov|5|0.5\n2|ret|5|0.5\n");
+	CHECK_QUERY("SELECT run_id, sum(share) FROM mix_by_mnemonic GROUP BY run_id",
+		    "1|1\n2|1\n");
+	CHECK_QUERY("SELECT * FROM mix_by_thread WHERE run_id = 2", "2|10|12|prog|10|1\n");
+}
+
+/* Failures: the previous database stays byte for byte, and nothing else is left. */
+static void test_writer_sqlite_append_failures(void)
+{
+	struct writer_opts app = { .append = true };
+	struct result *r = build(run2, 1, 1);	/* mix with another column set */
+	char *before, *after, junk[160];
+	size_t n1 = 0, n2 = 0;
+	sqlite3 *db;
+	FILE *f;
+
+	before = slurp(db_path, &n1);
+	CHECK(writer__write(r, db_path, WRITER_SQLITE, &app) == -HBBP_EFORMAT);
+	after = slurp(db_path, &n2);
+	CHECK(before && after && n1 == n2 && !memcmp(before, after, n1));
+	free(after);
+	result__delete(r);
+
+	/* A database of another schema version. */
+	snprintf(junk, sizeof(junk), "%s/other.db", dir);
+	CHECK(sqlite3_open(junk, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "PRAGMA user_version = 7; CREATE TABLE t (x);", NULL, NULL,
+			   NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	r = build(run2, 1, 0);
+	CHECK(writer__write(r, junk, WRITER_SQLITE, &app) == -HBBP_EFORMAT);
+	unlink(junk);
+
+	/* A file that is not a database. */
+	snprintf(junk, sizeof(junk), "%s/text.db", dir);
+	f = fopen(junk, "w");
+	CHECK(f != NULL);
+	if (f) {
+		for (n2 = 0; n2 < 300; n2++)
+			fputs("this is not an sqlite database\n", f);
+		fclose(f);
+	}
+	CHECK(writer__write(r, junk, WRITER_SQLITE, &app) == -HBBP_EFORMAT);
+	after = slurp(junk, &n2);
+	CHECK(after && n2 == 300 * 31 && !memcmp(after, "this is not", 11));
+	free(after);
+	unlink(junk);
+
+	/* Without --append an existing database is replaced by a one-run database. */
+	after = NULL;
+	CHECK(writer__write(r, db_path, WRITER_SQLITE, NULL) == 0);
+	CHECK_QUERY("SELECT run_id FROM runs", "1\n");
+	CHECK_QUERY("SELECT count(*) FROM instructions", "9\n");
+	result__delete(r);
+	free(before);
+}
+
+/* Schema tables must have the columns of schema.h; bookkeeping names are reserved. */
+static void test_writer_sqlite_bad_results(void)
+{
+	static const char *const bad_blocks[] = { "block_id:int", "count:real" };
+	static const char *const cols[] = { "x:int" };
+	char path[160];
+	struct result *r;
+
+	snprintf(path, sizeof(path), "%s/bad.db", dir);
+	CHECK(result__new(&r) == 0);
+	CHECK(result__add_table(r, "blocks", bad_blocks, 2, NULL) == 0);
+	CHECK(writer__write(r, path, WRITER_SQLITE, NULL) == -EINVAL);
+	result__delete(r);
+	CHECK(result__new(&r) == 0);
+	CHECK(result__add_table(r, "runs", cols, 1, NULL) == 0);
+	CHECK(writer__write(r, path, WRITER_SQLITE, NULL) == -EINVAL);
+	result__delete(r);
+	CHECK(access(path, F_OK) != 0);
+	/* A table of any other name is written with its own columns. */
+	CHECK(result__new(&r) == 0);
+	CHECK(result__add_table(r, "my \"odd\" table", cols, 1, NULL) == 0);
+	result_cell__int(result_table__add_row(result__table(r, "my \"odd\" table")), 42);
+	CHECK(writer__write(r, path, WRITER_SQLITE, NULL) == 0);
+	result__delete(r);
+	snprintf(db_path, sizeof(db_path), "%s", path);
+	CHECK_QUERY("SELECT * FROM \"my \"\"odd\"\" table\"", "1|42\n");
+	unlink(path);
+}
+
+int main(void)
+{
+	char cmd[128];
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/wsql.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir)) {
+		printf("FAIL mkdtemp\n");
+		return 1;
+	}
+	snprintf(db_path, sizeof(db_path), "%s/out.db", dir);
+	RUN_TEST(test_writer_sqlite_views);
+	RUN_TEST(test_writer_sqlite_append);
+	RUN_TEST(test_writer_sqlite_append_failures);
+	RUN_TEST(test_writer_sqlite_bad_results);
+	unlink(db_path);
+	snprintf(db_path, sizeof(db_path), "%s/out.db", dir);
+	unlink(db_path);
+	rc = rmdir(dir);	/* fails if a temporary file was left behind */
+	if (rc) {
+		snprintf(cmd, sizeof(cmd), "ls -la %s >&2", dir);
+		if (system(cmd) == -1)
+			perror("system");
+		printf("FAIL no files left behind\n");
+		return 1;
+	}
+	printf("PASS no files left behind\n");
+	return TEST_EXIT();
+}

@@ -1,0 +1,118 @@
+/* CSV writer (RFC 4180) for the table "mix": a header row of the column names, then one
+ * record per row in the order the producer gave (never reordered here).
+ * Choices: records end with LF (not CRLF; RFC 4180 readers such as Python's csv module,
+ * pandas, spreadsheets and sqlite3 .import accept both); a field is quoted when it contains
+ * a comma, a double quote, CR or LF, or leading/trailing space, and quotes are doubled; an
+ * empty string is written as "" and NULL as an empty field (the PostgreSQL convention);
+ * integers are exact; reals use the shortest round-trip decimal form (or the precision of
+ * the options); NaN is NULL and infinities are written inf and -inf. Bytes of text are
+ * written as they are (UTF-8 in, UTF-8 out). Depends on writers/writer_int.h and libc.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "util/hbbp_err.h"
+#include "writers/writer_int.h"
+
+static const char *const csv_tables[] = { "mix", NULL };
+
+static void csv__text(struct wbuf *out, const char *s)
+{
+	size_t n = strlen(s);
+	const char *p;
+
+	if (n && !strpbrk(s, ",\"\r\n") && s[0] != ' ' && s[n - 1] != ' ') {
+		wbuf__put(out, s, n);
+		return;
+	}
+	wbuf__putc(out, '"');
+	while ((p = strchr(s, '"'))) {
+		wbuf__put(out, s, (size_t)(p - s) + 1);
+		wbuf__putc(out, '"');
+		s = p + 1;
+	}
+	wbuf__puts(out, s);
+	wbuf__putc(out, '"');
+}
+
+static void csv__cell(struct wbuf *out, const struct result_cell *c, int prec)
+{
+	char buf[40];
+	size_t n;
+
+	switch (c->type) {
+	case RES_NULL:
+		break;
+	case RES_INT:
+		n = wfmt__int(buf, c->i);
+		wbuf__put(out, buf, n);
+		break;
+	case RES_REAL:
+		if (!wfmt__real(buf, sizeof(buf), c->d, prec))
+			wbuf__puts(out, buf);
+		else if (c->d > 0)
+			wbuf__puts(out, "inf");
+		else if (c->d < 0)
+			wbuf__puts(out, "-inf");
+		break;
+	case RES_TEXT:
+		csv__text(out, c->s);
+		break;
+	}
+}
+
+static int csv__open(struct writer_ctx *w)
+{
+	if (!result__table(w->res, "mix")) {
+		pr_err("%s: the result has no table \"mix\" to write as CSV", w->path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int csv__begin(struct writer_ctx *w, const struct result_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_cols; i++) {
+		if (i)
+			wbuf__putc(w->out, ',');
+		csv__text(w->out, t->cols[i].name);
+	}
+	wbuf__putc(w->out, '\n');
+	return w->out->err;
+}
+
+static int csv__row(struct writer_ctx *w, const struct result_table *t, size_t row)
+{
+	const struct result_cell *c = &t->cells[row * t->nr_cols];
+	size_t i;
+
+	for (i = 0; i < t->nr_cols; i++) {
+		if (i)
+			wbuf__putc(w->out, ',');
+		csv__cell(w->out, &c[i], w->precision);
+	}
+	wbuf__putc(w->out, '\n');
+	return w->out->err;
+}
+
+static int csv__end(struct writer_ctx *w, const struct result_table *t)
+{
+	return w->out->err;
+}
+
+static int csv__close(struct writer_ctx *w, bool ok)
+{
+	return ok ? wbuf__flush(w->out) : 0;
+}
+
+const struct writer_ops csv_writer_ops = {
+	.name = "csv",
+	.tables = csv_tables,
+	.open = csv__open,
+	.begin = csv__begin,
+	.row = csv__row,
+	.end = csv__end,
+	.close = csv__close,
+};

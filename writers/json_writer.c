@@ -1,0 +1,233 @@
+/* JSON and JSON Lines writers, streamed (no document tree is built).
+ *
+ * JSON: one document
+ *   {"format_version": 1, "meta": {...}, "warnings": [...],
+ *    "events": [{...}, ...],        (only when the result has a table "events")
+ *    "rows": [{...}, ...]}          (the table "mix"; [] when there is none)
+ * with one row object per line. JSONL: the first line is a header object
+ *   {"format_version": 1, "meta": {...}, "warnings": [...]}
+ * and every further line is one row object of "mix" (so `tail -n +2` gives rows only).
+ * Row objects map column names to values in column order. NULL, NaN and ±Inf are null;
+ * integers are exact; reals use the shortest round-trip form. Strings: '"', '\\' and control
+ * characters are escaped (\n \r \t \b \f, else \u00XX; also DEL as \u007f); valid UTF-8 is
+ * passed through; each byte that is not part of a valid UTF-8 sequence (stray continuation,
+ * overlong form, surrogate, > U+10FFFF, truncated) is written as \u00XX, the code point
+ * with the byte's value, so the output is always valid UTF-8 JSON and no byte is lost.
+ * Depends on writers/writer_int.h and libc.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "writers/writer_int.h"
+#include "writers/schema.h"
+
+static const char *const json_tables[] = { "events", "mix", NULL };
+static const char *const jsonl_tables[] = { "mix", NULL };
+
+/* Length of the valid UTF-8 sequence at s (first byte >= 0x80), or 0 if invalid. */
+static size_t utf8__seq_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 &&
+		       (s[3] & 0xc0) == 0x80 ? 4 : 0;
+	}
+	return 0;
+}
+
+static void json__string(struct wbuf *out, const char *str)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str, *run = s;
+	char esc[7] = "\\u00";
+
+	wbuf__putc(out, '"');
+	while (*s) {
+		unsigned char c = *s;
+		size_t n;
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			s++;
+			continue;
+		}
+		if (c >= 0x80 && (n = utf8__seq_len(s))) {
+			s += n;
+			continue;
+		}
+		wbuf__put(out, (const char *)run, (size_t)(s - run));
+		switch (c) {
+		case '"': wbuf__puts(out, "\\\""); break;
+		case '\\': wbuf__puts(out, "\\\\"); break;
+		case '\n': wbuf__puts(out, "\\n"); break;
+		case '\r': wbuf__puts(out, "\\r"); break;
+		case '\t': wbuf__puts(out, "\\t"); break;
+		case '\b': wbuf__puts(out, "\\b"); break;
+		case '\f': wbuf__puts(out, "\\f"); break;
+		default:
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			wbuf__put(out, esc, 6);
+		}
+		run = ++s;
+	}
+	wbuf__put(out, (const char *)run, (size_t)(s - run));
+	wbuf__putc(out, '"');
+}
+
+static void json__value(struct wbuf *out, const struct result_cell *c, int prec)
+{
+	char buf[40];
+	size_t n;
+
+	switch (c->type) {
+	case RES_NULL:
+		wbuf__puts(out, "null");
+		break;
+	case RES_INT:
+		n = wfmt__int(buf, c->i);
+		wbuf__put(out, buf, n);
+		break;
+	case RES_REAL:
+		if (wfmt__real(buf, sizeof(buf), c->d, prec))
+			wbuf__puts(out, "null");
+		else
+			wbuf__puts(out, buf);
+		break;
+	case RES_TEXT:
+		json__string(out, c->s);
+		break;
+	}
+}
+
+/* {"format_version": 1, "meta": {...}, "warnings": [...] without the closing brace. */
+static void json__header(struct writer_ctx *w)
+{
+	const struct result *r = w->res;
+	struct wbuf *out = w->out;
+	char buf[24];
+	size_t i;
+
+	wbuf__puts(out, "{\"format_version\": ");
+	wbuf__put(out, buf, wfmt__int(buf, SCHEMA_FORMAT_VERSION));
+	wbuf__puts(out, ", \"meta\": {");
+	for (i = 0; i < r->nr_meta; i++) {
+		if (i)
+			wbuf__puts(out, ", ");
+		json__string(out, r->meta[i].key);
+		wbuf__puts(out, ": ");
+		json__value(out, &r->meta[i].val, w->precision);
+	}
+	wbuf__puts(out, "}, \"warnings\": [");
+	for (i = 0; i < r->nr_warnings; i++) {
+		if (i)
+			wbuf__puts(out, ", ");
+		json__string(out, r->warnings[i]);
+	}
+	wbuf__putc(out, ']');
+}
+
+static void json__object(struct writer_ctx *w, const struct result_table *t, size_t row)
+{
+	const struct result_cell *c = &t->cells[row * t->nr_cols];
+	struct wbuf *out = w->out;
+	size_t i;
+
+	wbuf__putc(out, '{');
+	for (i = 0; i < t->nr_cols; i++) {
+		if (i)
+			wbuf__puts(out, ", ");
+		json__string(out, t->cols[i].name);
+		wbuf__puts(out, ": ");
+		json__value(out, &c[i], w->precision);
+	}
+	wbuf__putc(out, '}');
+}
+
+static int json__open(struct writer_ctx *w)
+{
+	json__header(w);
+	return w->out->err;
+}
+
+static int json__begin(struct writer_ctx *w, const struct result_table *t)
+{
+	wbuf__puts(w->out, strcmp(t->name, "mix") ? ",\n\"events\": [" : ",\n\"rows\": [");
+	return w->out->err;
+}
+
+static int json__row(struct writer_ctx *w, const struct result_table *t, size_t row)
+{
+	wbuf__puts(w->out, row ? ",\n" : "\n");
+	json__object(w, t, row);
+	return w->out->err;
+}
+
+static int json__end(struct writer_ctx *w, const struct result_table *t)
+{
+	wbuf__puts(w->out, t->nr_rows ? "\n]" : "]");
+	return w->out->err;
+}
+
+static int json__close(struct writer_ctx *w, bool ok)
+{
+	if (!ok)
+		return 0;
+	if (!result__table(w->res, "mix"))
+		wbuf__puts(w->out, ",\n\"rows\": []");
+	wbuf__puts(w->out, "}\n");
+	return wbuf__flush(w->out);
+}
+
+const struct writer_ops json_writer_ops = {
+	.name = "json",
+	.tables = json_tables,
+	.open = json__open,
+	.begin = json__begin,
+	.row = json__row,
+	.end = json__end,
+	.close = json__close,
+};
+
+static int jsonl__open(struct writer_ctx *w)
+{
+	json__header(w);
+	wbuf__puts(w->out, "}\n");
+	return w->out->err;
+}
+
+static int jsonl__nop(struct writer_ctx *w, const struct result_table *t)
+{
+	return w->out->err;
+}
+
+static int jsonl__row(struct writer_ctx *w, const struct result_table *t, size_t row)
+{
+	json__object(w, t, row);
+	wbuf__putc(w->out, '\n');
+	return w->out->err;
+}
+
+static int jsonl__close(struct writer_ctx *w, bool ok)
+{
+	return ok ? wbuf__flush(w->out) : 0;
+}
+
+const struct writer_ops jsonl_writer_ops = {
+	.name = "jsonl",
+	.tables = jsonl_tables,
+	.open = jsonl__open,
+	.begin = jsonl__nop,
+	.row = jsonl__row,
+	.end = jsonl__nop,
+	.close = jsonl__close,
+};

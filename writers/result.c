@@ -1,0 +1,506 @@
+/* The result model of writers/result.h: run metadata, warnings and named tables of typed
+ * cells. Rows grow geometrically (amortised O(1) appends, ~1e6 rows is routine); text cells
+ * are interned in one string pool per result (a hash set over arena chunks), so a million
+ * rows naming the same few mnemonics, modules and symbols store each string once.
+ * Cell pointers returned by result_table__add_row() stay valid only until the next
+ * add_row() on the same table. Depends on nothing but libc.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writers/result.h"
+
+/* ---- string pool ---------------------------------------------------------------------- */
+
+struct pool_chunk {
+	struct pool_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+struct result_strpool {
+	struct pool_chunk *chunks;
+	const char **slots;		/* open addressing, power-of-two size, NULL = empty */
+	size_t nr_slots, nr_used;
+};
+
+#define POOL_CHUNK_MIN (64 * 1024)
+
+static uint64_t pool__hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int pool__new(struct result_strpool **out)
+{
+	struct result_strpool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->nr_slots = 1024;
+	p->slots = calloc(p->nr_slots, sizeof(*p->slots));
+	if (!p->slots) {
+		free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+static void pool__delete(struct result_strpool *p)
+{
+	struct pool_chunk *c, *next;
+
+	if (!p)
+		return;
+	for (c = p->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(p->slots);
+	free(p);
+}
+
+static int pool__grow(struct result_strpool *p)
+{
+	size_t n = p->nr_slots * 2, i;
+	const char **slots;
+
+	if (n < p->nr_slots || n > SIZE_MAX / sizeof(*slots))
+		return -ENOMEM;
+	slots = calloc(n, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_slots; i++) {
+		const char *s = p->slots[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		j = pool__hash(s, strlen(s)) & (n - 1);
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = s;
+	}
+	free(p->slots);
+	p->slots = slots;
+	p->nr_slots = n;
+	return 0;
+}
+
+static char *pool__alloc(struct result_strpool *p, size_t size)
+{
+	struct pool_chunk *c = p->chunks;
+
+	if (!c || c->size - c->used < size) {
+		size_t csize = size > POOL_CHUNK_MIN ? size : POOL_CHUNK_MIN;
+
+		if (csize > SIZE_MAX - sizeof(*c))
+			return NULL;
+		c = malloc(sizeof(*c) + csize);
+		if (!c)
+			return NULL;
+		c->size = csize;
+		c->used = 0;
+		/* A large string gets its own chunk behind the current one, which stays open. */
+		if (p->chunks && size > POOL_CHUNK_MIN) {
+			c->next = p->chunks->next;
+			p->chunks->next = c;
+		} else {
+			c->next = p->chunks;
+			p->chunks = c;
+		}
+	}
+	c->used += size;
+	return c->data + c->used - size;
+}
+
+/* Returns the pooled copy of s (one per distinct string) or NULL when out of memory. */
+static const char *pool__intern(struct result_strpool *p, const char *s)
+{
+	size_t len = strlen(s), j;
+	uint64_t h = pool__hash(s, len);
+	char *copy;
+
+	if ((p->nr_used + 1) * 4 > p->nr_slots * 3 && pool__grow(p))
+		return NULL;
+	j = h & (p->nr_slots - 1);
+	while (p->slots[j]) {
+		if (!strcmp(p->slots[j], s))
+			return p->slots[j];
+		j = (j + 1) & (p->nr_slots - 1);
+	}
+	if (len == SIZE_MAX)
+		return NULL;
+	copy = pool__alloc(p, len + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, s, len + 1);
+	p->slots[j] = copy;
+	p->nr_used++;
+	return copy;
+}
+
+/* ---- result ---------------------------------------------------------------------------- */
+
+int result__new(struct result **out)
+{
+	struct result *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	err = pool__new(&r->pool);
+	if (err) {
+		free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+static void table__delete(struct result_table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nr_cols; i++)
+		free(t->cols[i].name);
+	free(t->cols);
+	free(t->cells);
+	free(t->name);
+	free(t);
+}
+
+void result__delete(struct result *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nr_meta; i++)
+		free(r->meta[i].key);
+	free(r->meta);
+	for (i = 0; i < r->nr_warnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	for (i = 0; i < r->nr_tables; i++)
+		table__delete(r->tables[i]);
+	free(r->tables);
+	pool__delete(r->pool);
+	free(r);
+}
+
+/* Grows an array of *alloc elements of size elem so that it holds at least need. */
+static int array__reserve(void **arr, size_t *alloc, size_t need, size_t elem)
+{
+	size_t n = *alloc ? *alloc : 8;
+	void *p;
+
+	if (need <= *alloc)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (n > SIZE_MAX / elem)
+		return -ENOMEM;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*alloc = n;
+	return 0;
+}
+
+/* Meta keys are few: a linear search keeps insertion order; setting a key again replaces. */
+static struct result_kv *result__meta_slot(struct result *r, const char *key)
+{
+	size_t i, alloc = r->nr_meta;
+	struct result_kv *kv;
+
+	if (!key || !*key)
+		return NULL;
+	for (i = 0; i < r->nr_meta; i++)
+		if (!strcmp(r->meta[i].key, key))
+			return &r->meta[i];
+	/* alloc tracks nr_meta exactly: grow by one element through the doubling helper. */
+	if (array__reserve((void **)&r->meta, &alloc, r->nr_meta + 1, sizeof(*r->meta)))
+		return NULL;
+	kv = &r->meta[r->nr_meta];
+	kv->key = strdup(key);
+	if (!kv->key)
+		return NULL;
+	kv->val.type = RES_NULL;
+	r->nr_meta++;
+	return kv;
+}
+
+int result__meta_text(struct result *r, const char *key, const char *val)
+{
+	const char *s = NULL;
+	struct result_kv *kv;
+
+	if (val) {
+		s = pool__intern(r->pool, val);
+		if (!s)
+			return -ENOMEM;
+	}
+	kv = result__meta_slot(r, key);
+	if (!kv)
+		return key && *key ? -ENOMEM : -EINVAL;
+	kv->val.type = s ? RES_TEXT : RES_NULL;
+	kv->val.s = s;
+	return 0;
+}
+
+int result__meta_int(struct result *r, const char *key, int64_t val)
+{
+	struct result_kv *kv = result__meta_slot(r, key);
+
+	if (!kv)
+		return key && *key ? -ENOMEM : -EINVAL;
+	result_cell__int(&kv->val, val);
+	return 0;
+}
+
+int result__meta_real(struct result *r, const char *key, double val)
+{
+	struct result_kv *kv = result__meta_slot(r, key);
+
+	if (!kv)
+		return key && *key ? -ENOMEM : -EINVAL;
+	result_cell__real(&kv->val, val);
+	return 0;
+}
+
+int result__warn(struct result *r, const char *fmt, ...)
+{
+	size_t alloc = r->nr_warnings;
+	va_list ap;
+	char *msg;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	if (array__reserve((void **)&r->warnings, &alloc, r->nr_warnings + 1,
+			   sizeof(*r->warnings))) {
+		free(msg);
+		return -ENOMEM;
+	}
+	r->warnings[r->nr_warnings++] = msg;
+	return 0;
+}
+
+/* "name:type" -> name (malloc'd) and type; -EINVAL for a malformed spec. */
+static int column__parse(const char *spec, struct result_column *col)
+{
+	const char *colon = spec ? strrchr(spec, ':') : NULL;
+	const char *type;
+
+	if (!colon || colon == spec)
+		return -EINVAL;
+	type = colon + 1;
+	if (!strcmp(type, "int"))
+		col->type = RES_INT;
+	else if (!strcmp(type, "real"))
+		col->type = RES_REAL;
+	else if (!strcmp(type, "text"))
+		col->type = RES_TEXT;
+	else
+		return -EINVAL;
+	col->name = strndup(spec, (size_t)(colon - spec));
+	return col->name ? 0 : -ENOMEM;
+}
+
+int result__add_table(struct result *r, const char *name, const char *const *cols,
+		      size_t nr_cols, struct result_table **out)
+{
+	size_t alloc = r->nr_tables, i, j;
+	struct result_table *t;
+	int err = -ENOMEM;
+
+	if (!name || !*name || !nr_cols || result__table(r, name))
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->pool = r->pool;
+	t->name = strdup(name);
+	t->cols = calloc(nr_cols, sizeof(*t->cols));
+	if (!t->name || !t->cols)
+		goto out_free;
+	for (i = 0; i < nr_cols; i++) {
+		err = column__parse(cols[i], &t->cols[i]);
+		if (err)
+			goto out_free;
+		t->nr_cols++;
+		for (j = 0; j < i; j++)
+			if (!strcmp(t->cols[j].name, t->cols[i].name)) {
+				err = -EINVAL;
+				goto out_free;
+			}
+	}
+	err = -ENOMEM;
+	if (array__reserve((void **)&r->tables, &alloc, r->nr_tables + 1, sizeof(*r->tables)))
+		goto out_free;
+	r->tables[r->nr_tables++] = t;
+	if (out)
+		*out = t;
+	return 0;
+
+out_free:
+	table__delete(t);
+	return err;
+}
+
+struct result_table *result__table(const struct result *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_tables; i++)
+		if (!strcmp(r->tables[i]->name, name))
+			return r->tables[i];
+	return NULL;
+}
+
+struct result_cell *result_table__add_row(struct result_table *t)
+{
+	struct result_cell *row;
+	size_t need;
+
+	if (t->nr_rows == SIZE_MAX || t->nr_rows + 1 > SIZE_MAX / t->nr_cols)
+		return NULL;
+	need = (t->nr_rows + 1) * t->nr_cols;
+	if (need > t->alloc_rows * t->nr_cols) {
+		size_t rows = t->alloc_rows ? t->alloc_rows : 64;
+		void *p;
+
+		while (rows < t->nr_rows + 1) {
+			if (rows > SIZE_MAX / 2)
+				return NULL;
+			rows *= 2;
+		}
+		if (rows > SIZE_MAX / t->nr_cols / sizeof(*t->cells))
+			return NULL;
+		p = realloc(t->cells, rows * t->nr_cols * sizeof(*t->cells));
+		if (!p)
+			return NULL;
+		t->cells = p;
+		t->alloc_rows = rows;
+	}
+	row = &t->cells[t->nr_rows * t->nr_cols];
+	memset(row, 0, t->nr_cols * sizeof(*row));	/* RES_NULL == 0 */
+	t->nr_rows++;
+	return row;
+}
+
+void result_cell__int(struct result_cell *c, int64_t v)
+{
+	c->type = RES_INT;
+	c->i = v;
+}
+
+void result_cell__real(struct result_cell *c, double v)
+{
+	c->type = RES_REAL;
+	c->d = v;
+}
+
+int result_cell__text(struct result_table *t, struct result_cell *c, const char *s)
+{
+	const char *p;
+
+	if (!s) {
+		c->type = RES_NULL;
+		c->s = NULL;
+		return 0;
+	}
+	p = pool__intern(t->pool, s);
+	if (!p)
+		return -ENOMEM;
+	c->type = RES_TEXT;
+	c->s = p;
+	return 0;
+}
+
+int result_table__col(const struct result_table *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_cols; i++)
+		if (!strcmp(t->cols[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Merge sort of row indices (stable), then the rows are permuted into a new array. */
+static void sort__merge(const struct result_table *t, size_t *idx, size_t *tmp, size_t n,
+			int (*cmp)(const struct result_cell *, const struct result_cell *, void *),
+			void *ctx)
+{
+	size_t mid = n / 2, i = 0, j = mid, k = 0;
+
+	if (n < 2)
+		return;
+	sort__merge(t, idx, tmp, mid, cmp, ctx);
+	sort__merge(t, idx + mid, tmp, n - mid, cmp, ctx);
+	while (i < mid && j < n) {
+		if (cmp(result_table__row(t, idx[j]), result_table__row(t, idx[i]), ctx) < 0)
+			tmp[k++] = idx[j++];
+		else
+			tmp[k++] = idx[i++];
+	}
+	while (i < mid)
+		tmp[k++] = idx[i++];
+	while (j < n)
+		tmp[k++] = idx[j++];
+	memcpy(idx, tmp, n * sizeof(*idx));
+}
+
+int result_table__sort(struct result_table *t,
+		       int (*cmp)(const struct result_cell *a, const struct result_cell *b,
+				  void *ctx),
+		       void *ctx)
+{
+	size_t n = t->nr_rows, i, rowsz = t->nr_cols * sizeof(*t->cells);
+	size_t *idx, *tmp;
+	struct result_cell *cells;
+
+	if (n < 2)
+		return 0;
+	idx = malloc(n * sizeof(*idx));
+	tmp = malloc(n * sizeof(*tmp));
+	cells = malloc(t->alloc_rows * rowsz);
+	if (!idx || !tmp || !cells) {
+		free(idx);
+		free(tmp);
+		free(cells);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	sort__merge(t, idx, tmp, n, cmp, ctx);
+	for (i = 0; i < n; i++)
+		memcpy(&cells[i * t->nr_cols], result_table__row(t, idx[i]), rowsz);
+	free(t->cells);
+	t->cells = cells;
+	free(idx);
+	free(tmp);
+	return 0;
+}

@@ -1,0 +1,72 @@
+/* Internals shared by the writers: the per-format ops table, the buffered output every
+ * text writer uses, and the value formatting they share. Not for use outside writers/.
+ *
+ * writer__write() (writers/writer.c) creates the temporary output, then calls
+ *   open -> for each table the format writes: begin, row (per row), end -> close
+ * and renames the temporary file into place only when all of them returned 0.
+ * Output goes through write(2) directly (not stdio), so every byte's fate is checked and
+ * the I/O fault shim of the tests sees every call.
+ */
+#ifndef WRITERS_WRITER_INT_H
+#define WRITERS_WRITER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "writers/result.h"
+#include "writers/writer.h"
+
+/* Buffered output to a file descriptor; the first error is sticky. */
+struct wbuf {
+	int fd;
+	int err;		/* 0 or negative errno of the first failed write */
+	size_t len;
+	char buf[64 * 1024];
+};
+
+void wbuf__init(struct wbuf *w, int fd);
+void wbuf__put(struct wbuf *w, const char *s, size_t n);
+void wbuf__puts(struct wbuf *w, const char *s);
+void wbuf__putc(struct wbuf *w, char c);
+/* Writes out the buffer; returns w->err. */
+int wbuf__flush(struct wbuf *w);
+
+/* Formats a real: shortest of %.15g/%.16g/%.17g that reads back exactly (or %.<prec>g when
+ * prec > 0), always with '.' as decimal point. Returns 0 and fills buf, or -ERANGE for
+ * NaN/Inf (the caller decides how to write those). buf has at least 32 bytes. */
+int wfmt__real(char *buf, size_t size, double v, int prec);
+/* Formats an int64 in decimal; returns the length. buf has at least 24 bytes. */
+size_t wfmt__int(char *buf, int64_t v);
+
+struct writer_ctx {
+	const struct result *res;
+	const struct writer_opts *opts;
+	const char *path;	/* the final path ("-" for stdout): for messages and SQLite --append */
+	const char *tmp_path;	/* the file being written (NULL for stdout) */
+	int fd;			/* open on tmp_path or stdout */
+	int precision;
+	struct wbuf *out;	/* text writers */
+	void *priv;		/* per-format state */
+	size_t nr_tables_done;
+};
+
+struct writer_ops {
+	const char *name;
+	bool sqlite;				/* writes through SQLite: no stdout, no wbuf */
+	/* Tables written, in this order; NULL: every table of the result in its order. */
+	const char *const *tables;
+	int (*open)(struct writer_ctx *w);
+	int (*begin)(struct writer_ctx *w, const struct result_table *t);
+	int (*row)(struct writer_ctx *w, const struct result_table *t, size_t row);
+	int (*end)(struct writer_ctx *w, const struct result_table *t);
+	/* Finishes the output (ok) or abandons it (!ok, whose return value is ignored). */
+	int (*close)(struct writer_ctx *w, bool ok);
+};
+
+extern const struct writer_ops csv_writer_ops;
+extern const struct writer_ops json_writer_ops;
+extern const struct writer_ops jsonl_writer_ops;
+extern const struct writer_ops sqlite_writer_ops;
+
+#endif
