@@ -75,6 +75,7 @@ struct tok {
 };
 
 struct line {
+	char *buf;	/* the tokens point into it */
 	int lineno;
 	int ntok;
 	struct tok tok[MAX_TOK];
@@ -190,9 +191,14 @@ static void read_spec(const char *path)
 		g.lines = l;
 		l = &g.lines[g.nr_lines];
 		l->lineno = lineno;
-		tokenize(strdup(buf), l);
+		l->buf = strdup(buf);
+		if (!l->buf)
+			die("out of memory");
+		tokenize(l->buf, l);
 		if (l->ntok)
 			g.nr_lines++;
+		else
+			free(l->buf);
 	}
 	free(buf);
 	if (ferror(f)) {
