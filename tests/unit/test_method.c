@@ -585,8 +585,66 @@ static void test_no_branch_any(void)
 	hbbp_driver__exit(&d);
 }
 
+/* comm per thread: COMM records, inherited on FORK until the child's own COMM (exec). */
+static void test_comm(void)
+{
+	struct hbbp_driver d;
+	struct perf_record r;
+
+	fake_setup();
+	events_setup();
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	memset(&r, 0, sizeof(r));
+	r.type = PERF_RECORD_COMM;
+	r.comm.pid = r.comm.tid = 10;
+	r.comm.comm = "shell";
+	CHECK(!hbbp_driver__record(&d, &r));
+	memset(&r, 0, sizeof(r));
+	r.type = PERF_RECORD_FORK;
+	r.task.pid = r.task.tid = 11;
+	r.task.ppid = r.task.ptid = 10;
+	CHECK(!hbbp_driver__record(&d, &r));
+	CHECK_STR(hbbp_driver__comm(&d, 11, 11), "shell");
+	CHECK_STR(hbbp_driver__comm(&d, 10, 12), "shell");	/* a thread of pid 10 */
+	memset(&r, 0, sizeof(r));
+	r.type = PERF_RECORD_COMM;
+	r.comm.pid = r.comm.tid = 11;
+	r.comm.comm = "prog";
+	r.comm.exec = true;
+	CHECK(!hbbp_driver__record(&d, &r));
+	CHECK_STR(hbbp_driver__comm(&d, 11, 11), "prog");
+	CHECK_STR(hbbp_driver__comm(&d, 10, 10), "shell");
+	CHECK(hbbp_driver__comm(&d, 99, 99) == NULL);
+	hbbp_driver__exit(&d);
+}
+
+/* Partly filled stacks: trailing 0/0 entries are padding, not branches (n counts the rest). */
+static void test_zero_padding(void)
+{
+	struct hbbp_driver d;
+	struct hbbp_counts c;
+	const struct hbbp_block *b;
+	const uint64_t st[] = { RA(0x1008), RA(0x1000), RA(0x1008), RA(0x1000), 0, 0, 0, 0 };
+
+	fake_setup();
+	events_setup();
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!lbr_sample(&d, 100, 30, 4, st, NULL));	/* 2 real entries: 1 stream of 30 */
+	hbbp_driver__finish(&d);
+	CHECK_EQ_U64(d.ev[1].streams, 1);
+	CHECK_EQ_U64(d.ev[1].zero_entries, 2);
+	CHECK_EQ_U64(d.rejected[REJ_UNMAPPED], 0);
+	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_LBR, 18));
+	b = find_block(&c, "a", 0x1000);
+	CHECK(b && b->lbr_est == 30.0);
+	hbbp_counts__exit(&c);
+	hbbp_driver__exit(&d);
+}
+
 int main(void)
 {
+	RUN_TEST(test_comm);
+	RUN_TEST(test_zero_padding);
 	RUN_TEST(test_stream_weighting);
 	RUN_TEST(test_stream_rejects);
 	RUN_TEST(test_learned_leader);
