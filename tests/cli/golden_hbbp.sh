@@ -102,7 +102,8 @@ exp = {"streams_rejected_to>from": 1, "streams_rejected_unmapped": 1,
        "streams_rejected_speculative": 1, "streams_rejected_no-code": 0,
        "weight_rejected_speculative": 7, "weight_rejected_walk-jump": 100,
        "lbr_stream_weight": 787, "lbr_weight_attributed": 380, "throttled": 1,
-       "method": "hbbp", "cutoff": 18}
+       "method": "hbbp", "cutoff": 18,
+       "unresolved_by_module": "/golden/other ebs=500 lbr=0; [unmapped] ebs=300 lbr=100"}
 bad = [(k, v, m.get(k)) for k, v in exp.items() if m.get(k) != v]
 if bad:
     print("meta mismatch:", bad, file=sys.stderr)
