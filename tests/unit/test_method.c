@@ -641,8 +641,47 @@ static void test_zero_padding(void)
 	hbbp_driver__exit(&d);
 }
 
+/* Cached lookups: repeated addresses hit the cache; any non-sample record (a new mmap) and a
+ * change of pid make the next lookup ask the code model again. */
+static void test_lookup_cache(void)
+{
+	struct hbbp_driver d;
+	struct perf_record r;
+	struct hbbp_counts c;
+	size_t i;
+	int nocode = 0;
+
+	fake_setup();
+	events_setup();
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
+	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
+	CHECK_EQ_U64(d.nr_lookups, 2);
+	CHECK_EQ_U64(d.nr_lookup_hits, 1);
+	/* the map of "a" moves over the no-code dso's addresses, announced by an MMAP record */
+	memset(&r, 0, sizeof(r));
+	r.type = PERF_RECORD_MMAP2;
+	CHECK(!hbbp_driver__record(&d, &r));
+	dsos[2].start = 0x300000;
+	dsos[2].end = 0x500000;		/* now covers RA(0x1004) = 0x400004 */
+	dsos[0].name = NULL;
+	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
+	CHECK_EQ_U64(d.nr_lookup_hits, 1);
+	hbbp_driver__finish(&d);
+	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_HBBP, 18));
+	for (i = 0; i < c.nr_blocks; i++)
+		if (c.blocks[i].kind == HBBP_BLK_NOCODE) {
+			nocode++;
+			CHECK_EQ_DBL(c.blocks[i].ebs_sum, 10, 0);
+		}
+	CHECK(nocode == 1);
+	hbbp_counts__exit(&c);
+	hbbp_driver__exit(&d);
+}
+
 int main(void)
 {
+	RUN_TEST(test_lookup_cache);
 	RUN_TEST(test_comm);
 	RUN_TEST(test_zero_padding);
 	RUN_TEST(test_stream_weighting);
