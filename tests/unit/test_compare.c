@@ -1,0 +1,224 @@
+/* Unit tests of the compare metrics (hbbp/metrics.c) and mix readers (hbbp/ref_*.c) against
+ * values computed by hand from small inputs written here.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hbbp/metrics.h"
+#include "hbbp/ref.h"
+#include "tests/harness.h"
+#include "util/hbbp_err.h"
+
+static char tmpdir[] = "/tmp/test_compare.XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[4][256];
+	static int slot;
+	char *p = path[slot++ % 4];
+	FILE *f;
+
+	snprintf(p, 256, "%s/%s", tmpdir, name);
+	f = fopen(p, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	return p;
+}
+
+static void test_weighted_error(void)
+{
+	/* the paper's example form: ref {mov:100, add:50}, meas {mov:90, add:60}:
+	 * (10 + 10) / 150 */
+	double r[] = { 100, 50 }, m[] = { 90, 60 };
+	/* a key missing on each side: ref {mov:100, add:50, nop:50}, meas {mov:100, add:50,
+	 * xor:25}: nop is 100% error for its weight 50, xor adds 25: (0+0+50+25)/200 */
+	double r2[] = { 100, 50, 50, 0 }, m2[] = { 100, 50, 0, 25 };
+
+	CHECK_EQ_DBL(metrics__weighted_error(r, m, 2), 20.0 / 150, 1e-15);
+	CHECK_EQ_DBL(metrics__error(100, 90), 0.1, 1e-15);
+	CHECK_EQ_DBL(metrics__error(50, 60), 0.2, 1e-15);
+	CHECK(metrics__error(0, 5) < 0);
+	CHECK_EQ_DBL(metrics__weighted_error(r2, m2, 4), 75.0 / 200, 1e-15);
+	CHECK_EQ_DBL(metrics__weighted_error(r, r, 2), 0, 0);
+}
+
+static void test_ip_metrics(void)
+{
+	/* reference: 4 addresses with counts 10, 10, 5, 1 (NI = 26); measured: three of
+	 * them, c = 6, 3, 1 at addresses whose reference counts are 10, 5, 1 (NS = 10) */
+	double all[] = { 10, 10, 5, 1 }, c[] = { 6, 3, 1 }, r[] = { 10, 5, 1 };
+	double c2[] = { 3, 3, 1 };
+	struct metrics_ip ip;
+	double d0 = .6 - 10.0 / 26, d1 = .3 - 5.0 / 26, d2 = .1 - 1.0 / 26;
+	double num = sqrt(.6 * d0 * d0 + .3 * d1 * d1 + .1 * d2 * d2);
+
+	CHECK(metrics__ip(all, 4, c, r, 3, &ip) == 0);
+	/* range of {.6,.3,.1} ∪ {10/26, 5/26, 1/26}: .6 − 1/26 */
+	CHECK_EQ_DBL(ip.nrmse, num / (.6 - 1.0 / 26), 1e-12);
+	CHECK_EQ_DBL(ip.nrmse, 0.317034, 1e-5);	/* the same, worked out on paper */
+	CHECK_EQ_DBL(ip.coverage, 16.0 / 26, 1e-15);
+	/* distinct reference counts 10 > 5 > 1: levels 1, 2, 3; measured 6 > 3 > 1: 1, 2, 3 */
+	CHECK_EQ_DBL(ip.order_dev, 0, 0);
+	/* ties: c = 3, 3, 1 -> SOLevel 1, 1, 2; ROLevel 1, 2, 3; deltas 0, -1, -1;
+	 * weights 3/7, 3/7, 1/7: Σ w Δ² = 4/7 */
+	CHECK(metrics__ip(all, 4, c2, r, 3, &ip) == 0);
+	CHECK_EQ_DBL(ip.order_rms, sqrt(4.0 / 7), 1e-12);
+	CHECK_EQ_DBL(ip.order_dev, sqrt(4.0 / 7) / 3, 1e-12);
+	/* exact measurement of every address: NRMSE 0, coverage 1, order deviation 0 */
+	{
+		double a[] = { 10, 5, 1 };
+
+		CHECK(metrics__ip(a, 3, a, a, 3, &ip) == 0);
+		CHECK_EQ_DBL(ip.nrmse, 0, 1e-15);
+		CHECK_EQ_DBL(ip.coverage, 1, 1e-15);
+		CHECK_EQ_DBL(ip.order_dev, 0, 0);
+	}
+	CHECK(metrics__ip(all, 4, c, r, 0, &ip) == -1);
+}
+
+static double agg_count(const struct ref_agg *a, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr; i++)
+		if (!strcmp(a->rows[i].key, key))
+			return a->rows[i].count;
+	return -1;
+}
+
+static void test_read_csv(void)
+{
+	static const char *const mn[] = { "mnemonic" }, *const both[] = { "module", "mnemonic" };
+	struct ref_mix *m = NULL;
+	struct ref_agg a;
+	const char *p;
+
+	p = write_file("truth.csv", "mnemonic,count\nmov,100\nadd,50\n\"rep movsb\",7\n");
+	CHECK(ref_mix__read(p, &m) == 0);
+	if (!m)
+		return;
+	CHECK_STR(m->kind, "pmusim-truth");
+	CHECK(ref_mix__aggregate(m, mn, 1, &a) == 0);
+	CHECK_EQ_DBL(a.total, 157, 0);
+	CHECK_EQ_DBL(agg_count(&a, "rep movsb"), 7, 0);
+	ref_agg__exit(&a);
+	ref_mix__delete(m);
+
+	/* our CSV: keys, count, share; pivoting on a subset sums the other keys */
+	p = write_file("mix.csv", "module,symbol,mnemonic,count,share\n"
+			"a.out,main,mov,60.5,0.4\na.out,f,mov,30,0.2\nlibc.so.6,\"x, y\",add,60,0.4\n");
+	CHECK(ref_mix__read(p, &m) == 0);
+	if (!m)
+		return;
+	CHECK_STR(m->kind, "csv");
+	CHECK(m->nr_cols == 3);
+	CHECK(ref_mix__aggregate(m, mn, 1, &a) == 0);
+	CHECK_EQ_DBL(agg_count(&a, "mov"), 90.5, 0);
+	CHECK_EQ_DBL(agg_count(&a, "add"), 60, 0);
+	ref_agg__exit(&a);
+	CHECK(ref_mix__aggregate(m, both, 2, &a) == 0);
+	CHECK_EQ_DBL(agg_count(&a, "libc.so.6\x1f" "add"), 60, 0);
+	CHECK(a.nr == 2);
+	ref_agg__exit(&a);
+	{
+		static const char *const iclass[] = { "iclass" };
+
+		CHECK(ref_mix__aggregate(m, iclass, 1, &a) == -HBBP_ENOTFOUND);
+	}
+	ref_mix__delete(m);
+}
+
+static void test_read_insns(void)
+{
+	static const char *const mn[] = { "mnemonic" };
+	struct ref_mix *m = NULL;
+	struct ref_agg a;
+	/* a module that cannot be opened: the runtime address is used as is */
+	const char *p = write_file("insns.csv", "module,offset,address,count,mnemonic\n"
+				   "/nonexistent/prog,0x1000,0x401000,5,mov\n"
+				   "/nonexistent/prog,0x1003,0x401003,5,add\n"
+				   "/nonexistent/prog,0x1010,0x401010,2,mov\n");
+
+	CHECK(ref_mix__read(p, &m) == 0);
+	if (!m)
+		return;
+	CHECK_STR(m->kind, "pmusim-insns");
+	CHECK(m->nr_ips == 3);
+	CHECK_EQ_U64(m->ips[2].addr, 0x401010);
+	CHECK(ref_mix__aggregate(m, mn, 1, &a) == 0);
+	CHECK_EQ_DBL(agg_count(&a, "mov"), 7, 0);
+	CHECK_EQ_DBL(agg_count(&a, "add"), 5, 0);
+	ref_agg__exit(&a);
+	ref_mix__delete(m);
+	ref_decode__exit();
+}
+
+static void test_read_json(void)
+{
+	static const char *const mn[] = { "mnemonic" };
+	struct ref_mix *m = NULL;
+	struct ref_agg a;
+	const char *p = write_file("mix.json",
+		"{\"format_version\": 1, \"meta\": {\"file\": \"p.data\", \"cutoff\": 18, "
+		"\"nested\": [1, {\"a\": null}]}, \"warnings\": [\"w\"],\n\"rows\": [\n"
+		"{\"module\": \"a\", \"mnemonic\": \"mov\", \"count\": 1.5e+02, \"share\": 0.5},\n"
+		"{\"module\": \"b\", \"mnemonic\": \"m\\u00e9v\", \"count\": 150, \"share\": 0.5}\n]}\n");
+
+	CHECK(ref_mix__read(p, &m) == 0);
+	if (!m)
+		return;
+	CHECK_STR(m->kind, "json");
+	CHECK(ref_mix__aggregate(m, mn, 1, &a) == 0);
+	CHECK_EQ_DBL(agg_count(&a, "mov"), 150, 0);
+	CHECK_EQ_DBL(agg_count(&a, "m\xc3\xa9v"), 150, 0);
+	ref_agg__exit(&a);
+	ref_mix__delete(m);
+}
+
+static void test_malformed(void)
+{
+	struct ref_mix *m = NULL;
+
+	CHECK(ref_mix__read(write_file("bad1.csv", "mnemonic,count\nmov,100\nadd,x\n"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(ref_mix__read(write_file("bad2.csv", "mnemonic,count\nmov,100,3\n"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(ref_mix__read(write_file("bad3.csv", "mnemonic,total\nmov,100\n"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(ref_mix__read(write_file("bad4.csv", "mnemonic,count\n\"mov,100\n"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(ref_mix__read(write_file("bad5.csv", "mnemonic,count\nmov,-1\n"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(ref_mix__read(write_file("bad.json", "{\"rows\": [{\"mnemonic\": \"mov\"}]}"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(ref_mix__read(write_file("bad2.json", "{\"rows\": [{\"mnemonic\": \"mov\", "
+				       "\"count\": 1}"), &m) == -HBBP_EFORMAT);
+	CHECK(m == NULL);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN_TEST(test_weighted_error);
+	RUN_TEST(test_ip_metrics);
+	RUN_TEST(test_read_csv);
+	RUN_TEST(test_read_insns);
+	RUN_TEST(test_read_json);
+	RUN_TEST(test_malformed);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd))
+			fprintf(stderr, "cannot remove %s\n", tmpdir);
+	}
+	return TEST_EXIT();
+}
