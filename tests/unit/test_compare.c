@@ -256,6 +256,59 @@ static void test_read_callgrind(void)
 	ref_decode__exit();
 }
 
+/* SDE -mix sections: a thread histogram, a function whose (C++) name holds spaces and " at ",
+ * the thread's remainder outside functions, '*' groups skipped, the global histogram. */
+static void test_read_sde(void)
+{
+	static const char *const ic[] = { "iclass" }, *const sym[] = { "symbol" },
+			  *const si[] = { "symbol", "iclass" };
+	struct ref_mix *m = NULL;
+	struct ref_agg a;
+	const char *p = write_file("sde.txt",
+		"# EMIT_DYNAMIC_STATS FOR TID 0 EMIT #1\n#\n# $dynamic-counts\n#\n# TID 0\n"
+		"# opcode count\n#\nADD 30\nJNZ 12\n*isa-ext-BASE 42\n*total 42\n"
+		"# END_DYNAMIC_STATS\n"
+		"# FUNCTION TOTALS FOR TID 0\n   0:           40  95.238  95.238  401000 f\n"
+		"# END FUNCTION TOTALS\n"
+		"# EMIT_PER_FUNCTION_STATS FOR TID 0 EMIT# 1\n#\n"
+		"# $dynamic-counts-for-function: ns::f(int, char const*) at 0 at [0x401000, 0x401040)  95.238%\n"
+		"#\n# TID 0\n# opcode count\n#\nADD 28\nJNZ 12\n*category-BINARY 28\n*total 40\n"
+		"# END_PER_FUNCTION_STATS \n"
+		"# EMIT_GLOBAL_DYNAMIC_STATS   EMIT# 1\n#\n# $global-dynamic-counts\n#\n"
+		"# opcode count\n#\nADD 30\nJNZ 12\n*total 42\n\n# END_GLOBAL_DYNAMIC_STATS\n");
+
+	CHECK(ref_mix__read(p, &m) == 0);
+	if (!m)
+		return;
+	CHECK_STR(m->kind, "sde");
+	CHECK_EQ_DBL(m->total, 42, 0);
+	CHECK(ref_mix__aggregate(m, ic, 1, &a) == 0);
+	CHECK(a.nr == 2);
+	CHECK_EQ_DBL(agg_count(&a, "ADD"), 30, 0);
+	CHECK_EQ_DBL(agg_count(&a, "JNZ"), 12, 0);
+	ref_agg__exit(&a);
+	CHECK(ref_mix__aggregate(m, sym, 1, &a) == 0);
+	CHECK_EQ_DBL(agg_count(&a, "ns::f(int, char const*) at 0"), 40, 0);
+	CHECK_EQ_DBL(agg_count(&a, "[unknown]"), 2, 0);
+	ref_agg__exit(&a);
+	CHECK(ref_mix__aggregate(m, si, 2, &a) == 0);
+	CHECK_EQ_DBL(agg_count(&a, "[unknown]\x1f" "ADD"), 2, 0);
+	CHECK(a.nr == 3);
+	ref_agg__exit(&a);
+	ref_mix__delete(m);
+	m = NULL;
+	/* a function with more than its thread */
+	CHECK(ref_mix__read(write_file("sde_bad.txt",
+		"# $dynamic-counts\n# TID 0\nADD 3\n*total 3\n"
+		"# $dynamic-counts-for-function: f at [0x1, 0x2) 1%\n# TID 0\nADD 4\n*total 4\n"),
+		&m) == -HBBP_EFORMAT);
+	/* a section without *total */
+	CHECK(ref_mix__read(write_file("sde_bad2.txt",
+		"# $global-dynamic-counts\nADD 3\n# END_GLOBAL_DYNAMIC_STATS\n"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(m == NULL);
+}
+
 static void test_malformed(void)
 {
 	struct ref_mix *m = NULL;
@@ -289,6 +342,7 @@ int main(void)
 	RUN_TEST(test_read_insns);
 	RUN_TEST(test_read_json);
 	RUN_TEST(test_read_callgrind);
+	RUN_TEST(test_read_sde);
 	RUN_TEST(test_malformed);
 	{
 		char cmd[300];
