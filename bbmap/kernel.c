@@ -1,10 +1,10 @@
 /* Kernel image and kernel modules: finding their code and names, and the KASLR slide.
  * Kernel order: --vmlinux, kcore_dir (kcore + kallsyms: the text that ran), build-id cache
- * (elf, or kallsyms for names), vmlinux candidates (perf's list, with the recording's
- * osrelease; only when the recording has a kernel build-id to check them against), then
- * names only from --kallsyms or kcore_dir/kallsyms (DSO_NO_CODE). Modules: --binary,
- * build-id cache, kcore, the recorded path, /lib/modules/<osrelease>. Knows nothing of
- * perf.data.
+ * (elf), the vmlinux path the recording names (under --symfs, then as is), vmlinux
+ * candidates (perf's list, with the recording's osrelease; only when the recording has a
+ * kernel build-id to check them against), then names only from --kallsyms,
+ * kcore_dir/kallsyms or the cache's kallsyms (DSO_NO_CODE). Modules: --binary, kcore,
+ * build-id cache, the recorded path, /lib/modules/<osrelease>. Knows nothing of perf.data.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,9 +41,9 @@ int64_t bbmap_kernel__slide(uint64_t ref_addr, uint64_t sym_value)
 	return (int64_t)(ref_addr - sym_value);
 }
 
-int bbmap_names__load_kallsyms(struct bbmap_names *t, const char *path)
+int bbmap_names__load_kallsyms(struct bbmap_names *t, const char *path, const char *module)
 {
-	char line[KALLSYMS_LINE_MAX], name[KALLSYMS_LINE_MAX];
+	char line[KALLSYMS_LINE_MAX], name[KALLSYMS_LINE_MAX], mod[KALLSYMS_LINE_MAX];
 	FILE *f = fopen(path, "r");
 	int err = 0;
 
@@ -52,11 +52,17 @@ int bbmap_names__load_kallsyms(struct bbmap_names *t, const char *path)
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
 		char type;
+		int n;
 
-		if (sscanf(line, "%llx %c %4095s", &addr, &type, name) != 3)
+		mod[0] = '\0';
+		n = sscanf(line, "%llx %c %4095s [%4095[^]]]", &addr, &type, name, mod);
+		if (n < 3 || !addr || !strchr("tTwW", type))
 			continue;
-		if (!addr || !strchr("tTwW", type))
-			continue;
+		if (module) {
+			bbmap_kernel__modname_normalise(mod);
+			if (strcmp(mod, module))
+				continue;
+		}
 		err = bbmap_names__add(t, addr, 0, name);
 		if (err)
 			break;
@@ -65,6 +71,17 @@ int bbmap_names__load_kallsyms(struct bbmap_names *t, const char *path)
 		err = -EIO;
 	fclose(f);
 	return err;
+}
+
+void bbmap_kernel__modname_normalise(char *name)
+{
+	char *p = strstr(name, ".ko");
+
+	if (p)
+		*p = '\0';
+	for (p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
 }
 
 /* Uses the opened vmlinux: the slide from the reference symbol. */
@@ -82,7 +99,7 @@ static void kernel__use_vmlinux(struct bbmap_dso *d)
 static void kernel__load_names(struct bbmap_dso *d, const char *path, const char *how)
 {
 	bbmap_names__exit(&d->names);
-	if (bbmap_names__load_kallsyms(&d->names, path) || !d->names.n) {
+	if (bbmap_names__load_kallsyms(&d->names, path, NULL) || !d->names.n) {
 		bbmap_names__exit(&d->names);
 		return;
 	}
@@ -134,6 +151,7 @@ void bbmap_dso__find_kernel(struct bbmap_dso *d)
 {
 	const struct bbmap_find_opts *o = bbmap_session__opts(d->session);
 	char *file, *path = NULL;
+	const char *rec;
 	char hex[2 * BBMAP_BUILD_ID_MAX + 1] = "none";
 
 	if (d->guest) {
@@ -173,6 +191,24 @@ void bbmap_dso__find_kernel(struct bbmap_dso *d)
 		}
 		free(file);
 	}
+	/* the vmlinux the recording named, under --symfs, then as is (checked by build-id) */
+	if ((rec = bbmap_session__vmlinux_name(d->session)) && rec[0] == '/') {
+		if (o->symfs && *o->symfs && asprintf(&path, "%s%s", o->symfs, rec) >= 0) {
+			int err = bbmap_dso__try_file(d, path, NULL, "--symfs, recorded vmlinux");
+
+			free(path);
+			path = NULL;
+			if (!err) {
+				kernel__use_vmlinux(d);
+				return;
+			}
+		}
+		if (d->build_id_size &&
+		    !bbmap_dso__try_file(d, rec, NULL, "recorded vmlinux path")) {
+			kernel__use_vmlinux(d);
+			return;
+		}
+	}
 	if (kernel__try_candidates(d, o)) {
 		kernel__use_vmlinux(d);
 		return;
@@ -211,6 +247,33 @@ static void kmodule__name(const struct bbmap_dso *d, char *buf, size_t size)
 		return;
 	}
 	snprintf(buf, size, "%s", d->short_name);
+}
+
+/* Names only: the module's entries of --kallsyms or kcore_dir/kallsyms (run-time addresses). */
+static bool kmodule__names(struct bbmap_dso *d, const struct bbmap_find_opts *o,
+			   const char *mod)
+{
+	char want[256], *path = NULL;
+	const char *src = o->kallsyms;
+
+	snprintf(want, sizeof(want), "%s", mod);
+	bbmap_kernel__modname_normalise(want);
+	if (!src && o->kcore_dir && *o->kcore_dir) {
+		if (asprintf(&path, "%s/kallsyms", o->kcore_dir) < 0)
+			return false;
+		src = path;
+	}
+	if (!src || bbmap_names__load_kallsyms(&d->names, src, want) || !d->names.n) {
+		bbmap_names__exit(&d->names);
+		free(path);
+		return false;
+	}
+	d->names_loaded = true;
+	d->status = DSO_NO_CODE;
+	d->addr_mode = DSO_ADDR_RUNTIME;
+	bbmap_dso__set_detail(d, "%s: names only from %s, no code", d->name, src);
+	free(path);
+	return true;
 }
 
 static bool is_compressed_ko(const char *name)
@@ -270,6 +333,8 @@ void bbmap_dso__find_kmodule(struct bbmap_dso *d)
 	found = bbmap_session__module_path(d->session, mod);
 	if (found && !is_compressed_ko(found) &&
 	    !bbmap_dso__try_file(d, found, NULL, "/lib/modules"))
+		return;
+	if (d->status == DSO_UNRESOLVED && kmodule__names(d, o, mod))
 		return;
 	if (d->status == DSO_UNRESOLVED) {
 		d->status = DSO_MISSING;

@@ -71,6 +71,7 @@ struct bbmap_session {
 	size_t nr_modidx, cap_modidx;
 	bool modidx_built;
 	struct bbmap_session_stats stats;
+	char *vmlinux_name;	/* kernel image path from the recording's build-id table */
 };
 
 /* ---- integer-keyed tables ---- */
@@ -253,6 +254,7 @@ void bbmap_session__delete(struct bbmap_session *s)
 	}
 	free(s->modidx);
 	free(s->buildid_dir);
+	free(s->vmlinux_name);
 	free(s->binaries);
 	free(s->search_dirs);
 	free(s);
@@ -265,6 +267,26 @@ const struct bbmap_find_opts *bbmap_session__opts(const struct bbmap_session *s)
 
 /* ---- build-ids and dsos ---- */
 
+/* A kernel-side build-id entry that names neither "[...]" nor a .ko file is the kernel
+ * image under the path perf recorded it with (perf record with a vmlinux). */
+static bool name_is_kernel_image_path(const char *name)
+{
+	static const char *const ko[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst" };
+	size_t n = strlen(name), i;
+
+	if (name[0] == '[' || !n)
+		return false;
+	for (i = 0; i < sizeof(ko) / sizeof(ko[0]); i++)
+		if (n >= strlen(ko[i]) && !strcmp(name + n - strlen(ko[i]), ko[i]))
+			return false;
+	return true;
+}
+
+const char *bbmap_session__vmlinux_name(const struct bbmap_session *s)
+{
+	return s->vmlinux_name;
+}
+
 int bbmap_session__add_build_id(struct bbmap_session *s, bool kernel, const char *filename,
 				const uint8_t *id, size_t size)
 {
@@ -272,6 +294,18 @@ int bbmap_session__add_build_id(struct bbmap_session *s, bool kernel, const char
 
 	if (!filename || !id || !size)
 		return -EINVAL;
+	if (kernel && name_is_kernel_image_path(filename)) {
+		char *dup = strdup(filename);
+		int err;
+
+		if (!dup)
+			return -ENOMEM;
+		free(s->vmlinux_name);
+		s->vmlinux_name = dup;
+		err = bbmap_session__add_build_id(s, true, "[kernel.kallsyms]", id, size);
+		if (err)
+			return err;
+	}
 	if (size > BBMAP_BUILD_ID_MAX)
 		size = BBMAP_BUILD_ID_MAX;
 	for (i = 0; i < s->nr_bids; i++)
@@ -700,17 +734,6 @@ const char *bbmap_session__comm_of(const struct bbmap_session *s, uint32_t pid, 
 
 /* ---- /lib/modules index ---- */
 
-static void modname_normalise(char *name)
-{
-	char *p = strstr(name, ".ko");
-
-	if (p)
-		*p = '\0';
-	for (p = name; *p; p++)
-		if (*p == '-')
-			*p = '_';
-}
-
 static int modidx__add(struct bbmap_session *s, const char *path, const char *base)
 {
 	struct modindex_ent *e;
@@ -735,7 +758,7 @@ static int modidx__add(struct bbmap_session *s, const char *path, const char *ba
 		free(e->path);
 		return -ENOMEM;
 	}
-	modname_normalise(e->name);
+	bbmap_kernel__modname_normalise(e->name);
 	s->nr_modidx++;
 	return 0;
 }
@@ -794,7 +817,7 @@ const char *bbmap_session__module_path(struct bbmap_session *s, const char *modn
 	want = strdup(modname);
 	if (!want)
 		return NULL;
-	modname_normalise(want);
+	bbmap_kernel__modname_normalise(want);
 	for (i = 0; i < s->nr_modidx && !found; i++)
 		if (!strcmp(s->modidx[i].name, want))
 			found = s->modidx[i].path;

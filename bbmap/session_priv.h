@@ -52,8 +52,11 @@ struct bbmap_names {
 int bbmap_names__add(struct bbmap_names *t, uint64_t start, uint64_t size, const char *name);
 const struct bbmap_namesym *bbmap_names__find(struct bbmap_names *t, uint64_t addr);
 void bbmap_names__exit(struct bbmap_names *t);
-/* /proc/kallsyms format ("ADDR TYPE NAME [module]"): text symbols only. */
-int bbmap_names__load_kallsyms(struct bbmap_names *t, const char *path);
+/* /proc/kallsyms format ("ADDR TYPE NAME [module]"): text symbols only; module NULL: all
+ * of them, else only those of that (normalised) module. */
+int bbmap_names__load_kallsyms(struct bbmap_names *t, const char *path, const char *module);
+/* Module name as perf and the kernel compare them: no ".ko*", '-' -> '_'. */
+void bbmap_kernel__modname_normalise(char *name);
 /* /tmp/perf-PID.map format ("START SIZE name", hex). */
 int bbmap_names__load_perfmap(struct bbmap_names *t, const char *path);
 
@@ -90,6 +93,8 @@ struct bbmap_dso {
 
 /* Session internals the dso code needs. */
 const struct bbmap_find_opts *bbmap_session__opts(const struct bbmap_session *s);
+/* The kernel image path recorded in the build-id table (e.g. "/tmp/vmlinux"), or NULL. */
+const char *bbmap_session__vmlinux_name(const struct bbmap_session *s);
 /* Lazily built index of /lib/modules/<osrelease>: path of module name, or NULL. */
 const char *bbmap_session__module_path(struct bbmap_session *s, const char *modname);
 

@@ -665,6 +665,7 @@ int perf_reader__open(struct perf_reader **out, const char *path,
 			(unsigned long long)size);
 	} else {
 		err = read_file_header(r, in);
+		r->hdr.needs_swap = r->swap;	/* legacy headers may decide it late */
 		if (!err && r->hdr.is_dir && r->dir_format >= 1)
 			err = open_dir_inputs(r);
 	}

@@ -19,7 +19,7 @@ if [ $golden_layout_ok != 1 ]; then
 	exit 0
 fi
 golden_spec "$TMP/g.spec"
-"$PERFGEN" "$TMP/g.spec" "$TMP/g.data" 2>"$TMP/perfgen.err" ||
+run_perfgen "$TMP/g.spec" "$TMP/g.data" 2>"$TMP/perfgen.err" ||
 	{ for n in $names; do fail "$n: perfgen: $(head -1 "$TMP/perfgen.err")"; done; exit 0; }
 BIN="--binary /golden/prog=$PROG -q"
 
@@ -70,7 +70,7 @@ conv --cutoff 17 --by block --diagnostics -o "$TMP/c17.csv" 2>"$TMP/err" &&
 # b19 3800 -> 7600, e 600 -> 1200, [no code] 500 -> 1000, [unmapped] 300 -> 600; LBR-chosen
 # blocks unchanged. Total 11010 + 3800 + 600 + 500 + 300 = 16210.
 golden_spec "$TMP/m.spec" mux
-if "$PERFGEN" "$TMP/m.spec" "$TMP/m.data" 2>"$TMP/err" &&
+if run_perfgen "$TMP/m.spec" "$TMP/m.data" 2>"$TMP/err" &&
    "$HBBP" "$TMP/m.data" $BIN --by block -o "$TMP/m.csv" 2>"$TMP/err"; then
 	awk -F, -v b19="$(blk $B19)" -v e="$(blk $E)" -v s="$(blk $S)" '
 		NR > 1 { c[$1] = $2; tot += $2 }

@@ -6,6 +6,7 @@
 
 src=$CORPUS/perf_data_converter/with-callchain.perf.data
 if [ ! -f "$src" ]; then skip "reader_memory: corpus file missing"; exit 0; fi
+case $BUILD in */san*) skip "reader_memory: RSS is not meaningful under sanitizers"; exit 0 ;; esac
 if [ ! -x /usr/bin/time ]; then skip "reader_memory: /usr/bin/time missing"; exit 0; fi
 tool=$BUILD/tools/perf_repeat
 if [ ! -x "$tool" ]; then fail "reader_memory: $tool not built"; exit 0; fi

@@ -607,8 +607,49 @@ static void test_roles(void)
 	}
 }
 
+/* a 72-byte header (no feature bitmap) and the legacy "PERFFILE" magic */
+static void test_old_headers(void)
+{
+	struct params p = { .st = base_st | PERF_SAMPLE_IP, .attr_size = 96 };
+	const struct perf_record *rec;
+	struct perf_reader *r;
+	const char *path;
+	int v, n;
+
+	for (v = 0; v < 3; v++) {
+		FILE *f;
+
+		be = v == 2;
+		path = write_file(&p, 0, 1);
+		CHECK(path != NULL);
+		if (!path)
+			return;
+		at64(8, 72);			/* no feature bitmap: HOSTNAME is ignored */
+		if (v >= 1)
+			memcpy(buf, "PERFFILE", 8);	/* byte order then guessed from attr_size */
+		f = fopen(path, "wb");
+		CHECK(f && fwrite(buf, 1, len, f) == len && !fclose(f));
+		CHECK_EQ_U64(perf_reader__open(&r, path, NULL, NULL), 0);
+		if (!r)
+			continue;
+		CHECK(perf_reader__header(r)->hostname == NULL);
+		CHECK_EQ_U64(perf_reader__header(r)->needs_swap, be);
+		n = 0;
+		while (perf_reader__next(r, &rec) > 0)
+			if (rec->type == PERF_RECORD_SAMPLE) {
+				CHECK_EQ_U64(rec->sample.ip, v_ip(n));
+				n++;
+			}
+		CHECK_EQ_U64(n, NSAMPLES);
+		perf_reader__delete(r);
+		unlink(path);
+	}
+	be = 0;
+}
+
 int main(void)
 {
+	RUN_TEST(test_old_headers);
 	RUN_TEST(test_roles);
 	RUN_TEST(test_time_order);
 	RUN_TEST(test_each_bit_alone);

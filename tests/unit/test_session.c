@@ -13,7 +13,6 @@
 #include "tests/harness.h"
 #include "util/hbbp_err.h"
 
-#include "test_session_double.h"
 
 #define U 2	/* cpumode user */
 #define K 1	/* cpumode kernel */
@@ -258,7 +257,8 @@ static void test_kallsyms_names(void)
 			 "ffffffff9a001100 t helper_local\n"
 			 "ffffffff9a002000 D some_data\n"
 			 "ffffffff9a003000 T after_data\n"
-			 "ffffffffc0100000 t xfs_foo\t[xfs]\n");
+			 "ffffffffc0100000 t xfs_foo\t[xfs]\n"
+			 "ffffffffc0200000 t ext4_bar\t[ext_4]\n");
 	o.kallsyms = path;
 	s = new_session(&o);
 	CHECK(!bbmap_session__mmap(s, K, 0xffffffff, 0, 0xffffffff9a000000, 0x1000000,
@@ -274,6 +274,23 @@ static void test_kallsyms_names(void)
 	CHECK_STR(bbmap_dso__symbol_name(loc.dso, 0xffffffff9a003000, NULL), "after_data");
 	CHECK(bbmap_dso__symbol_name(loc.dso, 0xffffffff99000000, NULL) == NULL);
 	CHECK(strstr(bbmap_dso__status_detail(loc.dso), "names only") != NULL);
+	/* a module with no .ko file: its names from kallsyms, at run-time addresses */
+	CHECK(!bbmap_session__mmap(s, K, 0xffffffff, 0, 0xffffffffc0100000, 0x4000, 0,
+				   "/lib/modules/6.1/kernel/fs/xfs.ko.xz", NULL, 0, true));
+	CHECK(!bbmap_session__mmap(s, K, 0xffffffff, 0, 0xffffffffc0200000, 0x4000, 0,
+				   "[ext-4]", NULL, 0, true));
+	CHECK(!bbmap_session__lookup(s, 0, K, 0xffffffffc0100010, &loc));
+	CHECK(bbmap_dso__module(loc.dso, NULL) == DSO_NO_CODE);
+	CHECK_EQ_U64(loc.vaddr, 0xffffffffc0100010);
+	CHECK_STR(bbmap_dso__symbol_name(loc.dso, loc.vaddr, &start), "xfs_foo");
+	CHECK_EQ_U64(start, 0xffffffffc0100000);
+	CHECK(!bbmap_session__lookup(s, 0, K, 0xffffffffc0200010, &loc));
+	CHECK_STR(bbmap_dso__symbol_name(loc.dso, loc.vaddr, NULL), "ext4_bar");
+	CHECK(!bbmap_session__mmap(s, K, 0xffffffff, 0, 0xffffffffc0300000, 0x4000, 0,
+				   "[nosyms]", NULL, 0, true));
+	CHECK(!bbmap_session__lookup(s, 0, K, 0xffffffffc0300010, &loc));
+	CHECK(bbmap_dso__module(loc.dso, NULL) == DSO_MISSING);
+	CHECK_EQ_U64(loc.vaddr, 0x10);
 	bbmap_session__delete(s);
 }
 

@@ -17,7 +17,6 @@
 #include "tests/harness.h"
 #include "util/hbbp_err.h"
 
-#include "test_session_double.h"
 
 #define U 2
 #define K 1
@@ -434,6 +433,52 @@ static void test_vmlinux_slide_and_kcore(void)
 	CHECK_EQ_U64(v, 0xffffffff9a000011);
 	CHECK_STR(d ? bbmap_dso__symbol_name(d, v, NULL) : NULL, "foo");
 	bbmap_session__delete(s);
+
+	/* perf record with a vmlinux: the build-id table names the kernel by that path; found
+	 * under --symfs and checked against the id `readelf -n` reads from the file */
+	{
+		uint8_t id[20];
+		size_t n = 0;
+		char hex[64] = "", symfs[512];
+		FILE *p;
+
+		snprintf(symfs, sizeof(symfs), "%s/vsymfs", tmp);
+		CHECK(!sh("mkdir -p '%s/boot/x' && cp '%s/vmlinux' '%s/boot/x/vmlinux-rec'", symfs,
+			  tmp, symfs));
+		snprintf(vmlinux, sizeof(vmlinux), "readelf -n '%s/vmlinux' | "
+			 "sed -n 's/.*Build ID: *//p'", tmp);
+		p = popen(vmlinux, "r");
+		CHECK(p && fgets(hex, sizeof(hex), p));
+		if (p)
+			pclose(p);
+		for (n = 0; n < 20 && sscanf(hex + 2 * n, "%2hhx", &id[n]) == 1; n++)
+			;
+		CHECK(n >= 8);
+		memset(&o, 0, sizeof(o));
+		o.buildid_dir = "";
+		o.symfs = symfs;
+		CHECK(!bbmap_session__new(&s, &o));
+		CHECK(!bbmap_session__add_build_id(s, true, "/boot/x/vmlinux-rec", id, n));
+		CHECK(!bbmap_session__mmap(s, K, 0xffffffff, 0, 0xffffffff9a000000, 0x1000000,
+					   0xffffffff9a000000, "[kernel.kallsyms]_text", NULL, 0,
+					   true));
+		d = lookup(s, 0, K, 0xffffffff9a000011, &v);
+		CHECK(d && bbmap_dso__module(d, NULL) == DSO_OK);
+		CHECK(d && ends_with(bbmap_dso__path(d), "/boot/x/vmlinux-rec"));
+		CHECK_EQ_U64(v, 0xffffffff81000011);
+		bbmap_session__delete(s);
+		/* the same with a different id: refused, and no code */
+		id[0] ^= 0xff;
+		CHECK(!bbmap_session__new(&s, &o));
+		CHECK(!bbmap_session__add_build_id(s, true, "/boot/x/vmlinux-rec", id, n));
+		CHECK(!bbmap_session__mmap(s, K, 0xffffffff, 0, 0xffffffff9a000000, 0x1000000,
+					   0xffffffff9a000000, "[kernel.kallsyms]_text", NULL, 0,
+					   true));
+		d = lookup(s, 0, K, 0xffffffff9a000011, &v);
+		CHECK(d && bbmap_dso__module(d, NULL) == DSO_BUILDID_MISMATCH);
+		CHECK(d && strstr(bbmap_dso__status_detail(d), "vmlinux-rec"));
+		bbmap_session__delete(s);
+	}
 
 	/* kcore_dir: an image at run-time addresses, preferred over --vmlinux's slide */
 	snprintf(kdir, sizeof(kdir), "%s/kcore_dir", tmp);
