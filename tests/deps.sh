@@ -21,7 +21,6 @@ if [ "$need" = check ]; then
 	command -v zstd >/dev/null || pkgs="$pkgs zstd"
 	command -v jq >/dev/null || pkgs="$pkgs jq"
 	command -v aarch64-linux-gnu-objdump >/dev/null || pkgs="$pkgs binutils-aarch64-linux-gnu"
-	command -v clang >/dev/null || pkgs="$pkgs clang"
 fi
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
