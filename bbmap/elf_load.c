@@ -387,6 +387,29 @@ static int load_symbols(struct bbmap_module *m)
 	}
 	if (err)
 		goto out;
+	{
+		struct mod_plt plt;
+
+		/* PLT stubs, ranked below every real symbol at the same address. */
+		mod_elf__plt(m, &plt);
+		for (i = 0; i < plt.nr; i++) {
+			if (nr == cap) {
+				size_t nc = cap ? cap * 2 : 1024;
+				struct cand_sym *p = realloc(v, nc * sizeof(*p));
+
+				if (!p) {
+					free(plt.e);
+					err = -ENOMEM;
+					goto out;
+				}
+				v = p;
+				cap = nc;
+			}
+			v[nr++] = (struct cand_sym){ .start = plt.e[i].addr, .size = plt.e[i].size,
+						     .name = plt.e[i].name, .rank = 64, .weak = true };
+		}
+		free(plt.e);
+	}
 	if (nr)
 		qsort(v, nr, sizeof(*v), cmp_cand);
 	m->syms = calloc(nr ? nr : 1, sizeof(*m->syms));
@@ -636,6 +659,57 @@ void mod_elf__unload(struct bbmap_module *m)
 	free(m->syms);
 	free(m->sym_state);
 	free(m->debug_file);
+}
+
+/* Any defined symbol of that name in the symbol tables (aliases included), by scanning:
+ * used rarely (kernel relocation symbols such as _text and _stext share an address). */
+static int find_name(const struct bbmap_module *m, Elf *elf, const char *name, uint64_t *addr)
+{
+	Elf_Scn *scn = NULL;
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, count;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !entsize || sh.sh_entsize != entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		count = d->d_size / entsize;
+		for (i = 1; i < count; i++) {
+			GElf_Sym sym;
+			const char *nm;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			nm = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!nm || strcmp(nm, name))
+				continue;
+			*addr = sym.st_value;
+			if (m->e_type == ET_REL && sym.st_shndx < SHN_LORESERVE) {
+				GElf_Shdr ssh;
+				Elf_Scn *sscn = elf_getscn(elf, sym.st_shndx);
+
+				if (sscn && gelf_getshdr(sscn, &ssh))
+					*addr += ssh.sh_offset;
+			}
+			return 0;
+		}
+	}
+	return -HBBP_ENOTFOUND;
+}
+
+int mod_elf__symbol_addr(const struct bbmap_module *m, const char *name, uint64_t *addr)
+{
+	if (!find_name(m, m->elf, name, addr))
+		return 0;
+	if (m->dbg_elf && !find_name(m, m->dbg_elf, name, addr))
+		return 0;
+	return -HBBP_ENOTFOUND;
 }
 
 int bbmap_module__file_build_id(const char *path, uint8_t *id, size_t cap, size_t *size)

@@ -60,7 +60,7 @@ const char *bbmap_elem_name(enum bbmap_elem e)
 	return (unsigned)e < sizeof(n) / sizeof(n[0]) ? n[e] : "";
 }
 
-/* ---- helpers ---- */
+/* ---- string and group tests ---- */
 
 static bool in_list(const char *s, const char *const *list)
 {
@@ -703,22 +703,18 @@ void insn_attr__arm64(csh h, const cs_insn *ci, struct bbmap_insn *out, char *ic
 	upcase(iclass, n, mn);
 }
 
-/* ---- ARM32 (basic: control flow, ISA from groups) ---- */
+/* ---- ARM32 (basic: control flow, memory, ISA from groups) ---- */
 
 void insn_attr__arm(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n)
 {
 	const cs_detail *d = ci->detail;
 	const cs_arm *a = &d->arm;
+	unsigned id = ci->id;
 	uint16_t f = 0;
+	bool writes_pc = false, reads_lr = false;
 	uint8_t i;
 
 	(void)h;
-	if (has_group(d, ARM_GRP_JUMP) || has_group(d, ARM_GRP_CALL))
-		f |= BBMAP_INSN_BRANCH;
-	if (has_group(d, ARM_GRP_CALL))
-		f |= BBMAP_INSN_CALL;
-	if (has_group(d, ARM_GRP_INT))
-		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_SYSCALL;
 	for (i = 0; i < a->op_count; i++) {
 		const cs_arm_op *op = &a->operands[i];
 
@@ -726,15 +722,49 @@ void insn_attr__arm(csh h, const cs_insn *ci, struct bbmap_insn *out, char *icla
 			out->op_kinds[i] = op->type == ARM_OP_REG ? 'r' :
 					   op->type == ARM_OP_MEM ? 'm' :
 					   op->type == ARM_OP_IMM ? 'i' : '?';
-		if (op->type == ARM_OP_REG && op->reg == ARM_REG_PC && (op->access & CS_AC_WRITE))
-			f |= BBMAP_INSN_BRANCH | BBMAP_INSN_INDIRECT;
+		if (op->type == ARM_OP_REG && op->reg == ARM_REG_PC &&
+		    (i == 0 || id == ARM_INS_POP || id == ARM_INS_LDM))
+			writes_pc = true;
+		if (op->type == ARM_OP_REG && op->reg == ARM_REG_LR)
+			reads_lr = true;
 		if (op->type == ARM_OP_MEM)
 			f |= (op->access & CS_AC_WRITE) ? BBMAP_INSN_MEM_WRITE : BBMAP_INSN_MEM_READ;
 	}
+	if (id == ARM_INS_POP || id == ARM_INS_LDM || (ci->mnemonic[0] == 'l' &&
+						       ci->mnemonic[1] == 'd'))
+		f |= BBMAP_INSN_MEM_READ;
+	if (id == ARM_INS_PUSH || (ci->mnemonic[0] == 's' && ci->mnemonic[1] == 't'))
+		f |= BBMAP_INSN_MEM_WRITE;
+	switch (id) {
+	case ARM_INS_B:
+		f |= BBMAP_INSN_BRANCH;
+		break;
+	case ARM_INS_BL:
+		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_CALL;
+		break;
+	case ARM_INS_BLX:
+		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_CALL;
+		if (a->op_count && a->operands[0].type == ARM_OP_REG)
+			f |= BBMAP_INSN_INDIRECT;
+		break;
+	case ARM_INS_BX:
+		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_INDIRECT | (reads_lr ? BBMAP_INSN_RET : 0);
+		break;
+	case ARM_INS_SVC:
+		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_SYSCALL;
+		break;
+	default:
+		if (writes_pc)	/* pop {..., pc}, ldm, ldr pc, mov pc, lr */
+			f |= BBMAP_INSN_BRANCH | BBMAP_INSN_INDIRECT |
+			     (id == ARM_INS_POP || id == ARM_INS_LDM || reads_lr ? BBMAP_INSN_RET : 0);
+		else if (has_group(d, ARM_GRP_JUMP))
+			f |= BBMAP_INSN_BRANCH;
+		break;
+	}
 	if ((f & BBMAP_INSN_BRANCH) && a->cc != ARM_CC_AL && a->cc != ARM_CC_INVALID)
 		f |= BBMAP_INSN_COND;
-	if ((f & BBMAP_INSN_BRANCH) && !(f & BBMAP_INSN_INDIRECT) && a->op_count &&
-	    a->operands[0].type == ARM_OP_IMM) {
+	if ((f & BBMAP_INSN_BRANCH) && !(f & (BBMAP_INSN_INDIRECT | BBMAP_INSN_SYSCALL)) &&
+	    a->op_count && a->operands[0].type == ARM_OP_IMM) {
 		f |= BBMAP_INSN_HAS_TARGET;
 		out->target = (uint32_t)a->operands[0].imm;
 	}
@@ -744,8 +774,10 @@ void insn_attr__arm(csh h, const cs_insn *ci, struct bbmap_insn *out, char *icla
 		   (has_group(d, ARM_GRP_VFP2) || has_group(d, ARM_GRP_VFP3) ||
 		    has_group(d, ARM_GRP_VFP4) || has_group(d, ARM_GRP_FPARMV8)) ? ISA_ARM_VFP :
 		   has_group(d, ARM_GRP_THUMB) ? ISA_ARM_THUMB : ISA_ARM_BASE;
-	out->category = (f & BBMAP_INSN_SYSCALL) ? CAT_SYSTEM : (f & BBMAP_INSN_CALL) ? CAT_CALL :
-			(f & BBMAP_INSN_COND) ? CAT_COND_BR :
-			(f & BBMAP_INSN_BRANCH) ? CAT_UNCOND_BR : CAT_OTHER;
+	out->category = (f & BBMAP_INSN_SYSCALL) ? CAT_SYSTEM : (f & BBMAP_INSN_RET) ? CAT_RET :
+			(f & BBMAP_INSN_CALL) ? CAT_CALL : (f & BBMAP_INSN_COND) ? CAT_COND_BR :
+			(f & BBMAP_INSN_BRANCH) ? CAT_UNCOND_BR :
+			(id == ARM_INS_POP || id == ARM_INS_PUSH) ? CAT_STACK :
+			(f & (BBMAP_INSN_MEM_READ | BBMAP_INSN_MEM_WRITE)) ? CAT_DATAXFER : CAT_OTHER;
 	upcase(iclass, n, ci->mnemonic);
 }

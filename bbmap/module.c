@@ -217,6 +217,9 @@ int bbmap_module__symbol_addr(const struct bbmap_module *m, const char *name, ui
 {
 	size_t i;
 
+	if (!mod_elf__symbol_addr(m, name, addr))
+		return 0;
+	/* A demangled name. */
 	for (i = 0; i < m->nr_syms; i++)
 		if (!strcmp(m->syms[i].name, name)) {
 			*addr = m->syms[i].start;

@@ -51,7 +51,23 @@ struct bbmap_block {
 };
 
 /* Opens an ELF file. debug_path, if not NULL, is a separate debug-info file for symbols
- * and lines (otherwise .gnu_debuglink and /usr/lib/debug/.build-id are tried). */
+ * and lines (otherwise /usr/lib/debug/.build-id/xx/rest.debug, then .gnu_debuglink next to
+ * the file, in its .debug/ and under /usr/lib/debug/<dir>, are tried; a debug file with
+ * another build-id is ignored). -HBBP_ENOTFOUND: no such file; -HBBP_EFORMAT: not ELF or
+ * corrupt (tables or segments outside the file). Behaviour worth knowing:
+ *  - Code: executable sections; files without sections (kcore) use PF_X PT_LOAD segments.
+ *  - Relocatable objects (.ko): addresses are file offsets (sections start at 0 in ELF);
+ *    offset_to_vaddr is the identity there, and they have no source lines.
+ *  - Symbols: STT_FUNC/IFUNC (and global NOTYPE) in executable sections of .symtab,
+ *    .dynsym and the debug file; one name per address (the one perf shows); C++ names are
+ *    demangled through libstdc++'s __cxa_demangle (dlopen'ed; mangled if unavailable).
+ *  - Where no symbol covers an address, the .eh_frame FDE containing it becomes the
+ *    function "sub_<hex start>" (from_eh_frame); with neither, up to 64 KiB around the
+ *    address (from the previous symbol's end or the section start) are decoded.
+ *  - x86 instructions capstone 4 cannot decode but whose length is known (CET rdsspq,
+ *    some EVEX forms) are kept as "(unknown)"; other undecodable bytes become 1-byte
+ *    "(bad)" instructions (BBMAP_INSN_BAD, counted in stats).
+ * Not thread-safe: one module is used by one thread at a time. */
 int bbmap_module__open(struct bbmap_module **out, const char *path, const char *debug_path);
 void bbmap_module__delete(struct bbmap_module *m);
 
@@ -65,12 +81,16 @@ bool bbmap_module__has_lines(const struct bbmap_module *m);
 /* The one place where the load bias is applied: file offset (as in mmap pgoff + addr -
  * start) to module vaddr through the PT_LOAD headers. -HBBP_ENOTFOUND if no segment. */
 int bbmap_module__offset_to_vaddr(const struct bbmap_module *m, uint64_t off, uint64_t *vaddr);
-/* Vaddr of the symbol name (for kernel relocation: "_text", "_stext"), or an error. */
+/* Vaddr of the symbol name (for kernel relocation: "_text", "_stext"), or an error. Any
+ * defined symbol of the symbol tables is found, aliases and data symbols included, by its
+ * ELF (mangled) name; demangled names are found among the kept function symbols. */
 int bbmap_module__symbol_addr(const struct bbmap_module *m, const char *name, uint64_t *addr);
 
 const struct bbmap_symbol *bbmap_module__symbol_at(struct bbmap_module *m, uint64_t vaddr);
 
-/* Adds a block leader (e.g. an LBR branch target) at vaddr. Blocks already built are split. */
+/* Adds a block leader (e.g. an LBR branch target) at vaddr. Blocks already built are split;
+ * a function not decoded yet is decoded now. -HBBP_ENOTFOUND (and counted as misaligned)
+ * when vaddr is not an instruction start of the decoded code or not in any code. */
 int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr);
 
 /* The block containing vaddr, disassembling the enclosing function (or code region) on first

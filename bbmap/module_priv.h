@@ -70,7 +70,7 @@ struct bbmap_module {
 	size_t nr_code;
 
 	struct bbmap_symbol *syms;	/* sorted by start, deduplicated */
-	uint8_t *sym_state;		/* bit 0: demangle tried, bit 1: name owned */
+	uint8_t *sym_state;		/* bit 0: demangle tried, bit 1: name owned, 2: thumb */
 	size_t nr_syms;
 	struct bbmap_symbol **fde_syms;	/* pseudo symbols from .eh_frame, sorted */
 	size_t nr_fde_syms, alloc_fde_syms;
@@ -97,9 +97,21 @@ struct bbmap_module {
 	struct bbmap_module_stats stats;
 };
 
+/* elf_plt.c: "<name>@plt" pseudo symbols for PLT stubs (entries: malloc'd, names interned). */
+struct mod_plt_entry {
+	uint64_t addr, size;
+	const char *name;
+};
+struct mod_plt {
+	struct mod_plt_entry *e;
+	size_t nr, cap;
+};
+void mod_elf__plt(struct bbmap_module *m, struct mod_plt *p);
+
 /* elf_load.c */
 int mod_elf__load(struct bbmap_module *m, const char *debug_path);
 void mod_elf__unload(struct bbmap_module *m);
+int mod_elf__symbol_addr(const struct bbmap_module *m, const char *name, uint64_t *addr);
 const struct mod_code_range *mod_elf__code_range(const struct bbmap_module *m, uint64_t vaddr);
 
 /* disasm_capstone.c: decodes [start, end) into r->insns. */

@@ -113,7 +113,17 @@ int cmd_stats(int argc, char **argv)
 	json_str(h->kcore_dir);
 	printf(",\n  \"branch_stack\": %s,\n  \"tracing_data\": %s", tf(h->has_branch_stack),
 	       tf(h->tep != NULL));
-	printf(",\n  \"build_ids\": %zu", h->nr_build_ids);
+	printf(",\n  \"build_ids\": [");
+	for (i = 0; i < h->nr_build_ids; i++) {
+		const struct perf_build_id_entry *b = &h->build_ids[i];
+		char hex[41];
+
+		printf("%s\n    {\"pid\": %d, \"cpumode\": %u, \"build_id\": \"%s\", \"file\": ",
+		       i ? "," : "", b->pid, b->cpumode, perf_build_id__hex(b->id, b->size, hex));
+		json_str(b->filename);
+		putchar('}');
+	}
+	printf("%s]", h->nr_build_ids ? "\n  " : "");
 	printf(",\n  \"events\": [");
 	nr = perf_reader__nr_events(r);
 	for (i = 0; i < nr; i++) {

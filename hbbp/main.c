@@ -23,6 +23,7 @@ static const struct {
 } commands[] = {
 	{ "dump", cmd_dump },
 	{ "stats", cmd_stats },
+	{ "compare", cmd_compare },
 };
 
 int main(int argc, char **argv)

@@ -409,8 +409,6 @@ static int mix_add(struct mix_ctx *x, struct mix_rows *rows, const struct hbbp_t
 	return 0;
 }
 
-static const struct hbbp_mix_opts *sort_opts;
-
 /* Compares joined keys segment by segment (numerically for integer keys). */
 static int key_cmp(const char *a, const char *b, const struct hbbp_mix_opts *o)
 {
@@ -438,13 +436,13 @@ static int key_cmp(const char *a, const char *b, const struct hbbp_mix_opts *o)
 	return 0;
 }
 
-static int row_cmp(const void *pa, const void *pb)
+static int row_cmp(const void *pa, const void *pb, void *opts)
 {
 	const struct mix_row *a = pa, *b = pb;
 
 	if (a->count != b->count)
 		return a->count > b->count ? -1 : 1;
-	return key_cmp(a->key, b->key, sort_opts);
+	return key_cmp(a->key, b->key, opts);
 }
 
 static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
@@ -484,9 +482,8 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		goto out;
 	for (i = 0; i < rows.nr; i++)
 		total += rows.v[i].count;
-	sort_opts = o;
 	if (rows.nr)
-		qsort(rows.v, rows.nr, sizeof(*rows.v), row_cmp);
+		qsort_r(rows.v, rows.nr, sizeof(*rows.v), row_cmp, (void *)o);
 	for (i = 0; i < o->nr_keys; i++) {
 		const char *name = o->keys[i] == KEY_TAXONOMY && o->taxonomy ?
 			o->taxonomy->column : key_names[o->keys[i]];
@@ -563,25 +560,29 @@ struct ids {
 	size_t nr_mods;
 };
 
-static const struct mix_ctx *cmp_ctx;
+/* qsort_r context of the table sorts */
+struct sort_ctx {
+	const struct mix_ctx *x;
+	const struct ids *ids;
+};
 
-static int dso_cmp(const void *pa, const void *pb)
+static int dso_cmp(const void *pa, const void *pb, void *arg)
 {
+	const struct mix_ctx *x = ((const struct sort_ctx *)arg)->x;
 	const struct bbmap_dso *a = *(struct bbmap_dso *const *)pa, *b = *(struct bbmap_dso *const *)pb;
-	int r = strcmp(dso_full(cmp_ctx, a), dso_full(cmp_ctx, b));
+	int r = strcmp(dso_full(x, a), dso_full(x, b));
 
 	if (r)
 		return r;
 	return (uintptr_t)a < (uintptr_t)b ? -1 : (uintptr_t)a > (uintptr_t)b;
 }
 
-static struct ids *ids_global;
-
-static int block_cmp(const void *pa, const void *pb)
+static int block_cmp(const void *pa, const void *pb, void *arg)
 {
+	const struct sort_ctx *sc = arg;
 	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
-	const struct hbbp_block *a = &cmp_ctx->c->blocks[ia], *b = &cmp_ctx->c->blocks[ib];
-	int64_t ma = ids_global->block_module[ia], mb = ids_global->block_module[ib];
+	const struct hbbp_block *a = &sc->x->c->blocks[ia], *b = &sc->x->c->blocks[ib];
+	int64_t ma = sc->ids->block_module[ia], mb = sc->ids->block_module[ib];
 
 	if (ma != mb)
 		return ma < mb ? -1 : 1;
@@ -605,6 +606,7 @@ static int ids_build(struct ids *ids, struct mix_ctx *x)
 {
 	const struct hbbp_counts *c = x->c;
 	struct hmap seen;
+	struct sort_ctx sc;
 	size_t i, nb = c->nr_blocks;
 	int err = 0;
 
@@ -643,9 +645,10 @@ static int ids_build(struct ids *ids, struct mix_ctx *x)
 		if (ins)
 			ids->mods[ids->nr_mods++] = dso;
 	}
-	cmp_ctx = x;
+	sc.x = x;
+	sc.ids = ids;
 	if (ids->nr_mods)
-		qsort(ids->mods, ids->nr_mods, sizeof(*ids->mods), dso_cmp);
+		qsort_r(ids->mods, ids->nr_mods, sizeof(*ids->mods), dso_cmp, &sc);
 	for (i = 0; i < ids->nr_mods; i++) {
 		uint64_t key = (uintptr_t)ids->mods[i];
 
@@ -658,9 +661,8 @@ static int ids_build(struct ids *ids, struct mix_ctx *x)
 		ids->block_module[i] = m ? (int64_t)*m : 0;
 		ids->block_order[i] = i;
 	}
-	ids_global = ids;
 	if (nb)
-		qsort(ids->block_order, nb, sizeof(size_t), block_cmp);
+		qsort_r(ids->block_order, nb, sizeof(size_t), block_cmp, &sc);
 	for (i = 0; i < nb; i++)
 		ids->block_id[ids->block_order[i]] = (int64_t)i + 1;
 out:
@@ -855,12 +857,12 @@ static int table_blocks(struct result *res, struct mix_ctx *x, const struct ids 
 	return err;
 }
 
-static const struct ids *tb_ids;
-
-static int tblock_cmp(const void *pa, const void *pb)
+static int tblock_cmp(const void *pa, const void *pb, void *arg)
 {
-	const struct hbbp_tblock *a = &cmp_ctx->c->tblocks[*(const size_t *)pa];
-	const struct hbbp_tblock *b = &cmp_ctx->c->tblocks[*(const size_t *)pb];
+	const struct sort_ctx *sc = arg;
+	const struct ids *tb_ids = sc->ids;
+	const struct hbbp_tblock *a = &sc->x->c->tblocks[*(const size_t *)pa];
+	const struct hbbp_tblock *b = &sc->x->c->tblocks[*(const size_t *)pb];
 
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
@@ -875,6 +877,7 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 	const struct hbbp_counts *c = x->c;
 	size_t *order = calloc(c->nr_tblocks + 1, sizeof(size_t)), i, n = 0;
 	struct result_table *t;
+	struct sort_ctx sc;
 	int err;
 
 	if (!order)
@@ -882,10 +885,10 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 	for (i = 0; i < c->nr_tblocks; i++)
 		if (tblock_passes(x, &c->tblocks[i]))
 			order[n++] = i;
-	cmp_ctx = x;
-	tb_ids = ids;
+	sc.x = x;
+	sc.ids = ids;
 	if (n)
-		qsort(order, n, sizeof(size_t), tblock_cmp);
+		qsort_r(order, n, sizeof(size_t), tblock_cmp, &sc);
 	err = result__add_table(res, "thread_blocks", schema_thread_blocks,
 				SCHEMA_NR(schema_thread_blocks), &t);
 	for (i = 0; i < n && !err; i++) {
@@ -949,6 +952,55 @@ static int table_events(struct result *res, struct mix_ctx *x,
 	return err;
 }
 
+static int unres_name_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct hbbp_unresolved *a = *(const struct hbbp_unresolved *const *)pa;
+	const struct hbbp_unresolved *b = *(const struct hbbp_unresolved *const *)pb;
+
+	return strcmp(dso_full(arg, a->dso), dso_full(arg, b->dso));
+}
+
+/* "name ebs=W lbr=W; ..." for every dso with unresolved weight, sorted by name. */
+static int meta_unresolved(struct result *res, const struct mix_ctx *x)
+{
+	const struct hbbp_driver *d = x->d;
+	const struct hbbp_unresolved **v = calloc(d->unres.nr + 1, sizeof(*v));
+	char *buf = NULL;
+	size_t size = 0, i, n = 0;
+	FILE *f;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < d->unres.cap; i++) {
+		void *val;
+		const struct hbbp_unresolved *u;
+
+		if (!hmap__slot(&d->unres, i, &val))
+			continue;
+		u = val;
+		if (u->ebs_weight > 0 || u->lbr_weight > 0)
+			v[n++] = u;
+	}
+	if (n)
+		qsort_r(v, n, sizeof(*v), unres_name_cmp, (void *)x);
+	f = open_memstream(&buf, &size);
+	if (!f) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%s ebs=%.17g lbr=%.17g", i ? "; " : "", dso_full(x, v[i]->dso),
+			v[i]->ebs_weight, v[i]->lbr_weight);
+	if (fclose(f))
+		err = -ENOMEM;
+	if (!err)
+		err = result__meta_text(res, "unresolved_by_module", buf ? buf : "");
+	free(buf);
+	free(v);
+	return err;
+}
+
 /* Method metadata: cutoff, method, samples used, rejections, lost/throttled, unresolved. */
 static int mix_meta(struct result *res, struct mix_ctx *x)
 {
@@ -999,6 +1051,8 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 	err = err ? err : result__meta_int(res, "lost_events", (int64_t)d->nr_lost);
 	err = err ? err : result__meta_int(res, "lost_samples", (int64_t)d->nr_lost_samples);
 	err = err ? err : result__meta_int(res, "throttled", (int64_t)d->nr_throttle);
+	if (!err)
+		err = meta_unresolved(res, x);
 	err = err ? err : result__meta_real(res, "unresolved_ebs_weight", unres_ebs);
 	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", unres_lbr);
 	err = err ? err : result__meta_int(res, "biased_branches",

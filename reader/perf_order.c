@@ -12,8 +12,11 @@
 #include "reader/perf_reader_int.h"
 #include "util/hbbp_err.h"
 
-/* queued bytes above which the older half is delivered early (perf: ordered-events limit) */
-#define ORDER_MEM_LIMIT	(2u << 20)
+/* queued bytes above which the older half is delivered early (perf: ordered-events limit):
+ * small for streams without FINISHED_ROUND (old perf, directories), whose queue would
+ * otherwise hold the whole file; large with rounds, which bound the queue themselves */
+#define ORDER_MEM_LIMIT		(2u << 20)
+#define ORDER_MEM_LIMIT_ROUNDS	(64u << 20)
 
 void perf_order__free(struct perf_reader *r)
 {
@@ -88,7 +91,12 @@ static void start_flush(struct perf_reader *r, uint64_t limit, bool all)
 
 	if (!r->q_nr)
 		return;
-	qsort(r->q, r->q_nr, sizeof(*r->q), qent_cmp);
+	for (n = 1; n < r->q_nr; n++)	/* usually already in order: skip the sort */
+		if (qent_cmp(&r->q[n - 1], &r->q[n]) > 0)
+			break;
+	if (n < r->q_nr)
+		qsort(r->q, r->q_nr, sizeof(*r->q), qent_cmp);
+	n = 0;
 	if (all)
 		n = r->q_nr;
 	else if (limit == UINT64_MAX)
@@ -119,7 +127,11 @@ static void end_flush(struct perf_reader *r)
 	{
 		/* compact the arena: visit the leftovers in arena order so moves go down */
 		struct perf_qent *q = r->q;
-		qsort(q, r->q_nr, sizeof(*q), qent_arena_cmp);
+		for (i = 1; i < r->q_nr; i++)
+			if (q[i - 1].arena_off > q[i].arena_off)
+				break;
+		if (i < r->q_nr)
+			qsort(q, r->q_nr, sizeof(*q), qent_arena_cmp);
 		for (i = 0; i < r->q_nr; i++) {
 			size_t sz = (q[i].size + 7u) & ~7u;
 
@@ -152,6 +164,31 @@ static bool consumed_type(uint32_t type)
 	case PERF_RECORD_EVENT_UPDATE: case PERF_RECORD_HEADER_FEATURE:
 	case PERF_RECORD_FINISHED_INIT:
 		return true;
+	}
+	return false;
+}
+
+/* moves to the next input with records left (round-robin over data.N); false at the end */
+static bool next_input(struct perf_reader *r)
+{
+	size_t i, n = r->nr_inputs;
+
+	if (r->cur_input == 0 || n < 2) {
+		for (i = r->cur_input + 1; i < n; i++)
+			if (!r->inputs[i].done)
+				break;
+		if (i >= n)
+			return !r->inputs[r->cur_input].done;
+		r->cur_input = i;
+		return true;
+	}
+	for (i = 1; i < n; i++) {
+		size_t k = 1 + (r->cur_input - 1 + i) % (n - 1);
+
+		if (!r->inputs[k].done) {
+			r->cur_input = k;
+			return true;
+		}
 	}
 	return false;
 }
@@ -194,17 +231,18 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
-			if (r->cur_input + 1 < r->nr_inputs)
-				r->cur_input++;
-			else
+			if (!next_input(r))
 				r->at_end = true;
 			continue;
 		}
+		if (r->dir_merge && r->cur_input > 0)
+			next_input(r);	/* data.N streams are read round-robin */
 		if (raw.type < PERF_RECORD_TYPE_MAX)
 			r->stats.nr_records[raw.type]++;
 		if (raw.type >= PERF_RECORD_TYPE_MAX || !perf_record_type_name(raw.type))
 			r->stats.nr_unknown_type++;
 		if (raw.type == PERF_RECORD_FINISHED_ROUND) {
+			r->have_round = true;
 			if (!r->opts.no_sort && !r->dir_merge) {
 				start_flush(r, r->next_flush, false);
 				r->next_flush = r->max_time;
@@ -229,7 +267,7 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 			ret = queue(r, &raw, t);
 			if (ret)
 				return ret;
-			if (r->arena_len > ORDER_MEM_LIMIT)
+			if (r->arena_len > (r->have_round ? ORDER_MEM_LIMIT_ROUNDS : ORDER_MEM_LIMIT))
 				start_flush(r, UINT64_MAX, false);
 			continue;
 		}

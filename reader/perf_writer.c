@@ -23,6 +23,7 @@
 #include "reader/perf_writer_enc.h"
 
 #define OUT_BUF_SIZE	(4u << 20)	/* output buffer handed to write(2) */
+#define OUT_BUF_START	(64u << 10)	/* it starts small and doubles up to OUT_BUF_SIZE */
 #define CHUNK_SIZE	(256u << 10)	/* uncompressed bytes per compressed chunk */
 #define SLICE_SIZE	(48u << 10)	/* compressed then flushed: output < COMP_MAX, so
 					 * every record holds whole zstd blocks (perf 6.1
@@ -59,7 +60,7 @@ struct perf_writer {
 	int err;			/* sticky first error */
 	/* output */
 	uint8_t *out;
-	size_t out_len;
+	size_t out_len, out_cap;
 	uint64_t out_pos;		/* file offset of out[0] */
 	uint64_t data_offset, data_size;
 	/* events and build-ids */
@@ -127,8 +128,17 @@ static int out_put(struct perf_writer *w, const void *p, size_t n)
 	if (w->err)
 		return w->err;
 	while (n) {
-		size_t room = OUT_BUF_SIZE - w->out_len, k = n < room ? n : room;
+		size_t room = w->out_cap - w->out_len, k = n < room ? n : room;
 
+		if (n > room && w->out_cap < OUT_BUF_SIZE) {
+			uint8_t *p2 = realloc(w->out, 2 * w->out_cap);
+
+			if (!p2)
+				return set_err(w, -ENOMEM);
+			w->out = p2;
+			w->out_cap *= 2;
+			continue;
+		}
 		if (!room) {
 			if (out_flush(w))
 				return w->err;
@@ -644,7 +654,8 @@ int perf_writer__open(struct perf_writer **out, const char *path,
 		w->opts.attr_size = PERF_ATTR_SIZE_VER7;
 	if (!w->opts.zstd_level)
 		w->opts.zstd_level = 1;
-	w->out = malloc(OUT_BUF_SIZE);
+	w->out = malloc(OUT_BUF_START);
+	w->out_cap = OUT_BUF_START;
 	w->rec.p = malloc(REC_MAX + 1);
 	w->rec.cap = REC_MAX + 1;
 	w->rec.swap = w->opts.swap;

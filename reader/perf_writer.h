@@ -33,6 +33,11 @@ struct perf_writer_opts {
 	uint32_t nr_cpus;
 	bool branch_stack;		/* write HEADER_BRANCH_STACK */
 };
+/* Features written: BUILD_ID (file mode; record 67 in pipe mode), HOSTNAME, OSRELEASE,
+ * VERSION, ARCH, NRCPUS (avail = online = nr_cpus), CPUDESC, CPUID, CMDLINE, EVENT_DESC,
+ * BRANCH_STACK and SAMPLE_TIME (file mode only, as perf), COMPRESSED (when compressing).
+ * Pipe mode: HEADER_ATTR records, then HEADER_FEATURE records padded to 8, then the end
+ * marker with feat_id 32 (perf 6.1's HEADER_LAST_FEATURE; 6.1 rejects larger ids). */
 
 /* path "-" writes to stdout (pipe mode only). */
 int perf_writer__open(struct perf_writer **out, const char *path,

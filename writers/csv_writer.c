@@ -65,6 +65,7 @@ static int csv__open(struct writer_ctx *w)
 {
 	if (!result__table(w->res, "mix")) {
 		pr_err("%s: the result has no table \"mix\" to write as CSV", w->path);
+		w->logged = true;
 		return -EINVAL;
 	}
 	return 0;

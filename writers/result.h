@@ -62,7 +62,8 @@ int result__warn(struct result *r, const char *fmt, ...) __attribute__((format(p
 int result__add_table(struct result *r, const char *name, const char *const *cols,
 		      size_t nr_cols, struct result_table **out);
 struct result_table *result__table(const struct result *r, const char *name);
-/* Appends a row; returns a pointer to its nr_cols cells (zeroed: RES_NULL). */
+/* Appends a row; returns a pointer to its nr_cols cells (zeroed: RES_NULL), valid until the
+ * next add_row or sort of the table; NULL when out of memory. */
 struct result_cell *result_table__add_row(struct result_table *t);
 void result_cell__int(struct result_cell *c, int64_t v);
 void result_cell__real(struct result_cell *c, double v);

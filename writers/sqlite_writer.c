@@ -147,8 +147,12 @@ static int sqlite__err(sqlite3 *db, int rc)
 
 static int sqlite__fail(struct writer_ctx *w, sqlite3 *db, int rc, const char *what)
 {
-	pr_err("%s: %s: %s", w->path, what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-	return sqlite__err(db, rc);
+	int err = sqlite__err(db, rc);
+
+	pr_err("%s: %s: %s (%s)", w->path, what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
+	       hbbp_strerror(err));
+	w->logged = true;
+	return err;
 }
 
 static int sqlite__exec(struct writer_ctx *w, sqlite3 *db, const char *sql, const char *what)
@@ -239,6 +243,7 @@ static int sqlite__check_table(struct writer_ctx *w, sqlite3 *db, const char *ta
 		pr_err("%s: table \"%s\" of the database has other columns than this run's;"
 		       " append only runs written with the same options (--by) or write a new"
 		       " database", w->path, table);
+		w->logged = true;
 		return -HBBP_EFORMAT;
 	}
 	return 0;
@@ -330,6 +335,7 @@ static int sqlite__check_result(struct writer_ctx *w)
 		if (!strcmp(t->name, "runs") || !strcmp(t->name, "run_meta") ||
 		    !strcmp(t->name, "warnings") || !strncasecmp(t->name, "sqlite_", 7)) {
 			pr_err("%s: result table name \"%s\" is reserved", w->path, t->name);
+			w->logged = true;
 			return -EINVAL;
 		}
 		for (k = 0; k < NR_SCHEMA_TABLES; k++) {
@@ -352,6 +358,7 @@ static int sqlite__check_result(struct writer_ctx *w)
 mismatch:
 	pr_err("%s: result table \"%s\" does not have the columns of writers/schema.h",
 	       w->path, r->tables[i]->name);
+	w->logged = true;
 	return -EINVAL;
 }
 
@@ -428,6 +435,7 @@ static int sqlite__copy_existing(struct writer_ctx *w, sqlite3 *dst)
 	if (version != SCHEMA_FORMAT_VERSION && !(version == 0 && nr_objects == 0)) {
 		pr_err("%s: database schema version %d, this tool writes version %d: write a"
 		       " new database", w->path, version, SCHEMA_FORMAT_VERSION);
+		w->logged = true;
 		err = -HBBP_EFORMAT;
 	}
 out:
@@ -558,10 +566,11 @@ static int sqlite__row(struct writer_ctx *w, const struct result_table *t, size_
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_DONE)
 		rc = sqlite3_reset(st);
 	if (rc != SQLITE_OK) {
+		char what[128];
+
 		sqlite3_reset(st);
-		pr_err("%s: writing row %zu of table \"%s\": %s", w->path, row, t->name,
-		       sqlite3_errmsg(s->db));
-		return sqlite__err(s->db, rc);
+		snprintf(what, sizeof(what), "writing row %zu of table \"%.64s\"", row, t->name);
+		return sqlite__fail(w, s->db, rc, what);
 	}
 	return 0;
 }

@@ -195,7 +195,9 @@ int writer__write(const struct result *res, const char *path, enum writer_format
 	w.out = out;
 	err = writer__run(&w, ops);
 	if (err) {
-		pr_err("%s: writing %s output failed: %s", target, ops->name, hbbp_strerror(err));
+		if (!w.logged)
+			pr_err("%s: writing %s output failed: %s", target, ops->name,
+			       hbbp_strerror(err));
 		if (tmp)
 			outfile__abandon(tmp, fd);
 		goto out;

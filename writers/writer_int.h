@@ -49,6 +49,7 @@ struct writer_ctx {
 	struct wbuf *out;	/* text writers */
 	void *priv;		/* per-format state */
 	size_t nr_tables_done;
+	bool logged;		/* the format already logged why it failed */
 };
 
 struct writer_ops {

@@ -239,8 +239,20 @@ int main(int argc, char **argv)
 		if (status == -HBBP_ENOTFOUND)
 			pr_err("cannot run '%s'", ro.qemu);
 		else
-			pr_err("tracing '%s' failed: %s", prog, hbbp_strerror(status));
+			pr_err("tracing '%s' failed: %s%s", prog, hbbp_strerror(status),
+			       status == -HBBP_EUNSUPP ? " (a second vCPU: threads are not supported)" : "");
 		rc = status == -HBBP_ENOTFOUND ? HBBP_EXIT_INPUT : hbbp_exit_code(status);
+		goto out_free;
+	}
+	if (!sim_trace__stats(t)->nr_tb_exec) {
+		pr_err("'%s' did not run under %s (exit status %d)", prog, ro.qemu, status);
+		rc = HBBP_EXIT_INPUT;
+		goto out_free;
+	}
+	if (mods.forked) {
+		pr_err("'%s' created another task (fork/clone): its blocks share the log, "
+		       "only single-task programs are supported", prog);
+		rc = HBBP_EXIT_INPUT;
 		goto out_free;
 	}
 	err = sim_trace__finish(t);
@@ -281,10 +293,10 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"pmusim: exit status %d, %" PRIu64 " instructions, %" PRIu64 " taken branches, "
 			"%" PRIu64 " blocks executed (%" PRIu64 " translated, %" PRIu64
-			" retranslated), %" PRIu64 " rep continuations, %" PRIu64
+			" retranslated), %" PRIu64 " rep continuations, %" PRIu64 " syscalls, %" PRIu64
 			" discontinuities\n",
 			status, ts->nr_insns, ts->nr_taken, ts->nr_tb_exec, ts->nr_tb_translated,
-			ts->nr_retranslated, ts->nr_rep_cont, ts->nr_discont);
+			ts->nr_retranslated, ts->nr_rep_cont, ts->nr_syscalls, ts->nr_discont);
 		fprintf(stderr,
 			"pmusim: %" PRIu64 " EBS samples (%" PRIu64 " skidded, %" PRIu64
 			" shadowed), %" PRIu64 " LBR samples (%" PRIu64 " frozen late, %" PRIu64

@@ -119,6 +119,11 @@ static void sim_modules__syscall(struct sim_modules *m, const char *call)
 	const char *ret = eq + 4;
 	if (!strncmp(ret, "-1 ", 3) || !strcmp(ret, "-1"))
 		return;
+	if (!strcmp(name, "clone") || !strcmp(name, "fork") || !strcmp(name, "vfork") ||
+	    !strcmp(name, "clone3")) {
+		m->forked = true;
+		return;
+	}
 	char *f[8];
 	int nf = sim_split_args(args, f, 8);
 	if (!strcmp(name, "openat") || !strcmp(name, "open")) {

@@ -13,9 +13,6 @@
 #include "util/hbbp_err.h"
 
 #define SIM_MAX_PENDING 256
-/* Where the CPU is before the process's first instruction and after its last: kernel text.
- * Not 0: consumers drop 0/0 entries as the padding of a partly filled LBR. */
-#define SIM_OUTSIDE 0xffffffff81000000ULL
 #define SIM_MAX_DEPTH 64
 
 struct sim_ebs_pending {
@@ -177,14 +174,19 @@ static int sim_pmu__lbr_capture(struct sim_pmu *p, struct sim_lbr_pending *lp)
 {
 	if (!lp->bias_checked && p->o.fx.bias_prob > 0) {
 		lp->bias_checked = true;
-		/* the second-oldest entry's branch would be the oldest after one more branch */
+		/* the bias-prone branch nearest the oldest end (not already the oldest): the
+		 * stack freezes, with probability bias_prob, once it has become the oldest */
 		unsigned d = p->o.lbr_depth;
-		const struct sim_branch *b = &p->ring[(p->head + 2) % d];
-		if (sim_pmu__bias_site(p, b->from) &&
-		    sim_rand__unit(&p->rng) < p->o.fx.bias_prob) {
-			lp->left = 1;
-			p->st.nr_bias_delayed++;
-			return 0;
+		for (unsigned age = d - 1; age-- > 0;) {	/* age 0: newest */
+			const struct sim_branch *b = &p->ring[(p->head + d - age) % d];
+			if (!sim_pmu__bias_site(p, b->from))
+				continue;
+			if (sim_rand__unit(&p->rng) < p->o.fx.bias_prob) {
+				lp->left = d - 1 - age;
+				p->st.nr_bias_delayed++;
+				return 0;
+			}
+			break;
 		}
 	}
 	int err = sim_pmu__emit_lbr(p, lp->period);

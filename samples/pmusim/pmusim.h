@@ -22,6 +22,10 @@ enum sim_kind {
 	SIM_K_SYSCALL,		/* syscall, int, sysenter: falls through in user mode */
 };
 
+/* Where the CPU is outside the process (kernel text): the LBR entries of syscalls and of the
+ * process boundaries use it. Not 0: consumers drop 0/0 entries as LBR padding. */
+#define SIM_OUTSIDE 0xffffffff81000000ULL
+
 #define SIM_F_REP_STRING	0x1	/* rep-prefixed string op: qemu loops on itself */
 #define SIM_F_LONG_LATENCY	0x2	/* div, sqrt, pointer-chasing load (shadowing rule) */
 
@@ -50,6 +54,7 @@ struct sim_trace_stats {
 	uint64_t nr_retranslated;	/* translations of a pc already seen */
 	uint64_t nr_rep_cont;	/* rep-string continuations */
 	uint64_t nr_discont;	/* transfers after a non-branch (signals) */
+	uint64_t nr_syscalls;	/* syscalls: LBR entries into and out of the kernel */
 	uint64_t nr_unknown_tb;	/* Trace lines without a translation (dropped) */
 	uint64_t nr_bad_decode;	/* instructions capstone could not decode */
 	uint64_t nr_other_cpu;	/* Trace lines of another vCPU (threads: unsupported) */
@@ -94,6 +99,7 @@ struct sim_modules {
 	char pending[4096];
 	bool have_pending;
 	int32_t pid;
+	bool forked;		/* a fork/clone succeeded: another task shares the log */
 };
 
 void sim_modules__init(struct sim_modules *m);

@@ -322,12 +322,26 @@ int sim_trace__exec(struct sim_trace *t, uint64_t host, uint64_t pc)
 			first = 1;	/* the same rep instruction, next iteration */
 			tb->ncont++;
 			t->st.nr_rep_cont++;
+		} else if (last->kind == SIM_K_SYSCALL) {
+			/* into the kernel and back (or into a signal handler) */
+			t->st.nr_syscalls++;
+			err = sim_pmu__branch(t->pmu, last->addr, SIM_OUTSIDE);
+			if (!err)
+				err = sim_pmu__branch(t->pmu, SIM_OUTSIDE, pc);
+			if (err)
+				return err;
 		} else if (pc != fall || last->kind == SIM_K_JMP || last->kind == SIM_K_CALL ||
 			   last->kind == SIM_K_RET) {
-			if (last->kind == SIM_K_OTHER || last->kind == SIM_K_SYSCALL)
+			if (last->kind == SIM_K_OTHER) {
+				/* a signal delivered between blocks: through the kernel */
 				t->st.nr_discont++;
-			t->st.nr_taken++;
-			err = sim_pmu__branch(t->pmu, last->addr, pc);
+				err = sim_pmu__branch(t->pmu, last->addr, SIM_OUTSIDE);
+				if (!err)
+					err = sim_pmu__branch(t->pmu, SIM_OUTSIDE, pc);
+			} else {
+				t->st.nr_taken++;
+				err = sim_pmu__branch(t->pmu, last->addr, pc);
+			}
 			if (err)
 				return err;
 		}

@@ -17,7 +17,7 @@ if ! command -v python3 >/dev/null 2>&1 || ! command -v sqlite3 >/dev/null 2>&1;
 	exit 0
 fi
 golden_spec "$TMP/g.spec"
-"$PERFGEN" "$TMP/g.spec" "$TMP/g.data" 2>"$TMP/err" ||
+run_perfgen "$TMP/g.spec" "$TMP/g.data" 2>"$TMP/err" ||
 	{ for n in $names; do fail "$n: perfgen: $(head -1 "$TMP/err")"; done; exit 0; }
 conv() { "$HBBP" "$TMP/g.data" --binary "/golden/prog=$PROG" -q "$@"; }
 

@@ -59,3 +59,23 @@ if [ -f "$bin" ] && command -v nm >/dev/null; then
 else
 	skip "module_formats C++ symbols: corpus or nm not available"
 fi
+
+# PLT stubs are named "<function>@plt" at the addresses objdump gives them.
+plt_check() {	# plt_check BINARY OBJDUMP
+	"$2" -d "$1" 2>/dev/null | sed -n 's/^0*\([0-9a-f]*\) <\(.*@plt\)>:$/\1 \2/p' | sort > "$TMP/plt_od"
+	"$DUMP" "$1" | awk '$1 == "F" && $4 ~ /@plt$/ { print $2, $4 }' | sort > "$TMP/plt_ours"
+	if [ -s "$TMP/plt_od" ] && diff -u "$TMP/plt_od" "$TMP/plt_ours" >&2; then
+		pass "module_formats PLT names of $(basename "$1") ($(wc -l < "$TMP/plt_ours") stubs) as objdump"
+	else
+		fail "module_formats PLT names of $(basename "$1") differ from objdump"
+	fi
+}
+[ -f "$TMP/hl" ] && plt_check "$TMP/hl" objdump
+for f in autofdo/test.binary simpleperf/lbr__lbr_test_loop autofdo/hierarchical_discriminator_test.x86_64; do
+	[ -f "$CORPUS/$f" ] && plt_check "$CORPUS/$f" objdump
+done
+if command -v aarch64-linux-gnu-objdump >/dev/null && [ -f "$CORPUS/simpleperf/etm__etm_test_loop" ]; then
+	plt_check "$CORPUS/simpleperf/etm__etm_test_loop" aarch64-linux-gnu-objdump
+else
+	skip "module_formats AArch64 PLT names: aarch64-linux-gnu-objdump or binary not available"
+fi

@@ -15,21 +15,21 @@ if ! sh "$ROOT/samples/workloads/build.sh" "$TMP/wl" 2>"$TMP/build.err"; then
 fi
 for w in "primes 300" "objects 2" "vector 40" "interp 10" "divloop 300"; do
 	set -- $w
-	name=$1 arg=$2 bin=$TMP/wl/$1
-	env -i "$PMUSIM" --truth-insns "$TMP/$name.csv" -- "$bin" $arg >/dev/null 2>"$TMP/$name.err"
-	env -i valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$TMP/$name.cg" \
-		"$bin" $arg >/dev/null 2>>"$TMP/$name.err"
-	if [ ! -s "$TMP/$name.csv" ] || [ ! -s "$TMP/$name.cg" ]; then
-		fail "pmusim_callgrind: $name: a run failed"; cat "$TMP/$name.err" >&2; continue
+	wl=$1 arg=$2 bin=$TMP/wl/$1
+	env -i "$PMUSIM" --truth-insns "$TMP/$wl.csv" -- "$bin" $arg >/dev/null 2>"$TMP/$wl.err"
+	env -i valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$TMP/$wl.cg" \
+		"$bin" $arg >/dev/null 2>>"$TMP/$wl.err"
+	if [ ! -s "$TMP/$wl.csv" ] || [ ! -s "$TMP/$wl.cg" ]; then
+		fail "pmusim_callgrind: $wl: a run failed"; cat "$TMP/$wl.err" >&2; continue
 	fi
 	# address ranges of the functions the workload source defines
-	cc -c -O2 -o "$TMP/$name.o" "$ROOT/samples/workloads/$name.c" 2>/dev/null
-	nm --defined-only "$TMP/$name.o" | awk '$2 ~ /^[tT]$/ { print $3 }' > "$TMP/$name.fns"
+	cc -c -O2 -o "$TMP/$wl.o" "$ROOT/samples/workloads/$wl.c" 2>/dev/null
+	nm --defined-only "$TMP/$wl.o" | awk '$2 ~ /^[tT]$/ { print $3 }' > "$TMP/$wl.fns"
 	nm -S --defined-only "$bin" | awk 'NR == FNR { f[$1] = 1; next }
-		($3 ~ /^[tT]$/) && ($4 in f) { print "0x" $1, "0x" $2 }' "$TMP/$name.fns" - \
-		> "$TMP/$name.ranges"
-	awk -f "$ROOT/tests/cli/hex.awk" -f "$ROOT/tests/cli/cg_addr.awk" "$TMP/$name.cg" \
-		> "$TMP/$name.cgc"
+		($3 ~ /^[tT]$/) && ($4 in f) { print "0x" $1, "0x" $2 }' "$TMP/$wl.fns" - \
+		> "$TMP/$wl.ranges"
+	awk -f "$ROOT/tests/cli/hex.awk" -f "$ROOT/tests/cli/cg_addr.awk" "$TMP/$wl.cg" \
+		> "$TMP/$wl.cgc"
 	cat > "$TMP/cmp.awk" <<'AWK'
 function key(x) { return sprintf("%.0f", x) }
 FILENAME ~ /ranges$/ { lo[++nr] = hex2num($1); hi[nr] = lo[nr] + hex2num($2); next }
@@ -47,9 +47,9 @@ END {
 	printf "%d %d %d %d\n", simt, cgt, ownt, ownbad
 }
 AWK
-	set -- $(awk -f "$ROOT/tests/cli/hex.awk" -f "$TMP/cmp.awk" "$TMP/$name.ranges" \
-		"$TMP/$name.cgc" "$TMP/$name.csv")
+	set -- $(awk -f "$ROOT/tests/cli/hex.awk" -f "$TMP/cmp.awk" "$TMP/$wl.ranges" \
+		"$TMP/$wl.cgc" "$TMP/$wl.csv")
 	simt=$1 cgt=$2 ownt=$3 ownbad=$4
-	check "pmusim_callgrind: $name: own code $ownt instructions agree ($ownbad addresses differ); whole run pmusim $simt, callgrind $cgt, difference $((cgt - simt)) (C library start-up)" \
+	check "pmusim_callgrind: $wl: own code $ownt instructions agree ($ownbad addresses differ); whole run pmusim $simt, callgrind $cgt, difference $((cgt - simt)) (C library start-up)" \
 		test "$ownbad" = 0 -a "$ownt" -gt 0
 done

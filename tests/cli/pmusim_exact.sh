@@ -19,35 +19,64 @@ AWK="awk -f $ROOT/tests/cli/hex.awk -f $ROOT/tests/cli/pmusim_count.awk"
 # recount NAME ARGS...: runs pmusim with the given options on workload NAME and prints the
 # comparison table to $TMP/NAME.cmp
 recount() {
-	name=$1; shift
-	"$PMUSIM" "$@" --lbr-depth 8 -o "$TMP/$name.data" --truth-insns "$TMP/$name.csv" \
-		-- "$TMP/wl/$name" $arg >/dev/null 2>"$TMP/$name.err" &&
-	perf script -i "$TMP/$name.data" -F event,ip,period,brstack > "$TMP/$name.txt" \
-		2>>"$TMP/$name.err" &&
-	$AWK "$TMP/$name.csv" "$TMP/$name.txt" > "$TMP/$name.cmp"
+	wl=$1; shift
+	"$PMUSIM" "$@" --lbr-depth 8 -o "$TMP/$wl.data" --truth-insns "$TMP/$wl.csv" \
+		-- "$TMP/wl/$wl" $arg >/dev/null 2>"$TMP/$wl.err" &&
+	perf script -i "$TMP/$wl.data" -F event,ip,period,brstack > "$TMP/$wl.txt" \
+		2>>"$TMP/$wl.err" &&
+	$AWK "$TMP/$wl.csv" "$TMP/$wl.txt" > "$TMP/$wl.cmp"
 }
 mismatches() {	# EBS or LBR count differing from the truth at some address
 	awk 'NR > 1 && ($2 != $3 || $4 - $2 > 1e-6 * $2 + 1e-6 || $2 - $4 > 1e-6 * $2 + 1e-6)' "$1" | wc -l
 }
 for w in "primes 300" "objects 2" "vector 40" "interp 10" "libcmix 10" "divloop 300"; do
 	set -- $w
-	name=$1 arg=$2
-	if ! recount "$name" --ebs-period 1 --lbr-period 1 --effects none; then
-		fail "pmusim_exact: $name: recording or perf script failed"
-		cat "$TMP/$name.err" >&2
+	wl=$1 arg=$2
+	if ! recount "$wl" --ebs-period 1 --lbr-period 1 --effects none; then
+		fail "pmusim_exact: $wl: recording or perf script failed"
+		cat "$TMP/$wl.err" >&2
 		continue
 	fi
-	n=$(awk 'NR > 1' "$TMP/$name.cmp" | wc -l)
-	bad=$(mismatches "$TMP/$name.cmp")
+	n=$(awk 'NR > 1' "$TMP/$wl.cmp" | wc -l)
+	bad=$(mismatches "$TMP/$wl.cmp")
 	if [ "$n" -gt 100 ] && [ "$bad" -eq 0 ]; then
-		pass "pmusim_exact: $name: EBS and LBR equal the exact count at all $n instructions"
+		pass "pmusim_exact: $wl: EBS and LBR equal the exact count at all $n instructions"
 	else
-		fail "pmusim_exact: $name: $bad of $n instructions differ"
-		awk 'NR > 1 && ($2 != $3 || $4 != $2)' "$TMP/$name.cmp" | head -5 >&2
+		fail "pmusim_exact: $wl: $bad of $n instructions differ"
+		awk 'NR > 1 && ($2 != $3 || $4 != $2)' "$TMP/$wl.cmp" | head -5 >&2
 	fi
 done
+# signals: handlers entered between blocks and left through rt_sigreturn stay exact
+cat > "$TMP/signals.c" <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <sys/time.h>
+static volatile int hits;
+static void on_alarm(int s) { (void)s; hits++; }
+int main(void)
+{
+	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
+	volatile unsigned long x = 0;
+	signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &it, 0);
+	while (hits < 3)
+		x++;
+	printf("%d\n", hits);
+	return 0;
+}
+C
+wl=signals arg=""
+if cc -O1 -static -o "$TMP/wl/signals" "$TMP/signals.c" &&
+   recount signals --ebs-period 1 --lbr-period 1 --effects none; then
+	n=$(awk 'NR > 1' "$TMP/signals.cmp" | wc -l)
+	bad=$(mismatches "$TMP/signals.cmp")
+	check "pmusim_exact: signals: EBS and LBR equal the exact count at all $n instructions" \
+		test "$bad" = 0 -a "$n" -gt 100
+else
+	fail "pmusim_exact: signals: recording failed"
+fi
 # the comparison can fail: skid alone moves EBS samples
-name=divloop arg=300
+wl=divloop arg=300
 if recount divloop --ebs-period 1 --lbr-period 1 --effects none --skid-mean 0.5; then
 	bad=$(mismatches "$TMP/divloop.cmp")
 	check "pmusim_exact: skid moves samples ($bad instructions differ)" test "$bad" -gt 0
@@ -55,7 +84,7 @@ else
 	fail "pmusim_exact: realistic recording failed"
 fi
 # error (sum |estimate - truth| / sum truth, per instruction) shrinks with the period
-name=primes arg=300
+wl=primes arg=300
 prev_e=2 prev_l=2 ok=1 msg=""
 for p in "4099 1021" "1021 257" "257 61" "61 13"; do
 	set -- $p

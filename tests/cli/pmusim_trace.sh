@@ -125,3 +125,23 @@ if cc -nostdlib -static -o "$TMP/smc" "$TMP/smc.S" 2>/dev/null &&
 else
 	fail "pmusim_trace: self-modifying program"; cat "$TMP/smc.err" >&2
 fi
+# what pmusim refuses, with exit code 2 (bad input) and a message
+cat > "$TMP/fork.c" <<'C'
+#include <unistd.h>
+#include <sys/wait.h>
+int main(void) { pid_t p = fork(); if (!p) _exit(0); waitpid(p, 0, 0); return 0; }
+C
+cat > "$TMP/thread.c" <<'C'
+#include <pthread.h>
+static void *f(void *a) { return a; }
+int main(void) { pthread_t t; pthread_create(&t, 0, f, 0); pthread_join(t, 0); return 0; }
+C
+cc -static -o "$TMP/fork" "$TMP/fork.c" && cc -static -pthread -o "$TMP/thread" "$TMP/thread.c"
+for p in fork:'fork/clone' thread:'threads are not supported' notelf:'did not run'; do
+	prog=$TMP/${p%%:*} want=${p#*:}
+	[ -e "$prog" ] || echo 'not an ELF file' > "$prog"
+	"$PMUSIM" --truth "$TMP/x.csv" -- "$prog" >/dev/null 2>"$TMP/refuse.err"
+	rc=$?
+	check "pmusim_trace: refuses ${p%%:*} (exit $rc, '$want')" sh -c \
+		"test $rc = 2 && grep -q '$want' '$TMP/refuse.err'"
+done

@@ -17,7 +17,7 @@ kill_mid_write() {
 		"$W" "$@" -n 20000 -b 5000 $fmt "$d/o.$fmt" > /dev/null 2> "$TMP/err" &
 	pid=$!
 	i=0
-	while [ $i -lt 300 ]; do
+	while [ $i -lt 1000 ]; do
 		tmpf=$(ls -A "$d" | grep '^\.o\.' | head -n 1)
 		[ -n "$tmpf" ] && [ -s "$d/$tmpf" ] && break
 		sleep 0.02

@@ -155,6 +155,26 @@ static const struct want a64[] = {
 	  ELEM_NONE, 0, 0, 0, "" },
 };
 
+/* ARM32 (A32 encoding): control flow, memory and stack; isa/packing left basic. */
+static const struct want a32[] = {
+	{ "b", { 0x00, 0x00, 0x00, 0xea }, 4, "b", "B", ISA_ARM_BASE, CAT_UNCOND_BR, PACK_NONE,
+	  ELEM_NONE, 0, BR | TG, 8, "i" },
+	{ "bne", { 0x00, 0x00, 0x00, 0x1a }, 4, "bne", "BNE", ISA_ARM_BASE, CAT_COND_BR,
+	  PACK_NONE, ELEM_NONE, 0, BR | BBMAP_INSN_COND | TG, 8, "i" },
+	{ "bl", { 0x00, 0x00, 0x00, 0xeb }, 4, "bl", "BL", ISA_ARM_BASE, CAT_CALL, PACK_NONE,
+	  ELEM_NONE, 0, BR | BBMAP_INSN_CALL | TG, 8, "i" },
+	{ "bx lr", { 0x1e, 0xff, 0x2f, 0xe1 }, 4, "bx", "BX", ISA_ARM_BASE, CAT_RET, PACK_NONE,
+	  ELEM_NONE, 0, BR | BBMAP_INSN_INDIRECT | BBMAP_INSN_RET, 0, "r" },
+	{ "pop {r4, pc}", { 0x10, 0x80, 0xbd, 0xe8 }, 4, "pop", "POP", ISA_ARM_BASE, CAT_RET,
+	  PACK_NONE, ELEM_NONE, 0, BR | BBMAP_INSN_INDIRECT | BBMAP_INSN_RET | RD, 0, "rr" },
+	{ "ldr", { 0x00, 0x00, 0x91, 0xe5 }, 4, "ldr", "LDR", ISA_ARM_BASE, CAT_DATAXFER,
+	  PACK_NONE, ELEM_NONE, 0, RD, 0, "rm" },
+	{ "add", { 0x02, 0x00, 0x81, 0xe0 }, 4, "add", "ADD", ISA_ARM_BASE, CAT_OTHER, PACK_NONE,
+	  ELEM_NONE, 0, 0, 0, "rrr" },
+	{ "svc", { 0x00, 0x00, 0x00, 0xef }, 4, "svc", "SVC", ISA_ARM_BASE, CAT_SYSTEM,
+	  PACK_NONE, ELEM_NONE, 0, BR | BBMAP_INSN_SYSCALL, 0, "i" },
+};
+
 static void check_set(cs_arch arch, cs_mode mode, const struct want *w, size_t n)
 {
 	csh h;
@@ -183,8 +203,10 @@ static void check_set(cs_arch arch, cs_mode mode, const struct want *w, size_t n
 		}
 		if (arch == CS_ARCH_X86)
 			insn_attr__x86(h, ci, &in, iclass, sizeof(iclass), true);
-		else
+		else if (arch == CS_ARCH_ARM64)
 			insn_attr__arm64(h, ci, &in, iclass, sizeof(iclass));
+		else
+			insn_attr__arm(h, ci, &in, iclass, sizeof(iclass));
 		int before = th_failed_checks;
 
 		CHECK_EQ_U64(ci->size, w[i].len);
@@ -220,6 +242,11 @@ static void test_aarch64_attributes(void)
 	check_set(CS_ARCH_ARM64, CS_MODE_ARM, a64, sizeof(a64) / sizeof(a64[0]));
 }
 
+static void test_arm32_attributes(void)
+{
+	check_set(CS_ARCH_ARM, CS_MODE_ARM, a32, sizeof(a32) / sizeof(a32[0]));
+}
+
 static void test_x86_length_fallback(void)
 {
 	/* rdsspq rax (CET, SDM: F3 REX.W 0F 1E /1 mod=11): 5 bytes. */
@@ -253,6 +280,7 @@ int main(void)
 {
 	RUN_TEST(test_x86_64_attributes);
 	RUN_TEST(test_aarch64_attributes);
+	RUN_TEST(test_arm32_attributes);
 	RUN_TEST(test_x86_length_fallback);
 	RUN_TEST(test_names);
 	return TEST_EXIT();

@@ -24,6 +24,8 @@ __attribute__((noinline)) long module_test_target(const long *a, long n)
 	return s;
 }
 
+long module_test_alias(const long *a, long n) __attribute__((alias("module_test_target")));
+
 struct blk {
 	uint64_t start;
 	uint32_t n;
@@ -68,6 +70,16 @@ static void test_open_self(void)
 	if (s)
 		CHECK_STR(s->name, "module_test_target");
 	CHECK_EQ_U64(bbmap_module__symbol_addr(m, "no_such_symbol_here", &addr), -HBBP_ENOTFOUND);
+	/* Data symbols and aliases are found too (as the kernel's _text/_stext need). */
+	{
+		uint64_t a1 = 0, a2 = 0;
+
+		CHECK_EQ_U64(bbmap_module__symbol_addr(m, "self", &a1), 0);
+		CHECK_EQ_U64(bbmap_module__symbol_addr(m, "module_test_alias", &a2), 0);
+		CHECK_EQ_U64(bbmap_module__symbol_addr(m, "module_test_target", &addr), 0);
+		CHECK_EQ_U64(a2, addr);
+		CHECK(a1 != 0);
+	}
 	CHECK_EQ_U64(bbmap_module__file_build_id(self, id2, sizeof(id2), &n2), 0);
 	CHECK_EQ_U64(bbmap_module__build_id(m, &id), n2);
 	if (n2)
