@@ -15,8 +15,8 @@ done
 "$ROOT/samples/workloads/build.sh" "$TMP/bin" >/dev/null 2>&1 || { fail "accuracy_smoke: workloads do not build"; exit 0; }
 err() { "$HBBP" compare --ref "$1" "$2" | awk '/^average weighted error/ { sub("%", "", $4); print $4 }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a + 0 <= b + 0) }'; }
-# workload size EBS-period LBR-period (a few hundred EBS, about a thousand LBR samples)
-for spec in "primes 3000 503 11" "interp 300 401 7"; do
+# workload size EBS-period LBR-period (EBS period 10x the LBR period, as in the paper's Table 4)
+for spec in "primes 3000 113 11" "interp 300 71 7"; do
 	set -- $spec
 	w=$1
 	if ! "$PMUSIM" --effects realistic --seed 1 --ebs-period $3 --lbr-period $4 -o "$TMP/$w.data" \
@@ -35,7 +35,7 @@ for spec in "primes 3000 503 11" "interp 300 401 7"; do
 done
 # Effects off, periods P, P/2, P/4.
 prev=""
-for p in "2003 41" "1001 20" "499 10"; do
+for p in "409 41" "203 20" "101 10"; do
 	set -- $p
 	"$PMUSIM" --effects none --seed 1 --ebs-period $1 --lbr-period $2 -o "$TMP/n$1.data" \
 		--truth "$TMP/n.truth.csv" -- "$TMP/bin/primes" 3000 >/dev/null 2>&1 ||
