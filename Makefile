@@ -143,3 +143,7 @@ clean:
 	rm -rf build hbbp-convert pmusim
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The paper's experiment on the simulator (bench/accuracy.sh): writes bench/ACCURACY.md.
+accuracy: all
+	bench/accuracy.sh -o bench/ACCURACY.md

@@ -11,6 +11,7 @@
 #include "bbmap/taxonomy.h"
 #include "hbbp/commands.h"
 #include "hbbp/convert.h"
+#include "hbbp/model.h"
 #include "util/hbbp_err.h"
 
 static const char usage_text[] =
@@ -38,6 +39,7 @@ static const char usage_text[] =
 "Method:\n"
 "      --method M        hbbp (default), ebs or lbr\n"
 "      --cutoff N        LBR for blocks of at most N instructions, else EBS (default 18)\n"
+"      --model FILE      the cutoff learned by 'hbbp-convert train' (hbbp/model.h)\n"
 "      --ebs-event NAME  event whose sample IPs are the EBS source\n"
 "      --lbr-event NAME  event whose branch stacks are the LBR source\n"
 "Binaries:\n"
@@ -48,7 +50,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_APPEND = 256, OPT_BY, OPT_TOP, OPT_DIAG, OPT_TAXONOMY, OPT_COMM, OPT_PID, OPT_MODULE,
-	OPT_SYMBOL, OPT_USER, OPT_KERNEL, OPT_METHOD, OPT_CUTOFF, OPT_EBS_EVENT, OPT_LBR_EVENT,
+	OPT_SYMBOL, OPT_USER, OPT_KERNEL, OPT_METHOD, OPT_CUTOFF, OPT_MODEL, OPT_EBS_EVENT, OPT_LBR_EVENT,
 	OPT_BUILDID_DIR, OPT_SYMFS, OPT_BINARY, OPT_IGNORE_BUILDID, OPT_VMLINUX, OPT_KALLSYMS,
 };
 
@@ -68,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "kernel-only", no_argument, NULL, OPT_KERNEL },
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "cutoff", required_argument, NULL, OPT_CUTOFF },
+	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "ebs-event", required_argument, NULL, OPT_EBS_EVENT },
 	{ "lbr-event", required_argument, NULL, OPT_LBR_EVENT },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
@@ -172,6 +175,16 @@ int cmd_convert(int argc, char **argv)
 				goto usage;
 			o.cutoff = (unsigned)v;
 			break;
+		case OPT_MODEL: {	/* hbbp/model.h: the learned rule replaces the cutoff */
+			struct hbbp_model mdl;
+
+			if (hbbp_model__load(optarg, &mdl, err, sizeof(err))) {
+				pr_err("--model: %s", err);
+				return HBBP_EXIT_INPUT;
+			}
+			o.cutoff = mdl.cutoff;
+			break;
+		}
 		case OPT_EBS_EVENT: o.ebs_event = optarg; break;
 		case OPT_LBR_EVENT: o.lbr_event = optarg; break;
 		case OPT_BUILDID_DIR: o.find.buildid_dir = optarg; break;

@@ -24,6 +24,7 @@ static const struct {
 	{ "dump", cmd_dump },
 	{ "stats", cmd_stats },
 	{ "compare", cmd_compare },
+	{ "train", cmd_train },
 };
 
 int main(int argc, char **argv)
