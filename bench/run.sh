@@ -27,6 +27,8 @@ results=${BENCH_RESULTS-bench/RESULTS.md}
 zvariants=${BENCH_Z-z z2}
 TIME=/usr/bin/time
 export LC_ALL=C
+abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+HBBP=$(abs "$HBBP") PMUSIM=$(abs "$PMUSIM") GEN=$(abs "$GEN")
 
 for p in "$HBBP" "$PMUSIM" "$GEN" "$TIME"; do
 	[ -x "$p" ] || { echo "bench: $p is missing (make && make check-build)" >&2; exit 2; }
@@ -118,23 +120,10 @@ for s in $sizes; do
 done
 rm -f "$dir/out.db" "$dir/out.csv" "$dir/times" "$dir/time1" "$dir/err"
 
-# The table: MB/s is MiB of uncompressed data per wall second; ratio = wall / ours (hbbp-csv
-# plain of the same size).
+# The table: MiB/s is MiB of uncompressed data per wall (and per CPU) second; the ratios
+# divide by ours (hbbp-csv plain of the same size). Then the targets of the issue.
 table=$dir/table.md
-awk '
-{ n++; sz[n] = $1; lab[n] = $2; var[n] = $3; wall[n] = $4; cpu[n] = $5; rss[n] = $6;
-  mib[n] = $7; smp[n] = $8; ld[n] = $9
-  if ($2 == "hbbp-csv" && $3 == "plain") ours[$1] = $4 }
-END {
-  print "| size | tool | input | wall s | cpu s | MiB/s | samples/s | peak RSS MiB | time / ours | load |"
-  print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
-  for (i = 1; i <= n; i++) {
-    w = wall[i] > 0 ? wall[i] : 0.005
-    r = ours[sz[i]] > 0 ? sprintf("%.2f", wall[i] / ours[sz[i]]) : "-"
-    printf "| %s MiB | %s | %s | %.2f | %.2f | %.0f | %.0f | %.1f | %s | %s |\n", sz[i], lab[i],
-      var[i], wall[i], cpu[i], mib[i] / w, smp[i] / w, rss[i] / 1024, r, ld[i]
-  }
-}' "$rows" > "$table"
+awk -f bench/table.awk "$rows" > "$table"
 echo
 cat "$table"
 
@@ -152,10 +141,10 @@ if [ -n "$results" ]; then
 		echo "- input: benchgen tiling of $nsrc pmusim recordings ($(echo $srcs | sed 's|[^ ]*/src_||g; s|\.data||g')) into $((2 * nsrc)) processes; libcmix maps libc.so and ld.so; two events (inst_retired.prec_dist, br_inst_retired.near_taken), a 32-entry branch stack on every sample, attr size 128"
 		echo
 		echo "Times are medians of several runs from the page cache (wall and user+system CPU"
-		echo "seconds); MiB/s and samples/s are per wall second and count uncompressed data for the"
-		echo "compressed inputs (z: COMPRESSED, z2: COMPRESSED2); \"time / ours\" divides by the"
-		echo "hbbp-convert CSV conversion of the uncompressed file of the same size; load is the"
-		echo "1-minute load average after the measurement."
+		echo "seconds); MiB/s counts uncompressed data for the compressed inputs (z: COMPRESSED,"
+		echo "z2: COMPRESSED2); samples/s is per wall second; the ratios divide by the hbbp-convert"
+		echo "CSV conversion of the uncompressed file of the same size; load is the 1-minute load"
+		echo "average after the measurement. On a loaded machine the CPU columns are the stable ones."
 		echo
 		cat "$table"
 	} > "$results"
