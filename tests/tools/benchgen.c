@@ -6,7 +6,10 @@
  * lookups, aggregation and disassembly as on the originals. Depends only on the reader and
  * the writer.
  *
- * Usage: benchgen [-z | --zstd2] [--level N] [--procs N] [--attr-size N] --mb N -o OUT IN...
+ * Usage: benchgen [-z | --zstd2] [--level N] [--procs N] [--attr-size N]
+ *                 (--mb N | --loops K) -o OUT IN...
+ * --loops K: one process per input, each replaying its input exactly K times (for tests:
+ * every count of the output is K times the input's).
  * Prints "samples N bytes N" (the uncompressed data size) on stdout.
  */
 #include <errno.h>
@@ -184,7 +187,7 @@ static int input_load(struct bg_input *in, struct bg_event *ev, size_t *nr_ev,
 static void usage(void)
 {
 	fprintf(stderr, "usage: benchgen [-z | --zstd2] [--level N] [--procs N] "
-		"[--attr-size N] --mb N -o OUT IN.data...\n");
+		"[--attr-size N] (--mb N | --loops K) -o OUT IN.data...\n");
 	exit(2);
 }
 
@@ -201,7 +204,8 @@ int main(int argc, char **argv)
 		"inst_retired.prec_dist", "-e", "br_inst_retired.near_taken", "-a", NULL };
 	struct perf_writer *w = NULL;
 	const char *out = NULL;
-	uint64_t target = 0, bytes = 0, nsamples = 0, t = 1000000000ULL;
+	uint64_t target = 0, bytes = 0, nsamples = 0, t = 1000000000ULL, loops = 0;
+	uint64_t *left = NULL;
 	size_t nin = 0, nr_ev = 0, procs = 0, i, p;
 	size_t *cursor;
 	int evidx[8], err = 0, ai;
@@ -221,6 +225,8 @@ int main(int argc, char **argv)
 			wo.attr_size = (uint32_t)strtoul(argv[++ai], NULL, 0);
 		else if (!strcmp(a, "--mb") && ai + 1 < argc)
 			target = strtoull(argv[++ai], NULL, 0) << 20;
+		else if (!strcmp(a, "--loops") && ai + 1 < argc)
+			loops = strtoull(argv[++ai], NULL, 0);
 		else if (!strcmp(a, "-o") && ai + 1 < argc)
 			out = argv[++ai];
 		else if (a[0] == '-')
@@ -230,17 +236,22 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (!out || !nin || !target)
+	if (!out || !nin || !(target || loops))
 		usage();
 	wo.cmdline = cmdline;
 	for (i = 0; i < nin; i++)
 		if (input_load(&in[i], ev, &nr_ev, &wo, i == 0))
 			return 2;
-	if (!procs)
+	if (loops)
+		procs = nin;
+	else if (!procs)
 		procs = 2 * nin;
 	cursor = calloc(procs, sizeof(*cursor));
-	if (!cursor)
+	left = calloc(procs, sizeof(*left));
+	if (!cursor || !left)
 		return 3;
+	for (p = 0; p < procs; p++)
+		left[p] = loops ? loops * in[p % nin].nr : UINT64_MAX;
 
 	err = perf_writer__open(&w, out, &wo);
 	if (err) {
@@ -290,15 +301,16 @@ int main(int argc, char **argv)
 		if (err)
 			goto fail;
 		/* processes start at different points of their input */
-		cursor[p] = (p / nin) * (ip->nr / 2 + 1) % ip->nr;
+		cursor[p] = loops ? 0 : (p / nin) * (ip->nr / 2 + 1) % ip->nr;
 		t += 1000;
 	}
-	while (bytes < target) {
-		for (p = 0; p < procs && bytes < target; p++) {
+	for (bool more = true; more && (loops || bytes < target);) {
+		more = false;
+		for (p = 0; p < procs && (loops || bytes < target); p++) {
 			const struct bg_input *ip = &in[p % nin];
 			uint32_t pid = 10000 + (uint32_t)p;
 
-			for (int c = 0; c < CHUNK && bytes < target; c++) {
+			for (int c = 0; c < CHUNK && left[p] && (loops || bytes < target); c++) {
 				const struct bg_sample *o = &ip->s[cursor[p]];
 				struct perf_sample s = {
 					.id = ev[o->evidx].nr_ids ? ev[o->evidx].ids[0] : 0,
@@ -314,6 +326,8 @@ int main(int argc, char **argv)
 					goto fail;
 				bytes += sample_bytes(&ev[o->evidx].attr, o->nr);
 				t += 137;
+				left[p]--;
+				more = true;
 				if (++cursor[p] == ip->nr)
 					cursor[p] = 0;
 				if (++nsamples % 65536 == 0 &&
