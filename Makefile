@@ -117,6 +117,13 @@ check-build: $(PROGS) $(TEST_BINS) $(TOOLS_BINS) $(BUILD)/shim/faultshim.so
 deps:
 	@sh tests/deps.sh check
 
+# demo installs what the build needs (as root), builds, and converts the bundled recording.
+demo:
+	@sh tests/deps.sh build
+	@$(MAKE) --no-print-directory hbbp-convert
+	./hbbp-convert --binary vector=samples/demo/vector --by symbol,mnemonic,isa --top 15 \
+		samples/demo/perf.data
+
 # check installs what is missing (as root), builds, then runs every test.
 check: deps
 	@$(MAKE) --no-print-directory check-build

@@ -173,6 +173,28 @@ static enum bbmap_isa x86_isa(const cs_detail *d, unsigned id, const char *b)
 		return ISA_X87;
 	if (has_group(d, X86_GRP_PRIVILEGE))
 		return ISA_SYSTEM;
+	/* Capstone 4 leaves some VEX/EVEX forms without a group (vsqrtss, vucomiss, ...): a
+	 * 'v' mnemonic with vector register operands is AVX, AVX-512 with zmm or xmm16+. */
+	if (b[0] == 'v') {
+		bool vec = false, evex = false;
+
+		for (i = 0; i < d->x86.op_count; i++) {
+			unsigned r = d->x86.operands[i].type == X86_OP_REG ?
+				     d->x86.operands[i].reg : X86_REG_INVALID;
+
+			if (r >= X86_REG_XMM0 && r <= X86_REG_XMM31) {
+				vec = true;
+				evex |= r >= X86_REG_XMM16;
+			} else if (r >= X86_REG_YMM0 && r <= X86_REG_YMM31) {
+				vec = true;
+				evex |= r >= X86_REG_YMM16;
+			} else if (r >= X86_REG_ZMM0 && r <= X86_REG_ZMM31) {
+				vec = evex = true;
+			}
+		}
+		if (vec)
+			return evex ? ISA_AVX512F : ISA_AVX;
+	}
 	return ISA_BASE;
 }
 

@@ -60,7 +60,10 @@ const char *bbmap_dso_status_name(enum bbmap_dso_status st);
 
 struct bbmap_loc {
 	struct bbmap_dso *dso;		/* NULL: unmapped address */
-	uint64_t vaddr;			/* module vaddr (or file offset when no binary) */
+	uint64_t vaddr;			/* module vaddr (or file offset when no binary);
+					 * the run-time address for code named by run-time
+					 * addresses: kernel via kcore or kallsyms only,
+					 * KSYMBOL, /tmp/perf-PID.map JIT code */
 	uint64_t map_start, map_end;	/* runtime range of the containing map */
 };
 

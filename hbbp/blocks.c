@@ -419,11 +419,107 @@ void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned 
 	}
 }
 
+/* Deterministic iteration over an accumulator: slot indices sorted by key, with the dso pointer
+ * (key word dso_word) replaced by the dso's rank by name, so sums of doubles are added in the
+ * same order on every run (hash order depends on pointer values). */
+struct slot_sort {
+	const struct hmap *h;
+	size_t dso_word;
+	const struct hmap *rank;	/* dso -> rank */
+};
+
+static uint64_t slot_word(const struct slot_sort *ss, const uint64_t *key, size_t i)
+{
+	const uint64_t *r;
+
+	if (i != ss->dso_word)
+		return key[i];
+	r = hmap__find(ss->rank, &key[i]);
+	return r ? *r : 0;
+}
+
+static int slot_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct slot_sort *ss = arg;
+	const uint64_t *ka = hmap__slot(ss->h, *(const size_t *)pa, NULL);
+	const uint64_t *kb = hmap__slot(ss->h, *(const size_t *)pb, NULL);
+	size_t i;
+
+	for (i = 0; i < ss->h->key_words; i++) {
+		uint64_t a = slot_word(ss, ka, i), b = slot_word(ss, kb, i);
+
+		if (a != b)
+			return a < b ? -1 : 1;
+	}
+	return 0;
+}
+
+static int dso_name_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct hbbp_code_ops *ops = arg;
+	struct bbmap_dso *a = *(struct bbmap_dso *const *)pa, *b = *(struct bbmap_dso *const *)pb;
+	const char *na = a ? ops->dso_name(ops->ctx, a) : "", *nb = b ? ops->dso_name(ops->ctx, b) : "";
+	int r = strcmp(na ? na : "", nb ? nb : "");
+
+	if (r)
+		return r;
+	return (uintptr_t)a < (uintptr_t)b ? -1 : (uintptr_t)a > (uintptr_t)b;
+}
+
+/* Returns the used slot indices of h in key order (*nr of them); NULL when out of memory. */
+static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct hbbp_code_ops *ops,
+			    size_t *nr)
+{
+	size_t *idx = malloc((h->nr + 1) * sizeof(*idx)), i, n = 0, nd = 0;
+	struct bbmap_dso **dsos = malloc((h->nr + 1) * sizeof(*dsos));
+	struct hmap rank;
+	struct slot_sort ss;
+	int err = 0;
+
+	hmap__init(&rank, 1, sizeof(uint64_t));
+	if (!idx || !dsos)
+		goto fail;
+	for (i = 0; i < h->cap; i++) {
+		const uint64_t *key = hmap__slot(h, i, NULL);
+		int ins;
+
+		if (!key)
+			continue;
+		idx[n++] = i;
+		if (!hmap__get(&rank, &key[dso_word], &ins))
+			goto fail;
+		if (ins)
+			dsos[nd++] = (struct bbmap_dso *)(uintptr_t)key[dso_word];
+	}
+	if (nd)
+		qsort_r(dsos, nd, sizeof(*dsos), dso_name_cmp, (void *)ops);
+	for (i = 0; i < nd; i++) {
+		uint64_t key = (uintptr_t)dsos[i];
+
+		*(uint64_t *)hmap__find(&rank, &key) = i;
+	}
+	ss.h = h;
+	ss.dso_word = dso_word;
+	ss.rank = &rank;
+	if (n)
+		qsort_r(idx, n, sizeof(*idx), slot_cmp, &ss);
+	*nr = n;
+	free(dsos);
+	hmap__exit(&rank);
+	return idx;
+fail:
+	(void)err;
+	free(idx);
+	free(dsos);
+	hmap__exit(&rank);
+	return NULL;
+}
+
 int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp_method method,
 			 unsigned cutoff)
 {
 	struct counts_ctx x;
-	size_t i;
+	size_t i, n = 0, *order;
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -448,22 +544,27 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 		if (mod)
 			x.ops->add_leader(x.ops->ctx, mod, key[2]);
 	}
-	/* 2. EBS. */
-	for (i = 0; i < d->ebs.cap && !err; i++) {
+	/* 2. EBS, 3. streams, each in key order. */
+	order = sorted_slots(&d->ebs, 1, d->ops, &n);
+	if (!order)
+		err = -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
 		void *val;
-		const uint64_t *key = hmap__slot(&d->ebs, i, &val);
+		const uint64_t *key = hmap__slot(&d->ebs, order[i], &val);
 
-		if (key)
-			err = counts_ebs(&x, key, val);
+		err = counts_ebs(&x, key, val);
 	}
-	/* 3. Streams. */
-	for (i = 0; i < d->streams.cap && !err; i++) {
+	free(order);
+	order = err ? NULL : sorted_slots(&d->streams, 1, d->ops, &n);
+	if (!order && !err)
+		err = -ENOMEM;
+	for (i = 0; i < n && !err && order; i++) {
 		void *val;
-		const uint64_t *key = hmap__slot(&d->streams, i, &val);
+		const uint64_t *key = hmap__slot(&d->streams, order[i], &val);
 
-		if (key)
-			err = counts_stream(&x, key, val);
+		err = counts_stream(&x, key, val);
 	}
+	free(order);
 	if (!err)
 		err = counts_bias(&x);
 	if (err)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bbmap/taxonomy.h"
 #include "hbbp/commands.h"
 #include "hbbp/convert.h"
 #include "util/hbbp_err.h"
@@ -30,7 +31,8 @@ static const char usage_text[] =
 "                        category packing width mem, and the --taxonomy column\n"
 "      --top N           keep the N largest rows (share stays relative to all rows)\n"
 "      --diagnostics     add source, ebs_count, lbr_count, ebs_samples, lbr_streams, biased\n"
-"      --taxonomy FILE   user instruction groups, as an extra key column\n"
+"      --taxonomy FILE   user instruction groups (lines 'group: mnemonic-or-glob ...'),\n"
+"                        a key column named 'taxonomy' (added to the default keys)\n"
 "Filters (comma-separated lists):\n"
 "      --comm LIST  --pid LIST  --module LIST  --symbol LIST  --user-only  --kernel-only\n"
 "Method:\n"
@@ -96,6 +98,11 @@ bad:
 	return -HBBP_EUSAGE;
 }
 
+static const char *taxonomy_group(void *ctx, const struct bbmap_insn *in)
+{
+	return in->mnemonic ? bbmap_taxonomy__group(ctx, in->mnemonic) : "";
+}
+
 static int usage_error(void)
 {
 	fprintf(stderr, "Try 'hbbp-convert --help' for more information.\n");
@@ -107,7 +114,9 @@ int cmd_convert(int argc, char **argv)
 	struct convert_opts o;
 	char err[512];
 	unsigned long v;
-	bool format_given = false;
+	bool format_given = false, by_given = false;
+	struct bbmap_taxonomy *tax = NULL;
+	struct hbbp_taxonomy taxcol;
 	int c, rc;
 
 	memset(&o, 0, sizeof(o));
@@ -131,7 +140,7 @@ int cmd_convert(int argc, char **argv)
 			format_given = true;
 			break;
 		case OPT_APPEND: o.append = true; break;
-		case OPT_BY: o.by = optarg; break;
+		case OPT_BY: o.by = optarg; by_given = true; break;
 		case OPT_TOP:
 			if (parse_uint("--top", optarg, 1UL << 30, &v))
 				goto usage;
@@ -230,18 +239,31 @@ int cmd_convert(int argc, char **argv)
 		goto usage;
 	}
 	if (o.taxonomy_file) {
-		pr_err("--taxonomy: taxonomy files are not supported by this build");
-		goto usage;
+		rc = bbmap_taxonomy__load(&tax, o.taxonomy_file);
+		if (rc) {
+			pr_err("%s: cannot read the taxonomy: %s", o.taxonomy_file,
+			       hbbp_strerror(rc));
+			free(o.binaries);
+			return HBBP_EXIT_INPUT;
+		}
+		taxcol.column = "taxonomy";
+		taxcol.group = taxonomy_group;
+		taxcol.ctx = tax;
+		o.mix.taxonomy = &taxcol;
+		if (!by_given)
+			o.by = HBBP_DEFAULT_KEYS ",taxonomy";
 	}
-	if (hbbp_mix__parse_keys(&o.mix, o.by, NULL, err, sizeof(err))) {
+	if (hbbp_mix__parse_keys(&o.mix, o.by, tax ? "taxonomy" : NULL, err, sizeof(err))) {
 		pr_err("%s", err);
 		goto usage;
 	}
 	o.progress = !o.quiet && isatty(2);
 	rc = convert__run(&o);
 	free(o.binaries);
+	bbmap_taxonomy__delete(tax);
 	return rc;
 usage:
 	free(o.binaries);
+	bbmap_taxonomy__delete(tax);
 	return usage_error();
 }

@@ -12,6 +12,38 @@
 #include "reader/perf_reader.h"
 #include "util/hbbp_err.h"
 
+/* appends "0x<hex>" / decimal without printf: dump is output-bound */
+static char *put_hex(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	*p++ = '0';
+	*p++ = 'x';
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_dec(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: hbbp-convert dump [--limit N] [--no-sort] FILE\n");
@@ -61,16 +93,34 @@ int cmd_dump(int argc, char **argv)
 	while (n < limit && (err = perf_reader__next(r, &rec)) > 0) {
 		const struct perf_sample *s = &rec->sample;
 		const struct perf_event_info *ev;
+		char line[4096], *p;
 		uint64_t b;
 
 		if (rec->type != PERF_RECORD_SAMPLE)
 			continue;
 		ev = perf_reader__event(r, (size_t)rec->evidx);
-		printf("%s %u/%u 0x%" PRIx64 " %" PRIu64, ev && ev->name ? ev->name : "?",
-		       s->pid, s->tid, s->ip, s->period);
-		for (b = 0; b < s->nr_branches; b++)
-			printf(" 0x%" PRIx64 "/0x%" PRIx64, s->branches[b].from, s->branches[b].to);
-		putchar('\n');
+		fputs(ev && ev->name ? ev->name : "?", stdout);
+		p = line;
+		*p++ = ' ';
+		p = put_dec(p, s->pid);
+		*p++ = '/';
+		p = put_dec(p, s->tid);
+		*p++ = ' ';
+		p = put_hex(p, s->ip);
+		*p++ = ' ';
+		p = put_dec(p, s->period);
+		for (b = 0; b < s->nr_branches; b++) {
+			if (p - line > (long)sizeof(line) - 64) {
+				fwrite(line, 1, (size_t)(p - line), stdout);
+				p = line;
+			}
+			*p++ = ' ';
+			p = put_hex(p, s->branches[b].from);
+			*p++ = '/';
+			p = put_hex(p, s->branches[b].to);
+		}
+		*p++ = '\n';
+		fwrite(line, 1, (size_t)(p - line), stdout);
 		n++;
 	}
 	if (err < 0) {

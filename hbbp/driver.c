@@ -217,6 +217,38 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	}
 }
 
+/* ops->lookup through the cache (see struct hbbp_lookup_slot). */
+static int driver_lookup(struct hbbp_driver *d, uint32_t pid, int cpumode, uint64_t addr,
+			 struct bbmap_loc *loc)
+{
+	struct hbbp_lookup_slot *sl;
+	uint64_t h;
+
+	if (pid != d->lpid) {
+		d->lpid = pid;
+		d->lgen++;
+	}
+	if (!d->lgen)
+		d->lgen = 1;
+	h = (addr ^ (addr >> 7) ^ (addr >> 17)) * 0x9e3779b97f4a7c15ULL;
+	sl = &d->lcache[h >> 56 & (HBBP_LOOKUP_CACHE - 1)];
+	d->nr_lookups++;
+	if (sl->gen == d->lgen && sl->addr == addr && sl->cpumode == cpumode) {
+		d->nr_lookup_hits++;
+		*loc = sl->loc;
+		return sl->rc;
+	}
+	memset(loc, 0, sizeof(*loc));
+	sl->rc = d->ops->lookup(d->ops->ctx, pid, cpumode, addr, loc);
+	if (sl->rc)
+		loc->dso = NULL;
+	sl->addr = addr;
+	sl->cpumode = cpumode;
+	sl->gen = d->lgen;
+	sl->loc = *loc;
+	return sl->rc;
+}
+
 /* cpumode for a branch end: kernel half of the address space goes to kernel maps. */
 static int branch_cpumode(int sample_cpumode, uint64_t addr)
 {
@@ -237,8 +269,7 @@ static int driver_ebs(struct hbbp_driver *d, const struct perf_record *rec, int 
 	struct hbbp_ebs_val *v;
 	double period = (double)s->period;
 
-	memset(&loc, 0, sizeof(loc));
-	if (d->ops->lookup(d->ops->ctx, s->pid, cpumode, s->ip, &loc) || !loc.dso) {
+	if (driver_lookup(d, s->pid, cpumode, s->ip, &loc) || !loc.dso) {
 		/* Unmapped IPs are kept per thread as one "[unmapped]" row. */
 		loc.dso = NULL;
 		loc.vaddr = 0;
@@ -332,13 +363,11 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 	for (k = 0; k < n; k++) {
 		struct bbmap_loc *lf = &d->locs[2 * k], *lt = &d->locs[2 * k + 1];
 
-		memset(lf, 0, sizeof(*lf));
-		memset(lt, 0, sizeof(*lt));
-		if (!e[k].from || d->ops->lookup(d->ops->ctx, s->pid,
-						 branch_cpumode(cpumode, e[k].from), e[k].from, lf))
+		if (!e[k].from || driver_lookup(d, s->pid, branch_cpumode(cpumode, e[k].from),
+						e[k].from, lf))
 			lf->dso = NULL;
-		if (!e[k].to || d->ops->lookup(d->ops->ctx, s->pid,
-					       branch_cpumode(cpumode, e[k].to), e[k].to, lt))
+		if (!e[k].to || driver_lookup(d, s->pid, branch_cpumode(cpumode, e[k].to),
+					      e[k].to, lt))
 			lt->dso = NULL;
 	}
 	/* Slot counters per branch for the bias flag (oldest e[n-1], newest e[0]). */
@@ -493,6 +522,7 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 	default:
 		break;
 	}
+	d->lgen++;	/* the address spaces may change: forget cached lookups */
 	if (d->ops->record && d->ops->record(d->ops->ctx, rec))
 		d->nr_record_errors++;
 	return 0;

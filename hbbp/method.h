@@ -94,8 +94,23 @@ struct hbbp_unresolved {
 	double lbr_rejected;		/* of which rejected (any reason) */
 };
 
+/* A direct-mapped cache of address lookups: valid while no non-sample record arrived and the
+ * samples come from the same pid (maps change only through records). */
+#define HBBP_LOOKUP_CACHE 256
+struct hbbp_lookup_slot {
+	uint64_t addr;
+	uint32_t gen;
+	int32_t cpumode;
+	int rc;
+	struct bbmap_loc loc;
+};
+
 struct hbbp_driver {
 	const struct hbbp_code_ops *ops;
+	struct hbbp_lookup_slot lcache[HBBP_LOOKUP_CACHE];
+	uint32_t lgen;			/* current generation (0 never valid) */
+	uint32_t lpid;			/* pid the generation belongs to */
+	uint64_t nr_lookups, nr_lookup_hits;
 	size_t nr_events;
 	struct hbbp_event_state *ev;
 	struct hmap ebs;	/* (pid<<32|tid, dso, vaddr, ev) -> struct hbbp_ebs_val */

@@ -2,6 +2,7 @@
  * Depends only on libc and libm.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,15 @@ static int dbl_desc(const void *pa, const void *pb)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
+/* Counts within this relative distance are equal: estimates are sums of fractions
+ * (period / (n - 1)) and an exact estimate may differ from an integer in its last bits. */
+#define REL_EQ 1e-9
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) <= REL_EQ * fmax(fabs(a), fabs(b));
+}
+
 /* Sorted (descending) distinct values of v[0..n) into *out; returns their number or -1. */
 static long distinct_desc(const double *v, size_t n, double **out)
 {
@@ -47,13 +57,14 @@ static long distinct_desc(const double *v, size_t n, double **out)
 		memcpy(s, v, n * sizeof(double));
 	qsort(s, n, sizeof(double), dbl_desc);
 	for (i = 0; i < n; i++)
-		if (!w || s[w - 1] != s[i])
+		if (!w || !near(s[w - 1], s[i]))
 			s[w++] = s[i];
 	*out = s;
 	return (long)w;
 }
 
-/* 1 + number of distinct values (sorted descending in d[0..nd)) larger than x. */
+/* 1 + number of distinct values (sorted descending in d[0..nd)) larger than x and not near
+ * it. */
 static double level_of(const double *d, long nd, double x)
 {
 	long lo = 0, hi = nd;	/* first index with d[idx] <= x */
@@ -61,7 +72,7 @@ static double level_of(const double *d, long nd, double x)
 	while (lo < hi) {
 		long mid = lo + (hi - lo) / 2;
 
-		if (d[mid] > x)
+		if (d[mid] > x && !near(d[mid], x))
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -39,7 +39,8 @@ double metrics__weighted_error(const double *ref, const double *meas, size_t n);
  *           reference list of blocks sorted by execution count. Every instruction of a block
  *           has the block's count, so the distinct block counts are the distinct counts of
  *           ref_all, and ROLevel(i) = 1 + number of distinct values in ref_all larger than
- *           r_i. The seed prints m below the square root's bar-less fraction; we read it, as
+ *           r_i. Counts within a relative 1e-9 of each other are one value (estimates are
+ *           sums of fractions). The seed prints m below the square root's bar-less fraction; we read it, as
  *           for its NRMSE, as dividing the root. order_rms is the root alone (the weighted
  *           RMS level deviation the seed's prose describes: "deviated by 2").
  * Returns 0, or -1 when m or NS or NI is 0 (outputs zeroed). Allocates (qsort copies):

@@ -952,6 +952,55 @@ static int table_events(struct result *res, struct mix_ctx *x,
 	return err;
 }
 
+static int unres_name_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct hbbp_unresolved *a = *(const struct hbbp_unresolved *const *)pa;
+	const struct hbbp_unresolved *b = *(const struct hbbp_unresolved *const *)pb;
+
+	return strcmp(dso_full(arg, a->dso), dso_full(arg, b->dso));
+}
+
+/* "name ebs=W lbr=W; ..." for every dso with unresolved weight, sorted by name. */
+static int meta_unresolved(struct result *res, const struct mix_ctx *x)
+{
+	const struct hbbp_driver *d = x->d;
+	const struct hbbp_unresolved **v = calloc(d->unres.nr + 1, sizeof(*v));
+	char *buf = NULL;
+	size_t size = 0, i, n = 0;
+	FILE *f;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < d->unres.cap; i++) {
+		void *val;
+		const struct hbbp_unresolved *u;
+
+		if (!hmap__slot(&d->unres, i, &val))
+			continue;
+		u = val;
+		if (u->ebs_weight > 0 || u->lbr_weight > 0)
+			v[n++] = u;
+	}
+	if (n)
+		qsort_r(v, n, sizeof(*v), unres_name_cmp, (void *)x);
+	f = open_memstream(&buf, &size);
+	if (!f) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%s ebs=%.17g lbr=%.17g", i ? "; " : "", dso_full(x, v[i]->dso),
+			v[i]->ebs_weight, v[i]->lbr_weight);
+	if (fclose(f))
+		err = -ENOMEM;
+	if (!err)
+		err = result__meta_text(res, "unresolved_by_module", buf ? buf : "");
+	free(buf);
+	free(v);
+	return err;
+}
+
 /* Method metadata: cutoff, method, samples used, rejections, lost/throttled, unresolved. */
 static int mix_meta(struct result *res, struct mix_ctx *x)
 {
@@ -1002,6 +1051,8 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 	err = err ? err : result__meta_int(res, "lost_events", (int64_t)d->nr_lost);
 	err = err ? err : result__meta_int(res, "lost_samples", (int64_t)d->nr_lost_samples);
 	err = err ? err : result__meta_int(res, "throttled", (int64_t)d->nr_throttle);
+	if (!err)
+		err = meta_unresolved(res, x);
 	err = err ? err : result__meta_real(res, "unresolved_ebs_weight", unres_ebs);
 	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", unres_lbr);
 	err = err ? err : result__meta_int(res, "biased_branches",

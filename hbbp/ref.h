@@ -66,6 +66,9 @@ int ref_sde__read(const char *path, struct ref_mix **out);
  * them. offset_to_vaddr: file offset to module vaddr through the file's PT_LOAD headers. */
 int ref_decode__offset_to_vaddr(const char *path, uint64_t off, uint64_t *vaddr);
 void ref_decode__exit(void);
+/* The vaddr of ELF symbol name in path; whether an instruction starts at vaddr of path. */
+int ref_decode__symbol_addr(const char *path, const char *name, uint64_t *vaddr);
+bool ref_decode__insn_ok(const char *path, uint64_t vaddr);
 
 /* Names every ip (mnemonic, iclass, symbol) by disassembling its module with bbmap; ips that
  * cannot be decoded are counted in m->unresolved. module paths must be openable. */

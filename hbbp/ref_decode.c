@@ -70,6 +70,23 @@ int ref_decode__offset_to_vaddr(const char *path, uint64_t off, uint64_t *vaddr)
 	return bbmap_module__offset_to_vaddr(m, off, vaddr);
 }
 
+int ref_decode__symbol_addr(const char *path, const char *name, uint64_t *vaddr)
+{
+	struct bbmap_module *m = module_get(path);
+
+	if (!m)
+		return -HBBP_ENOTFOUND;
+	return bbmap_module__symbol_addr(m, name, vaddr);
+}
+
+static const struct bbmap_insn *insn_at(const char *path, uint64_t vaddr,
+					const struct bbmap_block **blkp);
+
+bool ref_decode__insn_ok(const char *path, uint64_t vaddr)
+{
+	return insn_at(path, vaddr, NULL) != NULL;
+}
+
 /* The bbmap instruction at vaddr of module path, or NULL. */
 static const struct bbmap_insn *insn_at(const char *path, uint64_t vaddr,
 					const struct bbmap_block **blkp)

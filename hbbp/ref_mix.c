@@ -178,7 +178,8 @@ int ref_mix__read(const char *path, struct ref_mix **out)
 	    strstr(head, "\ncreator: callgrind") || !strncmp(head, "events:", 7))
 		return ref_callgrind__read(path, out);
 	if (strstr(head, "dynamic-counts") || strstr(head, "EMIT_GLOBAL_DYNAMIC_STATS") ||
-	    strstr(head, "EMIT_DYNAMIC_STATS") || strstr(head, "$sde-"))
+	    strstr(head, "EMIT_DYNAMIC_STATS") || strstr(head, "EMIT_TOP_BLOCK_STATS") ||
+	    strstr(head, "# Mix output version") || strstr(head, "Intel(R) SDE"))
 		return ref_sde__read(path, out);
 	if (head[strspn(head, " \t\r\n")] == '{' || has_ext(path, ".json") ||
 	    has_ext(path, ".jsonl") || has_ext(path, ".ndjson"))

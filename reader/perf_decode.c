@@ -718,7 +718,7 @@ int perf_decode__user_record(struct perf_reader *r, const struct perf_raw *raw)
 		}
 		return r->err;
 	case PERF_RECORD_HEADER_BUILD_ID:
-		return perf_reader__add_build_id(r, raw->p, raw->size, true, f, raw->offset);
+		return perf_reader__add_build_id(r, raw->p, raw->size, false, f, raw->offset);
 	case PERF_RECORD_EVENT_UPDATE:
 		return event_update(r, raw);
 	case PERF_RECORD_HEADER_FEATURE: {

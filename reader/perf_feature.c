@@ -158,6 +158,20 @@ static int feat_event_desc(struct fcur *c)
 
 static int feat_build_id(struct fcur *c)
 {
+	bool ancient = false;
+	uint64_t pos;
+
+	/* perf re-reads the whole table in the ancient layout (no pid field) when an entry's
+	 * name, read at the current layout's offset, is "nel.kallsyms]" */
+	for (pos = 0; c->size - pos >= 8; ) {
+		uint16_t sz = rd16(c->r, c->p + pos + 6);
+
+		if (sz < 8 || sz > c->size - pos)
+			break;
+		if (sz >= 36 + 13 && !memcmp(c->p + pos + 36, "nel.kallsyms]", 13))
+			ancient = true;
+		pos += sz;
+	}
 	while (c->size - c->pos >= 8) {
 		uint16_t sz = rd16(c->r, c->p + c->pos + 6);
 		int err;
@@ -165,7 +179,7 @@ static int feat_build_id(struct fcur *c)
 		if (sz < 8 || sz > c->size - c->pos)
 			return perf_reader__fail(c->r, c->file, c->off + c->pos,
 						 "build-id entry size %u invalid", sz);
-		err = perf_reader__add_build_id(c->r, c->p + c->pos, sz, false, c->file,
+		err = perf_reader__add_build_id(c->r, c->p + c->pos, sz, ancient, c->file,
 						c->off + c->pos);
 		if (err)
 			return err;

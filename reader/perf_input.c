@@ -31,12 +31,10 @@ int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const ch
 	if (!in->name)
 		return -ENOMEM;
 	if (allow_stdin && !strcmp(path, "-")) {
-		in->fd = 0;
-		in->streaming = true;
-		in->end = UINT64_MAX;
-		return 0;
+		in->fd = dup(0);	/* stdin redirected from a regular file is mapped */
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
-	in->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (in->fd < 0) {
 		int err = -errno;
 
@@ -81,7 +79,7 @@ void perf_input__close(struct perf_input *in)
 		return;
 	if (in->map)
 		munmap((void *)in->map, in->map_size);
-	if (in->fd > 0)
+	if (in->fd >= 0)
 		close(in->fd);
 	free(in->buf);
 	free(in->zbuf);

@@ -12,8 +12,11 @@
 #include "reader/perf_reader_int.h"
 #include "util/hbbp_err.h"
 
-/* queued bytes above which the older half is delivered early (perf: ordered-events limit) */
-#define ORDER_MEM_LIMIT	(2u << 20)
+/* queued bytes above which the older half is delivered early (perf: ordered-events limit):
+ * small for streams without FINISHED_ROUND (old perf, directories), whose queue would
+ * otherwise hold the whole file; large with rounds, which bound the queue themselves */
+#define ORDER_MEM_LIMIT		(2u << 20)
+#define ORDER_MEM_LIMIT_ROUNDS	(64u << 20)
 
 void perf_order__free(struct perf_reader *r)
 {
@@ -239,6 +242,7 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 		if (raw.type >= PERF_RECORD_TYPE_MAX || !perf_record_type_name(raw.type))
 			r->stats.nr_unknown_type++;
 		if (raw.type == PERF_RECORD_FINISHED_ROUND) {
+			r->have_round = true;
 			if (!r->opts.no_sort && !r->dir_merge) {
 				start_flush(r, r->next_flush, false);
 				r->next_flush = r->max_time;
@@ -263,7 +267,7 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 			ret = queue(r, &raw, t);
 			if (ret)
 				return ret;
-			if (r->arena_len > ORDER_MEM_LIMIT)
+			if (r->arena_len > (r->have_round ? ORDER_MEM_LIMIT_ROUNDS : ORDER_MEM_LIMIT))
 				start_flush(r, UINT64_MAX, false);
 			continue;
 		}

@@ -281,7 +281,7 @@ void perf_reader__finish_events(struct perf_reader *r)
 /* ---- build ids ---- */
 
 int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t size,
-			      bool stream_record, const char *file, uint64_t off)
+			      bool ancient, const char *file, uint64_t off)
 {
 	struct perf_build_id_entry *b;
 	uint16_t misc = rd16(r, p + 4);
@@ -307,7 +307,7 @@ int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t si
 	b->cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	name = p + 36;
 	name_max = size - 36;
-	if (!stream_record && name_max >= 13 && !memcmp(name, "nel.kallsyms]", 13)) {
+	if (ancient) {
 		/* ancient layout without the pid field */
 		b->pid = (b->cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
 			  b->cpumode == PERF_RECORD_MISC_GUEST_USER) ? 0 : -1;
@@ -316,6 +316,7 @@ int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t si
 		name = p + 32;
 		name_max = size - 32;
 	} else {
+		/* current layout: s32 pid, 20 id bytes, u8 size, 3 pad, name */
 		b->pid = (int32_t)rd32(r, p + 8);
 		memcpy(b->id, p + 12, 20);
 		b->size = (misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? p[32] : 20;

@@ -168,8 +168,9 @@ int perf_reader__add_event(struct perf_reader *r, const struct perf_evattr *a,
 			   const uint8_t *ids, size_t nr_ids, const char *file, uint64_t off);
 void perf_reader__finish_events(struct perf_reader *r);
 char *perf_reader__strdup(struct perf_reader *r, const char *s, size_t max);
+/* one build-id table entry or record 67; ancient: the pre-2.6.37 layout without pid */
 int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t size,
-			      bool stream_record, const char *file, uint64_t off);
+			      bool ancient, const char *file, uint64_t off);
 int perf_id_map__add(struct perf_id_map *m, uint64_t id, int val);
 int perf_id_map__find(const struct perf_id_map *m, uint64_t id);
 uint64_t perf__remap_bitfields(uint64_t v, const uint8_t *widths);

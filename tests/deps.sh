@@ -19,6 +19,8 @@ if [ "$need" = check ]; then
 	command -v valgrind >/dev/null || pkgs="$pkgs valgrind"
 	command -v perf >/dev/null || pkgs="$pkgs linux-perf"
 	command -v zstd >/dev/null || pkgs="$pkgs zstd"
+	command -v jq >/dev/null || pkgs="$pkgs jq"
+	command -v aarch64-linux-gnu-objdump >/dev/null || pkgs="$pkgs binutils-aarch64-linux-gnu"
 fi
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then

@@ -50,6 +50,13 @@ check "compare_basic: -o CSV row add" \
 check "compare_basic: -o JSON weighted error" \
 	grep -q '"average_weighted_error": 0.1333333333333333' "$TMP/res.json"
 
+# JSON Lines: a header object, then one row per line
+printf '%s\n' '{"format_version": 1, "meta": {"file": "x"}, "warnings": []}' \
+	'{"mnemonic": "mov", "count": 90, "share": 0.6}' '{"mnemonic": "add", "count": 60, "share": 0.4}' \
+	> "$TMP/meas.jsonl"
+"$HBBP" compare --ref "$TMP/ref.csv" "$TMP/meas.jsonl" > "$TMP/out4b" 2>&1
+check "compare_basic: JSON Lines measured 13.33%" test "$(last "$TMP/out4b")" = "average weighted error 13.33%"
+
 # SQLite measured mix (the mix table of the last run)
 if command -v sqlite3 > /dev/null; then
 	sqlite3 "$TMP/m.db" "create table mix(run_id integer, mnemonic text, count real, share real);

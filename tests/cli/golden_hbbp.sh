@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
 
-names="golden_hbbp_mix golden_ebs_mix golden_lbr_mix golden_blocks_diag golden_cutoff_19 golden_cutoff_17 golden_multiplex golden_rejects_meta golden_leader_split"
+names="golden_taxonomy golden_hbbp_mix golden_ebs_mix golden_lbr_mix golden_blocks_diag golden_cutoff_19 golden_cutoff_17 golden_multiplex golden_rejects_meta golden_leader_split"
 [ $golden_ok = 1 ] && golden_setup
 if [ $golden_ok != 1 ]; then
 	for n in $names; do skip "$n: $golden_why"; done
@@ -31,6 +31,13 @@ conv --method ebs --by symbol,mnemonic -o "$TMP/ebs.csv" 2>"$TMP/err" && mix_cmp
 	pass golden_ebs_mix || { cat "$TMP/err" >&2; fail golden_ebs_mix; }
 conv --method lbr --by symbol,mnemonic -o "$TMP/lbr.csv" 2>"$TMP/err" && mix_cmp "$TMP/lbr.csv" "$ROOT/tests/golden/golden_lbr.expected" &&
 	pass golden_lbr_mix || { cat "$TMP/err" >&2; fail golden_lbr_mix; }
+
+# A user taxonomy column: inc/dec -> incs (8605), j*/ret/call -> control (jne 700 + ret 255 +
+# jmp 25 = 980), everything else "" (mov 300, cmp 300, lea 25, [no code] 500, [unmapped] 300).
+printf '# test groups\nincs: inc dec\ncontrol: j* ret call\n' > "$TMP/tax.txt"
+conv --taxonomy "$TMP/tax.txt" --by taxonomy -o "$TMP/tax.csv" 2>"$TMP/err" &&
+	awk -F, 'NR > 1 { c[$1] = $2 } END { exit !(c["incs"] == 8605 && c["control"] == 980 && c["\"\""] == 1425) }' "$TMP/tax.csv" &&
+	pass golden_taxonomy || { cat "$TMP/tax.csv" "$TMP/err" >&2; fail golden_taxonomy; }
 
 # Per block, with diagnostics: block,count,share,source,ebs_count,lbr_count,ebs_samples,lbr_streams,biased
 # (counts are instructions: executions x length). Hand-computed:
@@ -95,7 +102,8 @@ exp = {"streams_rejected_to>from": 1, "streams_rejected_unmapped": 1,
        "streams_rejected_speculative": 1, "streams_rejected_no-code": 0,
        "weight_rejected_speculative": 7, "weight_rejected_walk-jump": 100,
        "lbr_stream_weight": 787, "lbr_weight_attributed": 380, "throttled": 1,
-       "method": "hbbp", "cutoff": 18}
+       "method": "hbbp", "cutoff": 18,
+       "unresolved_by_module": "/golden/other ebs=500 lbr=0; [unmapped] ebs=300 lbr=100"}
 bad = [(k, v, m.get(k)) for k, v in exp.items() if m.get(k) != v]
 if bad:
     print("meta mismatch:", bad, file=sys.stderr)

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Memory stays flat as the input grows: a corpus recording and the same recording with its
-# data section repeated 10 times (tests/tools/perf_repeat) must have peak RSS of
-# `dump > /dev/null` within 4 MB of each other; prints the dump throughput in MB/s.
+# Memory stays flat as the input grows: corpus recordings (one without, one with
+# FINISHED_ROUND records) and the same recordings with their data section repeated 10 times
+# (tests/tools/perf_repeat) must have peak RSS of `dump > /dev/null` within 4 MB of each
+# other; prints the dump throughput in MB/s.
 . "$(dirname "$0")/../lib.sh"
 
 src=$CORPUS/perf_data_converter/with-callchain.perf.data
@@ -19,6 +20,13 @@ r1=$(rss "$TMP/x1")
 r10=$(rss "$TMP/x10")
 echo "peak RSS: 1x ${r1} kB, 10x ${r10} kB" >&2
 check "reader_memory: peak RSS flat (1x ${r1} kB, 10x ${r10} kB)" [ $((r10 - r1)) -lt 4096 ]
+# a recording with FINISHED_ROUND records: rounds bound the queue
+src2=$CORPUS/autofdo/propeller_sample.perfdata
+if [ -f "$src2" ] && "$tool" "$src2" "$TMP/p1" 1 && "$tool" "$src2" "$TMP/p10" 10; then
+	r1=$(rss "$TMP/p1")
+	r10=$(rss "$TMP/p10")
+	check "reader_memory: peak RSS flat with rounds (1x ${r1} kB, 10x ${r10} kB)" [ $((r10 - r1)) -lt 4096 ]
+fi
 bytes=$(stat -c %s "$TMP/x10")
 t0=$(date +%s.%N)
 "$HBBP" dump "$TMP/x10" > /dev/null

@@ -75,6 +75,7 @@ struct tok {
 };
 
 struct line {
+	char *buf;	/* the tokens point into it */
 	int lineno;
 	int ntok;
 	struct tok tok[MAX_TOK];
@@ -172,7 +173,7 @@ static void read_spec(const char *path)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	char *buf = NULL;
-	size_t cap = 0;
+	size_t cap = 0, cap_lines = 0;
 	int lineno = 0;
 
 	if (!f) {
@@ -184,15 +185,23 @@ static void read_spec(const char *path)
 
 		lineno++;
 		g.cur_line = lineno;
-		l = realloc(g.lines, (size_t)(g.nr_lines + 1) * sizeof(*l));
-		if (!l)
-			die("out of memory");
-		g.lines = l;
+		if ((size_t)g.nr_lines == cap_lines) {	/* doubling: realloc copies the array */
+			cap_lines = cap_lines ? 2 * cap_lines : 256;
+			l = realloc(g.lines, cap_lines * sizeof(*l));
+			if (!l)
+				die("out of memory");
+			g.lines = l;
+		}
 		l = &g.lines[g.nr_lines];
 		l->lineno = lineno;
-		tokenize(strdup(buf), l);
+		l->buf = strdup(buf);
+		if (!l->buf)
+			die("out of memory");
+		tokenize(l->buf, l);
 		if (l->ntok)
 			g.nr_lines++;
+		else
+			free(l->buf);
 	}
 	free(buf);
 	if (ferror(f)) {

@@ -2,6 +2,8 @@
  * values computed by hand from small inputs written here.
  */
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +182,133 @@ static void test_read_json(void)
 	ref_mix__delete(m);
 }
 
+static double ip_count(const struct ref_mix *m, const char *mod, uint64_t addr)
+{
+	double c = 0;
+	size_t i;
+	bool found = false;
+
+	for (i = 0; i < m->nr_ips; i++)
+		if (!strcmp(ref__basename(m->ips[i].module), mod) && m->ips[i].addr == addr) {
+			c += m->ips[i].count;
+			found = true;
+		}
+	return found ? c : -1;
+}
+
+/* The callgrind format's features, in a profile written here (objects that do not exist:
+ * no decoding, the per-address counts are checked): name compression, relative and "*"
+ * subpositions, the Ir column not first, missing costs, a calls= cost line that is not self
+ * cost, cob=/cfn= that do not change the current object. */
+static void test_read_callgrind(void)
+{
+	struct ref_mix *m = NULL;
+	const char *p = write_file("cg.out",
+		"# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\n"
+		"positions: instr line\nevents: Dr Ir\n\n"
+		"ob=(1) /nonexistent/a.out\nfl=(1) a.c\nfn=(1) main\n"
+		"0x1000 10 1 3\n"		/* 0x1000: 3 */
+		"+4 * 1 3\n"			/* 0x1004: 3 */
+		"+2 11 0 3\n"			/* 0x1006: 3 (the call) */
+		"cob=(2) /nonexistent/b.so\ncfi=(1)\ncfn=(2) leaf\n"
+		"calls=3 0x2000 20\n"
+		"* * 9 30\n"			/* inclusive cost of the call: not self cost */
+		"+5 12 0 3\n"			/* 0x100b: 3 */
+		"fn=(2)\n"			/* leaf, still in a.out */
+		"0x2000 20 0 3\n"		/* 0x2000: 3 */
+		"-0 * 0 0\n"			/* 0x2000: +0 */
+		"+1 -1 2 3\n"			/* 0x2001: 3 */
+		"0x2002 21 4\n"			/* Ir missing: 0 */
+		"ob=(2)\nfn=(3) other\n"
+		"0x1000 5 0 7\n"		/* b.so 0x1000: 7 */
+		"fn=(1)\nob=(1)\n"
+		"0x1000 10 0 2\n"		/* a.out 0x1000: 3 + 2 */
+		"totals: 0 31\n");
+
+	CHECK(ref_mix__read(p, &m) == 0);
+	if (!m)
+		return;
+	CHECK_STR(m->kind, "callgrind");
+	CHECK_EQ_DBL(ip_count(m, "a.out", 0x1000), 5, 0);
+	CHECK_EQ_DBL(ip_count(m, "a.out", 0x1004), 3, 0);
+	CHECK_EQ_DBL(ip_count(m, "a.out", 0x1006), 3, 0);
+	CHECK_EQ_DBL(ip_count(m, "a.out", 0x100b), 3, 0);
+	CHECK_EQ_DBL(ip_count(m, "a.out", 0x2000), 3, 0);
+	CHECK_EQ_DBL(ip_count(m, "a.out", 0x2001), 3, 0);
+	CHECK_EQ_DBL(ip_count(m, "a.out", 0x2002), -1, 0);
+	CHECK_EQ_DBL(ip_count(m, "b.so", 0x1000), 7, 0);
+	CHECK_EQ_DBL(m->total, 27, 0);
+	ref_mix__delete(m);
+	m = NULL;
+
+	CHECK(ref_mix__read(write_file("cg_bad1", "# callgrind format\npositions: line\n"
+				       "events: Ir\nob=/x\nfn=f\n10 1\n"), &m) == -HBBP_EFORMAT);
+	CHECK(ref_mix__read(write_file("cg_bad2", "# callgrind format\npositions: instr\n"
+				       "events: Ir\nob=/x\nfn=(4)\n0x10 1\n"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(ref_mix__read(write_file("cg_bad3", "# callgrind format\npositions: instr\n"
+				       "events: Ir\nob=/x\nfn=f\n0x10 1\n+x 1\n"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(ref_mix__read(write_file("cg_bad4", "# callgrind format\npositions: instr\n"
+				       "events: Ir\nob=/x\nfn=f\n0x10 1\n%%\n"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(m == NULL);
+	ref_decode__exit();
+}
+
+/* SDE -mix sections: a thread histogram, a function whose (C++) name holds spaces and " at ",
+ * the thread's remainder outside functions, '*' groups skipped, the global histogram. */
+static void test_read_sde(void)
+{
+	static const char *const ic[] = { "iclass" }, *const sym[] = { "symbol" },
+			  *const si[] = { "symbol", "iclass" };
+	struct ref_mix *m = NULL;
+	struct ref_agg a;
+	const char *p = write_file("sde.txt",
+		"# EMIT_DYNAMIC_STATS FOR TID 0 EMIT #1\n#\n# $dynamic-counts\n#\n# TID 0\n"
+		"# opcode count\n#\nADD 30\nJNZ 12\n*isa-ext-BASE 42\n*total 42\n"
+		"# END_DYNAMIC_STATS\n"
+		"# FUNCTION TOTALS FOR TID 0\n   0:           40  95.238  95.238  401000 f\n"
+		"# END FUNCTION TOTALS\n"
+		"# EMIT_PER_FUNCTION_STATS FOR TID 0 EMIT# 1\n#\n"
+		"# $dynamic-counts-for-function: ns::f(int, char const*) at 0 at [0x401000, 0x401040)  95.238%\n"
+		"#\n# TID 0\n# opcode count\n#\nADD 28\nJNZ 12\n*category-BINARY 28\n*total 40\n"
+		"# END_PER_FUNCTION_STATS \n"
+		"# EMIT_GLOBAL_DYNAMIC_STATS   EMIT# 1\n#\n# $global-dynamic-counts\n#\n"
+		"# opcode count\n#\nADD 30\nJNZ 12\n*total 42\n\n# END_GLOBAL_DYNAMIC_STATS\n");
+
+	CHECK(ref_mix__read(p, &m) == 0);
+	if (!m)
+		return;
+	CHECK_STR(m->kind, "sde");
+	CHECK_EQ_DBL(m->total, 42, 0);
+	CHECK(ref_mix__aggregate(m, ic, 1, &a) == 0);
+	CHECK(a.nr == 2);
+	CHECK_EQ_DBL(agg_count(&a, "ADD"), 30, 0);
+	CHECK_EQ_DBL(agg_count(&a, "JNZ"), 12, 0);
+	ref_agg__exit(&a);
+	CHECK(ref_mix__aggregate(m, sym, 1, &a) == 0);
+	CHECK_EQ_DBL(agg_count(&a, "ns::f(int, char const*) at 0"), 40, 0);
+	CHECK_EQ_DBL(agg_count(&a, "[unknown]"), 2, 0);
+	ref_agg__exit(&a);
+	CHECK(ref_mix__aggregate(m, si, 2, &a) == 0);
+	CHECK_EQ_DBL(agg_count(&a, "[unknown]\x1f" "ADD"), 2, 0);
+	CHECK(a.nr == 3);
+	ref_agg__exit(&a);
+	ref_mix__delete(m);
+	m = NULL;
+	/* a function with more than its thread */
+	CHECK(ref_mix__read(write_file("sde_bad.txt",
+		"# $dynamic-counts\n# TID 0\nADD 3\n*total 3\n"
+		"# $dynamic-counts-for-function: f at [0x1, 0x2) 1%\n# TID 0\nADD 4\n*total 4\n"),
+		&m) == -HBBP_EFORMAT);
+	/* a section without *total */
+	CHECK(ref_mix__read(write_file("sde_bad2.txt",
+		"# $global-dynamic-counts\nADD 3\n# END_GLOBAL_DYNAMIC_STATS\n"), &m) ==
+	      -HBBP_EFORMAT);
+	CHECK(m == NULL);
+}
+
 static void test_malformed(void)
 {
 	struct ref_mix *m = NULL;
@@ -212,6 +341,8 @@ int main(void)
 	RUN_TEST(test_read_csv);
 	RUN_TEST(test_read_insns);
 	RUN_TEST(test_read_json);
+	RUN_TEST(test_read_callgrind);
+	RUN_TEST(test_read_sde);
 	RUN_TEST(test_malformed);
 	{
 		char cmd[300];

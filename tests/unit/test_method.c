@@ -585,8 +585,105 @@ static void test_no_branch_any(void)
 	hbbp_driver__exit(&d);
 }
 
+/* comm per thread: COMM records, inherited on FORK until the child's own COMM (exec). */
+static void test_comm(void)
+{
+	struct hbbp_driver d;
+	struct perf_record r;
+
+	fake_setup();
+	events_setup();
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	memset(&r, 0, sizeof(r));
+	r.type = PERF_RECORD_COMM;
+	r.comm.pid = r.comm.tid = 10;
+	r.comm.comm = "shell";
+	CHECK(!hbbp_driver__record(&d, &r));
+	memset(&r, 0, sizeof(r));
+	r.type = PERF_RECORD_FORK;
+	r.task.pid = r.task.tid = 11;
+	r.task.ppid = r.task.ptid = 10;
+	CHECK(!hbbp_driver__record(&d, &r));
+	CHECK_STR(hbbp_driver__comm(&d, 11, 11), "shell");
+	CHECK_STR(hbbp_driver__comm(&d, 10, 12), "shell");	/* a thread of pid 10 */
+	memset(&r, 0, sizeof(r));
+	r.type = PERF_RECORD_COMM;
+	r.comm.pid = r.comm.tid = 11;
+	r.comm.comm = "prog";
+	r.comm.exec = true;
+	CHECK(!hbbp_driver__record(&d, &r));
+	CHECK_STR(hbbp_driver__comm(&d, 11, 11), "prog");
+	CHECK_STR(hbbp_driver__comm(&d, 10, 10), "shell");
+	CHECK(hbbp_driver__comm(&d, 99, 99) == NULL);
+	hbbp_driver__exit(&d);
+}
+
+/* Partly filled stacks: trailing 0/0 entries are padding, not branches (n counts the rest). */
+static void test_zero_padding(void)
+{
+	struct hbbp_driver d;
+	struct hbbp_counts c;
+	const struct hbbp_block *b;
+	const uint64_t st[] = { RA(0x1008), RA(0x1000), RA(0x1008), RA(0x1000), 0, 0, 0, 0 };
+
+	fake_setup();
+	events_setup();
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!lbr_sample(&d, 100, 30, 4, st, NULL));	/* 2 real entries: 1 stream of 30 */
+	hbbp_driver__finish(&d);
+	CHECK_EQ_U64(d.ev[1].streams, 1);
+	CHECK_EQ_U64(d.ev[1].zero_entries, 2);
+	CHECK_EQ_U64(d.rejected[REJ_UNMAPPED], 0);
+	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_LBR, 18));
+	b = find_block(&c, "a", 0x1000);
+	CHECK(b && b->lbr_est == 30.0);
+	hbbp_counts__exit(&c);
+	hbbp_driver__exit(&d);
+}
+
+/* Cached lookups: repeated addresses hit the cache; any non-sample record (a new mmap) and a
+ * change of pid make the next lookup ask the code model again. */
+static void test_lookup_cache(void)
+{
+	struct hbbp_driver d;
+	struct perf_record r;
+	struct hbbp_counts c;
+	size_t i;
+	int nocode = 0;
+
+	fake_setup();
+	events_setup();
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
+	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
+	CHECK_EQ_U64(d.nr_lookups, 2);
+	CHECK_EQ_U64(d.nr_lookup_hits, 1);
+	/* the map of "a" moves over the no-code dso's addresses, announced by an MMAP record */
+	memset(&r, 0, sizeof(r));
+	r.type = PERF_RECORD_MMAP2;
+	CHECK(!hbbp_driver__record(&d, &r));
+	dsos[2].start = 0x300000;
+	dsos[2].end = 0x500000;		/* now covers RA(0x1004) = 0x400004 */
+	dsos[0].name = NULL;
+	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
+	CHECK_EQ_U64(d.nr_lookup_hits, 1);
+	hbbp_driver__finish(&d);
+	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_HBBP, 18));
+	for (i = 0; i < c.nr_blocks; i++)
+		if (c.blocks[i].kind == HBBP_BLK_NOCODE) {
+			nocode++;
+			CHECK_EQ_DBL(c.blocks[i].ebs_sum, 10, 0);
+		}
+	CHECK(nocode == 1);
+	hbbp_counts__exit(&c);
+	hbbp_driver__exit(&d);
+}
+
 int main(void)
 {
+	RUN_TEST(test_lookup_cache);
+	RUN_TEST(test_comm);
+	RUN_TEST(test_zero_padding);
 	RUN_TEST(test_stream_weighting);
 	RUN_TEST(test_stream_rejects);
 	RUN_TEST(test_learned_leader);

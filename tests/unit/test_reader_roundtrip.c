@@ -169,6 +169,29 @@ static void write_comm(const struct params *p)
 	memcpy(buf + start + 6, &sz, 2);
 }
 
+static int buildid_layout;	/* 0 none, 1 current, 2 ancient (no pid field) */
+
+/* one 100-byte build-id table entry (type 0 inside the feature) */
+static void write_build_id(int32_t pid, uint16_t cpumode, const char *name, uint8_t id0)
+{
+	size_t start = len, k;
+
+	p32(0); p16(cpumode); p16(100);
+	if (buildid_layout == 1) {
+		p32((uint32_t)pid);
+		for (k = 0; k < 20; k++)
+			buf[len++] = (uint8_t)(id0 + k);
+		zero(4);
+	} else {
+		for (k = 0; k < 20; k++)
+			buf[len++] = (uint8_t)(id0 + k);
+		zero(4);
+	}
+	memset(buf + len, 0, start + 100 - len);
+	memcpy(buf + len, name, strlen(name));
+	len = start + 100;
+}
+
 static const char *write_file(const struct params *p, int pipe_mode, int tag)
 {
 	static char path[128];
@@ -200,7 +223,7 @@ static const char *write_file(const struct params *p, int pipe_mode, int tag)
 		p64(ids_off + 16); p64(stride);
 		p64(0); p64(0);		/* data, patched */
 		p64(0); p64(0);
-		p64(1ULL << 3);		/* HOSTNAME */
+		p64((1ULL << 3) | (buildid_layout ? 1ULL << 2 : 0));	/* HOSTNAME, BUILD_ID */
 		zero(24);
 		p64(EVID); p64(EVID + 1);
 		write_attr(p);
@@ -212,7 +235,17 @@ static const char *write_file(const struct params *p, int pipe_mode, int tag)
 		p32(68); p16(0); p16(8);
 		at64(40, data_off);
 		at64(48, len - data_off);
-		p64(len + 16); p64(12);		/* feature index: HOSTNAME */
+		if (buildid_layout) {
+			/* index: BUILD_ID (2 entries of 100 bytes), HOSTNAME */
+			size_t idx = len;
+
+			p64(idx + 32); p64(200);
+			p64(idx + 32 + 200); p64(12);
+			write_build_id(-1, 1, "[kernel.kallsyms]", 0x10);
+			write_build_id(1234, 2, "/usr/bin/prog", 0x20);
+		} else {
+			p64(len + 16); p64(12);		/* feature index: HOSTNAME */
+		}
 		p32(8); put("testhost", 8);
 	}
 	snprintf(path, sizeof(path), "/tmp/test_reader_rt.%d.%d", (int)getpid(), tag);
@@ -647,8 +680,47 @@ static void test_old_headers(void)
 	be = 0;
 }
 
+static void test_build_id_table(void)
+{
+	struct params p = { .st = base_st | PERF_SAMPLE_IP, .attr_size = 136 };
+
+	for (be = 0; be < 2; be++)
+		for (buildid_layout = 1; buildid_layout <= 2; buildid_layout++) {
+			const struct perf_header_info *h;
+			struct perf_reader *r;
+			const char *path = write_file(&p, 0, 2);
+			char hex[41];
+
+			CHECK(path != NULL);
+			CHECK_EQ_U64(perf_reader__open(&r, path, NULL, NULL), 0);
+			if (!r)
+				continue;
+			h = perf_reader__header(r);
+			CHECK_STR(h->hostname, "testhost");
+			CHECK_EQ_U64(h->nr_build_ids, 2);
+			if (h->nr_build_ids == 2) {
+				CHECK_STR(h->build_ids[0].filename, "[kernel.kallsyms]");
+				CHECK_EQ_U64(h->build_ids[0].pid, -1);
+				CHECK_EQ_U64(h->build_ids[0].cpumode, 1);
+				CHECK_STR(perf_build_id__hex(h->build_ids[0].id, h->build_ids[0].size, hex),
+					  "101112131415161718191a1b1c1d1e1f20212223");
+				/* the ancient layout is recognised from the kernel entry, and
+				 * then applies to the whole table */
+				CHECK_STR(h->build_ids[1].filename, "/usr/bin/prog");
+				CHECK_EQ_U64(h->build_ids[1].pid, buildid_layout == 1 ? 1234 : -1);
+				CHECK_STR(perf_build_id__hex(h->build_ids[1].id, h->build_ids[1].size, hex),
+					  "202122232425262728292a2b2c2d2e2f30313233");
+			}
+			perf_reader__delete(r);
+			unlink(path);
+		}
+	buildid_layout = 0;
+	be = 0;
+}
+
 int main(void)
 {
+	RUN_TEST(test_build_id_table);
 	RUN_TEST(test_old_headers);
 	RUN_TEST(test_roles);
 	RUN_TEST(test_time_order);
