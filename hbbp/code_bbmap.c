@@ -96,6 +96,11 @@ static const char *cb_dso_status_detail(void *ctx, const struct bbmap_dso *d)
 	return bbmap_dso__status_detail(d);
 }
 
+static size_t cb_module_build_id(void *ctx, const struct bbmap_module *m, const uint8_t **id)
+{
+	return bbmap_module__build_id(m, id);
+}
+
 void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
 {
 	ops->ctx = s;
@@ -111,4 +116,5 @@ void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
 	ops->dso_kind = cb_dso_kind;
 	ops->dso_path = cb_dso_path;
 	ops->dso_status_detail = cb_dso_status_detail;
+	ops->module_build_id = cb_module_build_id;
 }

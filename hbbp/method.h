@@ -47,6 +47,7 @@ struct hbbp_code_ops {
 	enum bbmap_dso_kind (*dso_kind)(void *ctx, const struct bbmap_dso *d);
 	const char *(*dso_path)(void *ctx, const struct bbmap_dso *d);		/* or NULL */
 	const char *(*dso_status_detail)(void *ctx, const struct bbmap_dso *d);	/* or NULL */
+	size_t (*module_build_id)(void *ctx, const struct bbmap_module *m, const uint8_t **id);
 };
 
 enum hbbp_method { HBBP_METHOD_HBBP, HBBP_METHOD_EBS, HBBP_METHOD_LBR };

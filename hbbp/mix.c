@@ -697,7 +697,8 @@ static int table_modules(struct result *res, struct mix_ctx *x, const struct ids
 		err = result_cell__text(t, &cell[1], dso_full(x, dso));
 		if (!err && path)
 			err = result_cell__text(t, &cell[2], path);
-		if (!err && st == DSO_OK && m && (bsz = bbmap_module__build_id(m, &bid)) > 0) {
+		if (!err && st == DSO_OK && m && x->ops->module_build_id &&
+		    (bsz = x->ops->module_build_id(x->ops->ctx, m, &bid)) > 0) {
 			char hex[41];
 			size_t j;
 

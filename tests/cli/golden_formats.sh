@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
 
-names="golden_formats_agree golden_sqlite_view golden_sqlite_append"
+names="golden_formats_agree golden_sqlite_view golden_sqlite_append golden_sqlite_tables"
 [ $golden_ok = 1 ] && golden_setup
 if [ $golden_ok != 1 ] || [ "$golden_layout_ok" != 1 ]; then
 	for n in $names; do skip "$n: ${golden_why:-golden program layout differs}"; done
@@ -86,4 +86,17 @@ if conv -o "$TMP/a.db" && conv --method lbr --append -o "$TMP/a.db" &&
 	pass golden_sqlite_append
 else
 	fail golden_sqlite_append
+fi
+
+# The other tables: the module's build-id as readelf reads it, c split into two blocks of 2 and
+# 4 instructions, 10 blocks (8 code + [no code] + [unmapped]), the instructions of the
+# 8 code blocks (4 + 18 + 19 + 2 + 4 + 2 + 3 + 40 = 92), one thread.
+if [ "$(sqlite3 "$TMP/o.sqlite" "select build_id from modules where name = '/golden/prog'")" = "$BID" ] &&
+   [ "$(sqlite3 "$TMP/o.sqlite" "select group_concat(length, ',') from (select length from blocks b join symbols s using (run_id, symbol_id) where s.name = 'c' order by b.address)")" = "2,4" ] &&
+   [ "$(sqlite3 "$TMP/o.sqlite" 'select count(*) from blocks')" = 10 ] &&
+   [ "$(sqlite3 "$TMP/o.sqlite" 'select count(*) from instructions')" = 92 ] &&
+   [ "$(sqlite3 "$TMP/o.sqlite" 'select count(distinct tid) from thread_blocks')" = 1 ]; then
+	pass golden_sqlite_tables
+else
+	fail golden_sqlite_tables
 fi
