@@ -353,6 +353,16 @@ int main(int argc, char **argv)
 	}
 	printf("samples %llu bytes %llu\n", (unsigned long long)nsamples,
 	       (unsigned long long)bytes);
+	for (i = 0; i < nr_ev; i++)
+		free(ev[i].name);
+	for (i = 0; i < nin; i++) {
+		for (size_t m = 0; m < in[i].nr_maps; m++)
+			free(in[i].maps[m].file);
+		free(in[i].s);
+		free(in[i].br);
+	}
+	free(cursor);
+	free(left);
 	return 0;
 fail:
 	fprintf(stderr, "benchgen: %s: %s\n", out, strerror(err < 0 ? -err : err));
