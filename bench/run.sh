@@ -133,7 +133,7 @@ if [ -n "$results" ]; then
 		echo
 		echo "Produced by \`make bench\` (bench/run.sh; BENCH_SIZES=\"$sizes\")."
 		echo
-		echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo ' (with local changes)')"
+		echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!bench/RESULTS.md' 2>/dev/null || echo ' (with local changes)')"
 		echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 		echo "- machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM, $(uname -sr)"
 		echo "- perf: $(perf version 2>/dev/null || echo absent)"
