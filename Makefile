@@ -4,6 +4,7 @@
 #   make check        unit, round-trip, golden CLI, corpus and malformed-input tests
 #   make SAN=address,undefined check   the same under sanitizers (separate build dir)
 #   make fuzz         build the libFuzzer target on the reader (clang)
+#   make bench        conversion benchmark against perf and cat (BENCH_SIZES="100 1000" MiB)
 #   make install PREFIX=/usr/local DESTDIR=
 #   V=1               show the commands
 
@@ -133,6 +134,10 @@ check-run:
 
 fuzz:
 	$(MAKE) -C tests/fuzz
+
+# Generates recordings into build/bench and writes bench/RESULTS.md (see bench/run.sh).
+bench: $(PROGS) $(BUILD)/tools/benchgen
+	@BUILD=$(BUILD) HBBP=$(firstword $(PROGS)) PMUSIM=$(word 2,$(PROGS)) sh bench/run.sh
 
 install: hbbp-convert
 	install -d $(DESTDIR)$(PREFIX)/bin

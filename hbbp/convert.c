@@ -168,6 +168,10 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 		return ret;
 	}
 	hbbp_driver__finish(&run->drv);
+	if (run->drv.flush_err) {
+		pr_err("%s: %s", o->input, hbbp_strerror(run->drv.flush_err));
+		return run->drv.flush_err;
+	}
 	return 0;
 }
 

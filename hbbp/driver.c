@@ -3,6 +3,8 @@
  * event; READ values feed multiplexing; EBS samples accumulate their period per resolved
  * (thread, dso, vaddr); LBR stacks are cut into n-1 streams weighted period/(n-1), validated,
  * and accumulated per (thread, dso, to, from); slot counters per branch feed the bias flag.
+ * Identical stacks (most repeat) are first summed by their raw addresses and resolved once,
+ * before the next record that may change an address space.
  * No allocation per sample beyond amortised hash growth. Never prints; never opens files.
  * Depends on hbbp/method.h, hbbp/hmap.h and the reader's record structs only.
  */
@@ -66,6 +68,7 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
 	hmap__init(&d->unres, 1, sizeof(struct hbbp_unresolved));
 	hmap__init(&d->reads, 3, 2 * sizeof(uint64_t));
 	hmap__init(&d->comms, 1, sizeof(uint64_t));
+	hmap__init(&d->stacks, 2 + 2 * HBBP_STACK_CACHE_DEPTH, sizeof(struct hbbp_stack_val));
 	return 0;
 }
 
@@ -82,6 +85,7 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	hmap__exit(&d->unres);
 	hmap__exit(&d->reads);
 	hmap__exit(&d->comms);
+	hmap__exit(&d->stacks);
 	for (i = 0; i < d->nr_comm; i++)
 		free(d->comm[i]);
 	free(d->comm);
@@ -195,6 +199,10 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	size_t i;
 	void *val;
 	const uint64_t *key;
+	int err = hbbp_driver__flush(d);
+
+	if (err && !d->flush_err)
+		d->flush_err = err;
 
 	for (i = 0; i < d->nr_events; i++)
 		d->ev[i].time_enabled = d->ev[i].time_running = 0;
@@ -290,13 +298,13 @@ static int driver_ebs(struct hbbp_driver *d, const struct perf_record *rec, int 
 	return 0;
 }
 
-static int driver_reject(struct hbbp_driver *d, enum hbbp_reject why, double w,
+static int driver_reject(struct hbbp_driver *d, enum hbbp_reject why, double w, uint64_t cnt,
 			 struct bbmap_dso *dso, bool unresolved)
 {
-	d->rejected[why]++;
+	d->rejected[why] += cnt;
 	d->rejected_weight[why] += w;
 	if (unresolved)
-		return hbbp_driver__unresolved_add(d, dso, true, 1, w);
+		return hbbp_driver__unresolved_add(d, dso, true, cnt, w);
 	return 0;
 }
 
@@ -330,26 +338,17 @@ static bool entry_spec_wrong(const struct perf_branch_entry *e)
 	return PERF_BR_SPEC(e->flags) == PERF_BR_SPEC_WRONG_PATH;
 }
 
-static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int evidx)
+/* Resolves, validates and accumulates the stack e[0..n) (n >= 2, newest first) of thread
+ * pid/tid, seen cnt times with periods summing to period. */
+static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode,
+			    int evidx, const struct perf_branch_entry *e, uint64_t n,
+			    double period, uint64_t cnt)
 {
-	const struct perf_sample *s = &rec->sample;
-	const struct perf_branch_entry *e = s->branches;
-	int cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	uint64_t n = s->nr_branches, k, thr = (uint64_t)s->pid << 32 | s->tid;
+	uint64_t k, thr = (uint64_t)pid << 32 | tid;
 	struct hbbp_event_state *ev = &d->ev[evidx];
 	double w;
 	int err;
 
-	/* A partly filled LBR is padded with 0/0 entries (oldest end): they are no branches. */
-	while (n && e && !e[n - 1].from && !e[n - 1].to) {
-		n--;
-		ev->zero_entries++;
-	}
-	if (n < 2 || !e) {
-		ev->stacks_short++;
-		return 0;
-	}
-	ev->samples_used++;
 	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
 	if (2 * n > d->alloc_locs) {
 		struct bbmap_loc *nl = realloc(d->locs, 2 * n * sizeof(*nl));
@@ -363,10 +362,10 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 	for (k = 0; k < n; k++) {
 		struct bbmap_loc *lf = &d->locs[2 * k], *lt = &d->locs[2 * k + 1];
 
-		if (!e[k].from || driver_lookup(d, s->pid, branch_cpumode(cpumode, e[k].from),
+		if (!e[k].from || driver_lookup(d, pid, branch_cpumode(cpumode, e[k].from),
 						e[k].from, lf))
 			lf->dso = NULL;
-		if (!e[k].to || driver_lookup(d, s->pid, branch_cpumode(cpumode, e[k].to),
+		if (!e[k].to || driver_lookup(d, pid, branch_cpumode(cpumode, e[k].to),
 					      e[k].to, lt))
 			lt->dso = NULL;
 	}
@@ -385,16 +384,16 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 		b = hmap__get(&d->bias, key, NULL);
 		if (!b)
 			return -ENOMEM;
-		b->all++;
-		b->expected += 1.0 / (double)n;
+		b->all += cnt;
+		b->expected += (double)cnt / (double)n;
 		if (k == n - 1)
-			b->oldest++;
+			b->oldest += cnt;
 		if (k == 0)
-			b->newest++;
+			b->newest += cnt;
 	}
-	w = (double)s->period / (double)(n - 1);
-	ev->streams += n - 1;
-	ev->stream_weight += (double)s->period;
+	w = period / (double)(n - 1);
+	ev->streams += cnt * (n - 1);
+	ev->stream_weight += period;
 	for (k = 1; k < n; k++) {
 		const struct bbmap_loc *lto = &d->locs[2 * k + 1], *lfrom = &d->locs[2 * (k - 1)];
 		uint64_t to = e[k].to, from = e[k - 1].from;
@@ -403,22 +402,22 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 		bool rejected = true;
 
 		if (entry_spec_wrong(&e[k]) || entry_spec_wrong(&e[k - 1])) {
-			err = driver_reject(d, REJ_SPECULATIVE, w, NULL, false);
+			err = driver_reject(d, REJ_SPECULATIVE, w, cnt, NULL, false);
 		} else if (to > from) {
 			pr_debug("stream to 0x%" PRIx64 " > from 0x%" PRIx64 " (entries %" PRIu64
 				 "/%" PRIu64 ")", to, from, k, n);
-			err = driver_reject(d, REJ_BACKWARD, w, NULL, false);
+			err = driver_reject(d, REJ_BACKWARD, w, cnt, NULL, false);
 		} else if (!lto->dso || !lfrom->dso) {
 			pr_debug("stream 0x%" PRIx64 " (%s) .. 0x%" PRIx64 " (%s) unmapped", to,
 				 lto->dso ? "mapped" : "unmapped", from,
 				 lfrom->dso ? "mapped" : "unmapped");
-			err = driver_reject(d, REJ_UNMAPPED, w, NULL, true);
+			err = driver_reject(d, REJ_UNMAPPED, w, cnt, NULL, true);
 		} else if (lto->dso != lfrom->dso) {
-			err = driver_reject(d, REJ_CROSS_MODULE, w, NULL, false);
+			err = driver_reject(d, REJ_CROSS_MODULE, w, cnt, NULL, false);
 		} else if (lto->vaddr > lfrom->vaddr ||
 			   lfrom->vaddr - lto->vaddr > HBBP_MAX_STREAM_BYTES) {
 			err = driver_reject(d, lto->vaddr > lfrom->vaddr ? REJ_BACKWARD : REJ_TOO_LONG,
-					    w, NULL, false);
+					    w, cnt, NULL, false);
 		} else {
 			key[0] = thr;
 			key[1] = (uintptr_t)lto->dso;
@@ -429,7 +428,7 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 			if (!v)
 				return -ENOMEM;
 			v->weight += w;
-			v->n++;
+			v->n += cnt;
 			err = 0;
 			rejected = false;
 		}
@@ -440,6 +439,96 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 			return err;
 	}
 	return 0;
+}
+
+int hbbp_driver__flush(struct hbbp_driver *d)
+{
+	struct perf_branch_entry e[HBBP_STACK_CACHE_DEPTH];
+	size_t i;
+	int err = 0;
+
+	if (!d->stacks.nr)
+		return 0;
+	for (i = 0; i < d->stacks.cap && !err; i++) {
+		void *val;
+		const uint64_t *key = hmap__slot(&d->stacks, i, &val);
+		const struct hbbp_stack_val *v = val;
+		uint64_t n, k;
+
+		if (!key)
+			continue;
+		n = key[1] >> 32;
+		for (k = 0; k < n; k++) {
+			e[k].from = key[2 + 2 * k];
+			e[k].to = key[3 + 2 * k];
+			e[k].flags = 0;
+		}
+		err = driver_lbr_stack(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
+				       (int)((key[1] >> 16) & 0xffff), (int)(key[1] & 0xffff), e,
+				       n, v->period, v->n);
+	}
+	/* start again small: flushes before address-space records may be frequent */
+	hmap__exit(&d->stacks);
+	hmap__init(&d->stacks, 2 + 2 * HBBP_STACK_CACHE_DEPTH, sizeof(struct hbbp_stack_val));
+	return err;
+}
+
+static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int evidx)
+{
+	const struct perf_sample *s = &rec->sample;
+	const struct perf_branch_entry *e = s->branches;
+	int cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	uint64_t n = s->nr_branches, k, key[2 + 2 * HBBP_STACK_CACHE_DEPTH];
+	struct hbbp_event_state *ev = &d->ev[evidx];
+	struct hbbp_stack_val *v;
+	int err;
+
+	/* A partly filled LBR is padded with 0/0 entries (oldest end): they are no branches. */
+	while (n && e && !e[n - 1].from && !e[n - 1].to) {
+		n--;
+		ev->zero_entries++;
+	}
+	if (n < 2 || !e) {
+		ev->stacks_short++;
+		return 0;
+	}
+	ev->samples_used++;
+	if (n > HBBP_STACK_CACHE_DEPTH || evidx > 0xffff)
+		return driver_lbr_stack(d, s->pid, s->tid, cpumode, evidx, e, n,
+					(double)s->period, 1);
+	for (k = 0; k < n; k++) {
+		if (entry_spec_wrong(&e[k]))	/* flags are not kept in the cache */
+			return driver_lbr_stack(d, s->pid, s->tid, cpumode, evidx, e, n,
+						(double)s->period, 1);
+		key[2 + 2 * k] = e[k].from;
+		key[3 + 2 * k] = e[k].to;
+	}
+	for (k = 2 + 2 * n; k < 2 + 2 * HBBP_STACK_CACHE_DEPTH; k++)
+		key[k] = 0;
+	key[0] = (uint64_t)s->pid << 32 | s->tid;
+	key[1] = (uint64_t)evidx | (uint64_t)cpumode << 16 | n << 32;
+	if (d->stacks.nr >= HBBP_STACK_CACHE_MAX && (err = hbbp_driver__flush(d)))
+		return err;
+	v = hmap__get(&d->stacks, key, NULL);
+	if (!v)
+		return -ENOMEM;
+	v->period += (double)s->period;
+	v->n++;
+	return 0;
+}
+
+/* Records after which the address spaces are unchanged: no need to flush the stacks. */
+static bool record_keeps_maps(uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_SWITCH: case PERF_RECORD_SWITCH_CPU_WIDE:
+	case PERF_RECORD_NAMESPACES: case PERF_RECORD_CGROUP: case PERF_RECORD_ITRACE_START:
+	case PERF_RECORD_AUX: case PERF_RECORD_TIME_CONV: case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES: case PERF_RECORD_THROTTLE: case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_READ:
+		return true;
+	}
+	return false;
 }
 
 static int driver_sample(struct hbbp_driver *d, const struct perf_record *rec)
@@ -476,6 +565,12 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 	int evidx = rec->evidx;
 	bool ev_ok = evidx >= 0 && (size_t)evidx < d->nr_events;
 
+	if (rec->type != PERF_RECORD_SAMPLE && d->stacks.nr && !record_keeps_maps(rec->type)) {
+		int err = hbbp_driver__flush(d);
+
+		if (err)
+			return err;
+	}
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
 		return driver_sample(d, rec);

@@ -131,7 +131,17 @@ struct hbbp_driver {
 	size_t acct_nr;				/* == unres.nr (no insert since) */
 	struct bbmap_loc *locs;		/* reused per LBR stack: resolved from/to of each entry */
 	size_t alloc_locs;
+	/* Identical LBR stacks are summed before their entries are resolved: (pid<<32|tid,
+	 * evidx | cpumode << 16 | n << 32, from/to of each of up to HBBP_STACK_CACHE_DEPTH
+	 * entries) -> struct hbbp_stack_val. Flushed before any record that may change an
+	 * address space, when full, and by hbbp_driver__flush / __finish. */
+	struct hmap stacks;
+	int flush_err;			/* error of a flush inside hbbp_driver__finish */
 };
+
+#define HBBP_STACK_CACHE_DEPTH	32
+#define HBBP_STACK_CACHE_MAX	16384	/* distinct stacks held (at most about 18 MB) */
+struct hbbp_stack_val { double period; uint64_t n; };
 
 struct hbbp_ebs_val { double period; uint64_t n; };
 struct hbbp_stream_val { double weight; uint64_t n; };
@@ -143,7 +153,10 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
 void hbbp_driver__exit(struct hbbp_driver *d);
 /* Feeds one record (any type). Returns 0 or -ENOMEM; anomalies are counted, never fatal. */
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);
-/* Ends the pass: sums multiplexing times per event and sets the scales. */
+/* Processes the LBR stacks summed so far (see stacks). Returns 0 or -ENOMEM. */
+int hbbp_driver__flush(struct hbbp_driver *d);
+/* Ends the pass: flushes (an error is kept in flush_err), sums multiplexing times per event
+ * and sets the scales. */
 void hbbp_driver__finish(struct hbbp_driver *d);
 /* Last COMM seen for tid (else pid), or NULL. */
 const char *hbbp_driver__comm(const struct hbbp_driver *d, uint32_t pid, uint32_t tid);

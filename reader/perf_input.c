@@ -1,5 +1,5 @@
-/* Byte streams of perf records: a range of an mmapped file or a pipe read into one reused
- * buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one DStream per
+/* Byte streams of perf records: a range of a file (mapped for the header and features, its
+ * records read with pread(2) in large chunks) or a pipe read into one reused buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one DStream per
  * input; records may span compressed chunks). Cuts records by header.size and hands out
  * raw producer-order bytes; knows nothing of attrs or samples.
  */
@@ -19,6 +19,7 @@
 #define COMP_MAX_PAYLOAD	65519u
 #define ZBUF_MAX		(64u << 20)
 #define DROP_CHUNK		(4u << 20)
+#define PREAD_CHUNK		(1u << 20)
 
 int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const char *path,
 			  bool allow_stdin)
@@ -69,6 +70,7 @@ int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const ch
 		}
 		madvise(m, in->map_size, MADV_SEQUENTIAL);
 		in->map = m;
+		in->pread = true;
 	}
 	return 0;
 }
@@ -128,12 +130,63 @@ static int input__fill(struct perf_reader *r, struct perf_input *in, size_t n)
 	return 0;
 }
 
+/* pread mode: makes buf hold [pos, pos + want), reading PREAD_CHUNK or more at once. */
+static int input__pread(struct perf_reader *r, struct perf_input *in, size_t want)
+{
+	uint64_t left = in->end - in->pos;
+	size_t n = want > PREAD_CHUNK ? want : PREAD_CHUNK, got = 0;
+
+	if (in->pos >= in->buf_off && in->pos - in->buf_off <= in->len &&
+	    in->len - (in->pos - in->buf_off) >= want)
+		return 0;
+	if (n > left)
+		n = (size_t)left;
+	if (n > in->cap) {
+		uint8_t *nb = realloc(in->buf, n);
+
+		if (!nb)
+			return -ENOMEM;
+		in->buf = nb;
+		in->cap = n;
+	}
+	while (got < n) {
+		ssize_t k = pread(in->fd, in->buf + got, n - got, (off_t)(in->pos + got));
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(r->errbuf, sizeof(r->errbuf), "%s: read: %s", in->name,
+				 strerror(errno));
+			r->err = -errno;
+			return r->err;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	in->buf_off = in->pos;
+	in->len = got;
+	return 0;
+}
+
 int perf_input__peek(struct perf_reader *r, struct perf_input *in, size_t n,
 		     const uint8_t **p, size_t *avail)
 {
 	if (!in->streaming) {
 		uint64_t left = in->map && in->pos <= in->end ? in->end - in->pos : 0;
 
+		if (in->pread && left) {
+			size_t want = left < n ? (size_t)left : n;
+			size_t have;
+			int err = input__pread(r, in, want);
+
+			if (err)
+				return err;
+			have = in->len - (size_t)(in->pos - in->buf_off);
+			*p = in->buf + (in->pos - in->buf_off);
+			*avail = have < want ? have : want;
+			return *avail == n;
+		}
 		*p = in->map ? in->map + in->pos : NULL;
 		*avail = left < n ? (size_t)left : n;
 		return left >= n;
@@ -323,7 +376,7 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		if (in->done)
 			return 0;
 		off = in->pos;
-		if (!in->streaming && in->map && off - in->dropped >= DROP_CHUNK) {
+		if (!in->streaming && !in->pread && in->map && off - in->dropped >= DROP_CHUNK) {
 			/* read pages are not needed again: keep RSS flat on big files */
 			uint64_t upto = (off - 65536) & ~(uint64_t)(DROP_CHUNK - 1);
 

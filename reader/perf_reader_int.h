@@ -33,6 +33,9 @@ struct perf_input {
 	uint64_t map_size;
 	uint64_t pos, end;		/* file offsets: next byte, end of the record stream */
 	uint64_t dropped;		/* pages below this were released (madvise) */
+	bool pread;			/* records of a mapped file are read with pread(2) into
+					 * buf (buf[0..len) = file bytes from buf_off), not
+					 * touched through the map: cheaper than page faults */
 	/* streaming buffer: buf[0..len) holds file bytes from buf_off */
 	uint8_t *buf;
 	size_t cap, len, start;		/* start: index of file offset pos in buf */
