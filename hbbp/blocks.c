@@ -474,7 +474,6 @@ static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct 
 	struct bbmap_dso **dsos = malloc((h->nr + 1) * sizeof(*dsos));
 	struct hmap rank;
 	struct slot_sort ss;
-	int err = 0;
 
 	hmap__init(&rank, 1, sizeof(uint64_t));
 	if (!idx || !dsos)
@@ -508,7 +507,6 @@ static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct 
 	hmap__exit(&rank);
 	return idx;
 fail:
-	(void)err;
 	free(idx);
 	free(dsos);
 	hmap__exit(&rank);
