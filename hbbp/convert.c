@@ -101,6 +101,20 @@ static int run_meta(struct convert_run *run, const struct convert_opts *o)
 	return err;
 }
 
+/* Source lines are read (DWARF, often zlib-compressed) only when an output shows them: the
+ * srcline key, or SQLite's blocks and instructions tables. */
+static bool run_wants_lines(const struct convert_opts *o)
+{
+	size_t i;
+
+	if (o->format == WRITER_SQLITE)
+		return true;
+	for (i = 0; i < o->mix.nr_keys; i++)
+		if (o->mix.keys[i] == KEY_SRCLINE)
+			return true;
+	return false;
+}
+
 static int run_session(struct convert_run *run, const struct convert_opts *o)
 {
 	const struct perf_header_info *h = perf_reader__header(run->reader);
@@ -110,6 +124,7 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 
 	fo.binaries = o->binaries;
 	fo.nr_binaries = o->nr_binaries;
+	fo.no_lines = !run_wants_lines(o);
 	if (!fo.kcore_dir)
 		fo.kcore_dir = h->kcore_dir;
 	if (!fo.osrelease)
