@@ -68,7 +68,7 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
 	hmap__init(&d->unres, 1, sizeof(struct hbbp_unresolved));
 	hmap__init(&d->reads, 3, 2 * sizeof(uint64_t));
 	hmap__init(&d->comms, 1, sizeof(uint64_t));
-	hmap__init(&d->stacks, 2 + 2 * HBBP_STACK_CACHE_DEPTH, sizeof(struct hbbp_stack_val));
+	hbbp_stack_cache__init(&d->stacks);
 	return 0;
 }
 
@@ -85,7 +85,7 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	hmap__exit(&d->unres);
 	hmap__exit(&d->reads);
 	hmap__exit(&d->comms);
-	hmap__exit(&d->stacks);
+	hbbp_stack_cache__exit(&d->stacks);
 	for (i = 0; i < d->nr_comm; i++)
 		free(d->comm[i]);
 	free(d->comm);
@@ -447,17 +447,12 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 	size_t i;
 	int err = 0;
 
-	if (!d->stacks.nr)
-		return 0;
-	for (i = 0; i < d->stacks.cap && !err; i++) {
-		void *val;
-		const uint64_t *key = hmap__slot(&d->stacks, i, &val);
-		const struct hbbp_stack_val *v = val;
-		uint64_t n, k;
+	/* insertion order: the sums below do not depend on addresses or hashing */
+	for (i = 0; i < d->stacks.nr && !err; i++) {
+		const uint64_t *key = hbbp_stack_cache__key(&d->stacks, i);
+		const struct hbbp_stack_val *v = &d->stacks.vals[i];
+		uint64_t n = key[1] >> 32, k;
 
-		if (!key)
-			continue;
-		n = key[1] >> 32;
 		for (k = 0; k < n; k++) {
 			e[k].from = key[2 + 2 * k];
 			e[k].to = key[3 + 2 * k];
@@ -467,9 +462,7 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 				       (int)((key[1] >> 16) & 0xffff), (int)(key[1] & 0xffff), e,
 				       n, v->period, v->n);
 	}
-	/* start again small: flushes before address-space records may be frequent */
-	hmap__exit(&d->stacks);
-	hmap__init(&d->stacks, 2 + 2 * HBBP_STACK_CACHE_DEPTH, sizeof(struct hbbp_stack_val));
+	hbbp_stack_cache__clear(&d->stacks);
 	return err;
 }
 
@@ -478,7 +471,7 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 	const struct perf_sample *s = &rec->sample;
 	const struct perf_branch_entry *e = s->branches;
 	int cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	uint64_t n = s->nr_branches, k, key[2 + 2 * HBBP_STACK_CACHE_DEPTH];
+	uint64_t n = s->nr_branches, k, key[HBBP_STACK_KEY_WORDS], h;
 	struct hbbp_event_state *ev = &d->ev[evidx];
 	struct hbbp_stack_val *v;
 	int err;
@@ -503,13 +496,16 @@ static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int 
 		key[2 + 2 * k] = e[k].from;
 		key[3 + 2 * k] = e[k].to;
 	}
-	for (k = 2 + 2 * n; k < 2 + 2 * HBBP_STACK_CACHE_DEPTH; k++)
-		key[k] = 0;
 	key[0] = (uint64_t)s->pid << 32 | s->tid;
 	key[1] = (uint64_t)evidx | (uint64_t)cpumode << 16 | n << 32;
-	if (d->stacks.nr >= HBBP_STACK_CACHE_MAX && (err = hbbp_driver__flush(d)))
-		return err;
-	v = hmap__get(&d->stacks, key, NULL);
+	h = hbbp_stack_cache__hash(key);
+	v = hbbp_stack_cache__get(&d->stacks, key, h);
+	if (!v && d->stacks.nr >= HBBP_STACK_CACHE_MAX) {
+		err = hbbp_driver__flush(d);
+		if (err)
+			return err;
+		v = hbbp_stack_cache__get(&d->stacks, key, h);
+	}
 	if (!v)
 		return -ENOMEM;
 	v->period += (double)s->period;

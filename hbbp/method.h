@@ -17,6 +17,7 @@
 #include "bbmap/module.h"
 #include "bbmap/session.h"
 #include "hbbp/hmap.h"
+#include "hbbp/stack_cache.h"
 #include "reader/perf_reader.h"
 
 #define HBBP_DEFAULT_CUTOFF	18
@@ -135,13 +136,9 @@ struct hbbp_driver {
 	 * evidx | cpumode << 16 | n << 32, from/to of each of up to HBBP_STACK_CACHE_DEPTH
 	 * entries) -> struct hbbp_stack_val. Flushed before any record that may change an
 	 * address space, when full, and by hbbp_driver__flush / __finish. */
-	struct hmap stacks;
+	struct hbbp_stack_cache stacks;
 	int flush_err;			/* error of a flush inside hbbp_driver__finish */
 };
-
-#define HBBP_STACK_CACHE_DEPTH	32
-#define HBBP_STACK_CACHE_MAX	16384	/* distinct stacks held (at most about 18 MB) */
-struct hbbp_stack_val { double period; uint64_t n; };
 
 struct hbbp_ebs_val { double period; uint64_t n; };
 struct hbbp_stream_val { double weight; uint64_t n; };
