@@ -46,8 +46,9 @@ static const char usage_text[] =
 "Binaries:\n"
 "      --buildid-dir DIR --symfs DIR  --binary NAME=PATH (repeatable)  --ignore-build-id\n"
 "      --vmlinux FILE    --kallsyms FILE\n"
-"  -j, --jobs N          convert up to N input files at once (default: the number of\n"
-"                        online CPUs, at most 8; 1: one after the other)\n"
+"  -j, --jobs N          threads (default: the number of online CPUs, at most 8): up to\n"
+"                        N input files at once; one file uses 2 (reading and decoding\n"
+"                        || accumulating); -j 1: a single thread. Same results for any N\n"
 "  -q, --quiet           no summary on stderr\n"
 "  -h, --help\n";
 
@@ -295,6 +296,7 @@ int cmd_convert(int argc, char **argv)
 
 		jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
 	}
+	o.jobs = jobs;
 	rc = nr_inputs > 1 ? convert__run_many(&o, inputs, nr_inputs, jobs) : convert__run(&o);
 	free(o.binaries);
 	bbmap_taxonomy__delete(tax);

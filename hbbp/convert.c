@@ -18,6 +18,7 @@
 
 #include "hbbp/code_bbmap.h"
 #include "hbbp/convert.h"
+#include "hbbp/driver_pipe.h"
 #include "util/hbbp_err.h"
 
 static int run_choose_method(struct convert_run *run, const struct convert_opts *o)
@@ -166,9 +167,15 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	bool shown = false;
 	int ret, err;
 
+	struct hbbp_pipe *pipe = NULL;
+
+	/* two threads: the reading and digesting of samples overlaps their accumulation */
+	if (o->jobs > 1 && hbbp_pipe__start(&pipe, &run->drv))
+		pipe = NULL;	/* no thread: the same pass in this one */
 	while ((ret = perf_reader__next(run->reader, &rec)) > 0) {
-		err = hbbp_driver__record(&run->drv, rec);
+		err = pipe ? hbbp_pipe__record(pipe, rec) : hbbp_driver__record(&run->drv, rec);
 		if (err) {
+			hbbp_pipe__stop(pipe);
 			pr_err("%s: %s", o->input, hbbp_strerror(err));
 			return err;
 		}
@@ -180,6 +187,11 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 				shown = true;
 			}
 		}
+	}
+	err = hbbp_pipe__stop(pipe);
+	if (err) {
+		pr_err("%s: %s", o->input, hbbp_strerror(err));
+		return err;
 	}
 	if (shown)
 		convert__progress(1.0, true);
@@ -371,6 +383,7 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 
 			oi.input = inputs[i];
 			oi.append = o->append || wrote;
+			oi.jobs = 1;
 			r = convert__run(&oi);
 			if (r == HBBP_EXIT_OK)
 				wrote = true;
@@ -394,6 +407,7 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 		m.slots[i].o = *o;
 		m.slots[i].o.input = inputs[i];
 		m.slots[i].o.progress = false;
+		m.slots[i].o.jobs = 1;	/* the threads go to the inputs */
 	}
 	elf_version(EV_CURRENT);	/* libelf's one global, set before the threads use it */
 	pthread_mutex_init(&m.lock, NULL);

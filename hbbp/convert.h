@@ -31,6 +31,7 @@ struct convert_opts {
 	size_t nr_binaries;
 	bool quiet;
 	bool progress;			/* stderr is a terminal */
+	unsigned jobs;			/* threads for one input (2: reading || accumulating) */
 };
 
 /* State of a finished run, for the summary. */

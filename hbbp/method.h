@@ -152,6 +152,37 @@ void hbbp_driver__exit(struct hbbp_driver *d);
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);
 /* Processes the LBR stacks summed so far (see stacks). Returns 0 or -ENOMEM. */
 int hbbp_driver__flush(struct hbbp_driver *d);
+/* A sample reduced to what the accumulation needs (hbbp_driver__digest, which reads only
+ * the events' roles and may run in another thread than the driver), then accumulated
+ * (hbbp_driver__apply, in record order). record() on a sample is digest + apply. */
+enum hbbp_item_kind {
+	HBBP_ITEM_BAD_EVENT,	/* no event of the recording: counted as unused */
+	HBBP_ITEM_UNUSED,	/* event with neither role */
+	HBBP_ITEM_EBS,
+	HBBP_ITEM_LBR_SHORT,	/* fewer than 2 entries after the 0/0 padding */
+	HBBP_ITEM_LBR_RAW,	/* not cacheable (deep, speculative entries): raw entries */
+	HBBP_ITEM_LBR,		/* cacheable: key[0..nr_key) and hash */
+};
+struct hbbp_sample_item {
+	uint32_t kind;		/* enum hbbp_item_kind */
+	int32_t evidx;
+	uint32_t pid, tid, cpu;
+	int32_t cpumode;
+	uint64_t ip, period;
+	uint64_t time_enabled, time_running;
+	uint64_t has_read;
+	uint64_t zero_entries;	/* 0/0 entries dropped */
+	uint64_t nr;		/* entries after the padding */
+	uint64_t hash;
+	uint64_t nr_key;	/* LBR: words of key used (2 + 2 nr) */
+	const struct perf_branch_entry *raw;	/* LBR_RAW: valid while the record is */
+	uint64_t key[HBBP_STACK_KEY_WORDS];	/* last: only nr_key words need be stored */
+};
+void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *rec,
+			 struct hbbp_sample_item *it);
+/* key: it->key or a copy of its first nr_key words. Returns 0 or -ENOMEM. */
+int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
+		       const uint64_t *key);
 /* Ends the pass: flushes (an error is kept in flush_err), sums multiplexing times per event
  * and sets the scales. */
 void hbbp_driver__finish(struct hbbp_driver *d);

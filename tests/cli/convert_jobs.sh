@@ -5,11 +5,12 @@
 # run of the golden recording gives the hand-computed mix (tests/golden/golden_hbbp.expected);
 # in the late-map variant the first sample's period (1000) lands in [unmapped] (300 + 1000);
 # -j 1 and -j 2 write identical databases; each run equals the file converted alone;
-# several inputs need SQLite output and -j 0 is refused.
+# several inputs need SQLite output and -j 0 is refused. One file with -j 2 (reading and
+# accumulating on two threads) gives the same CSV and database as -j 1, for each input.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
 
-names="convert_jobs_golden convert_jobs_late_map convert_jobs_identical convert_jobs_single convert_jobs_usage"
+names="convert_jobs_golden convert_jobs_late_map convert_jobs_identical convert_jobs_single convert_jobs_usage convert_jobs_one_file"
 command -v sqlite3 >/dev/null 2>&1 || { golden_ok=0; golden_why="sqlite3 not installed"; }
 [ $golden_ok = 1 ] && golden_setup
 if [ $golden_ok != 1 ] || [ "$golden_layout_ok" != 1 ]; then
@@ -84,3 +85,18 @@ rc_csv=$?
 rc_j0=$?
 check "convert_jobs_usage: CSV with two inputs and -j 0 are usage errors ($rc_csv, $rc_j0)" \
 	[ $rc_csv -eq 1 ] && [ $rc_j0 -eq 1 ] && [ ! -e "$TMP/x.csv" ] && [ ! -e "$TMP/x.db" ]
+
+ok=1
+for f in $inputs; do
+	for j in 1 2; do
+		rm -f "$TMP/one$j.db"
+		"$HBBP" $BIN --by pid,module,symbol,mnemonic -j $j -o "$TMP/one$j.csv" "$f" 2>/dev/null &&
+			"$HBBP" $BIN -j $j -o "$TMP/one$j.db" "$f" 2>/dev/null ||
+			{ ok=0; echo "-j $j: $f failed" >&2; }
+		dump_db "$TMP/one$j.db" > "$TMP/one$j.sql"
+	done
+	cmp -s "$TMP/one1.csv" "$TMP/one2.csv" && cmp -s "$TMP/one1.sql" "$TMP/one2.sql" ||
+		{ ok=0; echo "-j 1 and -j 2 differ on $f" >&2; }
+	[ -s "$TMP/one1.csv" ] || ok=0
+done
+check "convert_jobs_one_file: one file, -j 1 and -j 2 identical (CSV and SQLite)" [ $ok = 1 ]
