@@ -20,9 +20,9 @@
 #define ORDER_MEM_LIMIT_ROUNDS	(64u << 20)
 /* span of a map that queued records may keep from being released; older ones are copied
  * into the arena when a record lies further than this from them (a record with a far
- * future time must not keep the whole file in memory); twice the queue's limit, so that
- * records in time order are never copied */
-#define ORDER_PIN_SPAN		(2 * ORDER_MEM_LIMIT_ROUNDS)
+ * future time must not keep the whole file in memory); 1.5 times the queue's limit, so that
+ * records in time order are never copied (the queue spans at most its limit) */
+#define ORDER_PIN_SPAN		(ORDER_MEM_LIMIT_ROUNDS + ORDER_MEM_LIMIT_ROUNDS / 2)
 
 void perf_order__free(struct perf_reader *r)
 {
