@@ -484,11 +484,11 @@ void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *
 	const struct perf_sample *s = &rec->sample;
 	const struct perf_branch_entry *e = s->branches;
 	int evidx = rec->evidx;
-	uint64_t n, k;
+	uint64_t n;
 
 	it->kind = HBBP_ITEM_BAD_EVENT;
-	it->nr_key = 0;
 	it->evidx = evidx;
+	it->nr = 0;
 	if (evidx < 0 || (size_t)evidx >= d->nr_events)
 		return;
 	it->pid = s->pid;
@@ -518,32 +518,19 @@ void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *
 		n--;
 		it->zero_entries++;
 	}
-	it->nr = n;
 	if (n < 2 || !e) {
 		it->kind = HBBP_ITEM_LBR_SHORT;
 		return;
 	}
-	it->kind = HBBP_ITEM_LBR_RAW;
-	it->raw = e;
-	if (n > HBBP_STACK_CACHE_DEPTH || evidx > 0xffff)
-		return;
-	for (k = 0; k < n; k++) {
-		if (entry_spec_wrong(&e[k]))	/* flags are not kept in the cache */
-			return;
-		it->key[2 + 2 * k] = e[k].from;
-		it->key[3 + 2 * k] = e[k].to;
-	}
-	it->key[0] = (uint64_t)s->pid << 32 | s->tid;
-	it->key[1] = (uint64_t)evidx | (uint64_t)it->cpumode << 16 | n << 32;
-	it->hash = hbbp_stack_cache__hash(it->key);
-	it->nr_key = 2 + 2 * n;
 	it->kind = HBBP_ITEM_LBR;
-	it->raw = NULL;
+	it->nr = n;
+	it->raw = e;
 }
 
 int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
-		       const uint64_t *key)
+		       const struct perf_branch_entry *e)
 {
+	uint64_t key[HBBP_STACK_KEY_WORDS], n = it->nr, k, h;
 	struct hbbp_event_state *ev;
 	struct hbbp_stack_val *v;
 	int err;
@@ -568,24 +555,33 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	case HBBP_ITEM_LBR_SHORT:
 		ev->stacks_short++;
 		return 0;
-	case HBBP_ITEM_LBR_RAW:
-		ev->samples_used++;
-		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, it->raw,
-					it->nr, (double)it->period, 1);
 	case HBBP_ITEM_LBR:
 		break;
 	default:
 		d->nr_unused_samples++;
 		return 0;
 	}
-	/* identical stacks are summed here and resolved at the next flush */
 	ev->samples_used++;
-	v = hbbp_stack_cache__get(&d->stacks, key, it->hash);
+	if (n > HBBP_STACK_CACHE_DEPTH || it->evidx > 0xffff)
+		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, n,
+					(double)it->period, 1);
+	for (k = 0; k < n; k++) {
+		if (entry_spec_wrong(&e[k]))	/* flags are not kept in the cache */
+			return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e,
+						n, (double)it->period, 1);
+		key[2 + 2 * k] = e[k].from;
+		key[3 + 2 * k] = e[k].to;
+	}
+	/* identical stacks are summed here and resolved at the next flush */
+	key[0] = (uint64_t)it->pid << 32 | it->tid;
+	key[1] = (uint64_t)it->evidx | (uint64_t)it->cpumode << 16 | n << 32;
+	h = hbbp_stack_cache__hash(key);
+	v = hbbp_stack_cache__get(&d->stacks, key, h);
 	if (!v && d->stacks.nr >= HBBP_STACK_CACHE_MAX) {
 		err = hbbp_driver__flush(d);
 		if (err)
 			return err;
-		v = hbbp_stack_cache__get(&d->stacks, key, it->hash);
+		v = hbbp_stack_cache__get(&d->stacks, key, h);
 	}
 	if (!v)
 		return -ENOMEM;
@@ -610,7 +606,7 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 		struct hbbp_sample_item it;
 
 		hbbp_driver__digest(d, rec, &it);
-		return hbbp_driver__apply(d, &it, it.key);
+		return hbbp_driver__apply(d, &it, it.raw);
 	}
 	case PERF_RECORD_LOST:
 		d->nr_lost_records++;

@@ -1,5 +1,5 @@
 /* The two-thread pass (see hbbp/driver_pipe.h). Digested samples are packed into batches of
- * BATCH bytes (the item's fixed part, then the used words of its stack key); full batches
+ * BATCH bytes (the item's fixed part, then a copy of its branch entries); full batches
  * go to the worker in a FIFO, processed ones come back to a free list. One mutex and one
  * condition variable per batch handoff; none per sample.
  * Depends on hbbp/method.h and pthreads.
@@ -14,7 +14,8 @@
 
 #define NR_BATCHES	4
 #define BATCH		(256u << 10)
-#define ITEM_FIXED	offsetof(struct hbbp_sample_item, key)
+#define ITEM_FIXED	sizeof(struct hbbp_sample_item)
+#define ENTRY		sizeof(struct perf_branch_entry)
 
 struct hbbp_pipe {
 	struct hbbp_driver *d;
@@ -50,9 +51,8 @@ static int pipe_process(struct hbbp_pipe *p, const unsigned char *b, size_t len)
 	while (off < len && !err) {
 		const struct hbbp_sample_item *it = (const void *)(b + off);
 
-		err = hbbp_driver__apply(p->d, it, (const uint64_t *)(const void *)(b + off +
-									   ITEM_FIXED));
-		off += ITEM_FIXED + it->nr_key * sizeof(uint64_t);
+		err = hbbp_driver__apply(p->d, it, (const void *)(b + off + ITEM_FIXED));
+		off += ITEM_FIXED + it->nr * ENTRY;
 	}
 	return err;
 }
@@ -156,6 +156,7 @@ static int pipe_drain(struct hbbp_pipe *p)
 int hbbp_pipe__record(struct hbbp_pipe *p, const struct perf_record *rec)
 {
 	struct hbbp_sample_item it;
+	unsigned char *dst;
 	size_t n;
 	int err;
 
@@ -164,15 +165,19 @@ int hbbp_pipe__record(struct hbbp_pipe *p, const struct perf_record *rec)
 		return err ? err : hbbp_driver__record(p->d, rec);
 	}
 	hbbp_driver__digest(p->d, rec, &it);
-	if (it.kind == HBBP_ITEM_LBR_RAW) {
-		/* it.raw points into the record: apply it now, in order */
+	/* the entries travel with the item: at most 64 KiB (the record's size bounds them) */
+	n = ITEM_FIXED + it.nr * ENTRY;
+	if (n > BATCH) {
 		err = pipe_drain(p);
-		return err ? err : hbbp_driver__apply(p->d, &it, it.key);
+		return err ? err : hbbp_driver__apply(p->d, &it, it.raw);
 	}
-	n = ITEM_FIXED + it.nr_key * sizeof(uint64_t);
 	if (p->len[p->cur] + n > BATCH && (err = pipe_submit(p)))
 		return err;
-	memcpy(p->buf[p->cur] + p->len[p->cur], &it, n);
+	dst = p->buf[p->cur] + p->len[p->cur];
+	it.raw = NULL;	/* the worker gets the copy that follows */
+	memcpy(dst, &it, ITEM_FIXED);
+	if (it.nr)
+		memcpy(dst + ITEM_FIXED, rec->sample.branches, it.nr * ENTRY);
 	p->len[p->cur] += n;
 	return 0;
 }

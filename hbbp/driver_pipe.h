@@ -1,9 +1,9 @@
-/* The method's pass on two threads: the calling thread reads and decodes records and digests
- * samples (hbbp_driver__digest: the LBR stack key and its hash), a worker thread accumulates
- * them (hbbp_driver__apply) in record order. Everything else (records that may change an
- * address space, samples whose stack cannot be cached) waits until the worker is idle and
- * then runs in the calling thread, so the driver sees exactly the sequence of operations of
- * a single-threaded pass and gives the same result, bit for bit.
+/* The method's pass on two threads: the calling thread reads, orders and decodes records and
+ * digests samples (hbbp_driver__digest) into batches that carry a copy of their branch
+ * entries; a worker thread accumulates them (hbbp_driver__apply: stack keys, hashing, the
+ * stack cache, EBS lookups) in record order. Every other record waits until the worker is
+ * idle and then runs in the calling thread, so the driver sees exactly the sequence of
+ * operations of a single-threaded pass and gives the same result, bit for bit.
  * Depends on hbbp/method.h and pthreads.
  */
 #ifndef HBBP_DRIVER_PIPE_H

@@ -160,8 +160,7 @@ enum hbbp_item_kind {
 	HBBP_ITEM_UNUSED,	/* event with neither role */
 	HBBP_ITEM_EBS,
 	HBBP_ITEM_LBR_SHORT,	/* fewer than 2 entries after the 0/0 padding */
-	HBBP_ITEM_LBR_RAW,	/* not cacheable (deep, speculative entries): raw entries */
-	HBBP_ITEM_LBR,		/* cacheable: key[0..nr_key) and hash */
+	HBBP_ITEM_LBR,		/* nr entries at raw */
 };
 struct hbbp_sample_item {
 	uint32_t kind;		/* enum hbbp_item_kind */
@@ -172,17 +171,14 @@ struct hbbp_sample_item {
 	uint64_t time_enabled, time_running;
 	uint64_t has_read;
 	uint64_t zero_entries;	/* 0/0 entries dropped */
-	uint64_t nr;		/* entries after the padding */
-	uint64_t hash;
-	uint64_t nr_key;	/* LBR: words of key used (2 + 2 nr) */
-	const struct perf_branch_entry *raw;	/* LBR_RAW: valid while the record is */
-	uint64_t key[HBBP_STACK_KEY_WORDS];	/* last: only nr_key words need be stored */
+	uint64_t nr;		/* LBR: entries after the padding */
+	const struct perf_branch_entry *raw;	/* LBR: the record's entries (newest first) */
 };
 void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *rec,
 			 struct hbbp_sample_item *it);
-/* key: it->key or a copy of its first nr_key words. Returns 0 or -ENOMEM. */
+/* e: the item's nr branch entries (it->raw, or a copy of them). Returns 0 or -ENOMEM. */
 int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
-		       const uint64_t *key);
+		       const struct perf_branch_entry *e);
 /* Ends the pass: flushes (an error is kept in flush_err), sums multiplexing times per event
  * and sets the scales. */
 void hbbp_driver__finish(struct hbbp_driver *d);
