@@ -46,9 +46,9 @@ static const char usage_text[] =
 "Binaries:\n"
 "      --buildid-dir DIR --symfs DIR  --binary NAME=PATH (repeatable)  --ignore-build-id\n"
 "      --vmlinux FILE    --kallsyms FILE\n"
-"  -j, --jobs N          threads (default: the number of online CPUs, at most 8): up to\n"
-"                        N input files at once; one file uses 2 (reading and decoding\n"
-"                        || accumulating); -j 1: a single thread. Same results for any N\n"
+"  -j, --jobs N          threads: up to N input files at once (default: the number of\n"
+"                        online CPUs, at most 8); one input on 2 threads (reading ||\n"
+"                        accumulating) only when N >= 2 is given. Same results for any N\n"
 "  -q, --quiet           no summary on stderr\n"
 "  -h, --help\n";
 
@@ -291,12 +291,14 @@ int cmd_convert(int argc, char **argv)
 		goto usage;
 	}
 	o.progress = !o.quiet && isatty(2);
+	/* One input runs on one thread unless -j asks for two: on the 2-CPU machines here the
+	 * two-thread pass costs more in handoffs than it saves (bench/RESULTS.md). */
+	o.jobs = jobs ? jobs : 1;
 	if (!jobs) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 		jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
 	}
-	o.jobs = jobs;
 	rc = nr_inputs > 1 ? convert__run_many(&o, inputs, nr_inputs, jobs) : convert__run(&o);
 	free(o.binaries);
 	bbmap_taxonomy__delete(tax);
