@@ -1,7 +1,9 @@
-/* Byte streams of perf records: a range of a file (mapped for the header and features, its
- * records read with pread(2) in large chunks) or a pipe read into one reused buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one DStream per
- * input; records may span compressed chunks). Cuts records by header.size and hands out
- * raw producer-order bytes; knows nothing of attrs or samples.
+/* Byte streams of perf records: a range of a file (mapped; its records are used in place,
+ * the page tables filled ahead in bulk and the pages released behind, or read with pread(2)
+ * in large chunks where the kernel cannot fill page tables in bulk) or a pipe read into one
+ * reused buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one
+ * DStream per input; records may span compressed chunks). Cuts records by header.size and
+ * hands out raw producer-order bytes; knows nothing of attrs or samples.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,9 +1,10 @@
 /* Record delivery in time order with perf's FINISHED_ROUND semantics: timed records are
  * queued, in place when they lie in a file map and rounds bound the queue (the map's
- * pages are kept while queued), else copied (raw bytes) into a reused arena; at each FINISHED_ROUND those not newer
- * than the previous round's maximum are sorted and delivered (two-round lag); records
- * without a time are delivered at once in file order; everything left is flushed at the
- * end. Decoding happens on delivery, so memory is bounded by about two rounds.
+ * pages are kept while queued), else copied (raw bytes) into a reused arena; at each
+ * FINISHED_ROUND those not newer than the previous round's maximum are sorted and
+ * delivered (two-round lag); records without a time are delivered at once in file order;
+ * everything left is flushed at the end. Decoding happens on delivery, so memory is
+ * bounded by about two rounds.
  * Knows nothing outside reader/.
  */
 #include <errno.h>
@@ -43,8 +44,10 @@ static int qent_cmp(const void *a, const void *b)
 
 static bool in_map(const struct perf_input *in, const uint8_t *p, uint32_t size)
 {
-	return !in->streaming && !in->pread && in->map && p >= in->map &&
-	       (uint64_t)(p - in->map) + size <= in->map_size;
+	uintptr_t a = (uintptr_t)p, m = (uintptr_t)in->map;
+
+	return !in->streaming && !in->pread && in->map && a >= m &&
+	       (uint64_t)(a - m) + size <= in->map_size;
 }
 
 static int arena_reserve(struct perf_reader *r, size_t need)

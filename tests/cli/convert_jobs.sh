@@ -10,7 +10,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
 
-names="convert_jobs_golden convert_jobs_late_map convert_jobs_identical convert_jobs_single convert_jobs_usage convert_jobs_one_file"
+names="convert_jobs_golden convert_jobs_late_map convert_jobs_identical convert_jobs_single
+	convert_jobs_usage convert_jobs_one_file"
 command -v sqlite3 >/dev/null 2>&1 || { golden_ok=0; golden_why="sqlite3 not installed"; }
 [ $golden_ok = 1 ] && golden_setup
 if [ $golden_ok != 1 ] || [ "$golden_layout_ok" != 1 ]; then
@@ -37,7 +38,8 @@ n=$(echo $inputs | wc -w)
 # mix rows of run N as CSV with the header of a conversion (symbol,mnemonic,count,share)
 run_csv() {
 	echo "symbol,mnemonic,count,share"
-	sqlite3 -separator , "$1" "SELECT symbol, mnemonic, count, share FROM mix WHERE run_id = $2 ORDER BY rowid"
+	sqlite3 -separator , "$1" \
+		"SELECT symbol, mnemonic, count, share FROM mix WHERE run_id = $2 ORDER BY rowid"
 }
 dump_db() { sqlite3 "$1" .dump | grep -v '^INSERT INTO runs VALUES'; }
 
@@ -58,8 +60,11 @@ mix_cmp "$TMP/r1.csv" "$ROOT/tests/golden/golden_hbbp.expected" &&
 	mix_cmp "$TMP/rn.csv" "$ROOT/tests/golden/golden_hbbp.expected" &&
 	pass convert_jobs_golden || fail convert_jobs_golden
 
-unm=$(sqlite3 "$TMP/j2.db" "SELECT SUM(count) FROM mix WHERE run_id = 2 AND mnemonic = '[unmapped]'")
-gunm=$(sqlite3 "$TMP/j2.db" "SELECT SUM(count) FROM mix WHERE run_id = 1 AND mnemonic = '[unmapped]'")
+unmapped() {
+	sqlite3 "$TMP/j2.db" "SELECT SUM(count) FROM mix WHERE run_id = $1 AND mnemonic = '[unmapped]'"
+}
+unm=$(unmapped 2)
+gunm=$(unmapped 1)
 check "convert_jobs_late_map: [unmapped] 1300 with the late map, 300 without ($unm, $gunm)" \
 	awk -v a="$unm" -v b="$gunm" 'BEGIN { exit !(a == 1300 && b == 300) }'
 
