@@ -80,7 +80,8 @@ int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const ch
 		/* Records are used in place in the map when its page tables can be filled
 		 * ahead in bulk (a page fault per 4 KiB page costs more than the copy of
 		 * pread); else they are read with pread(2). */
-		in->pread = madvise(m, in->map_size < 4096 ? in->map_size : 4096,
+		in->pread = r->opts.pread ||
+			    madvise(m, in->map_size < 4096 ? in->map_size : 4096,
 				    MADV_POPULATE_READ) != 0;
 	}
 	return 0;
