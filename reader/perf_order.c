@@ -229,8 +229,15 @@ static void end_flush(struct perf_reader *r)
 		r->q_bytes = bytes;
 	}
 	r->arena_len = len;
+	/* what each input's map must keep: one pass over the queue for all inputs */
 	for (i = 0; i < r->nr_inputs; i++)
-		r->inputs[i].keep_from = pinned_from(r, i);
+		r->inputs[i].keep_from = UINT64_MAX;
+	for (i = 0; i < r->q_nr; i++) {
+		struct perf_input *in = &r->inputs[r->q[i].in_idx];
+
+		if (r->q[i].ptr && r->q[i].offset < in->keep_from)
+			in->keep_from = r->q[i].offset;
+	}
 }
 
 static int deliver(struct perf_reader *r, const uint8_t *p, uint32_t size, uint64_t off,
