@@ -77,6 +77,12 @@ static void strtab_free(struct mod_strtab *t)
 
 int bbmap_module__open(struct bbmap_module **out, const char *path, const char *debug_path)
 {
+	return bbmap_module__open_flags(out, path, debug_path, 0);
+}
+
+int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const char *debug_path,
+			     unsigned flags)
+{
 	struct bbmap_module *m;
 	int err;
 
@@ -97,7 +103,8 @@ int bbmap_module__open(struct bbmap_module **out, const char *path, const char *
 	if (err)
 		goto out_free;
 	mod_demangle__init(m);
-	mod_srcline__open(m);
+	if (!(flags & BBMAP_MODULE_NO_LINES))
+		mod_srcline__open(m);	/* inflating .debug_* costs: only when asked */
 	*out = m;
 	return 0;
 out_free:

@@ -70,6 +70,11 @@ struct bbmap_block {
  * Not thread-safe: one module is used by one thread at a time. */
 int bbmap_module__open(struct bbmap_module **out, const char *path, const char *debug_path);
 void bbmap_module__delete(struct bbmap_module *m);
+/* The same with BBMAP_MODULE_* flags. BBMAP_MODULE_NO_LINES: no debug info is read for source
+ * lines (srcfile stays NULL, has_lines is false); symbols still come from the debug file. */
+#define BBMAP_MODULE_NO_LINES	1u
+int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const char *debug_path,
+			     unsigned flags);
 
 const char *bbmap_module__path(const struct bbmap_module *m);
 enum bbmap_arch bbmap_module__arch(const struct bbmap_module *m);

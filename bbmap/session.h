@@ -36,6 +36,7 @@ struct bbmap_find_opts {
 	const char *kcore_dir;		/* <perf.data dir>/kcore_dir */
 	const char *osrelease;		/* of the recording, for /lib/modules/<rel> */
 	const char *const *search_dirs;	/* extra directories searched by basename (NULL-ended) */
+	bool no_lines;			/* source lines not wanted: skip reading DWARF */
 };
 
 enum bbmap_dso_kind {

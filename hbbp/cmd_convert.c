@@ -16,6 +16,7 @@
 
 static const char usage_text[] =
 "usage: hbbp-convert [OPTIONS] [PERF_DATA]    (default ./perf.data)\n"
+"       hbbp-convert [OPTIONS] -o FILE.sqlite [--append] PERF_DATA...   (one run each)\n"
 "       hbbp-convert dump|stats ...\n"
 "\n"
 "Reads a perf record file (perf record -b -e <instructions> -e <taken branches>), computes\n"
@@ -45,6 +46,9 @@ static const char usage_text[] =
 "Binaries:\n"
 "      --buildid-dir DIR --symfs DIR  --binary NAME=PATH (repeatable)  --ignore-build-id\n"
 "      --vmlinux FILE    --kallsyms FILE\n"
+"  -j, --jobs N          threads: up to N input files at once (default: the number of\n"
+"                        online CPUs, at most 8); one input on 2 threads (reading ||\n"
+"                        accumulating) only when N >= 2 is given. Same results for any N\n"
 "  -q, --quiet           no summary on stderr\n"
 "  -h, --help\n";
 
@@ -79,6 +83,7 @@ static const struct option long_opts[] = {
 	{ "ignore-build-id", no_argument, NULL, OPT_IGNORE_BUILDID },
 	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -118,6 +123,9 @@ int cmd_convert(int argc, char **argv)
 	char err[512];
 	unsigned long v;
 	bool format_given = false, by_given = false;
+	const char *const *inputs = NULL;
+	size_t nr_inputs = 1;
+	unsigned jobs = 0;	/* 0: the number of online CPUs */
 	struct bbmap_taxonomy *tax = NULL;
 	struct hbbp_taxonomy taxcol;
 	int c, rc;
@@ -130,9 +138,18 @@ int cmd_convert(int argc, char **argv)
 	o.by = HBBP_DEFAULT_KEYS;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:f:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:f:j:qh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.output = optarg; break;
+		case 'j':
+			if (parse_uint("--jobs", optarg, 1024, &v))
+				goto usage;
+			if (!v) {
+				pr_err("--jobs: at least 1");
+				goto usage;
+			}
+			jobs = (unsigned)v;
+			break;
 		case 'f':
 			o.format = writer_format_from_name(optarg);
 			if (o.format == WRITER_NONE) {
@@ -225,11 +242,10 @@ int cmd_convert(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (optind < argc)
-		o.input = argv[optind++];
 	if (optind < argc) {
-		pr_err("unexpected argument '%s' (one input file)", argv[optind]);
-		goto usage;
+		o.input = argv[optind];
+		inputs = (const char *const *)&argv[optind];
+		nr_inputs = (size_t)(argc - optind);
 	}
 	if (o.mix.user_only && o.mix.kernel_only) {
 		pr_err("--user-only and --kernel-only exclude each other");
@@ -245,6 +261,10 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (o.format == WRITER_SQLITE && (!o.output || !strcmp(o.output, "-"))) {
 		pr_err("SQLite output needs a file (-o FILE.sqlite)");
+		goto usage;
+	}
+	if (nr_inputs > 1 && o.format != WRITER_SQLITE) {
+		pr_err("several input files need SQLite output (-o FILE.sqlite): one run each");
 		goto usage;
 	}
 	if (o.append && o.format != WRITER_SQLITE) {
@@ -271,7 +291,15 @@ int cmd_convert(int argc, char **argv)
 		goto usage;
 	}
 	o.progress = !o.quiet && isatty(2);
-	rc = convert__run(&o);
+	/* One input runs on one thread unless -j asks for two: on the 2-CPU machines here the
+	 * two-thread pass costs more in handoffs than it saves (bench/RESULTS.md). */
+	o.jobs = jobs ? jobs : 1;
+	if (!jobs) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+	}
+	rc = nr_inputs > 1 ? convert__run_many(&o, inputs, nr_inputs, jobs) : convert__run(&o);
 	free(o.binaries);
 	bbmap_taxonomy__delete(tax);
 	return rc;

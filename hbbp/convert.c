@@ -2,10 +2,15 @@
  * (address spaces through the bbmap session), attribute to blocks, build the mix and the
  * result tables, write them. Chooses the run mode from the events' roles (method.md §2:
  * a recording with one usable role runs in that mode, with a warning).
+ * Several inputs (convert__run_many) are converted by a pool of threads, one input per
+ * thread at a time with nothing shared but the read-only options, and written (appended to
+ * one SQLite database) in input order by the calling thread.
  * Depends on the reader, bbmap, hbbp/method.h, hbbp/mix.h and the writers; reports through
  * hbbp_log only (the summary goes to stderr from hbbp/summary.c).
  */
 #include <errno.h>
+#include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +18,7 @@
 
 #include "hbbp/code_bbmap.h"
 #include "hbbp/convert.h"
+#include "hbbp/driver_pipe.h"
 #include "util/hbbp_err.h"
 
 static int run_choose_method(struct convert_run *run, const struct convert_opts *o)
@@ -101,6 +107,20 @@ static int run_meta(struct convert_run *run, const struct convert_opts *o)
 	return err;
 }
 
+/* Source lines are read (DWARF, often zlib-compressed) only when an output shows them: the
+ * srcline key, or SQLite's blocks and instructions tables. */
+static bool run_wants_lines(const struct convert_opts *o)
+{
+	size_t i;
+
+	if (o->format == WRITER_SQLITE)
+		return true;
+	for (i = 0; i < o->mix.nr_keys; i++)
+		if (o->mix.keys[i] == KEY_SRCLINE)
+			return true;
+	return false;
+}
+
 static int run_session(struct convert_run *run, const struct convert_opts *o)
 {
 	const struct perf_header_info *h = perf_reader__header(run->reader);
@@ -110,6 +130,7 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 
 	fo.binaries = o->binaries;
 	fo.nr_binaries = o->nr_binaries;
+	fo.no_lines = !run_wants_lines(o);
 	if (!fo.kcore_dir)
 		fo.kcore_dir = h->kcore_dir;
 	if (!fo.osrelease)
@@ -146,9 +167,15 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	bool shown = false;
 	int ret, err;
 
+	struct hbbp_pipe *pipe = NULL;
+
+	/* two threads: the reading and digesting of samples overlaps their accumulation */
+	if (o->jobs > 1 && hbbp_pipe__start(&pipe, &run->drv))
+		pipe = NULL;	/* no thread: the same pass in this one */
 	while ((ret = perf_reader__next(run->reader, &rec)) > 0) {
-		err = hbbp_driver__record(&run->drv, rec);
+		err = pipe ? hbbp_pipe__record(pipe, rec) : hbbp_driver__record(&run->drv, rec);
 		if (err) {
+			hbbp_pipe__stop(pipe);
 			pr_err("%s: %s", o->input, hbbp_strerror(err));
 			return err;
 		}
@@ -160,6 +187,11 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 				shown = true;
 			}
 		}
+	}
+	err = hbbp_pipe__stop(pipe);
+	if (err) {
+		pr_err("%s: %s", o->input, hbbp_strerror(err));
+		return err;
 	}
 	if (shown)
 		convert__progress(1.0, true);
@@ -187,62 +219,61 @@ static void run_exit(struct convert_run *run)
 	free(run->events);
 }
 
-int convert__run(const struct convert_opts *o)
+/* Everything up to the result tables; on failure err is set and run is ready for
+ * run_exit. Returns the exit code (HBBP_EXIT_OK when the result is ready to write). */
+static int run_compute(struct convert_run *run, const struct convert_opts *o)
 {
-	struct convert_run run;
 	struct perf_reader_opts ro;
-	struct writer_opts wo;
 	const char *errmsg = NULL;
-	const char *out = o->output && strcmp(o->output, "-") ? o->output : "-";
 	size_t i;
 	int err;
 
-	memset(&run, 0, sizeof(run));
+	memset(run, 0, sizeof(*run));
 	memset(&ro, 0, sizeof(ro));
 	ro.ebs_event = o->ebs_event;
 	ro.lbr_event = o->lbr_event;
-	err = perf_reader__open(&run.reader, o->input, &ro, &errmsg);
+	err = perf_reader__open(&run->reader, o->input, &ro, &errmsg);
 	if (err) {
 		pr_err("%s", errmsg ? errmsg : hbbp_strerror(err));
 		return err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
 	}
-	err = result__new(&run.res);
+	err = result__new(&run->res);
 	if (err)
 		goto out;
-	run.nr_events = perf_reader__nr_events(run.reader);
-	run.events = calloc(run.nr_events + 1, sizeof(*run.events));
-	if (!run.events) {
+	run->nr_events = perf_reader__nr_events(run->reader);
+	run->events = calloc(run->nr_events + 1, sizeof(*run->events));
+	if (!run->events) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < run.nr_events; i++)
-		run.events[i] = perf_reader__event(run.reader, i);
-	err = run_choose_method(&run, o);
+	for (i = 0; i < run->nr_events; i++)
+		run->events[i] = perf_reader__event(run->reader, i);
+	err = run_choose_method(run, o);
 	if (err)
 		goto out;
-	err = run_session(&run, o);
+	err = run_session(run, o);
 	if (err)
 		goto out;
-	err = hbbp_driver__init(&run.drv, &run.ops, run.events, run.nr_events);
+	err = hbbp_driver__init(&run->drv, &run->ops, run->events, run->nr_events);
 	if (err)
 		goto out;
-	run.drv_ok = true;
-	err = run_pass(&run, o);
+	run->drv_ok = true;
+	err = run_pass(run, o);
 	if (err)
 		goto out;
 	/* Events the reader saw after open (pipe mode) keep their roles from open. */
-	err = hbbp_counts__compute(&run.counts, &run.drv, run.method, o->cutoff);
-	run.counts_ok = true;
+	err = hbbp_counts__compute(&run->counts, &run->drv, run->method, o->cutoff);
+	run->counts_ok = true;
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));
 		goto out;
 	}
-	for (i = 0; i < run.nr_events; i++)
-		run.events[i] = perf_reader__event(run.reader, i);
-	err = run_meta(&run, o);
+	for (i = 0; i < run->nr_events; i++)
+		run->events[i] = perf_reader__event(run->reader, i);
+	err = run_meta(run, o);
 	if (!err)
-		err = hbbp_mix__build(run.res, &run.counts, &run.drv, run.events, &o->mix,
-				      &run.total);
+		err = hbbp_mix__build(run->res, &run->counts, &run->drv, run->events, &o->mix,
+				      &run->total);
 	if (err) {
 		pr_err("building the result failed: %s", hbbp_strerror(err));
 		goto out;
@@ -250,30 +281,170 @@ int convert__run(const struct convert_opts *o)
 	{
 		double total, rejected;
 
-		convert__code_module_weight(&run, &total, &rejected);
-		err = result__meta_real(run.res, "lbr_weight_code_modules", total);
+		convert__code_module_weight(run, &total, &rejected);
+		err = result__meta_real(run->res, "lbr_weight_code_modules", total);
 		if (!err)
-			err = result__meta_real(run.res, "lbr_weight_code_modules_attributed",
+			err = result__meta_real(run->res, "lbr_weight_code_modules_attributed",
 						total - rejected);
-		if (err)
-			goto out;
 	}
-	memset(&wo, 0, sizeof(wo));
-	wo.append = o->append;
-	err = writer__write(run.res, out, o->format, &wo);
-	if (err) {
-		pr_err("%s: cannot write: %s", strcmp(out, "-") ? out : "stdout",
-		       hbbp_strerror(err));
-		run_exit(&run);
-		return HBBP_EXIT_IO;
-	}
-	if (!o->quiet)
-		convert__summary(&run, o);
 out:
-	run_exit(&run);
 	if (!err)
 		return HBBP_EXIT_OK;
 	if (err == -ENOMEM)
 		return HBBP_EXIT_IO;
 	return hbbp_exit_code(err) == HBBP_EXIT_IO ? HBBP_EXIT_INPUT : hbbp_exit_code(err);
+}
+
+/* Writes the result of a computed run (append: add it to an existing SQLite database) and
+ * prints the summary. */
+static int run_output(struct convert_run *run, const struct convert_opts *o, bool append)
+{
+	const char *out = o->output && strcmp(o->output, "-") ? o->output : "-";
+	struct writer_opts wo;
+	int err;
+
+	memset(&wo, 0, sizeof(wo));
+	wo.append = append;
+	err = writer__write(run->res, out, o->format, &wo);
+	if (err) {
+		pr_err("%s: cannot write: %s", strcmp(out, "-") ? out : "stdout",
+		       hbbp_strerror(err));
+		return HBBP_EXIT_IO;
+	}
+	if (!o->quiet)
+		convert__summary(run, o);
+	return HBBP_EXIT_OK;
+}
+
+int convert__run(const struct convert_opts *o)
+{
+	struct convert_run run;
+	int rc = run_compute(&run, o);
+
+	if (rc == HBBP_EXIT_OK)
+		rc = run_output(&run, o, o->append);
+	run_exit(&run);
+	return rc;
+}
+
+/* ---- several inputs, converted by up to `jobs` threads, written in input order ---- */
+
+struct many_slot {
+	struct convert_opts o;		/* o.input = this input */
+	struct convert_run run;
+	int rc;
+	bool done;
+};
+
+struct many {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* a slot is done, or one was written */
+	struct many_slot *slots;
+	size_t nr, next, written, window;
+};
+
+static void *many_worker(void *arg)
+{
+	struct many *m = arg;
+
+	pthread_mutex_lock(&m->lock);
+	for (;;) {
+		size_t i;
+
+		/* at most `window` computed results wait for their turn to be written */
+		while (m->next < m->nr && m->next >= m->written + m->window)
+			pthread_cond_wait(&m->cond, &m->lock);
+		if (m->next >= m->nr)
+			break;
+		i = m->next++;
+		pthread_mutex_unlock(&m->lock);
+		m->slots[i].rc = run_compute(&m->slots[i].run, &m->slots[i].o);
+		pthread_mutex_lock(&m->lock);
+		m->slots[i].done = true;
+		pthread_cond_broadcast(&m->cond);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
+		      unsigned jobs)
+{
+	struct many m;
+	pthread_t *tids = NULL;
+	size_t i, nr_threads = 0;
+	int rc = HBBP_EXIT_OK;
+	bool wrote = false;		/* later runs are appended to the database */
+
+	if (nr == 1 || jobs <= 1) {
+		for (i = 0; i < nr; i++) {
+			struct convert_opts oi = *o;
+			int r;
+
+			oi.input = inputs[i];
+			oi.append = o->append || wrote;
+			oi.jobs = 1;
+			r = convert__run(&oi);
+			if (r == HBBP_EXIT_OK)
+				wrote = true;
+			else if (rc == HBBP_EXIT_OK)
+				rc = r;
+		}
+		return rc;
+	}
+	memset(&m, 0, sizeof(m));
+	m.slots = calloc(nr, sizeof(*m.slots));
+	tids = calloc(jobs, sizeof(*tids));
+	if (!m.slots || !tids) {
+		free(m.slots);
+		free(tids);
+		pr_err("out of memory");
+		return HBBP_EXIT_IO;
+	}
+	m.nr = nr;
+	m.window = 2 * (size_t)jobs;
+	for (i = 0; i < nr; i++) {
+		m.slots[i].o = *o;
+		m.slots[i].o.input = inputs[i];
+		m.slots[i].o.progress = false;
+		m.slots[i].o.jobs = 1;	/* the threads go to the inputs */
+	}
+	elf_version(EV_CURRENT);	/* libelf's one global, set before the threads use it */
+	pthread_mutex_init(&m.lock, NULL);
+	pthread_cond_init(&m.cond, NULL);
+	for (i = 0; i < jobs && i < nr; i++) {
+		if (pthread_create(&tids[i], NULL, many_worker, &m))
+			break;
+		nr_threads++;
+	}
+	if (!nr_threads)
+		many_worker(&m);	/* no thread could start: do the work here */
+	for (i = 0; i < nr; i++) {
+		struct many_slot *sl = &m.slots[i];
+		int r;
+
+		pthread_mutex_lock(&m.lock);
+		while (!sl->done)
+			pthread_cond_wait(&m.cond, &m.lock);
+		pthread_mutex_unlock(&m.lock);
+		r = sl->rc;
+		if (r == HBBP_EXIT_OK)
+			r = run_output(&sl->run, &sl->o, o->append || wrote);
+		run_exit(&sl->run);
+		if (r == HBBP_EXIT_OK)
+			wrote = true;
+		else if (rc == HBBP_EXIT_OK)
+			rc = r;
+		pthread_mutex_lock(&m.lock);
+		m.written = i + 1;
+		pthread_cond_broadcast(&m.cond);
+		pthread_mutex_unlock(&m.lock);
+	}
+	for (i = 0; i < nr_threads; i++)
+		pthread_join(tids[i], NULL);
+	pthread_cond_destroy(&m.cond);
+	pthread_mutex_destroy(&m.lock);
+	free(tids);
+	free(m.slots);
+	return rc;
 }

@@ -31,6 +31,7 @@ struct convert_opts {
 	size_t nr_binaries;
 	bool quiet;
 	bool progress;			/* stderr is a terminal */
+	unsigned jobs;			/* threads for one input (2: reading || accumulating) */
 };
 
 /* State of a finished run, for the summary. */
@@ -50,6 +51,12 @@ struct convert_run {
 
 /* Runs the conversion; returns an exit code (HBBP_EXIT_*), messages through hbbp_log. */
 int convert__run(const struct convert_opts *o);
+/* Converts inputs[0..nr) with the options o (o->input is ignored), up to jobs at once (1:
+ * one after the other in this thread), writing each to o->output in input order; after the
+ * first written run the others are appended (SQLite). Every input is tried; returns the
+ * first failing exit code, else HBBP_EXIT_OK. */
+int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
+		      unsigned jobs);
 void convert__summary(const struct convert_run *run, const struct convert_opts *o);
 void convert__progress(double fraction, bool done);
 /* LBR stream weight with an end in a dso whose code was found, and the part rejected. */

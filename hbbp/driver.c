@@ -68,7 +68,7 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
 	hmap__init(&d->unres, 1, sizeof(struct hbbp_unresolved));
 	hmap__init(&d->reads, 3, 2 * sizeof(uint64_t));
 	hmap__init(&d->comms, 1, sizeof(uint64_t));
-	hmap__init(&d->stacks, 2 + 2 * HBBP_STACK_CACHE_DEPTH, sizeof(struct hbbp_stack_val));
+	hbbp_stack_cache__init(&d->stacks);
 	return 0;
 }
 
@@ -85,7 +85,7 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	hmap__exit(&d->unres);
 	hmap__exit(&d->reads);
 	hmap__exit(&d->comms);
-	hmap__exit(&d->stacks);
+	hbbp_stack_cache__exit(&d->stacks);
 	for (i = 0; i < d->nr_comm; i++)
 		free(d->comm[i]);
 	free(d->comm);
@@ -268,28 +268,26 @@ static int branch_cpumode(int sample_cpumode, uint64_t addr)
 	return kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 }
 
-static int driver_ebs(struct hbbp_driver *d, const struct perf_record *rec, int evidx)
+static int driver_ebs(struct hbbp_driver *d, const struct hbbp_sample_item *it)
 {
-	const struct perf_sample *s = &rec->sample;
-	int cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	struct bbmap_loc loc;
 	uint64_t key[4];
 	struct hbbp_ebs_val *v;
-	double period = (double)s->period;
+	double period = (double)it->period;
 
-	if (driver_lookup(d, s->pid, cpumode, s->ip, &loc) || !loc.dso) {
+	if (driver_lookup(d, it->pid, it->cpumode, it->ip, &loc) || !loc.dso) {
 		/* Unmapped IPs are kept per thread as one "[unmapped]" row. */
 		loc.dso = NULL;
 		loc.vaddr = 0;
 		if (hbbp_driver__unresolved_add(d, NULL, false, 1, period))
 			return -ENOMEM;
 	} else {
-		d->ev[evidx].samples_used++;
+		d->ev[it->evidx].samples_used++;
 	}
-	key[0] = (uint64_t)s->pid << 32 | s->tid;
+	key[0] = (uint64_t)it->pid << 32 | it->tid;
 	key[1] = (uintptr_t)loc.dso;
 	key[2] = loc.vaddr;
-	key[3] = (uint64_t)evidx;
+	key[3] = (uint64_t)it->evidx;
 	v = hmap__get(&d->ebs, key, NULL);
 	if (!v)
 		return -ENOMEM;
@@ -447,17 +445,12 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 	size_t i;
 	int err = 0;
 
-	if (!d->stacks.nr)
-		return 0;
-	for (i = 0; i < d->stacks.cap && !err; i++) {
-		void *val;
-		const uint64_t *key = hmap__slot(&d->stacks, i, &val);
-		const struct hbbp_stack_val *v = val;
-		uint64_t n, k;
+	/* insertion order: the sums below do not depend on addresses or hashing */
+	for (i = 0; i < d->stacks.nr && !err; i++) {
+		const uint64_t *key = hbbp_stack_cache__key(&d->stacks, i);
+		const struct hbbp_stack_val *v = &d->stacks.vals[i];
+		uint64_t n = key[1] >> 32, k;
 
-		if (!key)
-			continue;
-		n = key[1] >> 32;
 		for (k = 0; k < n; k++) {
 			e[k].from = key[2 + 2 * k];
 			e[k].to = key[3 + 2 * k];
@@ -467,54 +460,8 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 				       (int)((key[1] >> 16) & 0xffff), (int)(key[1] & 0xffff), e,
 				       n, v->period, v->n);
 	}
-	/* start again small: flushes before address-space records may be frequent */
-	hmap__exit(&d->stacks);
-	hmap__init(&d->stacks, 2 + 2 * HBBP_STACK_CACHE_DEPTH, sizeof(struct hbbp_stack_val));
+	hbbp_stack_cache__clear(&d->stacks);
 	return err;
-}
-
-static int driver_lbr(struct hbbp_driver *d, const struct perf_record *rec, int evidx)
-{
-	const struct perf_sample *s = &rec->sample;
-	const struct perf_branch_entry *e = s->branches;
-	int cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	uint64_t n = s->nr_branches, k, key[2 + 2 * HBBP_STACK_CACHE_DEPTH];
-	struct hbbp_event_state *ev = &d->ev[evidx];
-	struct hbbp_stack_val *v;
-	int err;
-
-	/* A partly filled LBR is padded with 0/0 entries (oldest end): they are no branches. */
-	while (n && e && !e[n - 1].from && !e[n - 1].to) {
-		n--;
-		ev->zero_entries++;
-	}
-	if (n < 2 || !e) {
-		ev->stacks_short++;
-		return 0;
-	}
-	ev->samples_used++;
-	if (n > HBBP_STACK_CACHE_DEPTH || evidx > 0xffff)
-		return driver_lbr_stack(d, s->pid, s->tid, cpumode, evidx, e, n,
-					(double)s->period, 1);
-	for (k = 0; k < n; k++) {
-		if (entry_spec_wrong(&e[k]))	/* flags are not kept in the cache */
-			return driver_lbr_stack(d, s->pid, s->tid, cpumode, evidx, e, n,
-						(double)s->period, 1);
-		key[2 + 2 * k] = e[k].from;
-		key[3 + 2 * k] = e[k].to;
-	}
-	for (k = 2 + 2 * n; k < 2 + 2 * HBBP_STACK_CACHE_DEPTH; k++)
-		key[k] = 0;
-	key[0] = (uint64_t)s->pid << 32 | s->tid;
-	key[1] = (uint64_t)evidx | (uint64_t)cpumode << 16 | n << 32;
-	if (d->stacks.nr >= HBBP_STACK_CACHE_MAX && (err = hbbp_driver__flush(d)))
-		return err;
-	v = hmap__get(&d->stacks, key, NULL);
-	if (!v)
-		return -ENOMEM;
-	v->period += (double)s->period;
-	v->n++;
-	return 0;
 }
 
 /* Records after which the address spaces are unchanged: no need to flush the stacks. */
@@ -531,33 +478,116 @@ static bool record_keeps_maps(uint32_t type)
 	return false;
 }
 
-static int driver_sample(struct hbbp_driver *d, const struct perf_record *rec)
+void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *rec,
+			 struct hbbp_sample_item *it)
 {
 	const struct perf_sample *s = &rec->sample;
+	const struct perf_branch_entry *e = s->branches;
 	int evidx = rec->evidx;
+	uint64_t n;
+
+	it->kind = HBBP_ITEM_BAD_EVENT;
+	it->evidx = evidx;
+	it->nr = 0;
+	if (evidx < 0 || (size_t)evidx >= d->nr_events)
+		return;
+	it->pid = s->pid;
+	it->tid = s->tid;
+	it->cpu = s->cpu;
+	it->cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	it->has_read = s->present & PERF_SAMPLE_READ;
+	it->time_enabled = s->time_enabled;
+	it->time_running = s->time_running;
+	it->ip = s->ip;
+	it->period = s->period;
+	it->zero_entries = 0;
+	it->raw = NULL;
+	switch (d->ev[evidx].role) {
+	case PERF_ROLE_EBS:
+		it->kind = HBBP_ITEM_EBS;
+		return;
+	case PERF_ROLE_LBR:
+		break;
+	default:
+		it->kind = HBBP_ITEM_UNUSED;
+		return;
+	}
+	/* A partly filled LBR is padded with 0/0 entries (oldest end): they are no branches. */
+	n = s->nr_branches;
+	while (n && e && !e[n - 1].from && !e[n - 1].to) {
+		n--;
+		it->zero_entries++;
+	}
+	if (n < 2 || !e) {
+		it->kind = HBBP_ITEM_LBR_SHORT;
+		return;
+	}
+	it->kind = HBBP_ITEM_LBR;
+	it->nr = n;
+	it->raw = e;
+}
+
+int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
+		       const struct perf_branch_entry *e)
+{
+	uint64_t key[HBBP_STACK_KEY_WORDS], n = it->nr, k, h;
+	struct hbbp_event_state *ev;
+	struct hbbp_stack_val *v;
 	int err;
 
 	d->nr_samples++;
-	if (evidx < 0 || (size_t)evidx >= d->nr_events) {
+	if (it->kind == HBBP_ITEM_BAD_EVENT) {
 		d->nr_unused_samples++;
 		return 0;
 	}
-	d->ev[evidx].samples++;
-	if (s->present & PERF_SAMPLE_READ) {
-		err = driver_read_value(d, s->pid, s->tid, s->cpu, evidx, s->time_enabled,
-					s->time_running);
+	ev = &d->ev[it->evidx];
+	ev->samples++;
+	if (it->has_read) {
+		err = driver_read_value(d, it->pid, it->tid, it->cpu, it->evidx, it->time_enabled,
+					it->time_running);
 		if (err)
 			return err;
 	}
-	switch (d->ev[evidx].role) {
-	case PERF_ROLE_EBS:
-		return driver_ebs(d, rec, evidx);
-	case PERF_ROLE_LBR:
-		return driver_lbr(d, rec, evidx);
+	ev->zero_entries += it->zero_entries;
+	switch (it->kind) {
+	case HBBP_ITEM_EBS:
+		return driver_ebs(d, it);
+	case HBBP_ITEM_LBR_SHORT:
+		ev->stacks_short++;
+		return 0;
+	case HBBP_ITEM_LBR:
+		break;
 	default:
 		d->nr_unused_samples++;
 		return 0;
 	}
+	ev->samples_used++;
+	if (n > HBBP_STACK_CACHE_DEPTH || it->evidx > 0xffff)
+		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, n,
+					(double)it->period, 1);
+	for (k = 0; k < n; k++) {
+		if (entry_spec_wrong(&e[k]))	/* flags are not kept in the cache */
+			return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e,
+						n, (double)it->period, 1);
+		key[2 + 2 * k] = e[k].from;
+		key[3 + 2 * k] = e[k].to;
+	}
+	/* identical stacks are summed here and resolved at the next flush */
+	key[0] = (uint64_t)it->pid << 32 | it->tid;
+	key[1] = (uint64_t)it->evidx | (uint64_t)it->cpumode << 16 | n << 32;
+	h = hbbp_stack_cache__hash(key);
+	v = hbbp_stack_cache__get(&d->stacks, key, h);
+	if (!v && d->stacks.nr >= HBBP_STACK_CACHE_MAX) {
+		err = hbbp_driver__flush(d);
+		if (err)
+			return err;
+		v = hbbp_stack_cache__get(&d->stacks, key, h);
+	}
+	if (!v)
+		return -ENOMEM;
+	v->period += (double)it->period;
+	v->n++;
+	return 0;
 }
 
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
@@ -572,8 +602,12 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 			return err;
 	}
 	switch (rec->type) {
-	case PERF_RECORD_SAMPLE:
-		return driver_sample(d, rec);
+	case PERF_RECORD_SAMPLE: {
+		struct hbbp_sample_item it;
+
+		hbbp_driver__digest(d, rec, &it);
+		return hbbp_driver__apply(d, &it, it.raw);
+	}
 	case PERF_RECORD_LOST:
 		d->nr_lost_records++;
 		d->nr_lost += rec->lost.lost;

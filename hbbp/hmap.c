@@ -1,5 +1,6 @@
-/* Open-addressing hash map with fixed-size keys and inline values (see hbbp/hmap.h).
- * Linear probing, load factor <= 1/2, capacity doubles. Depends only on libc.
+/* Hash map with fixed-size keys and inline values (see hbbp/hmap.h): a dense entry array in
+ * insertion order and a linear-probing index of entry numbers, load factor <= 1/2, both
+ * doubling. Depends only on libc.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@ void hmap__init(struct hmap *h, size_t key_words, size_t val_size)
 	memset(h, 0, sizeof(*h));
 	h->key_words = key_words;
 	h->val_size = val_size;
-	h->slot_size = 8 + key_words * 8 + ((val_size + 7) & ~(size_t)7);
+	h->slot_size = key_words * 8 + ((val_size + 7) & ~(size_t)7);
 }
 
 void hmap__exit(struct hmap *h)
@@ -19,8 +20,10 @@ void hmap__exit(struct hmap *h)
 	if (!h)
 		return;
 	free(h->slots);
+	free(h->index);
 	h->slots = NULL;
-	h->cap = h->nr = 0;
+	h->index = NULL;
+	h->cap = h->nr = h->alloc = 0;
 }
 
 static uint64_t hmap_hash(const uint64_t *key, size_t n)
@@ -39,92 +42,104 @@ static uint64_t hmap_hash(const uint64_t *key, size_t n)
 	return x;
 }
 
-static unsigned char *slot_at(const struct hmap *h, size_t i)
+static unsigned char *entry_at(const struct hmap *h, size_t i)
 {
 	return h->slots + i * h->slot_size;
 }
 
-static int hmap_grow(struct hmap *h)
+/* doubles the index (rebuilt from the entries) */
+static int hmap_grow_index(struct hmap *h)
 {
 	size_t ncap = h->cap ? h->cap * 2 : 64, i, j;
+	uint32_t *ni;
+
+	if (ncap > (size_t)UINT32_MAX || ncap > SIZE_MAX / sizeof(*ni))
+		return -1;
+	ni = calloc(ncap, sizeof(*ni));
+	if (!ni)
+		return -1;
+	for (i = 0; i < h->nr; i++) {
+		j = hmap_hash((const uint64_t *)entry_at(h, i), h->key_words) & (ncap - 1);
+		while (ni[j])
+			j = (j + 1) & (ncap - 1);
+		ni[j] = (uint32_t)(i + 1);
+	}
+	free(h->index);
+	h->index = ni;
+	h->cap = ncap;
+	return 0;
+}
+
+static int hmap_grow_entries(struct hmap *h)
+{
+	size_t n = h->alloc ? h->alloc * 2 : 32;
 	unsigned char *ns;
 
-	if (ncap > SIZE_MAX / h->slot_size)
+	if (n > SIZE_MAX / h->slot_size)
 		return -1;
-	ns = calloc(ncap, h->slot_size);
+	ns = realloc(h->slots, n * h->slot_size);
 	if (!ns)
 		return -1;
-	for (i = 0; i < h->cap; i++) {
-		unsigned char *s = slot_at(h, i);
-
-		if (!*(uint64_t *)s)
-			continue;
-		j = hmap_hash((const uint64_t *)(s + 8), h->key_words) & (ncap - 1);
-		while (*(uint64_t *)(ns + j * h->slot_size))
-			j = (j + 1) & (ncap - 1);
-		memcpy(ns + j * h->slot_size, s, h->slot_size);
-	}
-	free(h->slots);
 	h->slots = ns;
-	h->cap = ncap;
+	h->alloc = n;
 	return 0;
 }
 
 void *hmap__find(const struct hmap *h, const uint64_t *key)
 {
 	size_t i, kb = h->key_words * 8;
+	uint32_t e;
 
 	if (!h->cap)
 		return NULL;
 	i = hmap_hash(key, h->key_words) & (h->cap - 1);
-	for (;;) {
-		unsigned char *s = slot_at(h, i);
+	while ((e = h->index[i])) {
+		unsigned char *s = entry_at(h, e - 1);
 
-		if (!*(uint64_t *)s)
-			return NULL;
-		if (!memcmp(s + 8, key, kb))
-			return s + 8 + kb;
+		if (!memcmp(s, key, kb))
+			return s + kb;
 		i = (i + 1) & (h->cap - 1);
 	}
+	return NULL;
 }
 
 void *hmap__get(struct hmap *h, const uint64_t *key, int *inserted)
 {
 	size_t i, kb = h->key_words * 8;
 	unsigned char *s;
+	uint32_t e;
 
 	if (inserted)
 		*inserted = 0;
-	if ((h->nr + 1) * 2 > h->cap && hmap_grow(h))
+	if ((h->nr + 1) * 2 > h->cap && hmap_grow_index(h))
 		return NULL;
 	i = hmap_hash(key, h->key_words) & (h->cap - 1);
-	for (;;) {
-		s = slot_at(h, i);
-		if (!*(uint64_t *)s)
-			break;
-		if (!memcmp(s + 8, key, kb))
-			return s + 8 + kb;
+	while ((e = h->index[i])) {
+		s = entry_at(h, e - 1);
+		if (!memcmp(s, key, kb))
+			return s + kb;
 		i = (i + 1) & (h->cap - 1);
 	}
-	*(uint64_t *)s = 1;
-	memcpy(s + 8, key, kb);
-	memset(s + 8 + kb, 0, h->slot_size - 8 - kb);
+	if (h->nr == h->alloc && hmap_grow_entries(h))
+		return NULL;
+	s = entry_at(h, h->nr);
+	memcpy(s, key, kb);
+	memset(s + kb, 0, h->slot_size - kb);
+	h->index[i] = (uint32_t)(h->nr + 1);
 	h->nr++;
 	if (inserted)
 		*inserted = 1;
-	return s + 8 + kb;
+	return s + kb;
 }
 
 const uint64_t *hmap__slot(const struct hmap *h, size_t i, void **val)
 {
 	unsigned char *s;
 
-	if (i >= h->cap)
+	if (i >= h->nr)
 		return NULL;
-	s = slot_at(h, i);
-	if (!*(uint64_t *)s)
-		return NULL;
+	s = entry_at(h, i);
 	if (val)
-		*val = s + 8 + h->key_words * 8;
-	return (const uint64_t *)(s + 8);
+		*val = s + h->key_words * 8;
+	return (const uint64_t *)s;
 }

@@ -1,6 +1,8 @@
-/* A flat open-addressing hash map with fixed-size keys (a few uint64_t words) and fixed-size
- * values stored inline, for the method's accumulators: no allocation per insert beyond the
- * amortised doubling of one array, and iteration by slot index.
+/* A flat hash map with fixed-size keys (a few uint64_t words) and fixed-size values stored
+ * inline, for the method's accumulators: entries live in one dense array in insertion order
+ * behind an open-addressing index, so iteration order (and any sum taken over it) depends
+ * on the order of the inserts only, never on key values such as pointers. No allocation per
+ * insert beyond the amortised doubling of two arrays.
  * Depends only on libc.
  */
 #ifndef HBBP_HMAP_H
@@ -12,10 +14,13 @@
 struct hmap {
 	size_t key_words;	/* key size in uint64_t words */
 	size_t val_size;	/* value size in bytes (multiple of 8 recommended) */
-	size_t slot_size;	/* 8 (used flag) + key + value, rounded to 8 */
-	size_t cap;		/* power of two, 0 before the first insert */
+	size_t slot_size;	/* one entry: key + value, rounded to 8 */
+	size_t cap;		/* index size, a power of two (0 before the first insert);
+				 * bounds iteration: entries are 0..nr-1 < cap */
 	size_t nr;
-	unsigned char *slots;
+	unsigned char *slots;	/* nr entries in insertion order */
+	size_t alloc;		/* entries allocated */
+	uint32_t *index;	/* cap cells: entry number + 1, 0 empty */
 };
 
 void hmap__init(struct hmap *h, size_t key_words, size_t val_size);
@@ -25,7 +30,8 @@ void hmap__exit(struct hmap *h);
 void *hmap__get(struct hmap *h, const uint64_t *key, int *inserted);
 /* Value for key or NULL. */
 void *hmap__find(const struct hmap *h, const uint64_t *key);
-/* Iteration: slots 0..cap-1; returns the key of slot i (and its value) or NULL if empty. */
+/* Iteration: i = 0..cap-1; returns the key of entry i (and its value) or NULL past the last
+ * entry. Entries come in insertion order. */
 const uint64_t *hmap__slot(const struct hmap *h, size_t i, void **val);
 
 #endif

@@ -17,6 +17,7 @@
 #include "bbmap/module.h"
 #include "bbmap/session.h"
 #include "hbbp/hmap.h"
+#include "hbbp/stack_cache.h"
 #include "reader/perf_reader.h"
 
 #define HBBP_DEFAULT_CUTOFF	18
@@ -135,13 +136,9 @@ struct hbbp_driver {
 	 * evidx | cpumode << 16 | n << 32, from/to of each of up to HBBP_STACK_CACHE_DEPTH
 	 * entries) -> struct hbbp_stack_val. Flushed before any record that may change an
 	 * address space, when full, and by hbbp_driver__flush / __finish. */
-	struct hmap stacks;
+	struct hbbp_stack_cache stacks;
 	int flush_err;			/* error of a flush inside hbbp_driver__finish */
 };
-
-#define HBBP_STACK_CACHE_DEPTH	32
-#define HBBP_STACK_CACHE_MAX	16384	/* distinct stacks held (at most about 18 MB) */
-struct hbbp_stack_val { double period; uint64_t n; };
 
 struct hbbp_ebs_val { double period; uint64_t n; };
 struct hbbp_stream_val { double weight; uint64_t n; };
@@ -155,6 +152,33 @@ void hbbp_driver__exit(struct hbbp_driver *d);
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);
 /* Processes the LBR stacks summed so far (see stacks). Returns 0 or -ENOMEM. */
 int hbbp_driver__flush(struct hbbp_driver *d);
+/* A sample reduced to what the accumulation needs (hbbp_driver__digest, which reads only
+ * the events' roles and may run in another thread than the driver), then accumulated
+ * (hbbp_driver__apply, in record order). record() on a sample is digest + apply. */
+enum hbbp_item_kind {
+	HBBP_ITEM_BAD_EVENT,	/* no event of the recording: counted as unused */
+	HBBP_ITEM_UNUSED,	/* event with neither role */
+	HBBP_ITEM_EBS,
+	HBBP_ITEM_LBR_SHORT,	/* fewer than 2 entries after the 0/0 padding */
+	HBBP_ITEM_LBR,		/* nr entries at raw */
+};
+struct hbbp_sample_item {
+	uint32_t kind;		/* enum hbbp_item_kind */
+	int32_t evidx;
+	uint32_t pid, tid, cpu;
+	int32_t cpumode;
+	uint64_t ip, period;
+	uint64_t time_enabled, time_running;
+	uint64_t has_read;
+	uint64_t zero_entries;	/* 0/0 entries dropped */
+	uint64_t nr;		/* LBR: entries after the padding */
+	const struct perf_branch_entry *raw;	/* LBR: the record's entries (newest first) */
+};
+void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *rec,
+			 struct hbbp_sample_item *it);
+/* e: the item's nr branch entries (it->raw, or a copy of them). Returns 0 or -ENOMEM. */
+int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
+		       const struct perf_branch_entry *e);
 /* Ends the pass: flushes (an error is kept in flush_err), sums multiplexing times per event
  * and sets the scales. */
 void hbbp_driver__finish(struct hbbp_driver *d);

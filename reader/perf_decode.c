@@ -258,15 +258,22 @@ static int decode_branches(struct dcur *c, struct perf_reader *r, int evidx, uin
 
 	if (nr > r->brcap || !has(c, nr * 24))
 		return -1;
-	for (i = 0; i < nr; i++) {
-		b[i].from = g64(c);
-		b[i].to = g64(c);
-		b[i].flags = g64(c);
-		if (producer_be(r))
-			b[i].flags = perf__remap_bitfields(b[i].flags, perf_branch_flag_widths);
+	if (!r->swap && !producer_be(r) && !((uintptr_t)(c->p + c->pos) & 7)) {
+		/* the file's own layout: used in place, no copy */
+		s->branches = (const struct perf_branch_entry *)(const void *)(c->p + c->pos);
+		c->pos += (uint32_t)(nr * 24);
+	} else {
+		for (i = 0; i < nr; i++) {
+			b[i].from = g64(c);
+			b[i].to = g64(c);
+			b[i].flags = g64(c);
+			if (producer_be(r))
+				b[i].flags = perf__remap_bitfields(b[i].flags,
+								   perf_branch_flag_widths);
+		}
+		s->branches = b;
 	}
 	s->nr_branches = nr;
-	s->branches = b;
 	if (e->branch_counters && nr) {
 		s->branch_counters = g64s(c, nr);
 		if (!s->branch_counters)

@@ -1,7 +1,9 @@
-/* Byte streams of perf records: a range of a file (mapped for the header and features, its
- * records read with pread(2) in large chunks) or a pipe read into one reused buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one DStream per
- * input; records may span compressed chunks). Cuts records by header.size and hands out
- * raw producer-order bytes; knows nothing of attrs or samples.
+/* Byte streams of perf records: a range of a file (mapped; its records are used in place,
+ * the page tables filled ahead in bulk and the pages released behind, or read with pread(2)
+ * in large chunks where the kernel cannot fill page tables in bulk) or a pipe read into one
+ * reused buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one
+ * DStream per input; records may span compressed chunks). Cuts records by header.size and
+ * hands out raw producer-order bytes; knows nothing of attrs or samples.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +20,12 @@
 
 #define COMP_MAX_PAYLOAD	65519u
 #define ZBUF_MAX		(64u << 20)
-#define DROP_CHUNK		(4u << 20)
+#define DROP_CHUNK		(1u << 20)
 #define PREAD_CHUNK		(1u << 20)
+#define POP_WINDOW		(2u << 20)	/* page tables filled ahead at once */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ	22
+#endif
 
 int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const char *path,
 			  bool allow_stdin)
@@ -70,9 +76,31 @@ int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const ch
 		}
 		madvise(m, in->map_size, MADV_SEQUENTIAL);
 		in->map = m;
-		in->pread = true;
+		in->keep_from = UINT64_MAX;
+		/* Records are used in place in the map when its page tables can be filled
+		 * ahead in bulk (a page fault per 4 KiB page costs more than the copy of
+		 * pread); else they are read with pread(2). */
+		in->pread = r->opts.pread ||
+			    madvise(m, in->map_size < 4096 ? in->map_size : 4096,
+				    MADV_POPULATE_READ) != 0;
 	}
 	return 0;
+}
+
+/* map mode: fills the page tables of the next window at once (a hint: errors are ignored,
+ * pages not filled fault in as usual) */
+static void input__populate(struct perf_input *in, uint64_t off)
+{
+	uint64_t from, to;
+
+	if (in->populated >= in->map_size || off + (POP_WINDOW / 2) <= in->populated)
+		return;
+	from = in->populated > off ? in->populated : off & ~(uint64_t)4095;
+	to = from + POP_WINDOW;
+	if (to > in->map_size)
+		to = in->map_size;
+	madvise((void *)(in->map + from), to - from, MADV_POPULATE_READ);
+	in->populated = to;
 }
 
 void perf_input__close(struct perf_input *in)
@@ -376,15 +404,22 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		if (in->done)
 			return 0;
 		off = in->pos;
-		if (!in->streaming && !in->pread && in->map && off - in->dropped >= DROP_CHUNK) {
-			/* read pages are not needed again: keep RSS flat on big files */
-			uint64_t upto = (off - 65536) & ~(uint64_t)(DROP_CHUNK - 1);
+		if (!in->streaming && !in->pread && in->map) {
+			/* pages read and not queued are not needed again: keep RSS flat */
+			uint64_t low = off < in->keep_from ? off : in->keep_from;
 
-			if (upto > in->dropped) {
-				madvise((void *)(in->map + in->dropped), upto - in->dropped,
-					MADV_DONTNEED);
-				in->dropped = upto;
+			if (low > in->dropped && low - in->dropped >= DROP_CHUNK + 65536) {
+				uint64_t upto = (low - 65536) & ~(uint64_t)(DROP_CHUNK - 1);
+
+				if (upto > in->dropped) {
+					madvise((void *)(in->map + in->dropped),
+						upto - in->dropped, MADV_DONTNEED);
+					in->dropped = upto;
+					if (in->populated < upto)
+						in->populated = upto;
+				}
 			}
+			input__populate(in, off);
 		}
 		ret = perf_input__peek(r, in, 8, &p, &avail);
 		if (ret < 0)

@@ -1,8 +1,10 @@
 /* Record delivery in time order with perf's FINISHED_ROUND semantics: timed records are
- * copied (raw bytes) into a reused arena and queued; at each FINISHED_ROUND those not newer
- * than the previous round's maximum are sorted and delivered (two-round lag); records
- * without a time are delivered at once in file order; everything left is flushed at the
- * end. Decoding happens on delivery, so memory is bounded by about two rounds.
+ * queued, in place when they lie in a file map and rounds bound the queue (the map's
+ * pages are kept while queued), else copied (raw bytes) into a reused arena; at each
+ * FINISHED_ROUND those not newer than the previous round's maximum are sorted and
+ * delivered (two-round lag); records without a time are delivered at once in file order;
+ * everything left is flushed at the end. Decoding happens on delivery, so memory is
+ * bounded by about two rounds.
  * Knows nothing outside reader/.
  */
 #include <errno.h>
@@ -17,6 +19,11 @@
  * otherwise hold the whole file; large with rounds, which bound the queue themselves */
 #define ORDER_MEM_LIMIT		(2u << 20)
 #define ORDER_MEM_LIMIT_ROUNDS	(64u << 20)
+/* span of a map that queued records may keep from being released; older ones are copied
+ * into the arena when a record lies further than this from them (a record with a far
+ * future time must not keep the whole file in memory); 1.5 times the queue's limit, so that
+ * records in time order are never copied (the queue spans at most its limit) */
+#define ORDER_PIN_SPAN		(ORDER_MEM_LIMIT_ROUNDS + ORDER_MEM_LIMIT_ROUNDS / 2)
 
 void perf_order__free(struct perf_reader *r)
 {
@@ -35,20 +42,16 @@ static int qent_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
+static bool in_map(const struct perf_input *in, const uint8_t *p, uint32_t size)
 {
-	struct perf_qent *e;
-	size_t need = (raw->size + 7u) & ~7u;
+	uintptr_t a = (uintptr_t)p, m = (uintptr_t)in->map;
 
-	if (r->q_nr == r->q_cap) {
-		size_t cap = r->q_cap ? r->q_cap * 2 : 4096;
-		struct perf_qent *nq = realloc(r->q, cap * sizeof(*nq));
+	return !in->streaming && !in->pread && in->map && a >= m &&
+	       (uint64_t)(a - m) + size <= in->map_size;
+}
 
-		if (!nq)
-			return -ENOMEM;
-		r->q = nq;
-		r->q_cap = cap;
-	}
+static int arena_reserve(struct perf_reader *r, size_t need)
+{
 	if (r->arena_cap - r->arena_len < need) {
 		size_t cap = r->arena_cap ? r->arena_cap : (1u << 20);
 		uint8_t *na;
@@ -61,15 +64,85 @@ static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
 		r->arena = na;
 		r->arena_cap = cap;
 	}
-	memcpy(r->arena + r->arena_len, raw->p, raw->size);
+	return 0;
+}
+
+/* lowest offset of in-place records of input k still queued (UINT64_MAX: none) */
+static uint64_t pinned_from(const struct perf_reader *r, size_t k)
+{
+	uint64_t low = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < r->q_nr; i++)
+		if (r->q[i].ptr && r->q[i].in_idx == k && r->q[i].offset < low)
+			low = r->q[i].offset;
+	return low;
+}
+
+/* copies the in-place records of input k below offset upto into the arena */
+static int unpin(struct perf_reader *r, size_t k, uint64_t upto)
+{
+	size_t i;
+
+	for (i = 0; i < r->q_nr; i++) {
+		struct perf_qent *e = &r->q[i];
+		size_t need = (e->size + 7u) & ~7u;
+
+		if (!e->ptr || e->in_idx != k || e->offset >= upto)
+			continue;
+		if (arena_reserve(r, need))
+			return -ENOMEM;
+		memcpy(r->arena + r->arena_len, e->ptr, e->size);
+		e->ptr = NULL;
+		e->arena_off = r->arena_len;
+		r->arena_len += need;
+	}
+	r->inputs[k].keep_from = pinned_from(r, k);
+	return 0;
+}
+
+static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
+{
+	struct perf_qent *e;
+	size_t need = (raw->size + 7u) & ~7u;
+	struct perf_input *in = raw->in;
+	/* in place only where rounds bound the queue: without them the queue is small and
+	 * records far out of order would keep their pages */
+	bool place = r->have_round && in_map(in, raw->p, raw->size);
+
+	if (r->q_nr == r->q_cap) {
+		size_t cap = r->q_cap ? r->q_cap * 2 : 4096;
+		struct perf_qent *nq = realloc(r->q, cap * sizeof(*nq));
+
+		if (!nq)
+			return -ENOMEM;
+		r->q = nq;
+		r->q_cap = cap;
+	}
+	if (place && in->keep_from != UINT64_MAX &&
+	    raw->offset - in->keep_from > ORDER_PIN_SPAN &&
+	    unpin(r, (size_t)(in - r->inputs), raw->offset - ORDER_PIN_SPAN / 2))
+		return -ENOMEM;
+	if (!place) {
+		if (arena_reserve(r, need))
+			return -ENOMEM;
+		memcpy(r->arena + r->arena_len, raw->p, raw->size);
+	}
 	e = &r->q[r->q_nr++];
 	e->time = t;
 	e->seq = r->seq++;
 	e->offset = raw->offset;
-	e->arena_off = r->arena_len;
+	e->ptr = place ? raw->p : NULL;
+	e->arena_off = place ? 0 : r->arena_len;
 	e->size = raw->size;
-	e->in_idx = (uint16_t)(raw->in - r->inputs);
-	r->arena_len += need;
+	e->in_idx = (uint16_t)(in - r->inputs);
+	if (place) {
+		if (raw->offset < in->keep_from)
+			in->keep_from = raw->offset;
+	} else {
+		r->arena_len += need;
+	}
+	r->q_bytes += need;
 	if (t < r->last_flush)
 		r->stats.nr_out_of_order++;
 	if (t > r->max_time)
@@ -81,6 +154,10 @@ static int qent_arena_cmp(const void *a, const void *b)
 {
 	const struct perf_qent *x = a, *y = b;
 
+	if (!x->ptr != !y->ptr)
+		return x->ptr ? -1 : 1;
+	if (x->ptr)
+		return x->seq < y->seq ? -1 : x->seq > y->seq;
 	return x->arena_off < y->arena_off ? -1 : x->arena_off > y->arena_off;
 }
 
@@ -120,28 +197,47 @@ static void end_flush(struct perf_reader *r)
 	if (n == r->q_nr) {
 		r->q_nr = 0;
 		r->arena_len = 0;
+		r->q_bytes = 0;
+		for (i = 0; i < r->nr_inputs; i++)
+			r->inputs[i].keep_from = UINT64_MAX;
 		return;
 	}
 	memmove(r->q, r->q + n, (r->q_nr - n) * sizeof(*r->q));
 	r->q_nr -= n;
 	{
-		/* compact the arena: visit the leftovers in arena order so moves go down */
+		/* compact the arena: visit the leftovers in arena order so moves go down
+		 * (records in place in a map sort first and stay where they are) */
 		struct perf_qent *q = r->q;
+		size_t bytes = 0;
+
 		for (i = 1; i < r->q_nr; i++)
-			if (q[i - 1].arena_off > q[i].arena_off)
+			if (qent_arena_cmp(&q[i - 1], &q[i]) > 0)
 				break;
 		if (i < r->q_nr)
 			qsort(q, r->q_nr, sizeof(*q), qent_arena_cmp);
 		for (i = 0; i < r->q_nr; i++) {
 			size_t sz = (q[i].size + 7u) & ~7u;
 
+			bytes += sz;
+			if (q[i].ptr)
+				continue;
 			if (q[i].arena_off != len)
 				memmove(r->arena + len, r->arena + q[i].arena_off, sz);
 			q[i].arena_off = len;
 			len += sz;
 		}
+		r->q_bytes = bytes;
 	}
 	r->arena_len = len;
+	/* what each input's map must keep: one pass over the queue for all inputs */
+	for (i = 0; i < r->nr_inputs; i++)
+		r->inputs[i].keep_from = UINT64_MAX;
+	for (i = 0; i < r->q_nr; i++) {
+		struct perf_input *in = &r->inputs[r->q[i].in_idx];
+
+		if (r->q[i].ptr && r->q[i].offset < in->keep_from)
+			in->keep_from = r->q[i].offset;
+	}
 }
 
 static int deliver(struct perf_reader *r, const uint8_t *p, uint32_t size, uint64_t off,
@@ -205,7 +301,7 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 		if (r->q_delivering) {
 			if (r->q_deliver < r->q_deliver_end) {
 				struct perf_qent *e = &r->q[r->q_deliver++];
-				const uint8_t *p = r->arena + e->arena_off;
+				const uint8_t *p = e->ptr ? e->ptr : r->arena + e->arena_off;
 
 				r->last_flush = e->time;
 				evidx = perf_decode__event_of(r, p, e->size, rd32(r, p));
@@ -267,7 +363,7 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 			ret = queue(r, &raw, t);
 			if (ret)
 				return ret;
-			if (r->arena_len > (r->have_round ? ORDER_MEM_LIMIT_ROUNDS : ORDER_MEM_LIMIT))
+			if (r->q_bytes > (r->have_round ? ORDER_MEM_LIMIT_ROUNDS : ORDER_MEM_LIMIT))
 				start_flush(r, UINT64_MAX, false);
 			continue;
 		}

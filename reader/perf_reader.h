@@ -257,6 +257,8 @@ struct perf_reader_opts {
 	const char *ebs_event;		/* --ebs-event: name (or perf-style spec) of the EBS event */
 	const char *lbr_event;		/* --lbr-event */
 	bool no_sort;			/* deliver in file order */
+	bool pread;			/* read the records of a file with pread(2) even where
+					 * they could be used in place in its map (tests) */
 };
 
 struct perf_reader_stats {

@@ -33,6 +33,9 @@ struct perf_input {
 	uint64_t map_size;
 	uint64_t pos, end;		/* file offsets: next byte, end of the record stream */
 	uint64_t dropped;		/* pages below this were released (madvise) */
+	uint64_t populated;		/* map mode: page tables filled up to here */
+	uint64_t keep_from;		/* lowest offset the order queue still points into
+					 * (UINT64_MAX: none); pages from here are kept */
 	bool pread;			/* records of a mapped file are read with pread(2) into
 					 * buf (buf[0..len) = file bytes from buf_off), not
 					 * touched through the map: cheaper than page faults */
@@ -63,6 +66,7 @@ struct perf_raw {
 struct perf_qent {			/* a queued timed record */
 	uint64_t time, seq;
 	uint64_t offset;		/* file offset */
+	const uint8_t *ptr;		/* the bytes in the input's map, or NULL: in the arena */
 	size_t arena_off;
 	uint32_t size;
 	uint16_t in_idx;
@@ -121,6 +125,7 @@ struct perf_reader {
 	/* ordering */
 	uint8_t *arena;
 	size_t arena_len, arena_cap;
+	size_t q_bytes;			/* queued bytes, in the arena or in place in a map */
 	struct perf_qent *q;
 	size_t q_nr, q_cap;
 	size_t q_deliver, q_deliver_end;	/* delivering q[q_deliver..q_deliver_end) */

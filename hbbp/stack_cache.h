@@ -1,0 +1,44 @@
+/* The cache of identical LBR stacks, summed by their raw addresses before any of them is
+ * resolved: a fixed open-addressing index over a dense array of entries kept in insertion
+ * order, so that a flush visits only the entries (in a deterministic order) and clearing
+ * costs one store per entry. The memory is allocated once and reused across flushes.
+ * Depends only on libc.
+ */
+#ifndef HBBP_STACK_CACHE_H
+#define HBBP_STACK_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HBBP_STACK_CACHE_DEPTH	32
+#define HBBP_STACK_CACHE_MAX	16384	/* distinct stacks held (about 9 MB of keys) */
+/* key: pid<<32|tid, evidx | cpumode << 16 | n << 32, then from/to of the n entries */
+#define HBBP_STACK_KEY_WORDS	(2 + 2 * HBBP_STACK_CACHE_DEPTH)
+
+struct hbbp_stack_val { double period; uint64_t n; };
+
+struct hbbp_stack_cache {
+	uint32_t *index;		/* 2 * MAX slots: entry number + 1, 0 empty */
+	uint32_t *slot;			/* per entry: its index slot */
+	uint64_t *keys;			/* per entry: HBBP_STACK_KEY_WORDS words */
+	struct hbbp_stack_val *vals;	/* per entry */
+	size_t nr;
+};
+
+void hbbp_stack_cache__init(struct hbbp_stack_cache *c);
+void hbbp_stack_cache__exit(struct hbbp_stack_cache *c);
+/* The hash of key (2 + 2n words, n = key[1] >> 32 <= DEPTH). */
+uint64_t hbbp_stack_cache__hash(const uint64_t *key);
+/* The value of key, inserted zeroed when absent; NULL when out of memory or full
+ * (nr == HBBP_STACK_CACHE_MAX: flush first). Words of key past 2 + 2n are ignored. */
+struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const uint64_t *key,
+					     uint64_t hash);
+/* Entry i (0 <= i < nr) in insertion order. */
+static inline const uint64_t *hbbp_stack_cache__key(const struct hbbp_stack_cache *c, size_t i)
+{
+	return c->keys + i * HBBP_STACK_KEY_WORDS;
+}
+/* Empties the cache, keeping its memory. */
+void hbbp_stack_cache__clear(struct hbbp_stack_cache *c);
+
+#endif

@@ -1,0 +1,37 @@
+#!/bin/sh
+# One benchmark-style recording (bench/inputs.sh sources tiled by benchgen: rounds, several
+# processes, libc.so and ld.so, 32-deep stacks) converts to the same rows with -j 2 (reading
+# and accumulating on two threads) as with -j 1, in CSV and SQLite, for each method; and the
+# rows are not empty (the comparison is not between two empty tables).
+. "$(dirname "$0")/../lib.sh"
+GEN=$BUILD/tools/benchgen
+if ! command -v qemu-x86_64 >/dev/null 2>&1; then
+	skip "bench_jobs: qemu-x86_64 not installed (pmusim needs it)"
+	exit 0
+fi
+if ! command -v sqlite3 >/dev/null 2>&1; then skip "bench_jobs: sqlite3 not installed"; exit 0; fi
+if [ ! -x "$GEN" ] || [ ! -x "$ROOT/pmusim" ]; then
+	skip "bench_jobs: benchgen or pmusim not built (make check-build)"
+	exit 0
+fi
+srcs=$(BENCH_INPUTS="interp 10 libcmix 3" sh "$ROOT/bench/inputs.sh" "$TMP/src" "$ROOT/pmusim" \
+	2> "$TMP/inputs.err") || { fail "bench_jobs: bench/inputs.sh"; exit 0; }
+$GEN --mb 3 -o "$TMP/b.data" $srcs > "$TMP/b.info" || { fail "bench_jobs: benchgen"; exit 0; }
+
+ok=1
+for m in hbbp lbr ebs; do
+	for j in 1 2; do
+		"$HBBP" -q --method $m --by pid,module,symbol,block,mnemonic -j $j \
+			-o "$TMP/$m$j.csv" "$TMP/b.data" || ok=0
+	done
+	cmp -s "$TMP/${m}1.csv" "$TMP/${m}2.csv" || { ok=0; echo "--method $m: -j 1 != -j 2" >&2; }
+	[ "$(wc -l < "$TMP/${m}1.csv")" -gt 100 ] || { ok=0; echo "--method $m: few rows" >&2; }
+done
+check "bench_jobs: CSV identical with -j 1 and -j 2 (hbbp, lbr, ebs)" [ $ok = 1 ]
+
+for j in 1 2; do
+	"$HBBP" -q -j $j -o "$TMP/b$j.db" "$TMP/b.data" &&
+		sqlite3 "$TMP/b$j.db" .dump | grep -v '^INSERT INTO runs VALUES' > "$TMP/b$j.sql"
+done
+check "bench_jobs: SQLite identical with -j 1 and -j 2" \
+	sh -c "[ -s '$TMP/b1.sql' ] && cmp -s '$TMP/b1.sql' '$TMP/b2.sql'"

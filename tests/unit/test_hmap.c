@@ -1,0 +1,128 @@
+/* Unit tests of the accumulators' containers: hbbp/hmap.c (every key inserted is found with
+ * its own value, iteration gives the entries in insertion order whatever the keys, across
+ * index growth) and hbbp/stack_cache.c (identical stacks share one entry, words past the
+ * stack are ignored, the cache refuses a new stack when full and is empty and reusable after
+ * clear). The oracle is a plain array of the inserted keys.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbbp/hmap.h"
+#include "hbbp/stack_cache.h"
+#include "tests/harness.h"
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void test_hmap_order(void)
+{
+	enum { N = 5000 };
+	static uint64_t keys[N][3];
+	struct hmap h;
+	uint64_t s = 88172645463325252ULL;
+	size_t i, nr = 0;
+	int ins;
+
+	hmap__init(&h, 3, sizeof(uint64_t));
+	for (i = 0; i < N; i++) {
+		/* a third of the inserts repeat an earlier key */
+		size_t j = (i % 3 == 2 && nr) ? rnd(&s) % nr : nr;
+		uint64_t *v;
+
+		if (j == nr) {
+			keys[nr][0] = rnd(&s);
+			keys[nr][1] = rnd(&s) & 0xff;
+			keys[nr][2] = nr;
+		}
+		v = hmap__get(&h, keys[j], &ins);
+		CHECK(v != NULL);
+		if (!v)
+			break;
+		CHECK(ins == (j == nr));
+		*v += j + 1;
+		if (j == nr)
+			nr++;
+	}
+	CHECK_EQ_U64(h.nr, nr);
+	for (i = 0; i < h.cap; i++) {
+		void *val;
+		const uint64_t *k = hmap__slot(&h, i, &val);
+
+		if (i >= nr) {
+			CHECK(k == NULL);
+			continue;
+		}
+		CHECK(k && !memcmp(k, keys[i], sizeof(keys[i])));
+		CHECK(val && *(uint64_t *)val % (i + 1) == 0 && *(uint64_t *)val >= i + 1);
+		CHECK(hmap__find(&h, keys[i]) == val);
+	}
+	keys[0][2] = N + 1;	/* never inserted */
+	CHECK(hmap__find(&h, keys[0]) == NULL);
+	hmap__exit(&h);
+}
+
+static void stack_key(uint64_t *key, uint32_t pid, uint64_t n, uint64_t seed)
+{
+	uint64_t k;
+
+	key[0] = (uint64_t)pid << 32 | pid;
+	key[1] = 1 | n << 32;
+	for (k = 0; k < n; k++) {
+		key[2 + 2 * k] = 0x400000 + seed * 64 + k * 8;
+		key[3 + 2 * k] = 0x400000 + seed * 64 + k * 8 + 4;
+	}
+}
+
+static void test_stack_cache(void)
+{
+	struct hbbp_stack_cache c;
+	uint64_t a[HBBP_STACK_KEY_WORDS], b[HBBP_STACK_KEY_WORDS];
+	struct hbbp_stack_val *va, *vb;
+	size_t i;
+
+	hbbp_stack_cache__init(&c);
+	memset(a, 0x11, sizeof(a));
+	memset(b, 0x22, sizeof(b));
+	stack_key(a, 7, 4, 1);
+	stack_key(b, 7, 4, 1);	/* same stack, other garbage past 2 + 2n words */
+	CHECK_EQ_U64(hbbp_stack_cache__hash(a), hbbp_stack_cache__hash(b));
+	va = hbbp_stack_cache__get(&c, a, hbbp_stack_cache__hash(a));
+	CHECK(va != NULL);
+	if (va)
+		va->n = 3;
+	vb = hbbp_stack_cache__get(&c, b, hbbp_stack_cache__hash(b));
+	CHECK(vb == va && vb && vb->n == 3);
+	CHECK_EQ_U64(c.nr, 1);
+	stack_key(b, 8, 4, 1);	/* another thread */
+	CHECK(hbbp_stack_cache__get(&c, b, hbbp_stack_cache__hash(b)) != va);
+	CHECK_EQ_U64(c.nr, 2);
+	/* fill up: the next new stack is refused, known ones are still found */
+	for (i = 2; i < HBBP_STACK_CACHE_MAX; i++) {
+		stack_key(b, 9, 2 + i % 30, i);
+		if (!hbbp_stack_cache__get(&c, b, hbbp_stack_cache__hash(b)))
+			break;
+	}
+	CHECK_EQ_U64(c.nr, HBBP_STACK_CACHE_MAX);
+	stack_key(b, 10, 3, 1);
+	CHECK(hbbp_stack_cache__get(&c, b, hbbp_stack_cache__hash(b)) == NULL);
+	CHECK(hbbp_stack_cache__get(&c, a, hbbp_stack_cache__hash(a)) == va);
+	/* entries come in insertion order */
+	CHECK(!memcmp(hbbp_stack_cache__key(&c, 0), a, 10 * sizeof(uint64_t)));
+	hbbp_stack_cache__clear(&c);
+	CHECK_EQ_U64(c.nr, 0);
+	va = hbbp_stack_cache__get(&c, b, hbbp_stack_cache__hash(b));
+	CHECK(va != NULL && c.nr == 1 && va->n == 0 && va->period == 0);
+	hbbp_stack_cache__exit(&c);
+}
+
+int main(void)
+{
+	RUN_TEST(test_hmap_order);
+	RUN_TEST(test_stack_cache);
+	return TEST_EXIT();
+}
