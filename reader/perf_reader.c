@@ -582,7 +582,7 @@ static int open_dir_inputs(struct perf_reader *r)
 
 /* ---- open / delete ---- */
 
-static char open_errmsg[512];
+static _Thread_local char open_errmsg[512];	/* -j opens files on several threads */
 
 int perf_reader__open(struct perf_reader **out, const char *path,
 		      const struct perf_reader_opts *opts, const char **errmsg)

@@ -276,8 +276,8 @@ struct perf_reader_stats {
 
 /* Opens path (file, pipe stream, '-' for stdin, or perf.data directory). Reads the header,
  * attrs and features (in pipe mode: the leading HEADER_* records) and assigns roles.
- * On error *out is NULL and, if errmsg is not NULL, *errmsg points to a static-lifetime
- * copy of the message (valid until the next open). */
+ * On error *out is NULL and, if errmsg is not NULL, *errmsg points to a thread-local copy
+ * of the message (valid until the same thread's next open). */
 int perf_reader__open(struct perf_reader **out, const char *path,
 		      const struct perf_reader_opts *opts, const char **errmsg);
 void perf_reader__delete(struct perf_reader *r);
