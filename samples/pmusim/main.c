@@ -35,6 +35,8 @@ static void sim_usage(FILE *f)
 "  --shadow-prob X      P(sample on a long-latency insn moves to the next one)\n"
 "  --rand-bits N        period randomisation: low N bits of each period at random\n"
 "  --freeze-mean X      LBR freeze skid: geometric, mean X taken branches\n"
+"  --freeze-insns-mean X  LBR PMI latency: the stack freezes k instructions after the\n"
+"                       overflow (after any freeze skid), k geometric with mean X\n"
 "  --bias-frac X        share of branch sites prone to the entry-slot bias\n"
 "  --bias-prob X        P(capture delayed so such a branch is the oldest entry)\n"
 "  -o FILE              perf.data to write\n"
@@ -91,7 +93,7 @@ static char *sim_resolve(const char *prog)
 enum {
 	OPT_EBS = 256, OPT_LBR, OPT_DEPTH, OPT_EFFECTS, OPT_SEED, OPT_TRUTH, OPT_TRUTH_INSNS,
 	OPT_QEMU, OPT_CPU, OPT_LOG_COPY, OPT_SKID, OPT_SHADOW, OPT_RAND, OPT_FREEZE,
-	OPT_BIAS_FRAC, OPT_BIAS_PROB, OPT_HELP,
+	OPT_BIAS_FRAC, OPT_BIAS_PROB, OPT_FREEZE_INSNS, OPT_HELP,
 };
 
 int main(int argc, char **argv)
@@ -111,6 +113,7 @@ int main(int argc, char **argv)
 		{ "shadow-prob", required_argument, NULL, OPT_SHADOW },
 		{ "rand-bits", required_argument, NULL, OPT_RAND },
 		{ "freeze-mean", required_argument, NULL, OPT_FREEZE },
+		{ "freeze-insns-mean", required_argument, NULL, OPT_FREEZE_INSNS },
 		{ "bias-frac", required_argument, NULL, OPT_BIAS_FRAC },
 		{ "bias-prob", required_argument, NULL, OPT_BIAS_PROB },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -119,7 +122,7 @@ int main(int argc, char **argv)
 	struct sim_pmu_opts po = { .ebs_period = 1000037, .lbr_period = 100003, .lbr_depth = 32,
 				   .seed = 1 };
 	/* per-effect overrides, applied after the preset; negative = not given */
-	double skid = -1, shadow = -1, freeze = -1, bfrac = -1, bprob = -1;
+	double skid = -1, shadow = -1, freeze = -1, freeze_insns = -1, bfrac = -1, bprob = -1;
 	int64_t rbits = -1;
 	const char *effects = "none", *out = NULL, *truth = NULL, *truth_insns = NULL;
 	struct sim_run_opts ro = { .qemu = "qemu-x86_64", .cpu = "max" };
@@ -148,7 +151,7 @@ int main(int argc, char **argv)
 				rbits = (int64_t)(v > 62 ? 62 : v);
 			break;
 		case OPT_SKID: case OPT_SHADOW: case OPT_FREEZE: case OPT_BIAS_FRAC:
-		case OPT_BIAS_PROB:
+		case OPT_BIAS_PROB: case OPT_FREEZE_INSNS:
 			if (sim_parse_dbl(optarg, &d) ||
 			    ((c == OPT_SHADOW || c == OPT_BIAS_FRAC || c == OPT_BIAS_PROB) && d > 1)) {
 				fprintf(stderr, "pmusim: bad value '%s'\n", optarg);
@@ -157,6 +160,7 @@ int main(int argc, char **argv)
 			if (c == OPT_SKID) skid = d;
 			else if (c == OPT_SHADOW) shadow = d;
 			else if (c == OPT_FREEZE) freeze = d;
+			else if (c == OPT_FREEZE_INSNS) freeze_insns = d;
 			else if (c == OPT_BIAS_FRAC) bfrac = d;
 			else bprob = d;
 			break;
@@ -184,6 +188,7 @@ int main(int argc, char **argv)
 	if (skid >= 0) po.fx.skid_mean = skid;
 	if (shadow >= 0) po.fx.shadow_prob = shadow;
 	if (freeze >= 0) po.fx.freeze_mean = freeze;
+	if (freeze_insns >= 0) po.fx.freeze_insns_mean = freeze_insns;
 	if (bfrac >= 0) po.fx.bias_frac = bfrac;
 	if (bprob >= 0) po.fx.bias_prob = bprob;
 	if (rbits >= 0) po.fx.rand_bits = (unsigned)rbits;

@@ -1,7 +1,7 @@
 /* The simulated PMU: an instructions-retired counter (EBS, precise) and a taken-branches
  * counter with a last-branch-record ring (LBR), both sampling with a period, plus the hardware
- * effects the README documents (skid, shadowing, period randomisation, LBR depth, freeze skid,
- * entry-slot bias). Fed by the trace; hands samples to a callback. Knows nothing of qemu or
+ * effects the README documents (skid, shadowing, period randomisation, LBR depth, freeze skid in
+ * taken branches, PMI latency in instructions, entry-slot bias). Fed by the trace; hands samples to a callback. Knows nothing of qemu or
  * of the perf.data format.
  */
 #include <errno.h>
@@ -23,6 +23,8 @@ struct sim_ebs_pending {
 
 struct sim_lbr_pending {
 	uint32_t left;		/* taken branches still to come before the stack freezes */
+	uint32_t insn_left;	/* then instructions still to retire (PMI latency) */
+	bool ready;		/* latency elapsed: freeze at the next retirement or branch */
 	bool bias_checked;
 	uint64_t period;
 };
@@ -68,6 +70,17 @@ static uint32_t sim_pmu__geometric(struct sim_pmu *p, double mean)
 	while (k < 64 && sim_rand__unit(&p->rng) < q)
 		k++;
 	return k;
+}
+
+/* Geometric number of instructions with the given mean, by inversion (no cap short of
+ * 2^24, so long means keep their tail): P(k) = (1-q) q^k, q = mean/(1+mean). */
+static uint32_t sim_pmu__geometric_long(struct sim_pmu *p, double mean)
+{
+	if (mean <= 0)
+		return 0;
+	double u = sim_rand__unit(&p->rng);
+	double k = floor(log1p(-u) / log(mean / (1.0 + mean)));
+	return k > 16777216.0 ? 16777216u : (uint32_t)k;
 }
 
 static uint64_t sim_pmu__period(struct sim_pmu *p, uint64_t base)
@@ -169,7 +182,8 @@ int sim_pmu__start(struct sim_pmu *p, uint64_t entry)
 	return 0;
 }
 
-/* Tries to freeze the stack for pending LBR sample i; returns 1 if it was emitted. */
+/* Tries to freeze the stack for a pending LBR sample; returns 1 if it was emitted, 0 if the
+ * entry-slot bias delays it by some taken branches. */
 static int sim_pmu__lbr_capture(struct sim_pmu *p, struct sim_lbr_pending *lp)
 {
 	if (!lp->bias_checked && p->o.fx.bias_prob > 0) {
@@ -183,6 +197,8 @@ static int sim_pmu__lbr_capture(struct sim_pmu *p, struct sim_lbr_pending *lp)
 				continue;
 			if (sim_rand__unit(&p->rng) < p->o.fx.bias_prob) {
 				lp->left = d - 1 - age;
+				lp->insn_left = 0;
+				lp->ready = false;
 				p->st.nr_bias_delayed++;
 				return 0;
 			}
@@ -193,15 +209,47 @@ static int sim_pmu__lbr_capture(struct sim_pmu *p, struct sim_lbr_pending *lp)
 	return err ? err : 1;
 }
 
+static int sim_pmu__lbr_queue(struct sim_pmu *p, const struct sim_lbr_pending *lp)
+{
+	if (p->nlp == SIM_MAX_PENDING)
+		p->st.nr_dropped_pending++;
+	else
+		p->lp[p->nlp++] = *lp;
+	return 0;
+}
+
+/* Pending samples whose instruction latency has elapsed freeze now (before the next
+ * instruction retires, or after the taken branch that was the last one to retire). */
+static int sim_pmu__lbr_ready(struct sim_pmu *p)
+{
+	for (unsigned i = 0; i < p->nlp;) {
+		struct sim_lbr_pending *lp = &p->lp[i];
+		if (!lp->left && lp->ready) {
+			int err = sim_pmu__lbr_capture(p, lp);
+			if (err < 0)
+				return err;
+			if (err == 1) {
+				p->lp[i] = p->lp[--p->nlp];
+				continue;
+			}
+		}
+		i++;
+	}
+	return 0;
+}
+
 static int sim_pmu__taken(struct sim_pmu *p, uint64_t from, uint64_t to)
 {
 	int err;
 	sim_pmu__push(p, from, to);
 	p->last_to = to;
 	/* pending captures first: the new branch is in their stack */
+	err = sim_pmu__lbr_ready(p);
+	if (err)
+		return err;
 	for (unsigned i = 0; i < p->nlp;) {
 		struct sim_lbr_pending *lp = &p->lp[i];
-		if (--lp->left == 0) {
+		if (lp->left && --lp->left == 0 && !lp->insn_left) {
 			err = sim_pmu__lbr_capture(p, lp);
 			if (err < 0)
 				return err;
@@ -213,21 +261,20 @@ static int sim_pmu__taken(struct sim_pmu *p, uint64_t from, uint64_t to)
 		i++;
 	}
 	if (--p->lbr_left == 0) {
-		struct sim_lbr_pending lp = { .left = sim_pmu__geometric(p, p->o.fx.freeze_mean),
-					      .period = p->lbr_cur };
+		struct sim_lbr_pending lp = {
+			.left = sim_pmu__geometric(p, p->o.fx.freeze_mean),
+			.insn_left = sim_pmu__geometric_long(p, p->o.fx.freeze_insns_mean),
+			.period = p->lbr_cur,
+		};
 		p->lbr_cur = sim_pmu__period(p, p->o.lbr_period);
 		p->lbr_left = p->lbr_cur;
-		if (lp.left)
+		if (lp.left || lp.insn_left)
 			p->st.nr_frozen_late++;
-		err = lp.left ? 0 : sim_pmu__lbr_capture(p, &lp);
+		err = lp.left || lp.insn_left ? 0 : sim_pmu__lbr_capture(p, &lp);
 		if (err < 0)
 			return err;
-		if (err == 0) {
-			if (p->nlp == SIM_MAX_PENDING)
-				p->st.nr_dropped_pending++;
-			else
-				p->lp[p->nlp++] = lp;
-		}
+		if (err == 0)
+			sim_pmu__lbr_queue(p, &lp);
 	}
 	return 0;
 }
@@ -240,9 +287,16 @@ int sim_pmu__branch(struct sim_pmu *p, uint64_t from, uint64_t to)
 /* One retired instruction on the slow path. */
 static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 {
-	int err;
+	int err = p->nlp ? sim_pmu__lbr_ready(p) : 0;
+	if (err)
+		return err;
 	p->ninsn++;
 	p->last_ip = in->addr;
+	for (unsigned i = 0; i < p->nlp; i++) {
+		struct sim_lbr_pending *lp = &p->lp[i];
+		if (!lp->left && lp->insn_left && --lp->insn_left == 0)
+			lp->ready = true;
+	}
 	for (unsigned i = 0; i < p->nep;) {
 		struct sim_ebs_pending *ep = &p->ep[i];
 		if (--ep->left == 0) {
@@ -294,9 +348,24 @@ static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 	return 0;
 }
 
+/* Whether n instructions can retire at once as far as pending LBR captures go: none of
+ * them freezes within the n, and the latencies advance by n. */
+static bool sim_pmu__lbr_bulk(struct sim_pmu *p, uint32_t n)
+{
+	for (unsigned i = 0; i < p->nlp; i++) {
+		const struct sim_lbr_pending *lp = &p->lp[i];
+		if (!lp->left && (lp->ready || lp->insn_left <= n))
+			return false;
+	}
+	for (unsigned i = 0; i < p->nlp; i++)
+		if (!p->lp[i].left)
+			p->lp[i].insn_left -= n;
+	return true;
+}
+
 int sim_pmu__retire(struct sim_pmu *p, const struct sim_insn *insns, uint32_t n)
 {
-	if (!p->nep && p->ebs_left > n) {
+	if (!p->nep && p->ebs_left > n && sim_pmu__lbr_bulk(p, n)) {
 		p->ebs_left -= n;
 		p->ninsn += n;
 		p->last_ip = insns[n - 1].addr;

@@ -119,6 +119,7 @@ struct sim_effects {
 	double shadow_prob;	/* P(sample on a long-latency insn moves to the next one) */
 	unsigned rand_bits;	/* period randomisation: low bits of each period drawn at random */
 	double freeze_mean;	/* LBR freeze skid: geometric, mean in taken branches */
+	double freeze_insns_mean;	/* LBR PMI latency: geometric, mean in retired instructions */
 	double bias_frac;	/* share of branch sites that are bias-prone */
 	double bias_prob;	/* P(capture delayed so a bias-prone branch lands in the oldest slot) */
 };
