@@ -179,8 +179,8 @@ int main(int argc, char **argv)
 	if (!strcmp(effects, "realistic")) {
 		/* defaults documented in README.md */
 		po.fx = (struct sim_effects){ .skid_mean = 0.3, .shadow_prob = 0.9, .rand_bits = 6,
-					      .freeze_mean = 0.3, .bias_frac = 0.1,
-					      .bias_prob = 0.5 };
+					      .freeze_mean = 0, .freeze_insns_mean = 30,
+					      .bias_frac = 0.1, .bias_prob = 0.5 };
 	} else if (strcmp(effects, "none")) {
 		fprintf(stderr, "pmusim: --effects must be none or realistic\n");
 		return HBBP_EXIT_USAGE;
