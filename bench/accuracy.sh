@@ -29,8 +29,9 @@ SEED=1
 DEPTH=16
 SWEEP="4 6 8 10 12 14 16 18 20 22 24 26 28 30 34 40"
 # The effects of `pmusim --effects realistic` (samples/pmusim/README.md, calibration there).
-EFFECTS="EBS skid mean 0.3 instructions, shadowing 0.9, 6 random period bits, LBR PMI latency
-geometric with mean 30 instructions, entry-slot bias 0.1/0.5"
+EFFECTS="EBS skid mean 0.3 instructions, half the EBS samples on the next retirement group
+(width 4), shadowing 0.9, 6 random period bits, LBR PMI latency geometric with mean 30
+instructions, entry-slot bias 0.1/0.5"
 
 # Input size and EBS/LBR periods per workload. Sizes give 15-30 M instructions (qemu tracing
 # runs at ~100 000 blocks/s here, under a minute per workload), so that with an EBS period of
@@ -77,7 +78,7 @@ for w in $all; do
 		$PMUSIM -v ${cmd#"$PMUSIM"} 2>"$work/$w.pmusim.log" >/dev/null || { cat "$work/$w.pmusim.log" >&2; exit 1; }
 	fi
 	ninsn=$(awk '/instructions,/ { print $5; exit }' "$work/$w.pmusim.log")
-	nsamp=$(awk '/EBS samples/ { print $2 "/" $9; exit }' "$work/$w.pmusim.log")
+	nsamp=$(awk '/EBS samples/ { for (i = 3; i < NF; i++) if ($(i + 1) == "LBR") { print $2 "/" $i; exit } }' "$work/$w.pmusim.log")
 	line="$w $size $ninsn $pe $pl $nsamp"
 	for m in ebs lbr hbbp; do
 		conv "$d" "$work/$w.$m.csv" --method $m

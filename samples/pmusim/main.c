@@ -32,6 +32,9 @@ static void sim_usage(FILE *f)
 "  --effects none|realistic   hardware effects preset (default none)\n"
 "  --seed N             random seed (default 1)\n"
 "  --skid-mean X        EBS skid: geometric, mean X instructions\n"
+"  --group-prob X       P(EBS sample goes to the first instruction of the next retirement\n"
+"                       group: up to --group-width instructions, ended by a taken branch)\n"
+"  --group-width N      instructions retired per cycle (default 4)\n"
 "  --shadow-prob X      P(sample on a long-latency insn moves to the next one)\n"
 "  --rand-bits N        period randomisation: low N bits of each period at random\n"
 "  --freeze-mean X      LBR freeze skid: geometric, mean X taken branches\n"
@@ -93,7 +96,7 @@ static char *sim_resolve(const char *prog)
 enum {
 	OPT_EBS = 256, OPT_LBR, OPT_DEPTH, OPT_EFFECTS, OPT_SEED, OPT_TRUTH, OPT_TRUTH_INSNS,
 	OPT_QEMU, OPT_CPU, OPT_LOG_COPY, OPT_SKID, OPT_SHADOW, OPT_RAND, OPT_FREEZE,
-	OPT_BIAS_FRAC, OPT_BIAS_PROB, OPT_FREEZE_INSNS, OPT_HELP,
+	OPT_BIAS_FRAC, OPT_BIAS_PROB, OPT_FREEZE_INSNS, OPT_GROUP_PROB, OPT_GROUP_WIDTH, OPT_HELP,
 };
 
 int main(int argc, char **argv)
@@ -114,6 +117,8 @@ int main(int argc, char **argv)
 		{ "rand-bits", required_argument, NULL, OPT_RAND },
 		{ "freeze-mean", required_argument, NULL, OPT_FREEZE },
 		{ "freeze-insns-mean", required_argument, NULL, OPT_FREEZE_INSNS },
+		{ "group-prob", required_argument, NULL, OPT_GROUP_PROB },
+		{ "group-width", required_argument, NULL, OPT_GROUP_WIDTH },
 		{ "bias-frac", required_argument, NULL, OPT_BIAS_FRAC },
 		{ "bias-prob", required_argument, NULL, OPT_BIAS_PROB },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -123,6 +128,8 @@ int main(int argc, char **argv)
 				   .seed = 1 };
 	/* per-effect overrides, applied after the preset; negative = not given */
 	double skid = -1, shadow = -1, freeze = -1, freeze_insns = -1, bfrac = -1, bprob = -1;
+	double gprob = -1;
+	int64_t gwidth = -1;
 	int64_t rbits = -1;
 	const char *effects = "none", *out = NULL, *truth = NULL, *truth_insns = NULL;
 	struct sim_run_opts ro = { .qemu = "qemu-x86_64", .cpu = "max" };
@@ -135,7 +142,9 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+o:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case OPT_EBS: case OPT_LBR: case OPT_DEPTH: case OPT_SEED: case OPT_RAND:
-			if (sim_parse_u64(optarg, &v) || (c != OPT_SEED && c != OPT_RAND && !v)) {
+		case OPT_GROUP_WIDTH:
+			if (sim_parse_u64(optarg, &v) || (c != OPT_SEED && c != OPT_RAND && !v) ||
+			    (c == OPT_GROUP_WIDTH && v > 64)) {
 				fprintf(stderr, "pmusim: bad number '%s'\n", optarg);
 				return HBBP_EXIT_USAGE;
 			}
@@ -147,13 +156,16 @@ int main(int argc, char **argv)
 				po.lbr_depth = (unsigned)(v > 64 ? 0 : v);
 			else if (c == OPT_SEED)
 				po.seed = v;
+			else if (c == OPT_GROUP_WIDTH)
+				gwidth = (int64_t)v;
 			else
 				rbits = (int64_t)(v > 62 ? 62 : v);
 			break;
 		case OPT_SKID: case OPT_SHADOW: case OPT_FREEZE: case OPT_BIAS_FRAC:
-		case OPT_BIAS_PROB: case OPT_FREEZE_INSNS:
+		case OPT_BIAS_PROB: case OPT_FREEZE_INSNS: case OPT_GROUP_PROB:
 			if (sim_parse_dbl(optarg, &d) ||
-			    ((c == OPT_SHADOW || c == OPT_BIAS_FRAC || c == OPT_BIAS_PROB) && d > 1)) {
+			    ((c == OPT_SHADOW || c == OPT_BIAS_FRAC || c == OPT_BIAS_PROB ||
+			      c == OPT_GROUP_PROB) && d > 1)) {
 				fprintf(stderr, "pmusim: bad value '%s'\n", optarg);
 				return HBBP_EXIT_USAGE;
 			}
@@ -161,6 +173,7 @@ int main(int argc, char **argv)
 			else if (c == OPT_SHADOW) shadow = d;
 			else if (c == OPT_FREEZE) freeze = d;
 			else if (c == OPT_FREEZE_INSNS) freeze_insns = d;
+			else if (c == OPT_GROUP_PROB) gprob = d;
 			else if (c == OPT_BIAS_FRAC) bfrac = d;
 			else bprob = d;
 			break;
@@ -178,7 +191,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(effects, "realistic")) {
 		/* defaults documented in README.md */
-		po.fx = (struct sim_effects){ .skid_mean = 0.3, .shadow_prob = 0.9, .rand_bits = 6,
+		po.fx = (struct sim_effects){ .skid_mean = 0.3, .group_prob = 0.5, .group_width = 4,
+					      .shadow_prob = 0.9, .rand_bits = 6,
 					      .freeze_mean = 0, .freeze_insns_mean = 30,
 					      .bias_frac = 0.1, .bias_prob = 0.5 };
 	} else if (strcmp(effects, "none")) {
@@ -189,6 +203,10 @@ int main(int argc, char **argv)
 	if (shadow >= 0) po.fx.shadow_prob = shadow;
 	if (freeze >= 0) po.fx.freeze_mean = freeze;
 	if (freeze_insns >= 0) po.fx.freeze_insns_mean = freeze_insns;
+	if (gprob >= 0) po.fx.group_prob = gprob;
+	if (gwidth >= 0) po.fx.group_width = (unsigned)gwidth;
+	if (po.fx.group_prob > 0 && !po.fx.group_width)
+		po.fx.group_width = 4;
 	if (bfrac >= 0) po.fx.bias_frac = bfrac;
 	if (bprob >= 0) po.fx.bias_prob = bprob;
 	if (rbits >= 0) po.fx.rand_bits = (unsigned)rbits;
@@ -304,9 +322,9 @@ int main(int argc, char **argv)
 			ts->nr_retranslated, ts->nr_rep_cont, ts->nr_syscalls, ts->nr_discont);
 		fprintf(stderr,
 			"pmusim: %" PRIu64 " EBS samples (%" PRIu64 " skidded, %" PRIu64
-			" shadowed), %" PRIu64 " LBR samples (%" PRIu64 " frozen late, %" PRIu64
+			" to the next retirement group, %" PRIu64 " shadowed), %" PRIu64 " LBR samples (%" PRIu64 " frozen late, %" PRIu64
 			" bias-delayed), %" PRIu64 " lost at exit\n",
-			ps->nr_ebs, ps->nr_skidded, ps->nr_shadowed, ps->nr_lbr, ps->nr_frozen_late,
+			ps->nr_ebs, ps->nr_skidded, ps->nr_grouped, ps->nr_shadowed, ps->nr_lbr, ps->nr_frozen_late,
 			ps->nr_bias_delayed, ps->nr_dropped_pending);
 		for (size_t i = 0; i < mods.n; i++)
 			fprintf(stderr, "pmusim: module %#" PRIx64 "-%#" PRIx64 " pgoff %#" PRIx64

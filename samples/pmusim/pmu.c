@@ -1,7 +1,8 @@
 /* The simulated PMU: an instructions-retired counter (EBS, precise) and a taken-branches
  * counter with a last-branch-record ring (LBR), both sampling with a period, plus the hardware
- * effects the README documents (skid, shadowing, period randomisation, LBR depth, freeze skid in
- * taken branches, PMI latency in instructions, entry-slot bias). Fed by the trace; hands samples to a callback. Knows nothing of qemu or
+ * effects the README documents (skid, retirement-group attribution, shadowing, period
+ * randomisation, LBR depth, freeze skid in taken branches, PMI latency in instructions,
+ * entry-slot bias). Fed by the trace; hands samples to a callback. Knows nothing of qemu or
  * of the perf.data format.
  */
 #include <errno.h>
@@ -18,6 +19,7 @@
 struct sim_ebs_pending {
 	uint32_t left;		/* instructions still to retire before the sample lands */
 	bool shadow_check;	/* apply the shadowing rule where it lands */
+	bool group;		/* lands on the next retirement-group start, not after `left` */
 	uint64_t period;
 };
 
@@ -42,6 +44,7 @@ struct sim_pmu {
 	struct sim_lbr_pending lp[SIM_MAX_PENDING];
 	unsigned nlp;
 	uint64_t ninsn;			/* retired so far (the clock) */
+	uint64_t stream_pos;		/* instructions retired since the last taken branch */
 	uint64_t last_ip, last_to;
 	struct sim_pmu_stats st;
 };
@@ -243,6 +246,7 @@ static int sim_pmu__taken(struct sim_pmu *p, uint64_t from, uint64_t to)
 	int err;
 	sim_pmu__push(p, from, to);
 	p->last_to = to;
+	p->stream_pos = 0;
 	/* pending captures first: the new branch is in their stack */
 	err = sim_pmu__lbr_ready(p);
 	if (err)
@@ -297,12 +301,16 @@ static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 		if (!lp->left && lp->insn_left && --lp->insn_left == 0)
 			lp->ready = true;
 	}
+	/* a retirement group: up to group_width instructions, and a taken branch ends one */
+	bool group_start = p->o.fx.group_width && p->stream_pos % p->o.fx.group_width == 0;
+	p->stream_pos++;
 	for (unsigned i = 0; i < p->nep;) {
 		struct sim_ebs_pending *ep = &p->ep[i];
-		if (--ep->left == 0) {
+		if (ep->group ? group_start : --ep->left == 0) {
 			if (ep->shadow_check && (in->flags & SIM_F_LONG_LATENCY) &&
 			    sim_rand__unit(&p->rng) < p->o.fx.shadow_prob) {
 				ep->shadow_check = false;
+				ep->group = false;
 				ep->left = 1;
 				p->st.nr_shadowed++;
 			} else {
@@ -317,9 +325,21 @@ static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 	}
 	if (--p->ebs_left == 0) {
 		uint64_t period = p->ebs_cur;
-		uint32_t k = sim_pmu__geometric(p, p->o.fx.skid_mean);
 		p->ebs_cur = sim_pmu__period(p, p->o.ebs_period);
 		p->ebs_left = p->ebs_cur;
+		if (p->o.fx.group_prob > 0 && p->o.fx.group_width &&
+		    sim_rand__unit(&p->rng) < p->o.fx.group_prob) {
+			/* attributed to the next retirement group's first instruction */
+			struct sim_ebs_pending ep = { .group = true, .shadow_check = true,
+						      .period = period };
+			p->st.nr_grouped++;
+			if (p->nep == SIM_MAX_PENDING)
+				p->st.nr_dropped_pending++;
+			else
+				p->ep[p->nep++] = ep;
+			return 0;
+		}
+		uint32_t k = sim_pmu__geometric(p, p->o.fx.skid_mean);
 		if (k)
 			p->st.nr_skidded++;
 		if (!k && (in->flags & SIM_F_LONG_LATENCY) && p->o.fx.shadow_prob > 0 &&
@@ -368,6 +388,7 @@ int sim_pmu__retire(struct sim_pmu *p, const struct sim_insn *insns, uint32_t n)
 	if (!p->nep && p->ebs_left > n && sim_pmu__lbr_bulk(p, n)) {
 		p->ebs_left -= n;
 		p->ninsn += n;
+		p->stream_pos += n;
 		p->last_ip = insns[n - 1].addr;
 		return 0;
 	}

@@ -116,6 +116,8 @@ int sim_elf__build_id(const char *path, uint8_t id[20]);
 
 struct sim_effects {
 	double skid_mean;	/* EBS skid: geometric, mean in instructions (0: none) */
+	double group_prob;	/* P(EBS sample goes to the first insn of the next retirement group) */
+	unsigned group_width;	/* instructions retired per cycle (retirement group size) */
 	double shadow_prob;	/* P(sample on a long-latency insn moves to the next one) */
 	unsigned rand_bits;	/* period randomisation: low bits of each period drawn at random */
 	double freeze_mean;	/* LBR freeze skid: geometric, mean in taken branches */
@@ -148,7 +150,7 @@ struct sim_pmu_opts {
 
 struct sim_pmu_stats {
 	uint64_t nr_ebs, nr_lbr;
-	uint64_t nr_skidded, nr_shadowed, nr_frozen_late, nr_bias_delayed;
+	uint64_t nr_skidded, nr_grouped, nr_shadowed, nr_frozen_late, nr_bias_delayed;
 	uint64_t nr_dropped_pending;	/* samples still pending at the end (lost) */
 	uint64_t nr_virtual_branches;	/* boundary entries (see README) */
 };

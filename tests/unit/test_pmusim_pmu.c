@@ -1,6 +1,6 @@
 /* Unit tests of pmusim's simulated PMU on synthetic instruction streams with hand-computed
  * expectations: period-1 exactness of EBS and LBR (including the process-boundary entries),
- * skid, shadowing, period randomisation, freeze skid, PMI latency in instructions (freeze
+ * skid, retirement-group attribution, shadowing, period randomisation, freeze skid, PMI latency in instructions (freeze
  * after k retired instructions: the long/short stream shares) and the entry-slot bias. The simulator is
  * not part of the library, so its PMU source is compiled into this test.
  */
@@ -192,6 +192,48 @@ static void test_freeze_skid(void)
 	sim_pmu__delete(p);
 }
 
+/* Retirement groups: a loop stream of 6 instructions (slots 0..5, a taken branch at 5 back to
+ * 0) retires in groups [0..3] and [4..5] (width 4, a taken branch ends a group). EBS period 1.
+ * With group_prob 1 an overflow on slots 0..3 lands on slot 4 (the next group's first) and
+ * one on slots 4..5 on slot 0 of the next iteration: per iteration slot 4 gets 4 samples, slot
+ * 0 gets 2, the others none. With group_prob g, each slot keeps (1-g) of its own and slot 4
+ * gains 4g, slot 0 gains 2g. */
+static void test_retirement_groups(void)
+{
+	enum { ITERS = 20000 };
+	static const double probs[] = { 1.0, 0.25 };
+	struct sim_insn in[6];
+	memset(in, 0, sizeof(in));
+	for (unsigned i = 0; i < 6; i++) {
+		in[i].addr = addr_of(i);
+		in[i].len = 4;
+	}
+	for (int t = 0; t < 2; t++) {
+		struct collect c;
+		double g = probs[t];
+		struct sim_pmu *p = make(&c, 1, 1000003, 8,
+					 (struct sim_effects){ .group_prob = g, .group_width = 4 });
+		if (!p)
+			return;
+		sim_pmu__start(p, addr_of(0));
+		for (unsigned it = 0; it < ITERS; it++) {
+			sim_pmu__retire(p, in, 6);
+			sim_pmu__branch(p, addr_of(5), addr_of(0));
+		}
+		sim_pmu__retire(p, in, 1);	/* slot 0 once more: lands the last pending */
+		sim_pmu__finish(p, addr_of(0));
+		double want[6] = { 1 - g + 2 * g, 1 - g, 1 - g, 1 - g, 1 - g + 4 * g, 1 - g };
+		for (unsigned i = 0; i < 6; i++)
+			CHECK_EQ_DBL((double)c.ebs_at[i] / ITERS, want[i], g == 1.0 ? 1e-3 : 0.02);
+		if (g == 1.0) {
+			CHECK_EQ_U64(c.ebs_at[4], 4ULL * ITERS);
+			CHECK_EQ_U64(c.ebs_at[1] + c.ebs_at[2] + c.ebs_at[3] + c.ebs_at[5], 0);
+		}
+		CHECK(sim_pmu__stats(p)->nr_grouped > 0);
+		sim_pmu__delete(p);
+	}
+}
+
 /* PMI latency in instructions: streams alternate, a long one (slots 0..L-1, a taken branch at
  * L-1 to slot 32) and a short one (slots 32..32+S-1, a taken branch back to slot 0); every
  * taken branch overflows (period 1); the stack freezes k instructions later, k geometric with
@@ -306,6 +348,7 @@ int main(void)
 	RUN_TEST(test_period1_exact);
 	RUN_TEST(test_skid);
 	RUN_TEST(test_shadow);
+	RUN_TEST(test_retirement_groups);
 	RUN_TEST(test_period_randomisation);
 	RUN_TEST(test_freeze_skid);
 	RUN_TEST(test_freeze_insns);
