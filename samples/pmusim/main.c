@@ -290,6 +290,9 @@ int main(int argc, char **argv)
 	if (ts->nr_unknown_tb)
 		pr_warn("%" PRIu64 " executed blocks had no translation in the log",
 			ts->nr_unknown_tb);
+	if (verbose && ts->nr_resegmented)
+		fprintf(stderr, "pmusim: %" PRIu64 " translation listings split an instruction "
+			"(decoded again from their bytes)\n", ts->nr_resegmented);
 	if (ts->nr_bad_decode)
 		pr_warn("%" PRIu64 " instructions could not be decoded", ts->nr_bad_decode);
 	if (truth && (err = sim_truth__write_mix(t, truth))) {

@@ -57,6 +57,7 @@ struct sim_trace_stats {
 	uint64_t nr_syscalls;	/* syscalls: LBR entries into and out of the kernel */
 	uint64_t nr_unknown_tb;	/* Trace lines without a translation (dropped) */
 	uint64_t nr_bad_decode;	/* instructions capstone could not decode */
+	uint64_t nr_resegmented;	/* blocks whose qemu listing split an instruction */
 	uint64_t nr_other_cpu;	/* Trace lines of another vCPU (threads: unsupported) */
 };
 
