@@ -73,7 +73,7 @@ PROGS := hbbp-convert $(if $(SIM_SRCS),pmusim)
 endif
 
 .SECONDARY:
-.PHONY: all check check-build check-run deps demo clean install fuzz bench accuracy update-golden
+.PHONY: all check check-build check-run deps demo clean install fuzz bench accuracy update-golden san-corpus
 all: $(PROGS)
 
 $(BUILD)/%.o: %.c
@@ -134,6 +134,11 @@ check-run:
 
 fuzz:
 	$(MAKE) -C tests/fuzz
+
+# The sanitizer build over the whole real corpus (tests/san_corpus.sh); minutes, not in check.
+san-corpus:
+	@$(MAKE) --no-print-directory SAN=address,undefined all
+	@sh tests/san_corpus.sh build/san/hbbp-convert
 
 # Generates recordings into build/bench and writes bench/RESULTS.md (see bench/run.sh).
 bench: $(PROGS) $(BUILD)/tools/benchgen

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hbbp/cmd_reader.h"
 #include "hbbp/commands.h"
 #include "reader/perf_reader.h"
 #include "util/hbbp_err.h"
@@ -55,7 +56,7 @@ int cmd_dump(int argc, char **argv)
 	struct perf_reader_opts opts = { 0 };
 	const struct perf_record *rec;
 	struct perf_reader *r;
-	const char *path = NULL, *msg;
+	const char *path = NULL;
 	uint64_t limit = UINT64_MAX, n = 0;
 	static char obuf[1 << 16];
 	int i, err;
@@ -70,25 +71,14 @@ int cmd_dump(int argc, char **argv)
 				return usage();
 		} else if (!strcmp(argv[i], "--no-sort")) {
 			opts.no_sort = true;
-		} else if (!strcmp(argv[i], "--ebs-event") && i + 1 < argc) {
-			opts.ebs_event = argv[++i];
-		} else if (!strcmp(argv[i], "--lbr-event") && i + 1 < argc) {
-			opts.lbr_event = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage();
-		} else if (!path) {
-			path = argv[i];
-		} else {
+		} else if (cmd_reader__arg(argc, argv, &i, &opts, &path)) {
 			return usage();
 		}
 	}
 	if (!path)
 		return usage();
-	err = perf_reader__open(&r, path, &opts, &msg);
-	if (err) {
-		fprintf(stderr, "hbbp-convert: %s\n", msg ? msg : hbbp_strerror(err));
-		return hbbp_exit_code(err);
-	}
+	if ((err = cmd_reader__open(&r, path, &opts)))
+		return err;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	while (n < limit && (err = perf_reader__next(r, &rec)) > 0) {
 		const struct perf_sample *s = &rec->sample;
@@ -125,9 +115,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (err < 0) {
 		fflush(stdout);
-		fprintf(stderr, "hbbp-convert: %s\n", perf_reader__errmsg(r));
-		perf_reader__delete(r);
-		return hbbp_exit_code(err);
+		return cmd_reader__fail(r, err);
 	}
 	if (perf_reader__header(r)->truncated)
 		fprintf(stderr, "hbbp-convert: warning: %s: truncated recording, read up to the "

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hbbp/cmd_reader.h"
 #include "hbbp/commands.h"
 #include "reader/perf_reader.h"
 #include "util/hbbp_err.h"
@@ -50,38 +51,23 @@ int cmd_stats(int argc, char **argv)
 	const struct perf_header_info *h;
 	const struct perf_record *rec;
 	struct perf_reader *r;
-	const char *path = NULL, *msg;
+	const char *path = NULL;
 	size_t i, nr;
 	unsigned t;
-	int err;
+	int err, a;
 	bool first;
 
-	for (i = 1; i < (size_t)argc; i++) {
-		if (!strcmp(argv[i], "--ebs-event") && i + 1 < (size_t)argc)
-			opts.ebs_event = argv[++i];
-		else if (!strcmp(argv[i], "--lbr-event") && i + 1 < (size_t)argc)
-			opts.lbr_event = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1])
+	for (a = 1; a < argc; a++)
+		if (cmd_reader__arg(argc, argv, &a, &opts, &path))
 			return usage();
-		else if (!path)
-			path = argv[i];
-		else
-			return usage();
-	}
 	if (!path)
 		return usage();
-	err = perf_reader__open(&r, path, &opts, &msg);
-	if (err) {
-		fprintf(stderr, "hbbp-convert: %s\n", msg ? msg : hbbp_strerror(err));
-		return hbbp_exit_code(err);
-	}
+	if ((err = cmd_reader__open(&r, path, &opts)))
+		return err;
 	while ((err = perf_reader__next(r, &rec)) > 0)
 		;
-	if (err < 0) {
-		fprintf(stderr, "hbbp-convert: %s\n", perf_reader__errmsg(r));
-		perf_reader__delete(r);
-		return hbbp_exit_code(err);
-	}
+	if (err < 0)
+		return cmd_reader__fail(r, err);
 	h = perf_reader__header(r);
 	st = perf_reader__stats(r);
 	printf("{\n  \"file\": ");

@@ -953,6 +953,29 @@ static int table_events(struct result *res, struct mix_ctx *x,
 	return err;
 }
 
+const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_driver *d,
+							  size_t *nr)
+{
+	const struct hbbp_unresolved **v = calloc(d->unres.nr + 1, sizeof(*v));
+	size_t i, n = 0;
+
+	*nr = 0;
+	if (!v)
+		return NULL;
+	for (i = 0; i < d->unres.cap; i++) {
+		void *val;
+		const struct hbbp_unresolved *u;
+
+		if (!hmap__slot(&d->unres, i, &val))
+			continue;
+		u = val;
+		if (u->ebs_weight > 0 || u->lbr_weight > 0)
+			v[n++] = u;
+	}
+	*nr = n;
+	return v;
+}
+
 static int unres_name_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct hbbp_unresolved *a = *(const struct hbbp_unresolved *const *)pa;
@@ -964,25 +987,14 @@ static int unres_name_cmp(const void *pa, const void *pb, void *arg)
 /* "name ebs=W lbr=W; ..." for every dso with unresolved weight, sorted by name. */
 static int meta_unresolved(struct result *res, const struct mix_ctx *x)
 {
-	const struct hbbp_driver *d = x->d;
-	const struct hbbp_unresolved **v = calloc(d->unres.nr + 1, sizeof(*v));
+	size_t size = 0, i, n;
+	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(x->d, &n);
 	char *buf = NULL;
-	size_t size = 0, i, n = 0;
 	FILE *f;
 	int err = 0;
 
 	if (!v)
 		return -ENOMEM;
-	for (i = 0; i < d->unres.cap; i++) {
-		void *val;
-		const struct hbbp_unresolved *u;
-
-		if (!hmap__slot(&d->unres, i, &val))
-			continue;
-		u = val;
-		if (u->ebs_weight > 0 || u->lbr_weight > 0)
-			v[n++] = u;
-	}
 	if (n)
 		qsort_r(v, n, sizeof(*v), unres_name_cmp, (void *)x);
 	f = open_memstream(&buf, &size);

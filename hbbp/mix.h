@@ -55,6 +55,11 @@ const char *hbbp_key_name(enum hbbp_key k);
  * thread_blocks into res, plus the method's metadata. events: the recording's events
  * (d->nr_events of them). total_out, if not NULL, gets the total count of the mix rows
  * before --top. Filters apply to mix and thread_blocks; the other tables are complete. */
+/* The dsos of d with unresolved EBS or LBR weight, in hash order: a calloc'd array of *nr
+ * pointers into d (free it; the entries stay d's), or NULL when out of memory. */
+const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_driver *d,
+							  size_t *nr);
+
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_driver *d,
 		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,
 		    double *total_out);

@@ -54,6 +54,8 @@ int ref_mix__add_row(struct ref_mix *m, const char *const *keys, double count);
 int ref_mix__add_ip(struct ref_mix *m, const char *module, uint64_t addr, double count,
 		    const char *mnemonic);
 int ref_mix__set_note(struct ref_mix *m, const char *note);
+/* Whether a column of our own outputs is a value (count, share, diagnostics), not a key. */
+bool ref_mix__value_column(const char *name);
 
 /* The format readers (m is created by them). */
 int ref_csv__read(const char *path, struct ref_mix **out);	/* CSV, pmusim truth */

@@ -126,19 +126,6 @@ static const char *csv_field(const struct csv *c, size_t i)
 	return c->buf + c->off[i];
 }
 
-/* Columns of our CSV that are values, not keys. */
-static bool value_column(const char *name)
-{
-	static const char *const v[] = { "count", "share", "source", "ebs_count", "lbr_count",
-					 "ebs_samples", "lbr_streams", "biased", "bias_share" };
-	size_t i;
-
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		if (!strcmp(name, v[i]))
-			return true;
-	return false;
-}
-
 static int parse_count(const struct csv *c, const char *s, double *out)
 {
 	char *end;
@@ -249,7 +236,7 @@ int ref_csv__read(const char *path, struct ref_mix **out)
 		cols[i] = csv_field(&c, i);
 		if (!strcmp(cols[i], "count"))
 			ci = i;
-		else if (!value_column(cols[i])) {
+		else if (!ref_mix__value_column(cols[i])) {
 			if (!*cols[i]) {
 				pr_err("%s:1: empty column name", path);
 				err = -HBBP_EFORMAT;

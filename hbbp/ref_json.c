@@ -207,18 +207,6 @@ static int jskip(struct jp *j, int depth)
 	return 0;
 }
 
-static bool value_field(const char *name)
-{
-	static const char *const v[] = { "count", "share", "source", "ebs_count", "lbr_count",
-					 "ebs_samples", "lbr_streams", "biased", "bias_share" };
-	size_t i;
-
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		if (!strcmp(name, v[i]))
-			return true;
-	return false;
-}
-
 /* One row object. */
 static int jrow(struct jp *j)
 {
@@ -263,7 +251,7 @@ static int jrow(struct jp *j)
 	if (!err && !j->m) {
 		/* the first row names the key columns; j->keys takes those names over */
 		for (i = 0; i < n; i++)
-			if (!value_field(names[i]) && j->nk < MAX_FIELDS) {
+			if (!ref_mix__value_column(names[i]) && j->nk < MAX_FIELDS) {
 				j->keys[j->nk++] = names[i];
 				names[i] = strdup(names[i]);
 				if (!names[i])

@@ -137,6 +137,18 @@ int ref_mix__add_ip(struct ref_mix *m, const char *module, uint64_t addr, double
 	return 0;
 }
 
+bool ref_mix__value_column(const char *name)
+{
+	static const char *const v[] = { "count", "share", "source", "ebs_count", "lbr_count",
+					 "ebs_samples", "lbr_streams", "biased", "bias_share" };
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!strcmp(name, v[i]))
+			return true;
+	return false;
+}
+
 int ref_mix__set_note(struct ref_mix *m, const char *note)
 {
 	char *s = strdup(note);

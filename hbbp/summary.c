@@ -40,22 +40,12 @@ static int unres_cmp(const void *pa, const void *pb)
 static void summary_unresolved(const struct convert_run *run)
 {
 	const struct hbbp_driver *d = &run->drv;
-	const struct hbbp_unresolved **v = calloc(d->unres.nr + 1, sizeof(*v));
 	double lbr_total = 0, ebs_total = 0;
-	size_t i, n = 0;
+	size_t i, n;
+	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(d, &n);
 
 	if (!v)
 		return;
-	for (i = 0; i < d->unres.cap; i++) {
-		void *val;
-		const struct hbbp_unresolved *u;
-
-		if (!hmap__slot(&d->unres, i, &val))
-			continue;
-		u = val;
-		if (u->ebs_weight > 0 || u->lbr_weight > 0)
-			v[n++] = u;
-	}
 	for (i = 0; i < d->nr_events; i++) {
 		if (d->ev[i].role == PERF_ROLE_LBR)
 			lbr_total += d->ev[i].stream_weight;
