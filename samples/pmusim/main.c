@@ -32,9 +32,14 @@ static void sim_usage(FILE *f)
 "  --effects none|realistic   hardware effects preset (default none)\n"
 "  --seed N             random seed (default 1)\n"
 "  --skid-mean X        EBS skid: geometric, mean X instructions\n"
+"  --group-prob X       P(EBS sample goes to the first instruction of the next retirement\n"
+"                       group: up to --group-width instructions, ended by a taken branch)\n"
+"  --group-width N      instructions retired per cycle (default 4)\n"
 "  --shadow-prob X      P(sample on a long-latency insn moves to the next one)\n"
 "  --rand-bits N        period randomisation: low N bits of each period at random\n"
 "  --freeze-mean X      LBR freeze skid: geometric, mean X taken branches\n"
+"  --freeze-insns-mean X  LBR PMI latency: the stack freezes k instructions after the\n"
+"                       overflow (after any freeze skid), k geometric with mean X\n"
 "  --bias-frac X        share of branch sites prone to the entry-slot bias\n"
 "  --bias-prob X        P(capture delayed so such a branch is the oldest entry)\n"
 "  -o FILE              perf.data to write\n"
@@ -91,7 +96,7 @@ static char *sim_resolve(const char *prog)
 enum {
 	OPT_EBS = 256, OPT_LBR, OPT_DEPTH, OPT_EFFECTS, OPT_SEED, OPT_TRUTH, OPT_TRUTH_INSNS,
 	OPT_QEMU, OPT_CPU, OPT_LOG_COPY, OPT_SKID, OPT_SHADOW, OPT_RAND, OPT_FREEZE,
-	OPT_BIAS_FRAC, OPT_BIAS_PROB, OPT_HELP,
+	OPT_BIAS_FRAC, OPT_BIAS_PROB, OPT_FREEZE_INSNS, OPT_GROUP_PROB, OPT_GROUP_WIDTH, OPT_HELP,
 };
 
 int main(int argc, char **argv)
@@ -111,6 +116,9 @@ int main(int argc, char **argv)
 		{ "shadow-prob", required_argument, NULL, OPT_SHADOW },
 		{ "rand-bits", required_argument, NULL, OPT_RAND },
 		{ "freeze-mean", required_argument, NULL, OPT_FREEZE },
+		{ "freeze-insns-mean", required_argument, NULL, OPT_FREEZE_INSNS },
+		{ "group-prob", required_argument, NULL, OPT_GROUP_PROB },
+		{ "group-width", required_argument, NULL, OPT_GROUP_WIDTH },
 		{ "bias-frac", required_argument, NULL, OPT_BIAS_FRAC },
 		{ "bias-prob", required_argument, NULL, OPT_BIAS_PROB },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -119,7 +127,9 @@ int main(int argc, char **argv)
 	struct sim_pmu_opts po = { .ebs_period = 1000037, .lbr_period = 100003, .lbr_depth = 32,
 				   .seed = 1 };
 	/* per-effect overrides, applied after the preset; negative = not given */
-	double skid = -1, shadow = -1, freeze = -1, bfrac = -1, bprob = -1;
+	double skid = -1, shadow = -1, freeze = -1, freeze_insns = -1, bfrac = -1, bprob = -1;
+	double gprob = -1;
+	int64_t gwidth = -1;
 	int64_t rbits = -1;
 	const char *effects = "none", *out = NULL, *truth = NULL, *truth_insns = NULL;
 	struct sim_run_opts ro = { .qemu = "qemu-x86_64", .cpu = "max" };
@@ -132,7 +142,9 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+o:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case OPT_EBS: case OPT_LBR: case OPT_DEPTH: case OPT_SEED: case OPT_RAND:
-			if (sim_parse_u64(optarg, &v) || (c != OPT_SEED && c != OPT_RAND && !v)) {
+		case OPT_GROUP_WIDTH:
+			if (sim_parse_u64(optarg, &v) || (c != OPT_SEED && c != OPT_RAND && !v) ||
+			    (c == OPT_GROUP_WIDTH && v > 64)) {
 				fprintf(stderr, "pmusim: bad number '%s'\n", optarg);
 				return HBBP_EXIT_USAGE;
 			}
@@ -144,19 +156,24 @@ int main(int argc, char **argv)
 				po.lbr_depth = (unsigned)(v > 64 ? 0 : v);
 			else if (c == OPT_SEED)
 				po.seed = v;
+			else if (c == OPT_GROUP_WIDTH)
+				gwidth = (int64_t)v;
 			else
 				rbits = (int64_t)(v > 62 ? 62 : v);
 			break;
 		case OPT_SKID: case OPT_SHADOW: case OPT_FREEZE: case OPT_BIAS_FRAC:
-		case OPT_BIAS_PROB:
+		case OPT_BIAS_PROB: case OPT_FREEZE_INSNS: case OPT_GROUP_PROB:
 			if (sim_parse_dbl(optarg, &d) ||
-			    ((c == OPT_SHADOW || c == OPT_BIAS_FRAC || c == OPT_BIAS_PROB) && d > 1)) {
+			    ((c == OPT_SHADOW || c == OPT_BIAS_FRAC || c == OPT_BIAS_PROB ||
+			      c == OPT_GROUP_PROB) && d > 1)) {
 				fprintf(stderr, "pmusim: bad value '%s'\n", optarg);
 				return HBBP_EXIT_USAGE;
 			}
 			if (c == OPT_SKID) skid = d;
 			else if (c == OPT_SHADOW) shadow = d;
 			else if (c == OPT_FREEZE) freeze = d;
+			else if (c == OPT_FREEZE_INSNS) freeze_insns = d;
+			else if (c == OPT_GROUP_PROB) gprob = d;
 			else if (c == OPT_BIAS_FRAC) bfrac = d;
 			else bprob = d;
 			break;
@@ -174,9 +191,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(effects, "realistic")) {
 		/* defaults documented in README.md */
-		po.fx = (struct sim_effects){ .skid_mean = 0.3, .shadow_prob = 0.9, .rand_bits = 6,
-					      .freeze_mean = 0.3, .bias_frac = 0.1,
-					      .bias_prob = 0.5 };
+		po.fx = (struct sim_effects){ .skid_mean = 0.3, .group_prob = 0.5, .group_width = 4,
+					      .shadow_prob = 0.9, .rand_bits = 6,
+					      .freeze_mean = 0, .freeze_insns_mean = 30,
+					      .bias_frac = 0.1, .bias_prob = 0.5 };
 	} else if (strcmp(effects, "none")) {
 		fprintf(stderr, "pmusim: --effects must be none or realistic\n");
 		return HBBP_EXIT_USAGE;
@@ -184,6 +202,11 @@ int main(int argc, char **argv)
 	if (skid >= 0) po.fx.skid_mean = skid;
 	if (shadow >= 0) po.fx.shadow_prob = shadow;
 	if (freeze >= 0) po.fx.freeze_mean = freeze;
+	if (freeze_insns >= 0) po.fx.freeze_insns_mean = freeze_insns;
+	if (gprob >= 0) po.fx.group_prob = gprob;
+	if (gwidth >= 0) po.fx.group_width = (unsigned)gwidth;
+	if (po.fx.group_prob > 0 && !po.fx.group_width)
+		po.fx.group_width = 4;
 	if (bfrac >= 0) po.fx.bias_frac = bfrac;
 	if (bprob >= 0) po.fx.bias_prob = bprob;
 	if (rbits >= 0) po.fx.rand_bits = (unsigned)rbits;
@@ -267,6 +290,9 @@ int main(int argc, char **argv)
 	if (ts->nr_unknown_tb)
 		pr_warn("%" PRIu64 " executed blocks had no translation in the log",
 			ts->nr_unknown_tb);
+	if (verbose && ts->nr_resegmented)
+		fprintf(stderr, "pmusim: %" PRIu64 " translation listings split an instruction "
+			"(decoded again from their bytes)\n", ts->nr_resegmented);
 	if (ts->nr_bad_decode)
 		pr_warn("%" PRIu64 " instructions could not be decoded", ts->nr_bad_decode);
 	if (truth && (err = sim_truth__write_mix(t, truth))) {
@@ -299,9 +325,9 @@ int main(int argc, char **argv)
 			ts->nr_retranslated, ts->nr_rep_cont, ts->nr_syscalls, ts->nr_discont);
 		fprintf(stderr,
 			"pmusim: %" PRIu64 " EBS samples (%" PRIu64 " skidded, %" PRIu64
-			" shadowed), %" PRIu64 " LBR samples (%" PRIu64 " frozen late, %" PRIu64
+			" to the next retirement group, %" PRIu64 " shadowed), %" PRIu64 " LBR samples (%" PRIu64 " frozen late, %" PRIu64
 			" bias-delayed), %" PRIu64 " lost at exit\n",
-			ps->nr_ebs, ps->nr_skidded, ps->nr_shadowed, ps->nr_lbr, ps->nr_frozen_late,
+			ps->nr_ebs, ps->nr_skidded, ps->nr_grouped, ps->nr_shadowed, ps->nr_lbr, ps->nr_frozen_late,
 			ps->nr_bias_delayed, ps->nr_dropped_pending);
 		for (size_t i = 0; i < mods.n; i++)
 			fprintf(stderr, "pmusim: module %#" PRIx64 "-%#" PRIx64 " pgoff %#" PRIx64

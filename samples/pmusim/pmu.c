@@ -1,6 +1,7 @@
 /* The simulated PMU: an instructions-retired counter (EBS, precise) and a taken-branches
  * counter with a last-branch-record ring (LBR), both sampling with a period, plus the hardware
- * effects the README documents (skid, shadowing, period randomisation, LBR depth, freeze skid,
+ * effects the README documents (skid, retirement-group attribution, shadowing, period
+ * randomisation, LBR depth, freeze skid in taken branches, PMI latency in instructions,
  * entry-slot bias). Fed by the trace; hands samples to a callback. Knows nothing of qemu or
  * of the perf.data format.
  */
@@ -18,11 +19,14 @@
 struct sim_ebs_pending {
 	uint32_t left;		/* instructions still to retire before the sample lands */
 	bool shadow_check;	/* apply the shadowing rule where it lands */
+	bool group;		/* lands on the next retirement-group start, not after `left` */
 	uint64_t period;
 };
 
 struct sim_lbr_pending {
 	uint32_t left;		/* taken branches still to come before the stack freezes */
+	uint32_t insn_left;	/* then instructions still to retire (PMI latency) */
+	bool ready;		/* latency elapsed: freeze at the next retirement or branch */
 	bool bias_checked;
 	uint64_t period;
 };
@@ -40,6 +44,7 @@ struct sim_pmu {
 	struct sim_lbr_pending lp[SIM_MAX_PENDING];
 	unsigned nlp;
 	uint64_t ninsn;			/* retired so far (the clock) */
+	uint64_t stream_pos;		/* instructions retired since the last taken branch */
 	uint64_t last_ip, last_to;
 	struct sim_pmu_stats st;
 };
@@ -68,6 +73,17 @@ static uint32_t sim_pmu__geometric(struct sim_pmu *p, double mean)
 	while (k < 64 && sim_rand__unit(&p->rng) < q)
 		k++;
 	return k;
+}
+
+/* Geometric number of instructions with the given mean, by inversion (no cap short of
+ * 2^24, so long means keep their tail): P(k) = (1-q) q^k, q = mean/(1+mean). */
+static uint32_t sim_pmu__geometric_long(struct sim_pmu *p, double mean)
+{
+	if (mean <= 0)
+		return 0;
+	double u = sim_rand__unit(&p->rng);
+	double k = floor(log1p(-u) / log(mean / (1.0 + mean)));
+	return k > 16777216.0 ? 16777216u : (uint32_t)k;
 }
 
 static uint64_t sim_pmu__period(struct sim_pmu *p, uint64_t base)
@@ -169,7 +185,8 @@ int sim_pmu__start(struct sim_pmu *p, uint64_t entry)
 	return 0;
 }
 
-/* Tries to freeze the stack for pending LBR sample i; returns 1 if it was emitted. */
+/* Tries to freeze the stack for a pending LBR sample; returns 1 if it was emitted, 0 if the
+ * entry-slot bias delays it by some taken branches. */
 static int sim_pmu__lbr_capture(struct sim_pmu *p, struct sim_lbr_pending *lp)
 {
 	if (!lp->bias_checked && p->o.fx.bias_prob > 0) {
@@ -183,6 +200,8 @@ static int sim_pmu__lbr_capture(struct sim_pmu *p, struct sim_lbr_pending *lp)
 				continue;
 			if (sim_rand__unit(&p->rng) < p->o.fx.bias_prob) {
 				lp->left = d - 1 - age;
+				lp->insn_left = 0;
+				lp->ready = false;
 				p->st.nr_bias_delayed++;
 				return 0;
 			}
@@ -193,15 +212,48 @@ static int sim_pmu__lbr_capture(struct sim_pmu *p, struct sim_lbr_pending *lp)
 	return err ? err : 1;
 }
 
+static int sim_pmu__lbr_queue(struct sim_pmu *p, const struct sim_lbr_pending *lp)
+{
+	if (p->nlp == SIM_MAX_PENDING)
+		p->st.nr_dropped_pending++;
+	else
+		p->lp[p->nlp++] = *lp;
+	return 0;
+}
+
+/* Pending samples whose instruction latency has elapsed freeze now (before the next
+ * instruction retires, or after the taken branch that was the last one to retire). */
+static int sim_pmu__lbr_ready(struct sim_pmu *p)
+{
+	for (unsigned i = 0; i < p->nlp;) {
+		struct sim_lbr_pending *lp = &p->lp[i];
+		if (!lp->left && lp->ready) {
+			int err = sim_pmu__lbr_capture(p, lp);
+			if (err < 0)
+				return err;
+			if (err == 1) {
+				p->lp[i] = p->lp[--p->nlp];
+				continue;
+			}
+		}
+		i++;
+	}
+	return 0;
+}
+
 static int sim_pmu__taken(struct sim_pmu *p, uint64_t from, uint64_t to)
 {
 	int err;
 	sim_pmu__push(p, from, to);
 	p->last_to = to;
+	p->stream_pos = 0;
 	/* pending captures first: the new branch is in their stack */
+	err = sim_pmu__lbr_ready(p);
+	if (err)
+		return err;
 	for (unsigned i = 0; i < p->nlp;) {
 		struct sim_lbr_pending *lp = &p->lp[i];
-		if (--lp->left == 0) {
+		if (lp->left && --lp->left == 0 && !lp->insn_left) {
 			err = sim_pmu__lbr_capture(p, lp);
 			if (err < 0)
 				return err;
@@ -213,21 +265,20 @@ static int sim_pmu__taken(struct sim_pmu *p, uint64_t from, uint64_t to)
 		i++;
 	}
 	if (--p->lbr_left == 0) {
-		struct sim_lbr_pending lp = { .left = sim_pmu__geometric(p, p->o.fx.freeze_mean),
-					      .period = p->lbr_cur };
+		struct sim_lbr_pending lp = {
+			.left = sim_pmu__geometric(p, p->o.fx.freeze_mean),
+			.insn_left = sim_pmu__geometric_long(p, p->o.fx.freeze_insns_mean),
+			.period = p->lbr_cur,
+		};
 		p->lbr_cur = sim_pmu__period(p, p->o.lbr_period);
 		p->lbr_left = p->lbr_cur;
-		if (lp.left)
+		if (lp.left || lp.insn_left)
 			p->st.nr_frozen_late++;
-		err = lp.left ? 0 : sim_pmu__lbr_capture(p, &lp);
+		err = lp.left || lp.insn_left ? 0 : sim_pmu__lbr_capture(p, &lp);
 		if (err < 0)
 			return err;
-		if (err == 0) {
-			if (p->nlp == SIM_MAX_PENDING)
-				p->st.nr_dropped_pending++;
-			else
-				p->lp[p->nlp++] = lp;
-		}
+		if (err == 0)
+			sim_pmu__lbr_queue(p, &lp);
 	}
 	return 0;
 }
@@ -240,15 +291,26 @@ int sim_pmu__branch(struct sim_pmu *p, uint64_t from, uint64_t to)
 /* One retired instruction on the slow path. */
 static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 {
-	int err;
+	int err = p->nlp ? sim_pmu__lbr_ready(p) : 0;
+	if (err)
+		return err;
 	p->ninsn++;
 	p->last_ip = in->addr;
+	for (unsigned i = 0; i < p->nlp; i++) {
+		struct sim_lbr_pending *lp = &p->lp[i];
+		if (!lp->left && lp->insn_left && --lp->insn_left == 0)
+			lp->ready = true;
+	}
+	/* a retirement group: up to group_width instructions, and a taken branch ends one */
+	bool group_start = p->o.fx.group_width && p->stream_pos % p->o.fx.group_width == 0;
+	p->stream_pos++;
 	for (unsigned i = 0; i < p->nep;) {
 		struct sim_ebs_pending *ep = &p->ep[i];
-		if (--ep->left == 0) {
+		if (ep->group ? group_start : --ep->left == 0) {
 			if (ep->shadow_check && (in->flags & SIM_F_LONG_LATENCY) &&
 			    sim_rand__unit(&p->rng) < p->o.fx.shadow_prob) {
 				ep->shadow_check = false;
+				ep->group = false;
 				ep->left = 1;
 				p->st.nr_shadowed++;
 			} else {
@@ -263,9 +325,21 @@ static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 	}
 	if (--p->ebs_left == 0) {
 		uint64_t period = p->ebs_cur;
-		uint32_t k = sim_pmu__geometric(p, p->o.fx.skid_mean);
 		p->ebs_cur = sim_pmu__period(p, p->o.ebs_period);
 		p->ebs_left = p->ebs_cur;
+		if (p->o.fx.group_prob > 0 && p->o.fx.group_width &&
+		    sim_rand__unit(&p->rng) < p->o.fx.group_prob) {
+			/* attributed to the next retirement group's first instruction */
+			struct sim_ebs_pending ep = { .group = true, .shadow_check = true,
+						      .period = period };
+			p->st.nr_grouped++;
+			if (p->nep == SIM_MAX_PENDING)
+				p->st.nr_dropped_pending++;
+			else
+				p->ep[p->nep++] = ep;
+			return 0;
+		}
+		uint32_t k = sim_pmu__geometric(p, p->o.fx.skid_mean);
 		if (k)
 			p->st.nr_skidded++;
 		if (!k && (in->flags & SIM_F_LONG_LATENCY) && p->o.fx.shadow_prob > 0 &&
@@ -294,11 +368,27 @@ static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 	return 0;
 }
 
+/* Whether n instructions can retire at once as far as pending LBR captures go: none of
+ * them freezes within the n, and the latencies advance by n. */
+static bool sim_pmu__lbr_bulk(struct sim_pmu *p, uint32_t n)
+{
+	for (unsigned i = 0; i < p->nlp; i++) {
+		const struct sim_lbr_pending *lp = &p->lp[i];
+		if (!lp->left && (lp->ready || lp->insn_left <= n))
+			return false;
+	}
+	for (unsigned i = 0; i < p->nlp; i++)
+		if (!p->lp[i].left)
+			p->lp[i].insn_left -= n;
+	return true;
+}
+
 int sim_pmu__retire(struct sim_pmu *p, const struct sim_insn *insns, uint32_t n)
 {
-	if (!p->nep && p->ebs_left > n) {
+	if (!p->nep && p->ebs_left > n && sim_pmu__lbr_bulk(p, n)) {
 		p->ebs_left -= n;
 		p->ninsn += n;
+		p->stream_pos += n;
 		p->last_ip = insns[n - 1].addr;
 		return 0;
 	}

@@ -57,6 +57,7 @@ struct sim_trace_stats {
 	uint64_t nr_syscalls;	/* syscalls: LBR entries into and out of the kernel */
 	uint64_t nr_unknown_tb;	/* Trace lines without a translation (dropped) */
 	uint64_t nr_bad_decode;	/* instructions capstone could not decode */
+	uint64_t nr_resegmented;	/* blocks whose qemu listing split an instruction */
 	uint64_t nr_other_cpu;	/* Trace lines of another vCPU (threads: unsupported) */
 };
 
@@ -116,9 +117,12 @@ int sim_elf__build_id(const char *path, uint8_t id[20]);
 
 struct sim_effects {
 	double skid_mean;	/* EBS skid: geometric, mean in instructions (0: none) */
+	double group_prob;	/* P(EBS sample goes to the first insn of the next retirement group) */
+	unsigned group_width;	/* instructions retired per cycle (retirement group size) */
 	double shadow_prob;	/* P(sample on a long-latency insn moves to the next one) */
 	unsigned rand_bits;	/* period randomisation: low bits of each period drawn at random */
 	double freeze_mean;	/* LBR freeze skid: geometric, mean in taken branches */
+	double freeze_insns_mean;	/* LBR PMI latency: geometric, mean in retired instructions */
 	double bias_frac;	/* share of branch sites that are bias-prone */
 	double bias_prob;	/* P(capture delayed so a bias-prone branch lands in the oldest slot) */
 };
@@ -147,7 +151,7 @@ struct sim_pmu_opts {
 
 struct sim_pmu_stats {
 	uint64_t nr_ebs, nr_lbr;
-	uint64_t nr_skidded, nr_shadowed, nr_frozen_late, nr_bias_delayed;
+	uint64_t nr_skidded, nr_grouped, nr_shadowed, nr_frozen_late, nr_bias_delayed;
 	uint64_t nr_dropped_pending;	/* samples still pending at the end (lost) */
 	uint64_t nr_virtual_branches;	/* boundary entries (see README) */
 };

@@ -233,6 +233,47 @@ static uint8_t sim_kind_of(const cs_insn *ci)
 	return SIM_K_OTHER;
 }
 
+/* Fills in the attributes of a decoded instruction (t->ci). */
+static void sim_trace__attrs(struct sim_trace *t, struct sim_insn *in)
+{
+	in->kind = sim_kind_of(t->ci);
+	if (sim_is_long_latency(t->ci))
+		in->flags |= SIM_F_LONG_LATENCY;
+	if (t->ci->detail && t->ci->detail->x86.prefix[0] &&
+	    (t->ci->detail->x86.prefix[0] == X86_PREFIX_REP ||
+	     t->ci->detail->x86.prefix[0] == X86_PREFIX_REPNE) &&
+	    sim_is_string_op(t->ci->id))
+		in->flags |= SIM_F_REP_STRING;
+}
+
+/* A translation block is contiguous guest code, but qemu's in_asm listing may split an
+ * instruction that straddles its disassembler's buffer (a ".byte 0x0f" line, then the rest
+ * as another "instruction"). So the block's bytes are decoded again as one run with capstone;
+ * qemu's lines are used only when that fails (or the listing is not contiguous). Returns the
+ * number of instructions, 0 to fall back. */
+static size_t sim_trace__decode_run(struct sim_trace *t, struct sim_insn *v, uint64_t pc,
+				    const uint8_t *bytes, size_t total)
+{
+	const uint8_t *code = bytes;
+	size_t size = total, n = 0;
+	uint64_t addr = pc;
+	while (size) {
+		uint64_t at = addr;
+		if (!cs_disasm_iter(t->cs, &code, &size, &addr, t->ci))
+			return 0;
+		struct sim_insn *in = &v[n++];
+		memset(in, 0, sizeof(*in));
+		in->addr = at;
+		in->len = (uint8_t)t->ci->size;
+		sim_trace__attrs(t, in);
+		int64_t mn = sim_trace__intern(t, t->ci->mnemonic);
+		if (mn < 0)
+			return 0;
+		in->mn = (uint32_t)mn;
+	}
+	return n;
+}
+
 int sim_trace__translated(struct sim_trace *t, const uint64_t *addrs, const uint8_t *lens,
 			  const uint8_t *bytes, size_t nr)
 {
@@ -241,15 +282,30 @@ int sim_trace__translated(struct sim_trace *t, const uint64_t *addrs, const uint
 	struct sim_tb *tb = calloc(1, sizeof(*tb));
 	if (!tb)
 		return -ENOMEM;
-	tb->insns = calloc(nr, sizeof(*tb->insns));
+	size_t total = 0;
+	bool contiguous = true;
+	for (size_t i = 0; i < nr; i++) {
+		total += lens[i];
+		if (i + 1 < nr && addrs[i + 1] != addrs[i] + lens[i])
+			contiguous = false;
+	}
+	tb->insns = calloc(total > nr ? total : nr, sizeof(*tb->insns));
 	if (!tb->insns) {
 		free(tb);
 		return -ENOMEM;
 	}
 	tb->pc = addrs[0];
-	tb->n = (uint32_t)nr;
+	size_t n = contiguous ? sim_trace__decode_run(t, tb->insns, addrs[0], bytes, total) : 0;
+	if (n) {
+		tb->n = (uint32_t)n;
+		if (n != nr)
+			t->st.nr_resegmented++;
+	} else {
+		memset(tb->insns, 0, (total > nr ? total : nr) * sizeof(*tb->insns));
+		tb->n = (uint32_t)nr;
+	}
 	size_t off = 0;
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 0; !n && i < nr; i++) {
 		struct sim_insn *in = &tb->insns[i];
 		const uint8_t *code = bytes + off;
 		size_t size = lens[i];
@@ -259,14 +315,7 @@ int sim_trace__translated(struct sim_trace *t, const uint64_t *addrs, const uint
 		in->len = lens[i];
 		if (cs_disasm_iter(t->cs, &code, &size, &addr, t->ci) && t->ci->size == lens[i]) {
 			name = t->ci->mnemonic;
-			in->kind = sim_kind_of(t->ci);
-			if (sim_is_long_latency(t->ci))
-				in->flags |= SIM_F_LONG_LATENCY;
-			if (t->ci->detail && t->ci->detail->x86.prefix[0] &&
-			    (t->ci->detail->x86.prefix[0] == X86_PREFIX_REP ||
-			     t->ci->detail->x86.prefix[0] == X86_PREFIX_REPNE) &&
-			    sim_is_string_op(t->ci->id))
-				in->flags |= SIM_F_REP_STRING;
+			sim_trace__attrs(t, in);
 		} else {
 			t->st.nr_bad_decode++;
 		}

@@ -1,8 +1,10 @@
 /* Unit tests of pmusim's simulated PMU on synthetic instruction streams with hand-computed
  * expectations: period-1 exactness of EBS and LBR (including the process-boundary entries),
- * skid, shadowing, period randomisation, freeze skid and the entry-slot bias. The simulator is
+ * skid, retirement-group attribution, shadowing, period randomisation, freeze skid, PMI latency in instructions (freeze
+ * after k retired instructions: the long/short stream shares) and the entry-slot bias. The simulator is
  * not part of the library, so its PMU source is compiled into this test.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +192,115 @@ static void test_freeze_skid(void)
 	sim_pmu__delete(p);
 }
 
+/* Retirement groups: a loop stream of 6 instructions (slots 0..5, a taken branch at 5 back to
+ * 0) retires in groups [0..3] and [4..5] (width 4, a taken branch ends a group). EBS period 1.
+ * With group_prob 1 an overflow on slots 0..3 lands on slot 4 (the next group's first) and
+ * one on slots 4..5 on slot 0 of the next iteration: per iteration slot 4 gets 4 samples, slot
+ * 0 gets 2, the others none. With group_prob g, each slot keeps (1-g) of its own and slot 4
+ * gains 4g, slot 0 gains 2g. */
+static void test_retirement_groups(void)
+{
+	enum { ITERS = 20000 };
+	static const double probs[] = { 1.0, 0.25 };
+	struct sim_insn in[6];
+	memset(in, 0, sizeof(in));
+	for (unsigned i = 0; i < 6; i++) {
+		in[i].addr = addr_of(i);
+		in[i].len = 4;
+	}
+	for (int t = 0; t < 2; t++) {
+		struct collect c;
+		double g = probs[t];
+		struct sim_pmu *p = make(&c, 1, 1000003, 8,
+					 (struct sim_effects){ .group_prob = g, .group_width = 4 });
+		if (!p)
+			return;
+		sim_pmu__start(p, addr_of(0));
+		for (unsigned it = 0; it < ITERS; it++) {
+			sim_pmu__retire(p, in, 6);
+			sim_pmu__branch(p, addr_of(5), addr_of(0));
+		}
+		sim_pmu__retire(p, in, 1);	/* slot 0 once more: lands the last pending */
+		sim_pmu__finish(p, addr_of(0));
+		double want[6] = { 1 - g + 2 * g, 1 - g, 1 - g, 1 - g, 1 - g + 4 * g, 1 - g };
+		for (unsigned i = 0; i < 6; i++)
+			CHECK_EQ_DBL((double)c.ebs_at[i] / ITERS, want[i], g == 1.0 ? 1e-3 : 0.02);
+		if (g == 1.0) {
+			CHECK_EQ_U64(c.ebs_at[4], 4ULL * ITERS);
+			CHECK_EQ_U64(c.ebs_at[1] + c.ebs_at[2] + c.ebs_at[3] + c.ebs_at[5], 0);
+		}
+		CHECK(sim_pmu__stats(p)->nr_grouped > 0);
+		sim_pmu__delete(p);
+	}
+}
+
+/* PMI latency in instructions: streams alternate, a long one (slots 0..L-1, a taken branch at
+ * L-1 to slot 32) and a short one (slots 32..32+S-1, a taken branch back to slot 0); every
+ * taken branch overflows (period 1); the stack freezes k instructions later, k geometric with
+ * mean X, q = X/(1+X). The window holds the n-1 most recently completed streams: with
+ * alternation and n even, (n-2)/2 of each kind plus the most recently completed one. After a
+ * long stream's branch, the most recent completed stream is long iff k mod (L+S) < S (k = 0:
+ * the overflowing branch itself), probability (1-q^S)/(1-q^(L+S)); after a short stream's, it
+ * is long iff k mod (L+S) >= L, probability 1 - (1-q^L)/(1-q^(L+S)). Half the overflows are of
+ * each kind, so with p_long the mean of the two, LBR's estimate of the long stream's count is
+ * (n-2+2 p_long)/(n-1) times the truth, and the short one's (n-2+2(1-p_long))/(n-1). */
+static void test_freeze_insns(void)
+{
+	enum { L = 15, S = 5, SHORT0 = 32, CYCLES = 40000 };
+	static const unsigned depths[] = { 2, 16 };
+	static const double means[] = { 0, 20, 3 };
+	struct sim_insn in[MAXA];
+	memset(in, 0, sizeof(in));
+	for (unsigned i = 0; i < MAXA; i++) {
+		in[i].addr = addr_of(i);
+		in[i].len = 4;
+	}
+	for (size_t d = 0; d < 2; d++) {
+		for (size_t m = 0; m < 3; m++) {
+			struct collect c;
+			unsigned n = depths[d];
+			double x = means[m], q = x / (1 + x);
+			double t = 1 - pow(q, L + S);
+			double p_long = x > 0 ? 0.5 * (1 - pow(q, S)) / t +
+						0.5 * (1 - (1 - pow(q, L)) / t) : 0.5;
+			double want_long = (n - 2 + 2 * p_long) / (n - 1);
+			double want_short = (n - 2 + 2 * (1 - p_long)) / (n - 1);
+			struct sim_pmu *p = make(&c, 1000003, 1, n,
+						 (struct sim_effects){ .freeze_insns_mean = x });
+			if (!p)
+				return;
+			sim_pmu__start(p, addr_of(0));
+			for (unsigned it = 0; it < CYCLES; it++) {
+				sim_pmu__retire(p, &in[0], L);
+				sim_pmu__branch(p, addr_of(L - 1), addr_of(SHORT0));
+				sim_pmu__retire(p, &in[SHORT0], S);
+				sim_pmu__branch(p, addr_of(SHORT0 + S - 1), addr_of(0));
+			}
+			sim_pmu__retire(p, &in[0], 1);
+			sim_pmu__finish(p, addr_of(0));
+			const struct sim_pmu_stats *st = sim_pmu__stats(p);
+			double got_long = c.lbr_at[0] / CYCLES, got_short = c.lbr_at[SHORT0] / CYCLES;
+			if (x == 0) {
+				CHECK_EQ_DBL(got_long, 1.0 + 1.0 / CYCLES, 1e-9);
+				CHECK_EQ_DBL(got_short, 1.0, 1e-9);
+				CHECK_EQ_U64(st->nr_frozen_late, 0);
+			} else {
+				/* sampling noise: 80 000 samples, well under 0.01 */
+				CHECK_EQ_DBL(got_long, want_long, 0.01);
+				CHECK_EQ_DBL(got_short, want_short, 0.01);
+				CHECK(st->nr_frozen_late > 2 * CYCLES * q * 0.95);
+				/* every overflow is emitted or still pending at the end */
+				CHECK_EQ_U64(c.nr_lbr + st->nr_dropped_pending, 2 * CYCLES + 1 + n - 2);
+			}
+			/* the effect is there: for n = 2, L = 15, S = 5, mean 20 LBR sees the long
+			 * stream about 0.55 times as often as it ran */
+			if (n == 2 && x == 20)
+				CHECK(got_long < 0.7 && got_short > 1.3);
+			sim_pmu__delete(p);
+		}
+	}
+}
+
 /* Three branches cycle (slots 1, 3, 5); the smallest bias_frac that flags one of them makes
  * that site alone bias-prone. Its share of the oldest slot must exceed chance (1/3). */
 static void test_entry_slot_bias(void)
@@ -237,8 +348,10 @@ int main(void)
 	RUN_TEST(test_period1_exact);
 	RUN_TEST(test_skid);
 	RUN_TEST(test_shadow);
+	RUN_TEST(test_retirement_groups);
 	RUN_TEST(test_period_randomisation);
 	RUN_TEST(test_freeze_skid);
+	RUN_TEST(test_freeze_insns);
 	RUN_TEST(test_entry_slot_bias);
 	return TEST_EXIT();
 }
