@@ -18,7 +18,7 @@ fi
 seed=1
 # workload and argument: branchy interpreter, libc-heavy (libc.so + ld.so), pointer
 # chasing, trial division, vector kernel
-list=${BENCH_INPUTS:-interp 400 libcmix 400 objects 200 primes 8000 vector 600}
+list=${BENCH_INPUTS:-interp 400 libcmix 400 objects 15 primes 8000 vector 600}
 set -- $list
 while [ $# -ge 2 ]; do
 	w=$1 arg=$2
