@@ -121,7 +121,7 @@ done
 rm -f "$dir/out.db" "$dir/out.csv" "$dir/times" "$dir/time1" "$dir/err"
 
 # The table: MiB/s is MiB of uncompressed data per wall (and per CPU) second; the ratios
-# divide by ours (hbbp-csv plain of the same size). Then the targets of the issue.
+# divide by ours (hbbp-csv plain of the same size). Then the speed and memory targets.
 table=$dir/table.md
 awk -f bench/table.awk "$rows" > "$table"
 echo

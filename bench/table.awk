@@ -22,7 +22,7 @@ END {
   o = big " hbbp-csv plain"
   if (!(o in W)) exit
   print ""
-  print "Targets (issue 6) on the " big " MiB file, from wall times and from CPU times:"
+  print "Targets on the " big " MiB file, from wall times and from CPU times:"
   print ""
   print "| target | wall | cpu | wanted | status |"
   print "|---|---:|---:|---|---|"

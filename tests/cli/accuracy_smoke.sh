@@ -4,8 +4,8 @@
 # same run (pmusim --truth, an independent count of the qemu trace): HBBP's average weighted
 # error is at most the worse of EBS's and LBR's, and below 5%. Then, effects off, primes is
 # recorded at period P, P/2, P/4 and P/8: the HBBP error at P/8 is below half that at P, and
-# no step is worse than the previous beyond noise (method.md §8; the issue's "the error shrinks as the periods
-# shrink")).
+# no step is worse than the previous beyond noise (method.md §8: the error shrinks as the periods
+# shrink).
 . "$(dirname "$0")/../lib.sh"
 PMUSIM=${PMUSIM:-$ROOT/pmusim}
 for t in qemu-x86_64 cc; do

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The exactness criterion through hbbp-convert itself: period-1, no-effect recordings
+# Exactness through hbbp-convert itself: period-1, no-effect recordings
 # of every workload (reduced inputs), converted with --method ebs, lbr and hbbp, give the exact
 # instruction mix (pmusim --truth) for every mnemonic, and for every block the EBS and LBR
 # estimates agree (EBS at period 1 is exact per instruction: pmusim_exact.sh checks that
