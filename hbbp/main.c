@@ -1,4 +1,5 @@
-/* hbbp-convert entry point: installs the stderr log sink and dispatches to a subcommand.
+/* hbbp-convert entry point: installs the stderr log sink and the SIGBUS handler for inputs
+ * that shrink while mapped (util/mapguard.h), and dispatches to a subcommand.
  * Without a known subcommand the arguments are those of the conversion itself.
  */
 #include <stdio.h>
@@ -8,6 +9,8 @@
 
 #include "hbbp/commands.h"
 #include "util/hbbp_err.h"
+#include "util/mapguard.h"
+#include "writers/writer.h"
 
 static void log_to_stderr(enum hbbp_log_level level, const char *msg, void *ctx)
 {
@@ -33,6 +36,8 @@ int main(int argc, char **argv)
 	size_t i;
 
 	setlocale(LC_ALL, "C");
+	/* an input that shrinks while mapped: a message and exit 2, not a crash */
+	hbbp_mapguard__install("hbbp-convert", writer__cleanup_on_fault);
 	hbbp_log_set(log_to_stderr, NULL, verbose && *verbose ? HBBP_LOG_DEBUG : HBBP_LOG_INFO);
 	if (argc >= 2) {
 		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

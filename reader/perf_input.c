@@ -17,6 +17,7 @@
 
 #include "reader/perf_reader_int.h"
 #include "util/hbbp_err.h"
+#include "util/mapguard.h"
 
 #define COMP_MAX_PAYLOAD	65519u
 #define ZBUF_MAX		(64u << 20)
@@ -76,6 +77,7 @@ int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const ch
 		}
 		madvise(m, in->map_size, MADV_SEQUENTIAL);
 		in->map = m;
+		in->guard = hbbp_mapguard__add(m, in->map_size, in->name) + 1;
 		in->keep_from = UINT64_MAX;
 		/* Records are used in place in the map when its page tables can be filled
 		 * ahead in bulk (a page fault per 4 KiB page costs more than the copy of
@@ -107,8 +109,10 @@ void perf_input__close(struct perf_input *in)
 {
 	if (!in)
 		return;
-	if (in->map)
+	if (in->map) {
+		hbbp_mapguard__remove(in->guard - 1);
 		munmap((void *)in->map, in->map_size);
+	}
 	if (in->fd >= 0)
 		close(in->fd);
 	free(in->buf);

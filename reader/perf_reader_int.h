@@ -31,6 +31,7 @@ struct perf_input {
 	bool streaming;			/* read(2) from fd; else map */
 	const uint8_t *map;		/* whole file when mapped */
 	uint64_t map_size;
+	int guard;			/* util/mapguard.h slot of the map + 1; 0: none */
 	uint64_t pos, end;		/* file offsets: next byte, end of the record stream */
 	uint64_t dropped;		/* pages below this were released (madvise) */
 	uint64_t populated;		/* map mode: page tables filled up to here */

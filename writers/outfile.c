@@ -65,6 +65,14 @@ static void outfile__on_signal(int sig)
 	raise(sig);
 }
 
+void writer__cleanup_on_fault(void)
+{
+	if (cleanup_armed) {
+		unlink(cleanup_path);
+		unlink(cleanup_journal);
+	}
+}
+
 static int outfile__install(void)
 {
 	struct sigaction sa;

@@ -32,5 +32,8 @@ int writer__write(const struct result *res, const char *path, enum writer_format
  * write is in progress they remove its temporary file and _exit(3); otherwise they end the
  * process as the default action would. */
 int writer__install_signal_cleanup(void);
+/* Removes the partial output of the write in progress, if any; async-signal-safe, for a
+ * handler of a fatal signal that then exits (util/mapguard.h). */
+void writer__cleanup_on_fault(void);
 
 #endif
