@@ -124,6 +124,14 @@ void perf_input__close(struct perf_input *in)
 	in->fd = -1;
 }
 
+/* A failed read(2) or pread(2) of in: the message, kept as the reader's error. */
+static int input__read_error(struct perf_reader *r, const struct perf_input *in)
+{
+	snprintf(r->errbuf, sizeof(r->errbuf), "%s: read: %s", in->name, strerror(errno));
+	r->err = -errno;
+	return r->err;
+}
+
 static int input__fill(struct perf_reader *r, struct perf_input *in, size_t n)
 {
 	if (in->start) {
@@ -150,10 +158,7 @@ static int input__fill(struct perf_reader *r, struct perf_input *in, size_t n)
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
-			snprintf(r->errbuf, sizeof(r->errbuf), "%s: read: %s", in->name,
-				 strerror(errno));
-			r->err = -errno;
-			return r->err;
+			return input__read_error(r, in);
 		}
 		if (got == 0)
 			in->eof = true;
@@ -187,10 +192,7 @@ static int input__pread(struct perf_reader *r, struct perf_input *in, size_t wan
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
-			snprintf(r->errbuf, sizeof(r->errbuf), "%s: read: %s", in->name,
-				 strerror(errno));
-			r->err = -errno;
-			return r->err;
+			return input__read_error(r, in);
 		}
 		if (k == 0)
 			break;

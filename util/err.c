@@ -1,8 +1,10 @@
-/* hbbp_strerror(), exit-code mapping and the replaceable log sink (see hbbp_err.h). */
+/* hbbp_strerror(), exit-code mapping, the replaceable log sink and a signal-safe stderr write
+ * (see hbbp_err.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/hbbp_err.h"
 
@@ -67,4 +69,18 @@ void hbbp_log(enum hbbp_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	hbbp_vlog(level, fmt, ap);
 	va_end(ap);
+}
+
+void hbbp_sigsafe_puts(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n) {
+		ssize_t k = write(STDERR_FILENO, s, n);
+
+		if (k <= 0)
+			return;
+		s += k;
+		n -= (size_t)k;
+	}
 }

@@ -21,6 +21,9 @@ enum {
 /* err may be negative or positive; returns a static string. */
 const char *hbbp_strerror(int err);
 
+/* Writes s to stderr with write(2) alone: async-signal-safe, for signal handlers. */
+void hbbp_sigsafe_puts(const char *s);
+
 /* Exit codes of the programs. */
 enum { HBBP_EXIT_OK = 0, HBBP_EXIT_USAGE = 1, HBBP_EXIT_INPUT = 2, HBBP_EXIT_IO = 3 };
 /* Exit code for a negative error returned by a library call. */

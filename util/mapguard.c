@@ -53,20 +53,6 @@ void hbbp_mapguard__remove(int slot)
 	__atomic_store_n(&slots[slot].state, SLOT_FREE, __ATOMIC_RELEASE);
 }
 
-static void put(const char *s)
-{
-	size_t n = strlen(s);
-
-	while (n) {
-		ssize_t k = write(STDERR_FILENO, s, n);
-
-		if (k <= 0)
-			return;
-		s += k;
-		n -= (size_t)k;
-	}
-}
-
 static void put_hex(uint64_t v)
 {
 	char buf[19], *p = buf + sizeof(buf);
@@ -78,7 +64,7 @@ static void put_hex(uint64_t v)
 	} while (v);
 	*--p = 'x';
 	*--p = '0';
-	put(p);
+	hbbp_sigsafe_puts(p);
 }
 
 static void on_sigbus(int sig, siginfo_t *si, void *uctx)
@@ -90,22 +76,22 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 	(void)uctx;
 	if (guard_cleanup)
 		guard_cleanup();
-	put(guard_prog);
-	put(": error: ");
+	hbbp_sigsafe_puts(guard_prog);
+	hbbp_sigsafe_puts(": error: ");
 	for (i = 0; i < MAPGUARD_SLOTS; i++) {
 		if (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) != SLOT_LIVE)
 			continue;
 		if (a - slots[i].base < slots[i].len) {
-			put(slots[i].name);
-			put(": the file shrank while it was being read (bus error at ");
+			hbbp_sigsafe_puts(slots[i].name);
+			hbbp_sigsafe_puts(": the file shrank while it was being read (bus error at ");
 			put_hex(a - slots[i].base);
-			put(")\n");
+			hbbp_sigsafe_puts(")\n");
 			_exit(HBBP_EXIT_INPUT);
 		}
 	}
-	put("a mapped file shrank while it was being read (bus error at ");
+	hbbp_sigsafe_puts("a mapped file shrank while it was being read (bus error at ");
 	put_hex(a);
-	put(")\n");
+	hbbp_sigsafe_puts(")\n");
 	_exit(HBBP_EXIT_INPUT);
 }
 

@@ -29,20 +29,6 @@ static char cleanup_journal[PATH_MAX + 72];	/* SQLite's rollback journal of the 
 static struct sigaction saved_actions[NR_SIGNALS];
 static int handlers_installed;	/* 0: none, 1: for one write, 2: for the process lifetime */
 
-static void outfile__put(const char *s)
-{
-	size_t n = strlen(s);
-
-	while (n) {
-		ssize_t k = write(STDERR_FILENO, s, n);
-
-		if (k <= 0)
-			return;
-		s += k;
-		n -= (size_t)k;
-	}
-}
-
 static void outfile__on_signal(int sig)
 {
 	char num[4] = { 0 };
@@ -52,12 +38,12 @@ static void outfile__on_signal(int sig)
 		unlink(cleanup_journal);
 		num[0] = (char)('0' + (sig / 10) % 10);
 		num[1] = (char)('0' + sig % 10);
-		outfile__put(program_invocation_short_name);
-		outfile__put(": error: interrupted by signal ");
-		outfile__put(sig >= 10 ? num : num + 1);
-		outfile__put(": removed partial output '");
-		outfile__put(cleanup_path);
-		outfile__put("'\n");
+		hbbp_sigsafe_puts(program_invocation_short_name);
+		hbbp_sigsafe_puts(": error: interrupted by signal ");
+		hbbp_sigsafe_puts(sig >= 10 ? num : num + 1);
+		hbbp_sigsafe_puts(": removed partial output '");
+		hbbp_sigsafe_puts(cleanup_path);
+		hbbp_sigsafe_puts("'\n");
 		_exit(HBBP_EXIT_IO);
 	}
 	/* Nothing to clean up: die of the signal as if no handler were installed. */
