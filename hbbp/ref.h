@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* One executed instruction address. */
 struct ref_ip {
@@ -54,6 +55,8 @@ int ref_mix__add_row(struct ref_mix *m, const char *const *keys, double count);
 int ref_mix__add_ip(struct ref_mix *m, const char *module, uint64_t addr, double count,
 		    const char *mnemonic);
 int ref_mix__set_note(struct ref_mix *m, const char *note);
+/* Opens path for reading: 0, or -errno after logging "PATH: cannot open: why". */
+int ref_mix__fopen(const char *path, const char *mode, FILE **f);
 /* Whether a column of our own outputs is a value (count, share, diagnostics), not a key. */
 bool ref_mix__value_column(const char *name);
 

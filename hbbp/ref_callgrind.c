@@ -438,14 +438,11 @@ int ref_callgrind__read(const char *path, struct ref_mix **out)
 	static const char *const none[1] = { NULL };
 	struct cg c = { .path = path, .ir = 0 };
 	struct ref_mix *m = NULL;
-	FILE *f = fopen(path, "r");
-	int err;
+	FILE *f;
+	int err = ref_mix__fopen(path, "r", &f);
 
-	if (!f) {
-		err = -errno;
-		pr_err("%s: cannot open: %s", path, strerror(errno));
+	if (err)
 		return err;
-	}
 	hmap__init(&c.obs.ids, 1, sizeof(uint64_t));
 	hmap__init(&c.fns.ids, 1, sizeof(uint64_t));
 	hmap__init(&c.cost, 2, sizeof(double));

@@ -211,12 +211,8 @@ int ref_csv__read(const char *path, struct ref_mix **out)
 	struct ref_mix *m = NULL;
 	int r, err;
 
-	c.f = fopen(path, "r");
-	if (!c.f) {
-		err = -errno;
-		pr_err("%s: cannot open: %s", path, strerror(errno));
+	if ((err = ref_mix__fopen(path, "r", &c.f)))
 		return err;
-	}
 	r = csv_record(&c);
 	if (r <= 0) {
 		if (!r)

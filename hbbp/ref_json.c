@@ -331,14 +331,11 @@ int ref_json__read(const char *path, struct ref_mix **out)
 	struct jp j = { .path = path };
 	char *buf = NULL;
 	size_t n = 0, cap = 0, i;
-	FILE *f = fopen(path, "rb");
-	int err = 0;
+	FILE *f;
+	int err = ref_mix__fopen(path, "rb", &f);
 
-	if (!f) {
-		err = -errno;
-		pr_err("%s: cannot open: %s", path, strerror(errno));
+	if (err)
 		return err;
-	}
 	for (;;) {
 		size_t r;
 

@@ -137,6 +137,18 @@ int ref_mix__add_ip(struct ref_mix *m, const char *module, uint64_t addr, double
 	return 0;
 }
 
+int ref_mix__fopen(const char *path, const char *mode, FILE **f)
+{
+	int err;
+
+	*f = fopen(path, mode);
+	if (*f)
+		return 0;
+	err = -errno;
+	pr_err("%s: cannot open: %s", path, strerror(-err));
+	return err;
+}
+
 bool ref_mix__value_column(const char *name)
 {
 	static const char *const v[] = { "count", "share", "source", "ebs_count", "lbr_count",
@@ -173,14 +185,11 @@ int ref_mix__read(const char *path, struct ref_mix **out)
 {
 	char head[4096];
 	size_t n;
-	FILE *f = fopen(path, "rb");
+	FILE *f;
+	int err = ref_mix__fopen(path, "rb", &f);
 
-	if (!f) {
-		int err = -errno;
-
-		pr_err("%s: cannot open: %s", path, strerror(errno));
+	if (err)
 		return err;
-	}
 	n = fread(head, 1, sizeof(head) - 1, f);
 	fclose(f);
 	head[n] = 0;

@@ -277,14 +277,11 @@ int ref_sde__read(const char *path, struct ref_mix **out)
 			  *const k_out[] = { "iclass", "symbol", "tid" };
 	struct sde s = { .path = path };
 	struct ref_mix *m = NULL;
-	FILE *f = fopen(path, "r");
-	int err;
+	FILE *f;
+	int err = ref_mix__fopen(path, "r", &f);
 
-	if (!f) {
-		err = -errno;
-		pr_err("%s: cannot open: %s", path, strerror(errno));
+	if (err)
 		return err;
-	}
 	err = ref_mix__new(path, "sde", k_thr, 2, &s.thr);
 	err = err ? err : ref_mix__new(path, "sde", k_fn, 3, &s.fns);
 	err = err ? err : ref_mix__new(path, "sde", k_gl, 1, &s.glob);
