@@ -221,22 +221,27 @@ static int sim_pmu__lbr_queue(struct sim_pmu *p, const struct sim_lbr_pending *l
 	return 0;
 }
 
+/* Captures pending stack i; a finished capture (1) is removed by moving the last pending
+ * one into its place. Returns what sim_pmu__lbr_capture returns. */
+static int sim_pmu__capture_pending(struct sim_pmu *p, unsigned i)
+{
+	int err = sim_pmu__lbr_capture(p, &p->lp[i]);
+	if (err == 1)
+		p->lp[i] = p->lp[--p->nlp];
+	return err;
+}
+
 /* Pending samples whose instruction latency has elapsed freeze now (before the next
  * instruction retires, or after the taken branch that was the last one to retire). */
 static int sim_pmu__lbr_ready(struct sim_pmu *p)
 {
 	for (unsigned i = 0; i < p->nlp;) {
 		struct sim_lbr_pending *lp = &p->lp[i];
-		if (!lp->left && lp->ready) {
-			int err = sim_pmu__lbr_capture(p, lp);
-			if (err < 0)
-				return err;
-			if (err == 1) {
-				p->lp[i] = p->lp[--p->nlp];
-				continue;
-			}
-		}
-		i++;
+		int err = !lp->left && lp->ready ? sim_pmu__capture_pending(p, i) : 0;
+		if (err < 0)
+			return err;
+		if (err != 1)
+			i++;
 	}
 	return 0;
 }
@@ -253,16 +258,12 @@ static int sim_pmu__taken(struct sim_pmu *p, uint64_t from, uint64_t to)
 		return err;
 	for (unsigned i = 0; i < p->nlp;) {
 		struct sim_lbr_pending *lp = &p->lp[i];
-		if (lp->left && --lp->left == 0 && !lp->insn_left) {
-			err = sim_pmu__lbr_capture(p, lp);
-			if (err < 0)
-				return err;
-			if (err == 1) {
-				p->lp[i] = p->lp[--p->nlp];
-				continue;
-			}
-		}
-		i++;
+		err = lp->left && --lp->left == 0 && !lp->insn_left ?
+		      sim_pmu__capture_pending(p, i) : 0;
+		if (err < 0)
+			return err;
+		if (err != 1)
+			i++;
 	}
 	if (--p->lbr_left == 0) {
 		struct sim_lbr_pending lp = {
