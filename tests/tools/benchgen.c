@@ -1,7 +1,10 @@
 /* benchgen: writes a large benchmark perf.data by tiling real recordings (pmusim output of
  * real programs) with the project's writer. Each input becomes the template of one or more
  * processes (own pid, COMM, MMAP2 of its modules); their samples are replayed round-robin in
- * chunks, with fresh increasing times, until the data section reaches the requested size.
+ * chunks until the data section reaches the requested size. Times are those of a 2-CPU
+ * 'perf record -a': process p runs on CPU p % 2, each CPU's samples are in time order, and
+ * within a round the CPUs' chunks overlap in time (a reader must sort each round), with a
+ * FINISHED_ROUND every ROUND_BYTES as perf writes them.
  * Streams, modules and events are those of the inputs, so a consumer does the same block
  * lookups, aggregation and disassembly as on the originals. Depends only on the reader and
  * the writer.
@@ -25,6 +28,9 @@
 #define MAX_MAPS	64
 #define MAX_BR		64
 #define CHUNK		64	/* samples of one process in a row */
+/* Data written between FINISHED_ROUNDs: perf record writes one after each pass over the
+ * per-CPU ring buffers (propeller_sample of the corpus, 2 CPUs with LBR: 210 KB a round) */
+#define ROUND_BYTES	(512u << 10)
 
 struct bg_map {
 	uint64_t start, len, pgoff;
@@ -205,6 +211,7 @@ int main(int argc, char **argv)
 	struct perf_writer *w = NULL;
 	const char *out = NULL;
 	uint64_t target = 0, bytes = 0, nsamples = 0, t = 1000000000ULL, loops = 0;
+	uint64_t tc[2], round_start = 0;	/* per-CPU clocks; bytes at the round's start */
 	uint64_t *left = NULL;
 	size_t nin = 0, nr_ev = 0, procs = 0, i, p;
 	size_t *cursor;
@@ -304,6 +311,8 @@ int main(int argc, char **argv)
 		cursor[p] = loops ? 0 : (p / nin) * (ip->nr / 2 + 1) % ip->nr;
 		t += 1000;
 	}
+	tc[0] = t;
+	tc[1] = t + 137;
 	for (bool more = true; more && (loops || bytes < target);) {
 		more = false;
 		for (p = 0; p < procs && (loops || bytes < target); p++) {
@@ -314,7 +323,7 @@ int main(int argc, char **argv)
 				const struct bg_sample *o = &ip->s[cursor[p]];
 				struct perf_sample s = {
 					.id = ev[o->evidx].nr_ids ? ev[o->evidx].ids[0] : 0,
-					.ip = o->ip, .pid = pid, .tid = pid, .time = t,
+					.ip = o->ip, .pid = pid, .tid = pid, .time = tc[p & 1],
 					.period = o->period, .cpu = (uint32_t)(p & 1),
 					.nr_branches = o->nr, .has_hw_idx = o->has_hw_idx,
 					.hw_idx = o->hw_idx, .branches = ip->br + o->br_off,
@@ -325,17 +334,24 @@ int main(int argc, char **argv)
 				if (err)
 					goto fail;
 				bytes += sample_bytes(&ev[o->evidx].attr, o->nr);
-				t += 137;
+				tc[p & 1] += 274;
 				left[p]--;
 				more = true;
 				if (++cursor[p] == ip->nr)
 					cursor[p] = 0;
-				if (++nsamples % 65536 == 0 &&
-				    (err = perf_writer__finished_round(w)))
-					goto fail;
+				nsamples++;
+				if (bytes - round_start >= ROUND_BYTES) {
+					/* the next round starts after everything written so far */
+					t = tc[0] > tc[1] ? tc[0] : tc[1];
+					tc[0] = tc[1] = t + 137;
+					round_start = bytes;
+					if ((err = perf_writer__finished_round(w)))
+						goto fail;
+				}
 			}
 		}
 	}
+	t = (tc[0] > tc[1] ? tc[0] : tc[1]) + 137;
 	for (p = 0; p < procs && !err; p++) {
 		uint32_t pid = 10000 + (uint32_t)p;
 		struct perf_sample_id sid = { .pid = pid, .tid = pid, .time = t, .id = ev[0].ids[0] };
