@@ -232,6 +232,7 @@ static int run_compute(struct convert_run *run, const struct convert_opts *o)
 	memset(&ro, 0, sizeof(ro));
 	ro.ebs_event = o->ebs_event;
 	ro.lbr_event = o->lbr_event;
+	ro.samples_unordered = true;	/* sums of samples: their order does not matter */
 	err = perf_reader__open(&run->reader, o->input, &ro, &errmsg);
 	if (err) {
 		pr_err("%s", errmsg ? errmsg : hbbp_strerror(err));

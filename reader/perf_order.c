@@ -29,8 +29,10 @@ void perf_order__free(struct perf_reader *r)
 {
 	free(r->arena);
 	free(r->q);
+	free(r->q_tmp);
 	r->arena = NULL;
 	r->q = NULL;
+	r->q_tmp = NULL;
 }
 
 static int qent_cmp(const void *a, const void *b)
@@ -136,6 +138,7 @@ static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
 	e->arena_off = place ? 0 : r->arena_len;
 	e->size = raw->size;
 	e->in_idx = (uint16_t)(in - r->inputs);
+	e->sample = raw->type == PERF_RECORD_SAMPLE;
 	if (place) {
 		if (raw->offset < in->keep_from)
 			in->keep_from = raw->offset;
@@ -161,12 +164,54 @@ static int qent_arena_cmp(const void *a, const void *b)
 	return x->arena_off < y->arena_off ? -1 : x->arena_off > y->arena_off;
 }
 
+/* samples_unordered: when the queued records with time <= limit are all samples, moves them
+ * to the front of the queue in queue order (a stable partition, no sort) and starts
+ * delivering them; false when a record of another type is among them (the caller sorts) */
+static bool start_flush_samples(struct perf_reader *r, uint64_t limit)
+{
+	size_t i, n = 0, k = 0;
+
+	for (i = 0; i < r->q_nr; i++) {
+		if (r->q[i].time > limit)
+			continue;
+		if (!r->q[i].sample)
+			return false;
+		n++;
+	}
+	if (!n)
+		return true;
+	if (n < r->q_nr) {
+		if (r->q_tmp_cap < r->q_nr - n) {
+			struct perf_qent *nt = realloc(r->q_tmp, r->q_cap * sizeof(*nt));
+
+			if (!nt)
+				return false;
+			r->q_tmp = nt;
+			r->q_tmp_cap = r->q_cap;
+		}
+		for (i = 0; i < r->q_nr; i++) {
+			if (r->q[i].time <= limit)
+				r->q[i - k] = r->q[i];
+			else
+				r->q_tmp[k++] = r->q[i];
+		}
+		memcpy(r->q + n, r->q_tmp, k * sizeof(*r->q));
+	}
+	r->q_delivering = true;
+	r->q_deliver = 0;
+	r->q_deliver_end = n;
+	return true;
+}
+
 /* starts delivering the queued records with time <= limit (all when flush_all) */
 static void start_flush(struct perf_reader *r, uint64_t limit, bool all)
 {
 	size_t n = 0;
 
 	if (!r->q_nr)
+		return;
+	if (r->opts.samples_unordered && (all || limit != UINT64_MAX) &&
+	    start_flush_samples(r, all ? UINT64_MAX : limit))
 		return;
 	for (n = 1; n < r->q_nr; n++)	/* usually already in order: skip the sort */
 		if (qent_cmp(&r->q[n - 1], &r->q[n]) > 0)
@@ -240,6 +285,19 @@ static void end_flush(struct perf_reader *r)
 	}
 }
 
+/* records delivered ahead of the one prefetched: the queue holds records read a round
+ * ago, gone from the caches */
+#define PREFETCH_AHEAD	2
+
+static void prefetch_record(const struct perf_reader *r, const struct perf_qent *e)
+{
+	const uint8_t *p = e->ptr ? e->ptr : r->arena + e->arena_off;
+	uint32_t o;
+
+	for (o = 0; o < e->size; o += 64)
+		__builtin_prefetch(p + o);
+}
+
 static int deliver(struct perf_reader *r, const uint8_t *p, uint32_t size, uint64_t off,
 		   struct perf_input *in, int evidx, const struct perf_record **rec)
 {
@@ -303,7 +361,11 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 				struct perf_qent *e = &r->q[r->q_deliver++];
 				const uint8_t *p = e->ptr ? e->ptr : r->arena + e->arena_off;
 
-				r->last_flush = e->time;
+				if (r->q_deliver + PREFETCH_AHEAD <= r->q_deliver_end)
+					prefetch_record(r, &r->q[r->q_deliver + PREFETCH_AHEAD - 1]);
+
+				if (e->time > r->last_flush)
+					r->last_flush = e->time;
 				evidx = perf_decode__event_of(r, p, e->size, rd32(r, p));
 				return deliver(r, p, e->size, e->offset, &r->inputs[e->in_idx],
 					       evidx, rec);

@@ -257,6 +257,10 @@ struct perf_reader_opts {
 	const char *ebs_event;		/* --ebs-event: name (or perf-style spec) of the EBS event */
 	const char *lbr_event;		/* --lbr-event */
 	bool no_sort;			/* deliver in file order */
+	bool samples_unordered;		/* samples between two other timed records may come in
+					 * file order rather than time order (a consumer whose
+					 * result does not depend on the order of samples): no
+					 * sort of a round that holds samples only */
 	bool pread;			/* read the records of a file with pread(2) even where
 					 * they could be used in place in its map (tests) */
 };

@@ -71,6 +71,7 @@ struct perf_qent {			/* a queued timed record */
 	size_t arena_off;
 	uint32_t size;
 	uint16_t in_idx;
+	bool sample;			/* a PERF_RECORD_SAMPLE */
 };
 
 struct perf_event_int {
@@ -129,6 +130,8 @@ struct perf_reader {
 	size_t q_bytes;			/* queued bytes, in the arena or in place in a map */
 	struct perf_qent *q;
 	size_t q_nr, q_cap;
+	struct perf_qent *q_tmp;		/* samples_unordered: scratch of the partition */
+	size_t q_tmp_cap;
 	size_t q_deliver, q_deliver_end;	/* delivering q[q_deliver..q_deliver_end) */
 	bool q_delivering;
 	uint64_t next_flush, max_time, last_flush, seq;

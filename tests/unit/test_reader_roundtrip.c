@@ -540,6 +540,81 @@ static void test_time_order(void)
 	}
 }
 
+static void write_comm_at(uint64_t t)
+{
+	p32(PERF_RECORD_COMM); p16(0); p16(40);
+	p32(1); p32(1);
+	put("abc\0\0\0\0\0", 8);
+	p32(1); p32(1);		/* sample_id: pid, tid */
+	p64(t);			/* sample_id: time */
+}
+
+/* samples_unordered: a flushed batch of samples only comes in queue order (no sort); a
+ * batch that holds another timed record is sorted, so each sample sees the same records
+ * before it as in time order. -1 marks the COMM (time 0 would mean no time: 1 is the
+ * earliest). */
+static void test_samples_unordered(void)
+{
+	static const int64_t want_plain[] = { 30, 10, 20, 5, 1, 40, 35, 25 };
+	static const int64_t want_comm[] = { 1, 5, 10, -1, 20, 30, 40, 35, 25 };
+	struct params p = { .st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+			    .attr_size = 136 };
+	char path[128];
+	int comm;
+
+	for (comm = 0; comm < 2; comm++) {
+		struct perf_reader_opts opts = { .samples_unordered = true };
+		const int64_t *want = comm ? want_comm : want_plain;
+		size_t n = comm ? 9 : 8, i = 0;
+		const struct perf_record *rec;
+		struct perf_reader *r;
+		FILE *f;
+
+		be = 0;
+		len = 0;
+		put("PERFILE2", 8);
+		p64(16);
+		{
+			size_t start = len;
+			uint16_t sz;
+
+			p32(64); p16(0); p16(0);
+			write_attr(&p);
+			sz = (uint16_t)(len - start);
+			memcpy(buf + start + 6, &sz, 2);
+		}
+		write_timed(30); write_timed(10);
+		if (comm)
+			write_comm_at(15);
+		write_timed(20);
+		p32(68); p16(0); p16(8);
+		write_timed(5); write_timed(1); write_timed(40);
+		p32(68); p16(0); p16(8);
+		write_timed(35); write_timed(25);
+		snprintf(path, sizeof(path), "/tmp/test_reader_unordered.%d", (int)getpid());
+		f = fopen(path, "wb");
+		CHECK(f && fwrite(buf, 1, len, f) == len && !fclose(f));
+		CHECK_EQ_U64(perf_reader__open(&r, path, &opts, NULL), 0);
+		while (perf_reader__next(r, &rec) > 0) {
+			int64_t got;
+
+			if (rec->type == PERF_RECORD_COMM)
+				got = -1;
+			else if (rec->type == PERF_RECORD_SAMPLE)
+				got = (int64_t)(rec->sample.ip - 0x1000);
+			else
+				continue;
+			CHECK(i < n);
+			if (i < n)
+				CHECK_EQ_U64((uint64_t)got, (uint64_t)want[i]);
+			i++;
+		}
+		CHECK_EQ_U64(i, n);
+		perf_reader__delete(r);
+		unlink(path);
+	}
+}
+
 /* roles: generic and raw encodings, the all-branches requirement, LBR-only fallback */
 static void check_roles(const uint32_t *types, const uint64_t *configs, const uint64_t *bsts,
 			size_t n, const int *want, const char *cpuid)
@@ -724,6 +799,7 @@ int main(void)
 	RUN_TEST(test_old_headers);
 	RUN_TEST(test_roles);
 	RUN_TEST(test_time_order);
+	RUN_TEST(test_samples_unordered);
 	RUN_TEST(test_each_bit_alone);
 	RUN_TEST(test_all_bits_together);
 	RUN_TEST(test_hw_index_nr0);
