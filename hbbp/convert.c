@@ -272,9 +272,14 @@ static int run_compute(struct convert_run *run, const struct convert_opts *o)
 	for (i = 0; i < run->nr_events; i++)
 		run->events[i] = perf_reader__event(run->reader, i);
 	err = run_meta(run, o);
-	if (!err)
-		err = hbbp_mix__build(run->res, &run->counts, &run->drv, run->events, &o->mix,
+	if (!err) {
+		struct hbbp_mix_opts mo = o->mix;
+
+		/* tables the output does not write are not built */
+		mo.mix_only = !writer_format_writes_table(o->format, "blocks");
+		err = hbbp_mix__build(run->res, &run->counts, &run->drv, run->events, &mo,
 				      &run->total);
+	}
 	if (err) {
 		pr_err("building the result failed: %s", hbbp_strerror(err));
 		goto out;

@@ -1100,9 +1100,11 @@ int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp
 	memset(&ids, 0, sizeof(ids));
 	err = mix_table(res, &x, total_out);
 	if (!err)
-		err = ids_build(&ids, &x);
-	if (!err)
 		err = table_events(res, &x, events);
+	if (o->mix_only)
+		goto meta;
+	if (!err)
+		err = ids_build(&ids, &x);
 	if (!err)
 		err = table_modules(res, &x, &ids);
 	if (!err)
@@ -1111,6 +1113,7 @@ int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp
 		err = table_blocks(res, &x, &ids);
 	if (!err)
 		err = table_thread_blocks(res, &x, &ids);
+meta:
 	if (!err)
 		err = mix_meta(res, &x);
 	ids_free(&ids);

@@ -43,6 +43,8 @@ struct hbbp_mix_opts {
 	bool user_only, kernel_only;
 	bool diagnostics;
 	const struct hbbp_taxonomy *taxonomy;	/* NULL: no taxonomy column */
+	bool mix_only;			/* only the tables mix and events (for an output that
+					 * writes no other) */
 };
 
 /* Parses "--by" keys into opts (the taxonomy column name is accepted as a key when
@@ -52,7 +54,7 @@ int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *
 const char *hbbp_key_name(enum hbbp_key k);
 
 /* Builds the "mix" table and the tables events, modules, symbols, blocks, instructions,
- * thread_blocks into res, plus the method's metadata. events: the recording's events
+ * thread_blocks (not with o->mix_only) into res, plus the method's metadata. events: the recording's events
  * (d->nr_events of them). total_out, if not NULL, gets the total count of the mix rows
  * before --top. Filters apply to mix and thread_blocks; the other tables are complete. */
 /* The dsos of d with unresolved EBS or LBR weight, in hash order: a calloc'd array of *nr

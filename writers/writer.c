@@ -64,6 +64,21 @@ static const struct writer_ops *writer__ops(enum writer_format fmt)
 	return NULL;
 }
 
+bool writer_format_writes_table(enum writer_format fmt, const char *name)
+{
+	const struct writer_ops *ops = writer__ops(fmt);
+	size_t i;
+
+	if (!ops)
+		return false;
+	if (!ops->tables)
+		return true;
+	for (i = 0; ops->tables[i]; i++)
+		if (!strcmp(ops->tables[i], name))
+			return true;
+	return false;
+}
+
 static int writer__tables(struct writer_ctx *w, const struct writer_ops *ops)
 {
 	const struct result *r = w->res;

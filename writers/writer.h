@@ -22,6 +22,10 @@ enum writer_format writer_format_from_name(const char *name);
 /* From the output path's extension; WRITER_NONE if unknown. */
 enum writer_format writer_format_from_path(const char *path);
 
+/* Whether fmt writes the table named name (CSV and JSON Lines: mix; JSON: events and mix;
+ * SQLite: every table). */
+bool writer_format_writes_table(enum writer_format fmt, const char *name);
+
 /* Writes res to path in fmt. Returns 0 or a negative errno / -HBBP_E* code; on error no
  * output file exists (an --append target keeps its previous content). */
 int writer__write(const struct result *res, const char *path, enum writer_format fmt,
