@@ -138,7 +138,7 @@ if [ -n "$results" ]; then
 		echo "- machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM, $(uname -sr)"
 		echo "- perf: $(perf version 2>/dev/null || echo absent)"
 		echo "- load average (1, 5, 15 min): $load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-		echo "- input: benchgen tiling of $nsrc pmusim recordings ($(echo $srcs | sed 's|[^ ]*/src_||g; s|\.data||g')) into $((2 * nsrc)) processes; libcmix maps libc.so and ld.so; two events (inst_retired.prec_dist, br_inst_retired.near_taken), a 32-entry branch stack on every sample, attr size 128"
+		echo "- input: benchgen tiling of $nsrc pmusim recordings ($(echo $srcs | sed 's|[^ ]*/src_||g; s|\.data||g')) into $((2 * nsrc)) processes; libcmix maps libc.so and ld.so; two events (inst_retired.prec_dist, br_inst_retired.near_taken), a 32-entry branch stack on every sample, attr size 128; a FINISHED_ROUND every 512 KiB, the two CPUs' samples overlapping in time within a round (as perf record -a writes them)"
 		echo
 		echo "Times are medians of several runs from the page cache (wall and user+system CPU"
 		echo "seconds); MiB/s counts uncompressed data for the compressed inputs (z: COMPRESSED,"
