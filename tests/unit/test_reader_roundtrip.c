@@ -485,13 +485,51 @@ static void write_timed(uint64_t t)
 	p64(t);
 }
 
+static void write_comm_at(uint64_t t)
+{
+	p32(PERF_RECORD_COMM); p16(0); p16(40);
+	p32(1); p32(1);
+	put("abc\0\0\0\0\0", 8);
+	p32(1); p32(1);		/* sample_id: pid, tid */
+	p64(t);			/* sample_id: time */
+}
+
+/* A file of three rounds of timed samples, times 30 10 20 | 5 low 40 | 35 25 (the ip is the
+ * time + 0x1000), with a COMM at 15 in the first round when comm; written to path. */
+static void write_rounds_file(const char *path, uint64_t low, bool comm)
+{
+	struct params p = { .st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+			    .attr_size = 136 };
+	size_t start;
+	uint16_t sz;
+	FILE *f;
+
+	be = 0;
+	len = 0;
+	put("PERFILE2", 8);
+	p64(16);
+	start = len;
+	p32(64); p16(0); p16(0);
+	write_attr(&p);
+	sz = (uint16_t)(len - start);
+	memcpy(buf + start + 6, &sz, 2);
+	write_timed(30); write_timed(10);
+	if (comm)
+		write_comm_at(15);
+	write_timed(20);
+	p32(68); p16(0); p16(8);
+	write_timed(5); write_timed(low); write_timed(40);
+	p32(68); p16(0); p16(8);
+	write_timed(35); write_timed(25);
+	f = fopen(path, "wb");
+	CHECK(f && fwrite(buf, 1, len, f) == len && !fclose(f));
+}
+
 /* perf's FINISHED_ROUND semantics: a round is delivered up to the previous round's maximum */
 static void test_time_order(void)
 {
 	static const uint64_t file_order[] = { 30, 10, 20, 5, 0, 40, 35, 25 };
 	static const uint64_t sorted[] = { 0, 5, 10, 20, 30, 25, 35, 40 };
-	struct params p = { .st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
-			    .attr_size = 136 };
 	char path[128];
 	int ns;
 
@@ -501,29 +539,9 @@ static void test_time_order(void)
 		struct perf_reader *r;
 		const uint64_t *want = ns ? file_order : sorted;
 		size_t i = 0;
-		FILE *f;
 
-		be = 0;
-		len = 0;
-		put("PERFILE2", 8);
-		p64(16);
-		{
-			size_t start = len;
-			uint16_t sz;
-
-			p32(64); p16(0); p16(0);
-			write_attr(&p);
-			sz = (uint16_t)(len - start);
-			memcpy(buf + start + 6, &sz, 2);
-		}
-		write_timed(30); write_timed(10); write_timed(20);
-		p32(68); p16(0); p16(8);
-		write_timed(5); write_timed(0); write_timed(40);
-		p32(68); p16(0); p16(8);
-		write_timed(35); write_timed(25);
 		snprintf(path, sizeof(path), "/tmp/test_reader_order.%d", (int)getpid());
-		f = fopen(path, "wb");
-		CHECK(f && fwrite(buf, 1, len, f) == len && !fclose(f));
+		write_rounds_file(path, 0, false);
 		CHECK_EQ_U64(perf_reader__open(&r, path, &opts, NULL), 0);
 		while (perf_reader__next(r, &rec) > 0) {
 			if (rec->type != PERF_RECORD_SAMPLE)
@@ -540,15 +558,6 @@ static void test_time_order(void)
 	}
 }
 
-static void write_comm_at(uint64_t t)
-{
-	p32(PERF_RECORD_COMM); p16(0); p16(40);
-	p32(1); p32(1);
-	put("abc\0\0\0\0\0", 8);
-	p32(1); p32(1);		/* sample_id: pid, tid */
-	p64(t);			/* sample_id: time */
-}
-
 /* samples_unordered: a flushed batch of samples only comes in queue order (no sort); a
  * batch that holds another timed record is sorted, so each sample sees the same records
  * before it as in time order. -1 marks the COMM (time 0 would mean no time: 1 is the
@@ -557,8 +566,6 @@ static void test_samples_unordered(void)
 {
 	static const int64_t want_plain[] = { 30, 10, 20, 5, 1, 40, 35, 25 };
 	static const int64_t want_comm[] = { 1, 5, 10, -1, 20, 30, 40, 35, 25 };
-	struct params p = { .st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
-			    .attr_size = 136 };
 	char path[128];
 	int comm;
 
@@ -568,32 +575,9 @@ static void test_samples_unordered(void)
 		size_t n = comm ? 9 : 8, i = 0;
 		const struct perf_record *rec;
 		struct perf_reader *r;
-		FILE *f;
 
-		be = 0;
-		len = 0;
-		put("PERFILE2", 8);
-		p64(16);
-		{
-			size_t start = len;
-			uint16_t sz;
-
-			p32(64); p16(0); p16(0);
-			write_attr(&p);
-			sz = (uint16_t)(len - start);
-			memcpy(buf + start + 6, &sz, 2);
-		}
-		write_timed(30); write_timed(10);
-		if (comm)
-			write_comm_at(15);
-		write_timed(20);
-		p32(68); p16(0); p16(8);
-		write_timed(5); write_timed(1); write_timed(40);
-		p32(68); p16(0); p16(8);
-		write_timed(35); write_timed(25);
 		snprintf(path, sizeof(path), "/tmp/test_reader_unordered.%d", (int)getpid());
-		f = fopen(path, "wb");
-		CHECK(f && fwrite(buf, 1, len, f) == len && !fclose(f));
+		write_rounds_file(path, 1, comm);
 		CHECK_EQ_U64(perf_reader__open(&r, path, &opts, NULL), 0);
 		while (perf_reader__next(r, &rec) > 0) {
 			int64_t got;
