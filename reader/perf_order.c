@@ -289,9 +289,15 @@ static void end_flush(struct perf_reader *r)
  * ago, gone from the caches */
 #define PREFETCH_AHEAD	2
 
+/* the bytes of a queued record: in place in a map or in the arena */
+static const uint8_t *qent_bytes(const struct perf_reader *r, const struct perf_qent *e)
+{
+	return e->ptr ? e->ptr : r->arena + e->arena_off;
+}
+
 static void prefetch_record(const struct perf_reader *r, const struct perf_qent *e)
 {
-	const uint8_t *p = e->ptr ? e->ptr : r->arena + e->arena_off;
+	const uint8_t *p = qent_bytes(r, e);
 	uint32_t o;
 
 	for (o = 0; o < e->size; o += 64)
@@ -359,7 +365,7 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 		if (r->q_delivering) {
 			if (r->q_deliver < r->q_deliver_end) {
 				struct perf_qent *e = &r->q[r->q_deliver++];
-				const uint8_t *p = e->ptr ? e->ptr : r->arena + e->arena_off;
+				const uint8_t *p = qent_bytes(r, e);
 
 				if (r->q_deliver + PREFETCH_AHEAD <= r->q_deliver_end)
 					prefetch_record(r, &r->q[r->q_deliver + PREFETCH_AHEAD - 1]);
