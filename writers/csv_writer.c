@@ -103,11 +103,6 @@ static int csv__end(struct writer_ctx *w, const struct result_table *t)
 	return w->out->err;
 }
 
-static int csv__close(struct writer_ctx *w, bool ok)
-{
-	return ok ? wbuf__flush(w->out) : 0;
-}
-
 const struct writer_ops csv_writer_ops = {
 	.name = "csv",
 	.tables = csv_tables,
@@ -115,5 +110,5 @@ const struct writer_ops csv_writer_ops = {
 	.begin = csv__begin,
 	.row = csv__row,
 	.end = csv__end,
-	.close = csv__close,
+	.close = writer__close_flush,
 };

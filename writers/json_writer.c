@@ -217,11 +217,6 @@ static int jsonl__row(struct writer_ctx *w, const struct result_table *t, size_t
 	return w->out->err;
 }
 
-static int jsonl__close(struct writer_ctx *w, bool ok)
-{
-	return ok ? wbuf__flush(w->out) : 0;
-}
-
 const struct writer_ops jsonl_writer_ops = {
 	.name = "jsonl",
 	.tables = jsonl_tables,
@@ -229,5 +224,5 @@ const struct writer_ops jsonl_writer_ops = {
 	.begin = jsonl__nop,
 	.row = jsonl__row,
 	.end = jsonl__nop,
-	.close = jsonl__close,
+	.close = writer__close_flush,
 };

@@ -64,6 +64,11 @@ static const struct writer_ops *writer__ops(enum writer_format fmt)
 	return NULL;
 }
 
+int writer__close_flush(struct writer_ctx *w, bool ok)
+{
+	return ok ? wbuf__flush(w->out) : 0;
+}
+
 bool writer_format_writes_table(enum writer_format fmt, const char *name)
 {
 	const struct writer_ops *ops = writer__ops(fmt);

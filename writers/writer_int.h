@@ -65,6 +65,9 @@ struct writer_ops {
 	int (*close)(struct writer_ctx *w, bool ok);
 };
 
+/* The close of a text writer with nothing to add at the end: flushes its buffer when ok. */
+int writer__close_flush(struct writer_ctx *w, bool ok);
+
 extern const struct writer_ops csv_writer_ops;
 extern const struct writer_ops json_writer_ops;
 extern const struct writer_ops jsonl_writer_ops;
