@@ -1,8 +1,8 @@
-/* Byte streams of perf records: a range of a file (mapped; its records are used in place,
- * the page tables filled ahead in bulk and the pages released behind, or read with pread(2)
- * in large chunks where the kernel cannot fill page tables in bulk) or a pipe read into one
- * reused buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one
- * DStream per input; records may span compressed chunks). Cuts records by header.size and
+/* Byte streams of perf records: a range of a file (mapped for its headers; its records read
+ * with pread(2) in large chunks, or on request used in place in the map, the page tables
+ * filled ahead in bulk and the pages released behind) or a pipe read into one reused
+ * buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one DStream per
+ * input; records may span compressed chunks). Cuts records by header.size and
  * hands out raw producer-order bytes; knows nothing of attrs or samples.
  */
 #include <errno.h>
@@ -79,10 +79,11 @@ int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const ch
 		in->map = m;
 		in->guard = hbbp_mapguard__add(m, in->map_size, in->name) + 1;
 		in->keep_from = UINT64_MAX;
-		/* Records are used in place in the map when its page tables can be filled
-		 * ahead in bulk (a page fault per 4 KiB page costs more than the copy of
-		 * pread); else they are read with pread(2). */
-		in->pread = r->opts.pread ||
+		/* Records are read with pread(2) into a reused buffer: the copy costs less
+		 * than the page faults and first touches of the map (0.52 s against 0.63 s
+		 * for a 1 GiB recording). On request they are used in place in the map,
+		 * where its page tables can be filled ahead in bulk. */
+		in->pread = !r->opts.map_records ||
 			    madvise(m, in->map_size < 4096 ? in->map_size : 4096,
 				    MADV_POPULATE_READ) != 0;
 	}
@@ -194,8 +195,9 @@ static int input__pread(struct perf_reader *r, struct perf_input *in, size_t wan
 				continue;
 			return input__read_error(r, in);
 		}
-		if (k == 0)
-			break;
+		if (k == 0)	/* in->end is within the size the file had at open */
+			return perf_reader__fail(r, in->name, in->pos + got,
+						 "the file shrank while it was being read");
 		got += (size_t)k;
 	}
 	in->buf_off = in->pos;

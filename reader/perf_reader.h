@@ -261,8 +261,10 @@ struct perf_reader_opts {
 					 * file order rather than time order (a consumer whose
 					 * result does not depend on the order of samples): no
 					 * sort of a round that holds samples only */
-	bool pread;			/* read the records of a file with pread(2) even where
-					 * they could be used in place in its map (tests) */
+	bool map_records;		/* use the records of a file in place in its map (where
+					 * the kernel fills page tables in bulk) rather than
+					 * read them with pread(2), the default: page faults
+					 * cost more than the copy (tests) */
 };
 
 struct perf_reader_stats {

@@ -1,8 +1,8 @@
 #!/bin/sh
-# An input that shrinks while it is read (another process truncates it): the reader maps
-# regular files, so touching a page past the new end raises SIGBUS. The program must not die
-# of it: one message naming the file and the offset, exit 2, and no output file or temporary
-# left behind. Deterministic: `dump` writes into a FIFO nobody reads, so it blocks after the
+# An input that shrinks while it is read (another process truncates it): the records come
+# short from pread(2) (and where a file is mapped, touching a page past the new end raises
+# SIGBUS). The program must not die of it: one message naming the file and the offset,
+# exit 2, and no output file or temporary left behind. Deterministic: `dump` writes into a FIFO nobody reads, so it blocks after the
 # first 64 KiB of text; the file is truncated to 64 KiB then, and the FIFO drained.
 . "$(dirname "$0")/../lib.sh"
 
@@ -23,14 +23,14 @@ wait $pid
 rc=$?
 check "reader_shrink: dump exits 2 (got $rc)" [ "$rc" -eq 2 ]
 check "reader_shrink: dump names the file and the offset: $(head -c 200 "$TMP/err")" \
-	grep -q "big.data: the file shrank while it was being read (bus error at 0x" "$TMP/err"
+	grep -Eq "big.data: the file shrank while it was being read (\(bus error )?at 0x" "$TMP/err"
 
 # the conversion: the output must not appear, nor its hidden temporary
-"$tool" "$src" "$TMP/big2.data" 400 || { fail "reader_shrink: perf_repeat"; exit 0; }
+"$tool" "$src" "$TMP/big2.data" 1000 || { fail "reader_shrink: perf_repeat"; exit 0; }
 mkdir "$TMP/out"
 "$HBBP" -q -o "$TMP/out/mix.csv" "$TMP/big2.data" 2> "$TMP/err2" &
 pid=$!
-sleep 0.2
+sleep 0.1
 truncate -s 65536 "$TMP/big2.data"
 wait $pid
 rc=$?

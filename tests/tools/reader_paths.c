@@ -1,6 +1,6 @@
-/* reader_paths FILE: reads a perf.data file twice, once with its records used in place in
- * the file's map (the default where the kernel fills page tables in bulk) and once with
- * perf_reader_opts.pread (records read with pread(2) and copied for time ordering), and
+/* reader_paths FILE: reads a perf.data file twice, once with perf_reader_opts.map_records
+ * (records used in place in the file's map where the kernel fills page tables in bulk) and
+ * once as by default (records read with pread(2) and copied for time ordering), and
  * compares the delivered records: type, misc, size, file offset, event, and for samples the
  * ip, pid/tid, time, period, cpu and every branch entry. Prints "records N hash H" for each
  * pass; exits 0 when both passes agree, 1 when they differ, 2 when the file cannot be read.
@@ -29,7 +29,7 @@ static int pass(const char *path, bool use_pread, uint64_t *nr, uint64_t *hash)
 	int ret;
 
 	memset(&o, 0, sizeof(o));
-	o.pread = use_pread;
+	o.map_records = !use_pread;
 	if (perf_reader__open(&r, path, &o, &msg)) {
 		fprintf(stderr, "reader_paths: %s\n", msg ? msg : path);
 		return -1;
