@@ -23,6 +23,7 @@
 #define ZBUF_MAX		(64u << 20)
 #define DROP_CHUNK		(1u << 20)
 #define PREAD_CHUNK		(1u << 20)
+#define PREAD_WINDOW		(4u << 20)	/* initial size of the pread window */
 #define POP_WINDOW		(2u << 20)	/* page tables filled ahead at once */
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ	22
@@ -168,27 +169,53 @@ static int input__fill(struct perf_reader *r, struct perf_input *in, size_t n)
 	return 0;
 }
 
-/* pread mode: makes buf hold [pos, pos + want), reading PREAD_CHUNK or more at once. */
+/* pread mode: makes buf hold [pos, pos + want), reading PREAD_CHUNK or more at once. buf is
+ * a window of the file that also keeps the bytes from keep_from on (records the order queue
+ * holds in place); it is compacted (those bytes moved to its start) only when full, and
+ * grows only when they and the next read do not fit. */
 static int input__pread(struct perf_reader *r, struct perf_input *in, size_t want)
 {
-	uint64_t left = in->end - in->pos;
-	size_t n = want > PREAD_CHUNK ? want : PREAD_CHUNK, got = 0;
+	uint64_t keep = in->keep_from < in->pos ? in->keep_from : in->pos;
+	uint64_t to = in->pos + (want > PREAD_CHUNK ? want : PREAD_CHUNK);
+	uint64_t have_end = in->buf_off + in->len;
 
-	if (in->pos >= in->buf_off && in->pos - in->buf_off <= in->len &&
-	    in->len - (in->pos - in->buf_off) >= want)
+	if (in->pos >= in->buf_off && in->pos + want <= have_end)
 		return 0;
-	if (n > left)
-		n = (size_t)left;
-	if (n > in->cap) {
-		uint8_t *nb = realloc(in->buf, n);
+	if (to > in->end)
+		to = in->end;
+	if (in->pos > have_end || in->pos < in->buf_off) {
+		/* skipped past the window (AUXTRACE payload): records queued in it are copied
+		 * out by the order queue, and the window starts again at pos */
+		if (in->keep_from != UINT64_MAX &&
+		    perf_order__unpin(r, (size_t)(in - r->inputs), UINT64_MAX))
+			return -ENOMEM;
+		in->buf_off = in->pos;
+		in->len = 0;
+		keep = in->pos;
+		have_end = in->pos;
+	}
+	if (to - in->buf_off > in->cap && keep > in->buf_off) {
+		size_t drop = (size_t)(keep - in->buf_off);
 
+		memmove(in->buf, in->buf + drop, in->len - drop);
+		in->len -= drop;
+		in->buf_off = keep;
+	}
+	if (to - in->buf_off > in->cap) {
+		size_t cap = in->cap ? in->cap : PREAD_WINDOW;
+		uint8_t *nb;
+
+		while (cap < to - in->buf_off)
+			cap *= 2;
+		nb = realloc(in->buf, cap);
 		if (!nb)
 			return -ENOMEM;
 		in->buf = nb;
-		in->cap = n;
+		in->cap = cap;
 	}
-	while (got < n) {
-		ssize_t k = pread(in->fd, in->buf + got, n - got, (off_t)(in->pos + got));
+	while (have_end < to) {
+		ssize_t k = pread(in->fd, in->buf + in->len, (size_t)(to - have_end),
+				  (off_t)have_end);
 
 		if (k < 0) {
 			if (errno == EINTR)
@@ -196,12 +223,11 @@ static int input__pread(struct perf_reader *r, struct perf_input *in, size_t wan
 			return input__read_error(r, in);
 		}
 		if (k == 0)	/* in->end is within the size the file had at open */
-			return perf_reader__fail(r, in->name, in->pos + got,
+			return perf_reader__fail(r, in->name, have_end,
 						 "the file shrank while it was being read");
-		got += (size_t)k;
+		in->len += (size_t)k;
+		have_end += (uint64_t)k;
 	}
-	in->buf_off = in->pos;
-	in->len = got;
 	return 0;
 }
 

@@ -52,6 +52,33 @@ static bool in_map(const struct perf_input *in, const uint8_t *p, uint32_t size)
 	       (uint64_t)(a - m) + size <= in->map_size;
 }
 
+/* in the pread window of in (kept there while queued, found again by file offset: the
+ * window moves) */
+static bool in_window(const struct perf_input *in, const uint8_t *p, uint32_t size)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)in->buf;
+
+	return in->pread && in->buf && a >= b && (uint64_t)(a - b) + size <= in->len;
+}
+
+/* the bytes of a queued record: in place in a map or in a pread window, or in the arena */
+static const uint8_t *qent_bytes(const struct perf_reader *r, const struct perf_qent *e)
+{
+	const struct perf_input *in;
+
+	if (e->ptr)
+		return e->ptr;
+	if (!e->in_window)
+		return r->arena + e->arena_off;
+	in = &r->inputs[e->in_idx];
+	return in->buf + (e->offset - in->buf_off);
+}
+
+static bool qent_in_place(const struct perf_qent *e)
+{
+	return e->ptr || e->in_window;
+}
+
 static int arena_reserve(struct perf_reader *r, size_t need)
 {
 	if (r->arena_cap - r->arena_len < need) {
@@ -76,13 +103,12 @@ static uint64_t pinned_from(const struct perf_reader *r, size_t k)
 	size_t i;
 
 	for (i = 0; i < r->q_nr; i++)
-		if (r->q[i].ptr && r->q[i].in_idx == k && r->q[i].offset < low)
+		if (qent_in_place(&r->q[i]) && r->q[i].in_idx == k && r->q[i].offset < low)
 			low = r->q[i].offset;
 	return low;
 }
 
-/* copies the in-place records of input k below offset upto into the arena */
-static int unpin(struct perf_reader *r, size_t k, uint64_t upto)
+int perf_order__unpin(struct perf_reader *r, size_t k, uint64_t upto)
 {
 	size_t i;
 
@@ -90,12 +116,13 @@ static int unpin(struct perf_reader *r, size_t k, uint64_t upto)
 		struct perf_qent *e = &r->q[i];
 		size_t need = (e->size + 7u) & ~7u;
 
-		if (!e->ptr || e->in_idx != k || e->offset >= upto)
+		if (!qent_in_place(e) || e->in_idx != k || e->offset >= upto)
 			continue;
 		if (arena_reserve(r, need))
 			return -ENOMEM;
-		memcpy(r->arena + r->arena_len, e->ptr, e->size);
+		memcpy(r->arena + r->arena_len, qent_bytes(r, e), e->size);
 		e->ptr = NULL;
+		e->in_window = false;
 		e->arena_off = r->arena_len;
 		r->arena_len += need;
 	}
@@ -110,7 +137,8 @@ static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
 	struct perf_input *in = raw->in;
 	/* in place only where rounds bound the queue: without them the queue is small and
 	 * records far out of order would keep their pages */
-	bool place = r->have_round && in_map(in, raw->p, raw->size);
+	bool window = r->have_round && in_window(in, raw->p, raw->size);
+	bool place = window || (r->have_round && in_map(in, raw->p, raw->size));
 
 	if (r->q_nr == r->q_cap) {
 		size_t cap = r->q_cap ? r->q_cap * 2 : 4096;
@@ -123,7 +151,7 @@ static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
 	}
 	if (place && in->keep_from != UINT64_MAX &&
 	    raw->offset - in->keep_from > ORDER_PIN_SPAN &&
-	    unpin(r, (size_t)(in - r->inputs), raw->offset - ORDER_PIN_SPAN / 2))
+	    perf_order__unpin(r, (size_t)(in - r->inputs), raw->offset - ORDER_PIN_SPAN / 2))
 		return -ENOMEM;
 	if (!place) {
 		if (arena_reserve(r, need))
@@ -134,7 +162,8 @@ static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
 	e->time = t;
 	e->seq = r->seq++;
 	e->offset = raw->offset;
-	e->ptr = place ? raw->p : NULL;
+	e->ptr = place && !window ? raw->p : NULL;
+	e->in_window = window;
 	e->arena_off = place ? 0 : r->arena_len;
 	e->size = raw->size;
 	e->in_idx = (uint16_t)(in - r->inputs);
@@ -157,9 +186,9 @@ static int qent_arena_cmp(const void *a, const void *b)
 {
 	const struct perf_qent *x = a, *y = b;
 
-	if (!x->ptr != !y->ptr)
-		return x->ptr ? -1 : 1;
-	if (x->ptr)
+	if (qent_in_place(x) != qent_in_place(y))
+		return qent_in_place(x) ? -1 : 1;
+	if (qent_in_place(x))
 		return x->seq < y->seq ? -1 : x->seq > y->seq;
 	return x->arena_off < y->arena_off ? -1 : x->arena_off > y->arena_off;
 }
@@ -264,7 +293,7 @@ static void end_flush(struct perf_reader *r)
 			size_t sz = (q[i].size + 7u) & ~7u;
 
 			bytes += sz;
-			if (q[i].ptr)
+			if (qent_in_place(&q[i]))
 				continue;
 			if (q[i].arena_off != len)
 				memmove(r->arena + len, r->arena + q[i].arena_off, sz);
@@ -280,7 +309,7 @@ static void end_flush(struct perf_reader *r)
 	for (i = 0; i < r->q_nr; i++) {
 		struct perf_input *in = &r->inputs[r->q[i].in_idx];
 
-		if (r->q[i].ptr && r->q[i].offset < in->keep_from)
+		if (qent_in_place(&r->q[i]) && r->q[i].offset < in->keep_from)
 			in->keep_from = r->q[i].offset;
 	}
 }
@@ -288,12 +317,6 @@ static void end_flush(struct perf_reader *r)
 /* records delivered ahead of the one prefetched: the queue holds records read a round
  * ago, gone from the caches */
 #define PREFETCH_AHEAD	2
-
-/* the bytes of a queued record: in place in a map or in the arena */
-static const uint8_t *qent_bytes(const struct perf_reader *r, const struct perf_qent *e)
-{
-	return e->ptr ? e->ptr : r->arena + e->arena_off;
-}
 
 static void prefetch_record(const struct perf_reader *r, const struct perf_qent *e)
 {

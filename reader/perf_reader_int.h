@@ -36,7 +36,8 @@ struct perf_input {
 	uint64_t dropped;		/* pages below this were released (madvise) */
 	uint64_t populated;		/* map mode: page tables filled up to here */
 	uint64_t keep_from;		/* lowest offset the order queue still points into
-					 * (UINT64_MAX: none); pages from here are kept */
+					 * (UINT64_MAX: none); map pages or pread window
+					 * bytes from here are kept */
 	bool pread;			/* records of a mapped file are read with pread(2) into
 					 * buf (buf[0..len) = file bytes from buf_off), not
 					 * touched through the map: cheaper than page faults */
@@ -67,11 +68,13 @@ struct perf_raw {
 struct perf_qent {			/* a queued timed record */
 	uint64_t time, seq;
 	uint64_t offset;		/* file offset */
-	const uint8_t *ptr;		/* the bytes in the input's map, or NULL: in the arena */
+	const uint8_t *ptr;		/* the bytes in the input's map, or NULL: in the arena
+					 * or in its pread window */
 	size_t arena_off;
 	uint32_t size;
 	uint16_t in_idx;
 	bool sample;			/* a PERF_RECORD_SAMPLE */
+	bool in_window;			/* in the input's pread window at offset */
 };
 
 struct perf_event_int {
@@ -226,5 +229,8 @@ void perf_event__assign_roles(struct perf_reader *r);
 /* perf_order.c */
 int perf_order__next(struct perf_reader *r, const struct perf_record **rec);
 void perf_order__free(struct perf_reader *r);
+/* Copies the records of input k queued in place (map or pread window) below file offset
+ * upto into the queue's arena, and recomputes the input's keep_from. */
+int perf_order__unpin(struct perf_reader *r, size_t k, uint64_t upto);
 
 #endif

@@ -599,6 +599,71 @@ static void test_samples_unordered(void)
 	}
 }
 
+/* Records queued in place in the reader's pread window survive a skip past the window: two
+ * timed samples are queued (30, 10), then an AUXTRACE record skips 6 MiB of payload (more
+ * than the window), then a round with 20 and 40. In time order from both ways of reading
+ * (the window, and the map), ips intact. */
+static void test_window_skip(void)
+{
+	static const uint64_t want[] = { 10, 20, 30, 40 };
+	static uint8_t zeros[1 << 16];
+	struct params p = { .st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+			    .attr_size = 136 };
+	const uint64_t payload = 6u << 20;
+	char path[128];
+	size_t start, i;
+	uint64_t k;
+	uint16_t sz;
+	FILE *f;
+	int map;
+
+	snprintf(path, sizeof(path), "/tmp/test_reader_window.%d", (int)getpid());
+	be = 0;
+	len = 0;
+	put("PERFILE2", 8);
+	p64(16);
+	start = len;
+	p32(64); p16(0); p16(0);
+	write_attr(&p);
+	sz = (uint16_t)(len - start);
+	memcpy(buf + start + 6, &sz, 2);
+	p32(68); p16(0); p16(8);	/* a round: records are queued in place from here */
+	write_timed(30); write_timed(10);
+	p32(PERF_RECORD_AUXTRACE); p16(0); p16(48);
+	p64(payload); p64(0); p64(0);
+	p32(0); p32(1); p32(0); p32(0);
+	f = fopen(path, "wb");
+	CHECK(f && fwrite(buf, 1, len, f) == len);
+	for (k = 0; f && k < payload; k += sizeof(zeros))
+		CHECK(fwrite(zeros, 1, sizeof(zeros), f) == sizeof(zeros));
+	len = 0;
+	write_timed(20);
+	p32(68); p16(0); p16(8);
+	write_timed(40);
+	CHECK(f && fwrite(buf, 1, len, f) == len && !fclose(f));
+	for (map = 0; map < 2; map++) {
+		struct perf_reader_opts opts = { .map_records = map };
+		const struct perf_record *rec;
+		struct perf_reader *r;
+		int ret;
+
+		i = 0;
+		CHECK_EQ_U64(perf_reader__open(&r, path, &opts, NULL), 0);
+		while ((ret = perf_reader__next(r, &rec)) > 0) {
+			if (rec->type != PERF_RECORD_SAMPLE)
+				continue;
+			CHECK(i < 4);
+			if (i < 4)
+				CHECK_EQ_U64(rec->sample.ip - 0x1000, want[i]);
+			i++;
+		}
+		CHECK_EQ_U64(i, 4);
+		CHECK_EQ_U64(ret, 0);
+		perf_reader__delete(r);
+	}
+	unlink(path);
+}
+
 /* roles: generic and raw encodings, the all-branches requirement, LBR-only fallback */
 static void check_roles(const uint32_t *types, const uint64_t *configs, const uint64_t *bsts,
 			size_t n, const int *want, const char *cpuid)
@@ -784,6 +849,7 @@ int main(void)
 	RUN_TEST(test_roles);
 	RUN_TEST(test_time_order);
 	RUN_TEST(test_samples_unordered);
+	RUN_TEST(test_window_skip);
 	RUN_TEST(test_each_bit_alone);
 	RUN_TEST(test_all_bits_together);
 	RUN_TEST(test_hw_index_nr0);
