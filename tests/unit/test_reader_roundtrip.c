@@ -494,15 +494,13 @@ static void write_comm_at(uint64_t t)
 	p64(t);			/* sample_id: time */
 }
 
-/* A file of three rounds of timed samples, times 30 10 20 | 5 low 40 | 35 25 (the ip is the
- * time + 0x1000), with a COMM at 15 in the first round when comm; written to path. */
-static void write_rounds_file(const char *path, uint64_t low, bool comm)
+/* Starts buf with a pipe-format header and the attr of timed samples (ip, tid, time). */
+static void write_timed_head(void)
 {
 	struct params p = { .st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
 			    .attr_size = 136 };
 	size_t start;
 	uint16_t sz;
-	FILE *f;
 
 	be = 0;
 	len = 0;
@@ -513,6 +511,15 @@ static void write_rounds_file(const char *path, uint64_t low, bool comm)
 	write_attr(&p);
 	sz = (uint16_t)(len - start);
 	memcpy(buf + start + 6, &sz, 2);
+}
+
+/* A file of three rounds of timed samples, times 30 10 20 | 5 low 40 | 35 25 (the ip is the
+ * time + 0x1000), with a COMM at 15 in the first round when comm; written to path. */
+static void write_rounds_file(const char *path, uint64_t low, bool comm)
+{
+	FILE *f;
+
+	write_timed_head();
 	write_timed(30); write_timed(10);
 	if (comm)
 		write_comm_at(15);
@@ -607,26 +614,15 @@ static void test_window_skip(void)
 {
 	static const uint64_t want[] = { 10, 20, 30, 40 };
 	static uint8_t zeros[1 << 16];
-	struct params p = { .st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
-			    .attr_size = 136 };
 	const uint64_t payload = 6u << 20;
 	char path[128];
-	size_t start, i;
 	uint64_t k;
-	uint16_t sz;
+	size_t i;
 	FILE *f;
 	int map;
 
 	snprintf(path, sizeof(path), "/tmp/test_reader_window.%d", (int)getpid());
-	be = 0;
-	len = 0;
-	put("PERFILE2", 8);
-	p64(16);
-	start = len;
-	p32(64); p16(0); p16(0);
-	write_attr(&p);
-	sz = (uint16_t)(len - start);
-	memcpy(buf + start + 6, &sz, 2);
+	write_timed_head();
 	p32(68); p16(0); p16(8);	/* a round: records are queued in place from here */
 	write_timed(30); write_timed(10);
 	p32(PERF_RECORD_AUXTRACE); p16(0); p16(48);
