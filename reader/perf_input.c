@@ -202,11 +202,13 @@ static int input__pread(struct perf_reader *r, struct perf_input *in, size_t wan
 		in->buf_off = keep;
 	}
 	if (to - in->buf_off > in->cap) {
-		size_t cap = in->cap ? in->cap : PREAD_WINDOW;
+		/* by what is needed, in chunks: not doubled, which would add to peak RSS */
+		size_t cap = (size_t)(to - in->buf_off) + PREAD_CHUNK - 1;
 		uint8_t *nb;
 
-		while (cap < to - in->buf_off)
-			cap *= 2;
+		cap -= cap % PREAD_CHUNK;
+		if (cap < PREAD_WINDOW)
+			cap = PREAD_WINDOW;
 		nb = realloc(in->buf, cap);
 		if (!nb)
 			return -ENOMEM;
