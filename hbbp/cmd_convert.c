@@ -1,11 +1,13 @@
 /* hbbp-convert [OPTIONS] [PERF_DATA]: command-line parsing for the conversion; the work is
- * in hbbp/convert.c. Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O.
+ * in hbbp/convert.c, started with a populated heap (util/heap_warm.h). Exit codes: 0 ok,
+ * 1 usage, 2 bad input, 3 I/O.
  * Depends on hbbp/convert.h and libc getopt.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bbmap/taxonomy.h"
@@ -13,6 +15,31 @@
 #include "hbbp/convert.h"
 #include "hbbp/model.h"
 #include "util/hbbp_err.h"
+#include "util/heap_warm.h"
+
+#define HEAP_WARM_MAX	(32u << 20)
+
+/* The heap to populate before converting inputs[0..nr): about what the conversion touches,
+ * which grows with the input until it holds all the code executed: 8 bytes per input byte
+ * (a 5 MB recording peaks at 28 MiB RSS, libraries included), at most HEAP_WARM_MAX (34 MiB
+ * for 1 GiB); HEAP_WARM_MAX for stdin and pipes, none for inputs that cannot be read. */
+static size_t heap_warm_bytes(const char *const *inputs, size_t nr)
+{
+	uint64_t sum = 0;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (!strcmp(inputs[i], "-"))
+			return HEAP_WARM_MAX;
+		if (stat(inputs[i], &st))
+			return 0;
+		if (!S_ISREG(st.st_mode))
+			return HEAP_WARM_MAX;
+		sum += (uint64_t)st.st_size;
+	}
+	return sum < HEAP_WARM_MAX / 8 ? (size_t)sum * 8 : HEAP_WARM_MAX;
+}
 
 static const char usage_text[] =
 "usage: hbbp-convert [OPTIONS] [PERF_DATA]    (default ./perf.data)\n"
@@ -299,6 +326,7 @@ int cmd_convert(int argc, char **argv)
 
 		jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
 	}
+	hbbp_heap_warm(heap_warm_bytes(inputs ? inputs : &o.input, nr_inputs));
 	rc = nr_inputs > 1 ? convert__run_many(&o, inputs, nr_inputs, jobs) : convert__run(&o);
 	free(o.binaries);
 	bbmap_taxonomy__delete(tax);

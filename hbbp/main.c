@@ -1,7 +1,6 @@
 /* hbbp-convert entry point: installs the stderr log sink and the SIGBUS handler for inputs
  * that shrink while mapped (util/mapguard.h), and dispatches to a subcommand.
- * Without a known subcommand the arguments are those of the conversion itself, which starts
- * with a populated heap (util/heap_warm.h).
+ * Without a known subcommand the arguments are those of the conversion itself.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,11 +9,8 @@
 
 #include "hbbp/commands.h"
 #include "util/hbbp_err.h"
-#include "util/heap_warm.h"
 #include "util/mapguard.h"
 #include "writers/writer.h"
-
-#define HEAP_WARM	(32u << 20)
 
 static void log_to_stderr(enum hbbp_log_level level, const char *msg, void *ctx)
 {
@@ -48,7 +44,5 @@ int main(int argc, char **argv)
 			if (!strcmp(argv[1], commands[i].name))
 				return commands[i].fn(argc - 1, argv + 1);
 	}
-	/* about the heap the conversion of a large recording touches (34 MiB peak RSS) */
-	hbbp_heap_warm(HEAP_WARM);
 	return cmd_convert(argc, argv);
 }
