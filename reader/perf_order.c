@@ -1,6 +1,6 @@
 /* Record delivery in time order with perf's FINISHED_ROUND semantics: timed records are
- * queued, in place when they lie in a file map and rounds bound the queue (the map's
- * pages are kept while queued), else copied (raw bytes) into a reused arena; at each
+ * queued, in place when they lie in a file's map or pread window and rounds bound the queue
+ * (those bytes are kept while queued), else copied (raw bytes) into a reused arena; at each
  * FINISHED_ROUND those not newer than the previous round's maximum are sorted and
  * delivered (two-round lag); records without a time are delivered at once in file order;
  * everything left is flushed at the end. Decoding happens on delivery, so memory is
@@ -52,8 +52,7 @@ static bool in_map(const struct perf_input *in, const uint8_t *p, uint32_t size)
 	       (uint64_t)(a - m) + size <= in->map_size;
 }
 
-/* in the pread window of in (kept there while queued, found again by file offset: the
- * window moves) */
+/* in the pread window of in (kept there while queued) */
 static bool in_window(const struct perf_input *in, const uint8_t *p, uint32_t size)
 {
 	uintptr_t a = (uintptr_t)p, b = (uintptr_t)in->buf;
@@ -61,22 +60,15 @@ static bool in_window(const struct perf_input *in, const uint8_t *p, uint32_t si
 	return in->pread && in->buf && a >= b && (uint64_t)(a - b) + size <= in->len;
 }
 
-/* the bytes of a queued record: in place in a map or in a pread window, or in the arena */
+/* the bytes of a queued record: in the arena, or in place, found by file offset in the
+ * input's map or in its pread window (which moves) */
 static const uint8_t *qent_bytes(const struct perf_reader *r, const struct perf_qent *e)
 {
-	const struct perf_input *in;
+	const struct perf_input *in = &r->inputs[e->in_idx];
 
-	if (e->ptr)
-		return e->ptr;
-	if (!e->in_window)
+	if (!e->in_place)
 		return r->arena + e->arena_off;
-	in = &r->inputs[e->in_idx];
-	return in->buf + (e->offset - in->buf_off);
-}
-
-static bool qent_in_place(const struct perf_qent *e)
-{
-	return e->ptr || e->in_window;
+	return in->pread ? in->buf + (e->offset - in->buf_off) : in->map + e->offset;
 }
 
 static int arena_reserve(struct perf_reader *r, size_t need)
@@ -103,7 +95,7 @@ static uint64_t pinned_from(const struct perf_reader *r, size_t k)
 	size_t i;
 
 	for (i = 0; i < r->q_nr; i++)
-		if (qent_in_place(&r->q[i]) && r->q[i].in_idx == k && r->q[i].offset < low)
+		if (r->q[i].in_place && r->q[i].in_idx == k && r->q[i].offset < low)
 			low = r->q[i].offset;
 	return low;
 }
@@ -116,13 +108,12 @@ int perf_order__unpin(struct perf_reader *r, size_t k, uint64_t upto)
 		struct perf_qent *e = &r->q[i];
 		size_t need = (e->size + 7u) & ~7u;
 
-		if (!qent_in_place(e) || e->in_idx != k || e->offset >= upto)
+		if (!e->in_place || e->in_idx != k || e->offset >= upto)
 			continue;
 		if (arena_reserve(r, need))
 			return -ENOMEM;
 		memcpy(r->arena + r->arena_len, qent_bytes(r, e), e->size);
-		e->ptr = NULL;
-		e->in_window = false;
+		e->in_place = false;
 		e->arena_off = r->arena_len;
 		r->arena_len += need;
 	}
@@ -137,8 +128,8 @@ static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
 	struct perf_input *in = raw->in;
 	/* in place only where rounds bound the queue: without them the queue is small and
 	 * records far out of order would keep their pages */
-	bool window = r->have_round && in_window(in, raw->p, raw->size);
-	bool place = window || (r->have_round && in_map(in, raw->p, raw->size));
+	bool place = r->have_round && (in_window(in, raw->p, raw->size) ||
+				       in_map(in, raw->p, raw->size));
 
 	if (r->q_nr == r->q_cap) {
 		size_t cap = r->q_cap ? r->q_cap * 2 : 4096;
@@ -162,8 +153,7 @@ static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
 	e->time = t;
 	e->seq = r->seq++;
 	e->offset = raw->offset;
-	e->ptr = place && !window ? raw->p : NULL;
-	e->in_window = window;
+	e->in_place = place;
 	e->arena_off = place ? 0 : r->arena_len;
 	e->size = raw->size;
 	e->in_idx = (uint16_t)(in - r->inputs);
@@ -186,9 +176,9 @@ static int qent_arena_cmp(const void *a, const void *b)
 {
 	const struct perf_qent *x = a, *y = b;
 
-	if (qent_in_place(x) != qent_in_place(y))
-		return qent_in_place(x) ? -1 : 1;
-	if (qent_in_place(x))
+	if (x->in_place != y->in_place)
+		return x->in_place ? -1 : 1;
+	if (x->in_place)
 		return x->seq < y->seq ? -1 : x->seq > y->seq;
 	return x->arena_off < y->arena_off ? -1 : x->arena_off > y->arena_off;
 }
@@ -293,7 +283,7 @@ static void end_flush(struct perf_reader *r)
 			size_t sz = (q[i].size + 7u) & ~7u;
 
 			bytes += sz;
-			if (qent_in_place(&q[i]))
+			if (q[i].in_place)
 				continue;
 			if (q[i].arena_off != len)
 				memmove(r->arena + len, r->arena + q[i].arena_off, sz);
@@ -309,7 +299,7 @@ static void end_flush(struct perf_reader *r)
 	for (i = 0; i < r->q_nr; i++) {
 		struct perf_input *in = &r->inputs[r->q[i].in_idx];
 
-		if (qent_in_place(&r->q[i]) && r->q[i].offset < in->keep_from)
+		if (r->q[i].in_place && r->q[i].offset < in->keep_from)
 			in->keep_from = r->q[i].offset;
 	}
 }

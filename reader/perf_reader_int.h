@@ -68,13 +68,12 @@ struct perf_raw {
 struct perf_qent {			/* a queued timed record */
 	uint64_t time, seq;
 	uint64_t offset;		/* file offset */
-	const uint8_t *ptr;		/* the bytes in the input's map, or NULL: in the arena
-					 * or in its pread window */
-	size_t arena_off;
+	size_t arena_off;		/* the bytes in the arena, unless in_place */
 	uint32_t size;
 	uint16_t in_idx;
 	bool sample;			/* a PERF_RECORD_SAMPLE */
-	bool in_window;			/* in the input's pread window at offset */
+	bool in_place;			/* the bytes at offset in the input's map or pread
+					 * window */
 };
 
 struct perf_event_int {
