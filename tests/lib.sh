@@ -16,3 +16,16 @@ skip() { echo "SKIP $*"; }
 # check NAME COMMAND...: PASS if the command succeeds.
 check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 have_corpus() { [ -f "$CORPUS/MANIFEST.md" ]; }
+# have_bench_tools NAME: benchgen ($GEN) and pmusim built and qemu-x86_64 installed; else a
+# SKIP line for NAME and false.
+have_bench_tools() {
+	GEN=$BUILD/tools/benchgen
+	if ! command -v qemu-x86_64 >/dev/null 2>&1; then
+		skip "$1: qemu-x86_64 not installed (pmusim needs it)"
+		return 1
+	fi
+	if [ ! -x "$GEN" ] || [ ! -x "$ROOT/pmusim" ]; then
+		skip "$1: benchgen or pmusim not built (make check-build)"
+		return 1
+	fi
+}

@@ -4,16 +4,8 @@
 # and accumulating on two threads) as with -j 1, in CSV and SQLite, for each method; and the
 # rows are not empty (the comparison is not between two empty tables).
 . "$(dirname "$0")/../lib.sh"
-GEN=$BUILD/tools/benchgen
-if ! command -v qemu-x86_64 >/dev/null 2>&1; then
-	skip "bench_jobs: qemu-x86_64 not installed (pmusim needs it)"
-	exit 0
-fi
+have_bench_tools bench_jobs || exit 0
 if ! command -v sqlite3 >/dev/null 2>&1; then skip "bench_jobs: sqlite3 not installed"; exit 0; fi
-if [ ! -x "$GEN" ] || [ ! -x "$ROOT/pmusim" ]; then
-	skip "bench_jobs: benchgen or pmusim not built (make check-build)"
-	exit 0
-fi
 srcs=$(BENCH_INPUTS="interp 10 libcmix 3" sh "$ROOT/bench/inputs.sh" "$TMP/src" "$ROOT/pmusim" \
 	2> "$TMP/inputs.err") || { fail "bench_jobs: bench/inputs.sh"; exit 0; }
 $GEN --mb 3 -o "$TMP/b.data" $srcs > "$TMP/b.info" || { fail "bench_jobs: benchgen"; exit 0; }

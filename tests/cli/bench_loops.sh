@@ -4,15 +4,7 @@
 # (--loops 1), row by row, whatever the converter sums early (identical LBR stacks, streams)
 # or late. Sources: two small pmusim runs (static interp; libcmix with libc.so and ld.so).
 . "$(dirname "$0")/../lib.sh"
-GEN=$BUILD/tools/benchgen
-if ! command -v qemu-x86_64 >/dev/null 2>&1; then
-	skip "bench_loops: qemu-x86_64 not installed (pmusim needs it)"
-	exit 0
-fi
-if [ ! -x "$GEN" ] || [ ! -x "$ROOT/pmusim" ]; then
-	skip "bench_loops: benchgen or pmusim not built (make check-build)"
-	exit 0
-fi
+have_bench_tools bench_loops || exit 0
 srcs=$(BENCH_INPUTS="interp 10 libcmix 3" sh "$ROOT/bench/inputs.sh" "$TMP/src" "$ROOT/pmusim" \
 	2> "$TMP/inputs.err") || { fail "bench_loops: bench/inputs.sh"; exit 0; }
 $GEN --loops 1 -o "$TMP/once.data" $srcs > "$TMP/once.info" &&

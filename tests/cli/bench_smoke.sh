@@ -4,15 +4,7 @@
 # stock perf: the tiled file holds exactly the samples benchgen reports, and every branch
 # stack in it is one of the source recordings' stacks (and all of them appear).
 . "$(dirname "$0")/../lib.sh"
-GEN=$BUILD/tools/benchgen
-if ! command -v qemu-x86_64 >/dev/null 2>&1; then
-	skip "bench_smoke: qemu-x86_64 not installed (pmusim needs it)"
-	exit 0
-fi
-if [ ! -x "$GEN" ] || [ ! -x "$ROOT/pmusim" ]; then
-	skip "bench_smoke: benchgen or pmusim not built (make check-build)"
-	exit 0
-fi
+have_bench_tools bench_smoke || exit 0
 perf=0
 command -v perf >/dev/null 2>&1 && perf=1
 
