@@ -74,8 +74,12 @@ static const char usage_text[] =
 "      --buildid-dir DIR --symfs DIR  --binary NAME=PATH (repeatable)  --ignore-build-id\n"
 "      --vmlinux FILE    --kallsyms FILE\n"
 "  -j, --jobs N          threads: up to N input files at once (default: the number of\n"
-"                        online CPUs, at most 8); one input on 2 threads (reading ||\n"
-"                        accumulating) only when N >= 2 is given. Same results for any N\n"
+"                        online CPUs, at most 8); one input file is read in two parts\n"
+"                        at once on 2 threads when N >= 2. Same results for any N\n"
+"      --split SIZE      read a file with at least SIZE bytes of records in two parts\n"
+"                        (K, M, G suffixes; default 16M; 0: never); the part read apart\n"
+"                        is summed before it is resolved, so float sums may differ from\n"
+"                        a one-part reading in their last digits\n"
 "  -q, --quiet           no summary on stderr\n"
 "  -h, --help\n";
 
@@ -83,6 +87,7 @@ enum {
 	OPT_APPEND = 256, OPT_BY, OPT_TOP, OPT_DIAG, OPT_TAXONOMY, OPT_COMM, OPT_PID, OPT_MODULE,
 	OPT_SYMBOL, OPT_USER, OPT_KERNEL, OPT_METHOD, OPT_CUTOFF, OPT_MODEL, OPT_EBS_EVENT, OPT_LBR_EVENT,
 	OPT_BUILDID_DIR, OPT_SYMFS, OPT_BINARY, OPT_IGNORE_BUILDID, OPT_VMLINUX, OPT_KALLSYMS,
+	OPT_SPLIT,
 };
 
 static const struct option long_opts[] = {
@@ -111,10 +116,40 @@ static const struct option long_opts[] = {
 	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "jobs", required_argument, NULL, 'j' },
+	{ "split", required_argument, NULL, OPT_SPLIT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* a byte count with an optional K, M or G suffix (powers of 1024) */
+static int parse_size(const char *opt, const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!*s || *s == '-')
+		goto bad;
+	v = strtoull(s, &end, 10);
+	if (end == s)
+		goto bad;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		goto bad;
+	*out = (uint64_t)v << shift;
+	return 0;
+bad:
+	pr_err("%s: '%s' is not a size (a number with an optional K, M or G)", opt, s);
+	return -HBBP_EUSAGE;
+}
 
 static int parse_uint(const char *opt, const char *s, unsigned long max, unsigned long *out)
 {
@@ -163,6 +198,7 @@ int cmd_convert(int argc, char **argv)
 	o.method = HBBP_METHOD_HBBP;
 	o.cutoff = HBBP_DEFAULT_CUTOFF;
 	o.by = HBBP_DEFAULT_KEYS;
+	o.split_min = 16u << 20;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:f:j:qh", long_opts, NULL)) != -1) {
@@ -187,6 +223,10 @@ int cmd_convert(int argc, char **argv)
 			format_given = true;
 			break;
 		case OPT_APPEND: o.append = true; break;
+		case OPT_SPLIT:
+			if (parse_size("--split", optarg, &o.split_min))
+				goto usage;
+			break;
 		case OPT_BY: o.by = optarg; by_given = true; break;
 		case OPT_TOP:
 			if (parse_uint("--top", optarg, 1UL << 30, &v))
@@ -318,14 +358,12 @@ int cmd_convert(int argc, char **argv)
 		goto usage;
 	}
 	o.progress = !o.quiet && isatty(2);
-	/* One input runs on one thread unless -j asks for two: on the 2-CPU machines here the
-	 * two-thread pass costs more in handoffs than it saves (bench/RESULTS.md). */
-	o.jobs = jobs ? jobs : 1;
 	if (!jobs) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 		jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
 	}
+	o.jobs = jobs;
 	hbbp_heap_warm(heap_warm_bytes(inputs ? inputs : &o.input, nr_inputs));
 	rc = nr_inputs > 1 ? convert__run_many(&o, inputs, nr_inputs, jobs) : convert__run(&o);
 	free(o.binaries);

@@ -18,7 +18,7 @@
 
 #include "hbbp/code_bbmap.h"
 #include "hbbp/convert.h"
-#include "hbbp/driver_pipe.h"
+#include "hbbp/segment.h"
 #include "util/hbbp_err.h"
 
 static int run_choose_method(struct convert_run *run, const struct convert_opts *o)
@@ -158,27 +158,39 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static void run_reader_opts(const struct convert_opts *o, struct perf_reader_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->ebs_event = o->ebs_event;
+	ro->lbr_event = o->lbr_event;
+	ro->samples_unordered = true;	/* sums of samples: their order does not matter */
+}
+
 static int run_pass(struct convert_run *run, const struct convert_opts *o)
 {
 	const struct perf_header_info *h = perf_reader__header(run->reader);
 	const struct perf_record *rec;
 	double t0 = now_s(), size = h->file_size ? (double)h->file_size : 0;
+	struct hbbp_segment *seg = NULL;
 	uint64_t n = 0;
 	bool shown = false;
-	int ret, err;
+	int ret, err = 0;
 
-	struct hbbp_pipe *pipe = NULL;
+	/* a large file is read in two parts at once (on two threads when -j allows) */
+	if (hbbp_segment__eligible(run->reader, o->split_min)) {
+		struct perf_reader_opts ro;
 
-	/* two threads: the reading and digesting of samples overlaps their accumulation */
-	if (o->jobs > 1 && hbbp_pipe__start(&pipe, &run->drv))
-		pipe = NULL;	/* no thread: the same pass in this one */
-	while ((ret = perf_reader__next(run->reader, &rec)) > 0) {
-		err = pipe ? hbbp_pipe__record(pipe, rec) : hbbp_driver__record(&run->drv, rec);
+		run_reader_opts(o, &ro);
+		err = hbbp_segment__open(&seg, run->reader, o->input, &ro, &run->drv, o->jobs > 1);
 		if (err) {
-			hbbp_pipe__stop(pipe);
 			pr_err("%s: %s", o->input, hbbp_strerror(err));
 			return err;
 		}
+	}
+	while ((ret = perf_reader__next(run->reader, &rec)) > 0) {
+		err = hbbp_driver__record(&run->drv, rec);
+		if (err)
+			break;
 		if (o->progress && size > 0 && !(++n & 0xffff)) {
 			double t = now_s();
 
@@ -188,21 +200,25 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 			}
 		}
 	}
-	err = hbbp_pipe__stop(pipe);
-	if (err) {
-		pr_err("%s: %s", o->input, hbbp_strerror(err));
-		return err;
+	if (!err && ret >= 0) {
+		hbbp_driver__finish(&run->drv);
+		err = run->drv.flush_err;
 	}
+	run->two_parts = hbbp_segment__used(seg);
+	perf_reader__set_mark(run->reader, 0, NULL, NULL);
+	run->drv.bundle = NULL;
+	hbbp_segment__delete(seg);
 	if (shown)
 		convert__progress(1.0, true);
+	if (err) {
+		run->redo = err == -HBBP_EREDO;
+		if (!run->redo)
+			pr_err("%s: %s", o->input, hbbp_strerror(err));
+		return err;
+	}
 	if (ret < 0) {
 		pr_err("%s", perf_reader__errmsg(run->reader));
 		return ret;
-	}
-	hbbp_driver__finish(&run->drv);
-	if (run->drv.flush_err) {
-		pr_err("%s: %s", o->input, hbbp_strerror(run->drv.flush_err));
-		return run->drv.flush_err;
 	}
 	return 0;
 }
@@ -221,7 +237,7 @@ static void run_exit(struct convert_run *run)
 
 /* Everything up to the result tables; on failure err is set and run is ready for
  * run_exit. Returns the exit code (HBBP_EXIT_OK when the result is ready to write). */
-static int run_compute(struct convert_run *run, const struct convert_opts *o)
+static int run_compute_once(struct convert_run *run, const struct convert_opts *o)
 {
 	struct perf_reader_opts ro;
 	const char *errmsg = NULL;
@@ -229,10 +245,7 @@ static int run_compute(struct convert_run *run, const struct convert_opts *o)
 	int err;
 
 	memset(run, 0, sizeof(*run));
-	memset(&ro, 0, sizeof(ro));
-	ro.ebs_event = o->ebs_event;
-	ro.lbr_event = o->lbr_event;
-	ro.samples_unordered = true;	/* sums of samples: their order does not matter */
+	run_reader_opts(o, &ro);
 	err = perf_reader__open(&run->reader, o->input, &ro, &errmsg);
 	if (err) {
 		pr_err("%s", errmsg ? errmsg : hbbp_strerror(err));
@@ -299,6 +312,22 @@ out:
 	if (err == -ENOMEM)
 		return HBBP_EXIT_IO;
 	return hbbp_exit_code(err) == HBBP_EXIT_IO ? HBBP_EXIT_INPUT : hbbp_exit_code(err);
+}
+
+static int run_compute(struct convert_run *run, const struct convert_opts *o)
+{
+	struct convert_opts one;
+	int rc = run_compute_once(run, o);
+
+	if (!run->redo)
+		return rc;
+	/* records out of time order around the part read apart: the bundle could not stand
+	 * for its samples; the file is read again in one part (same result as -j 1 gives) */
+	pr_debug("%s: read again in one part (records out of time order)", o->input);
+	run_exit(run);
+	one = *o;
+	one.split_min = 0;
+	return run_compute_once(run, &one);
 }
 
 /* Writes the result of a computed run (append: add it to an existing SQLite database) and

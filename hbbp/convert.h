@@ -31,7 +31,9 @@ struct convert_opts {
 	size_t nr_binaries;
 	bool quiet;
 	bool progress;			/* stderr is a terminal */
-	unsigned jobs;			/* threads for one input (2: reading || accumulating) */
+	unsigned jobs;			/* threads for one input (>= 2: two parts at once) */
+	uint64_t split_min;		/* records of a file from which it is read in two
+					 * parts (hbbp/segment.h); 0 never */
 };
 
 /* State of a finished run, for the summary. */
@@ -47,6 +49,8 @@ struct convert_run {
 	enum hbbp_method method;
 	double total;
 	bool drv_ok, counts_ok;
+	bool two_parts;			/* the pass read the file in two parts */
+	bool redo;			/* ... and must read it again in one */
 };
 
 /* Runs the conversion; returns an exit code (HBBP_EXIT_*), messages through hbbp_log. */

@@ -16,6 +16,8 @@
 #include "hbbp/method.h"
 #include "util/hbbp_err.h"
 
+static int driver_merge_bundle(struct hbbp_driver *d);
+
 const char *hbbp_method_name(enum hbbp_method m)
 {
 	switch (m) {
@@ -199,7 +201,9 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	size_t i;
 	void *val;
 	const uint64_t *key;
-	int err = hbbp_driver__flush(d);
+	int err = d->bundle && !d->bundle_merged ? driver_merge_bundle(d) : 0;
+
+	err = err ? err : hbbp_driver__flush(d);
 
 	if (err && !d->flush_err)
 		d->flush_err = err;
@@ -268,31 +272,32 @@ static int branch_cpumode(int sample_cpumode, uint64_t addr)
 	return kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 }
 
-static int driver_ebs(struct hbbp_driver *d, const struct hbbp_sample_item *it)
+/* n EBS samples of thread pid/tid at ip, their periods summing to period */
+static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode,
+			  uint64_t ip, int evidx, double period, uint64_t n)
 {
 	struct bbmap_loc loc;
 	uint64_t key[4];
 	struct hbbp_ebs_val *v;
-	double period = (double)it->period;
 
-	if (driver_lookup(d, it->pid, it->cpumode, it->ip, &loc) || !loc.dso) {
+	if (driver_lookup(d, pid, cpumode, ip, &loc) || !loc.dso) {
 		/* Unmapped IPs are kept per thread as one "[unmapped]" row. */
 		loc.dso = NULL;
 		loc.vaddr = 0;
-		if (hbbp_driver__unresolved_add(d, NULL, false, 1, period))
+		if (hbbp_driver__unresolved_add(d, NULL, false, n, period))
 			return -ENOMEM;
 	} else {
-		d->ev[it->evidx].samples_used++;
+		d->ev[evidx].samples_used += n;
 	}
-	key[0] = (uint64_t)it->pid << 32 | it->tid;
+	key[0] = (uint64_t)pid << 32 | tid;
 	key[1] = (uintptr_t)loc.dso;
 	key[2] = loc.vaddr;
-	key[3] = (uint64_t)it->evidx;
+	key[3] = (uint64_t)evidx;
 	v = hmap__get(&d->ebs, key, NULL);
 	if (!v)
 		return -ENOMEM;
 	v->period += period;
-	v->n++;
+	v->n += n;
 	return 0;
 }
 
@@ -464,20 +469,6 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 	return err;
 }
 
-/* Records after which the address spaces are unchanged: no need to flush the stacks. */
-static bool record_keeps_maps(uint32_t type)
-{
-	switch (type) {
-	case PERF_RECORD_SWITCH: case PERF_RECORD_SWITCH_CPU_WIDE:
-	case PERF_RECORD_NAMESPACES: case PERF_RECORD_CGROUP: case PERF_RECORD_ITRACE_START:
-	case PERF_RECORD_AUX: case PERF_RECORD_TIME_CONV: case PERF_RECORD_LOST:
-	case PERF_RECORD_LOST_SAMPLES: case PERF_RECORD_THROTTLE: case PERF_RECORD_UNTHROTTLE:
-	case PERF_RECORD_READ:
-		return true;
-	}
-	return false;
-}
-
 void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *rec,
 			 struct hbbp_sample_item *it)
 {
@@ -527,12 +518,49 @@ void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *
 	it->raw = e;
 }
 
+bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf_branch_entry *e,
+			    uint64_t *key)
+{
+	uint64_t n = it->nr, k;
+
+	if (n > HBBP_STACK_CACHE_DEPTH || it->evidx > 0xffff || it->evidx < 0)
+		return false;
+	for (k = 0; k < n; k++) {
+		if (entry_spec_wrong(&e[k]))	/* flags are not kept in the cache */
+			return false;
+		key[2 + 2 * k] = e[k].from;
+		key[3 + 2 * k] = e[k].to;
+	}
+	key[0] = (uint64_t)it->pid << 32 | it->tid;
+	key[1] = (uint64_t)it->evidx | (uint64_t)it->cpumode << 16 | n << 32;
+	return true;
+}
+
+/* cnt stacks key (hash h), their periods summing to period, into the cache */
+static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t h,
+			    double period, uint64_t cnt)
+{
+	struct hbbp_stack_val *v = hbbp_stack_cache__get(&d->stacks, key, h);
+	int err;
+
+	if (!v && d->stacks.nr >= HBBP_STACK_CACHE_MAX) {
+		err = hbbp_driver__flush(d);
+		if (err)
+			return err;
+		v = hbbp_stack_cache__get(&d->stacks, key, h);
+	}
+	if (!v)
+		return -ENOMEM;
+	v->period += period;
+	v->n += cnt;
+	return 0;
+}
+
 int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		       const struct perf_branch_entry *e)
 {
-	uint64_t key[HBBP_STACK_KEY_WORDS], n = it->nr, k, h;
+	uint64_t key[HBBP_STACK_KEY_WORDS], n = it->nr;
 	struct hbbp_event_state *ev;
-	struct hbbp_stack_val *v;
 	int err;
 
 	d->nr_samples++;
@@ -551,7 +579,8 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	ev->zero_entries += it->zero_entries;
 	switch (it->kind) {
 	case HBBP_ITEM_EBS:
-		return driver_ebs(d, it);
+		return driver_ebs_add(d, it->pid, it->tid, it->cpumode, it->ip, it->evidx,
+				      (double)it->period, 1);
 	case HBBP_ITEM_LBR_SHORT:
 		ev->stacks_short++;
 		return 0;
@@ -562,32 +591,88 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		return 0;
 	}
 	ev->samples_used++;
-	if (n > HBBP_STACK_CACHE_DEPTH || it->evidx > 0xffff)
+	if (!hbbp_driver__stack_key(it, e, key))
 		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, n,
 					(double)it->period, 1);
-	for (k = 0; k < n; k++) {
-		if (entry_spec_wrong(&e[k]))	/* flags are not kept in the cache */
-			return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e,
-						n, (double)it->period, 1);
-		key[2 + 2 * k] = e[k].from;
-		key[3 + 2 * k] = e[k].to;
-	}
 	/* identical stacks are summed here and resolved at the next flush */
-	key[0] = (uint64_t)it->pid << 32 | it->tid;
-	key[1] = (uint64_t)it->evidx | (uint64_t)it->cpumode << 16 | n << 32;
-	h = hbbp_stack_cache__hash(key);
-	v = hbbp_stack_cache__get(&d->stacks, key, h);
-	if (!v && d->stacks.nr >= HBBP_STACK_CACHE_MAX) {
-		err = hbbp_driver__flush(d);
+	return driver_stack_add(d, key, hbbp_stack_cache__hash(key), (double)it->period, 1);
+}
+
+/* Records after which the address spaces are unchanged: no need to flush the stacks. */
+static bool record_keeps_maps(uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_SWITCH: case PERF_RECORD_SWITCH_CPU_WIDE:
+	case PERF_RECORD_NAMESPACES: case PERF_RECORD_CGROUP: case PERF_RECORD_ITRACE_START:
+	case PERF_RECORD_AUX: case PERF_RECORD_TIME_CONV: case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES: case PERF_RECORD_THROTTLE: case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_READ:
+		return true;
+	}
+	return false;
+}
+
+void hbbp_driver__set_bundle(struct hbbp_driver *d, const struct hbbp_bundle *b)
+{
+	d->bundle = b;
+	d->bundle_merged = false;
+}
+
+/* The bundle's sums, resolved now (see struct hbbp_bundle), in insertion order. */
+static int driver_merge_bundle(struct hbbp_driver *d)
+{
+	const struct hbbp_bundle *b = d->bundle;
+	size_t i;
+	int err;
+
+	d->bundle_merged = true;
+	d->nr_samples += b->nr_samples;
+	d->nr_unused_samples += b->nr_unused_samples;
+	for (i = 0; i < d->nr_events; i++) {
+		d->ev[i].samples += b->ev[i].samples;
+		d->ev[i].samples_used += b->ev[i].lbr_used;
+		d->ev[i].stacks_short += b->ev[i].stacks_short;
+		d->ev[i].zero_entries += b->ev[i].zero_entries;
+	}
+	for (i = 0; i < b->ebs.nr; i++) {
+		void *val;
+		const uint64_t *key = hmap__slot(&b->ebs, i, &val);
+		const struct hbbp_ebs_val *v = val;
+
+		err = driver_ebs_add(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0], (int)key[1],
+				     key[2], (int)key[3], v->period, v->n);
 		if (err)
 			return err;
-		v = hbbp_stack_cache__get(&d->stacks, key, h);
 	}
-	if (!v)
-		return -ENOMEM;
-	v->period += (double)it->period;
-	v->n++;
+	for (i = 0; i < b->stacks.nr; i++) {
+		const uint64_t *key = hbbp_stack_cache__key(&b->stacks, i);
+
+		err = driver_stack_add(d, key, hbbp_stack_cache__hash(key),
+				       b->stacks.vals[i].period, b->stacks.vals[i].n);
+		if (err)
+			return err;
+	}
 	return 0;
+}
+
+/* A record that may change an address space, with the bundle set: is the bundle still in
+ * its place (see struct hbbp_bundle)? Merges it before the first such record after it. */
+static int driver_bundle_order(struct hbbp_driver *d, const struct perf_record *rec)
+{
+	const struct hbbp_bundle *b = d->bundle;
+	bool any = b->tmin <= b->tmax;	/* the bundle has samples */
+	/* without a time the record came in file order: before the bundle if read before */
+	bool timed = rec->has_sid;
+	uint64_t t = rec->sid.time;
+
+	if (rec->file_offset < b->start) {
+		if (d->bundle_merged || (timed && any && t > b->tmin))
+			return -HBBP_EREDO;
+		return 0;
+	}
+	if (!timed || (any && t < b->tmax))
+		return -HBBP_EREDO;
+	return d->bundle_merged ? 0 : driver_merge_bundle(d);
 }
 
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
@@ -595,9 +680,11 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 	int evidx = rec->evidx;
 	bool ev_ok = evidx >= 0 && (size_t)evidx < d->nr_events;
 
-	if (rec->type != PERF_RECORD_SAMPLE && d->stacks.nr && !record_keeps_maps(rec->type)) {
-		int err = hbbp_driver__flush(d);
+	if (rec->type != PERF_RECORD_SAMPLE && !record_keeps_maps(rec->type)) {
+		int err = d->bundle ? driver_bundle_order(d, rec) : 0;
 
+		if (!err && d->stacks.nr)
+			err = hbbp_driver__flush(d);
 		if (err)
 			return err;
 	}

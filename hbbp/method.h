@@ -138,6 +138,9 @@ struct hbbp_driver {
 	 * address space, when full, and by hbbp_driver__flush / __finish. */
 	struct hbbp_stack_cache stacks;
 	int flush_err;			/* error of a flush inside hbbp_driver__finish */
+	/* the raw sums of a segment read apart (hbbp_driver__set_bundle), merged once */
+	const struct hbbp_bundle *bundle;
+	bool bundle_merged;
 };
 
 struct hbbp_ebs_val { double period; uint64_t n; };
@@ -179,6 +182,40 @@ void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *
 /* e: the item's nr branch entries (it->raw, or a copy of them). Returns 0 or -ENOMEM. */
 int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		       const struct perf_branch_entry *e);
+/* The LBR stack cache key of an LBR item (see struct hbbp_driver.stacks); false when the
+ * stack is not cached (deeper than the cache, an entry with flags, an event index > 0xffff). */
+bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf_branch_entry *e,
+			    uint64_t *key);
+
+/* The raw sums of the samples of a segment of the recording, read apart from the driver's
+ * pass (by another thread, hbbp/segment.c): LBR stacks in a stack cache and EBS IPs by
+ * (thread, cpumode, ip, event), unresolved (hbbp/bundle.c). The driver resolves them where
+ * the segment's samples would have been delivered: before the first record from the
+ * segment's end on that may change an address space (or at finish). That stands for the
+ * samples themselves only when every such record read before the segment has a time <= the
+ * segment's first sample time, and every one read after it a time >= its last: otherwise
+ * the driver fails with -HBBP_EREDO and the pass must be run again in one part. */
+struct hbbp_bundle_event { uint64_t samples, lbr_used, stacks_short, zero_entries; };
+struct hbbp_bundle {
+	struct hbbp_driver *roles;	/* a copy of the driver's event roles alone (for
+					 * hbbp_driver__digest): the driver's own share cache
+					 * lines with counters its thread writes */
+	struct hbbp_bundle_event *ev;	/* d->nr_events */
+	struct hmap ebs;		/* (pid<<32|tid, cpumode, ip, evidx) -> hbbp_ebs_val */
+	struct hbbp_stack_cache stacks;
+	uint64_t nr_samples, nr_unused_samples;
+	uint64_t tmin, tmax;		/* sample times (tmin > tmax: no sample) */
+	uint64_t start, end;		/* file offsets: the segment's records are [start, end) */
+};
+int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d);
+void hbbp_bundle__exit(struct hbbp_bundle *b);
+/* Adds the sample rec (its time: rec->sample.time). Returns 1, 0 when the bundle cannot
+ * stand for it (read values, a stack that is not cached, the cache full; the segment then
+ * ends before it) or -ENOMEM. */
+int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec);
+/* From here on the driver stands for b's samples (kept by the caller until finish). */
+void hbbp_driver__set_bundle(struct hbbp_driver *d, const struct hbbp_bundle *b);
+
 /* Ends the pass: flushes (an error is kept in flush_err), sums multiplexing times per event
  * and sets the scales. */
 void hbbp_driver__finish(struct hbbp_driver *d);

@@ -469,6 +469,10 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		}
 		type = rd32(r, p);
 		size = rd16(r, p + 6);
+		if (r->segment && type != PERF_RECORD_SAMPLE && type != PERF_RECORD_FINISHED_ROUND) {
+			in->done = true;	/* a segment ends before it: pos stays there */
+			return 0;
+		}
 		if (type == PERF_RECORD_COMPRESSED2) {
 			ret = perf_input__peek(r, in, 16, &p, &avail);
 			if (ret < 0)

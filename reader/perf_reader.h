@@ -265,6 +265,7 @@ struct perf_reader_opts {
 					 * the kernel fills page tables in bulk) rather than
 					 * read them with pread(2), the default: page faults
 					 * cost more than the copy (tests) */
+	uint64_t segment_from;		/* not 0: a segment reader of a file (see below) */
 };
 
 struct perf_reader_stats {
@@ -299,6 +300,28 @@ const struct perf_header_info *perf_reader__header(const struct perf_reader *r);
 size_t perf_reader__nr_events(const struct perf_reader *r);
 const struct perf_event_info *perf_reader__event(const struct perf_reader *r, size_t idx);
 const struct perf_reader_stats *perf_reader__stats(const struct perf_reader *r);
+
+/* Reading one file in two parts at once (perf_segment.c).
+ * A segment reader (opts.segment_from = OFF) starts at the first record that follows a
+ * FINISHED_ROUND header found at or after file offset OFF (8-byte steps, at most 16 MiB
+ * searched) and delivers, in file order and unsorted, the SAMPLE records from there up to the
+ * first record of another type (FINISHED_ROUND excepted), which it neither reads nor counts;
+ * then next() returns 0. The caller may end it earlier before a sample it was just given
+ * (segment_cut). Whether the start is really a record boundary is known only to a reader that
+ * walks the file from its start: the main reader, given the start with set_mark, calls fn
+ * when its walk lands exactly there (never if it steps over it); fn returns the segment reader,
+ * finished, in *seg (or NULL to read on normally), and the main reader then skips the
+ * segment's records and adds their counts (records per type, samples per event, unknown ids)
+ * to its own. Files only: not pipes nor directories. */
+typedef int (*perf_reader_mark_fn)(void *ctx, const struct perf_reader **seg);
+/* The segment's first record offset; 0 when no start was found (next() returns 0). */
+uint64_t perf_reader__segment_start(const struct perf_reader *r);
+/* Where the segment ended (its records are [start, end)), once next() returned 0. */
+uint64_t perf_reader__segment_end(const struct perf_reader *r);
+/* Ends the segment before rec, the sample next() just returned: it is not counted. */
+void perf_reader__segment_cut(struct perf_reader *r, const struct perf_record *rec);
+void perf_reader__set_mark(struct perf_reader *r, uint64_t off, perf_reader_mark_fn fn,
+			   void *ctx);
 
 /* Formats a build-id as lowercase hex into buf (>= 41 bytes); returns buf. */
 char *perf_build_id__hex(const uint8_t *id, size_t size, char *buf);

@@ -19,6 +19,7 @@ const char *hbbp_strerror(int err)
 	case HBBP_EBUILDID: return "build-id mismatch";
 	case HBBP_ELIMIT: return "input exceeds a sanity limit";
 	case HBBP_EUSAGE: return "bad usage";
+	case HBBP_EREDO: return "records out of time order around a part read apart";
 	}
 	return strerror(err);
 }

@@ -16,6 +16,7 @@ enum {
 	HBBP_EBUILDID,		/* a file whose build-id differs from the recording's */
 	HBBP_ELIMIT,		/* an input exceeds a sanity bound */
 	HBBP_EUSAGE,		/* bad command line */
+	HBBP_EREDO,		/* a pass read in two parts must be read again in one */
 };
 
 /* err may be negative or positive; returns a static string. */

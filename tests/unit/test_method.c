@@ -679,8 +679,123 @@ static void test_lookup_cache(void)
 	hbbp_driver__exit(&d);
 }
 
+/* a non-sample record that may change an address space (COMM), at a file offset and time */
+static int comm_at(struct hbbp_driver *d, uint64_t off, uint64_t time)
+{
+	struct perf_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = PERF_RECORD_COMM;
+	r.file_offset = off;
+	r.has_sid = true;
+	r.sid.time = time;
+	r.comm.pid = r.comm.tid = 100;
+	r.comm.comm = "x";
+	return hbbp_driver__record(d, &r);
+}
+
+/* A bundle (a segment's raw sums) merged by the driver: the counts equal those of the same
+ * samples fed to the driver itself; merged before the first address-space record after the
+ * segment; -HBBP_EREDO when a record before it comes after it in time or the reverse. */
+static void test_bundle(void)
+{
+	const uint64_t st[] = { RA(0x1008), RA(0x1000), RA(0x1014), RA(0x1000) };
+	struct perf_branch_entry e[2] = { { RA(0x1008), RA(0x1000), 0 },
+					  { RA(0x1014), RA(0x1000), 0 } };
+	struct hbbp_driver d, ref;
+	struct hbbp_bundle b;
+	struct perf_record r;
+	int scenario;
+
+	fake_setup();
+	events_setup();
+	/* the reference: the samples fed to a driver directly */
+	CHECK(!hbbp_driver__init(&ref, &fake_ops, ev_ptrs, 2));
+	CHECK(!ebs_sample(&ref, 100, RA(0x1004), 7));
+	CHECK(!ebs_sample(&ref, 100, RA(0x1004), 5));
+	CHECK(!lbr_sample(&ref, 100, 60, 2, st, NULL));
+	CHECK(!lbr_sample(&ref, 100, 40, 2, st, NULL));
+	hbbp_driver__finish(&ref);
+
+	for (scenario = 0; scenario < 4; scenario++) {
+		CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+		CHECK(!hbbp_bundle__init(&b, &d));
+		memset(&r, 0, sizeof(r));
+		r.type = PERF_RECORD_SAMPLE;
+		r.misc = PERF_RECORD_MISC_USER;
+		r.sample.present = PERF_SAMPLE_TIME;
+		r.sample.pid = r.sample.tid = 100;
+		r.evidx = 0;
+		r.sample.ip = RA(0x1004);
+		r.sample.period = 7;
+		r.sample.time = 50;
+		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 1);
+		r.sample.period = 5;
+		r.sample.time = 55;
+		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 1);
+		r.evidx = 1;
+		r.sample.nr_branches = 2;
+		r.sample.branches = e;
+		r.sample.period = 60;
+		r.sample.time = 52;
+		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 1);
+		r.sample.period = 40;
+		r.sample.time = 60;
+		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 1);
+		/* read values make the result depend on order: refused */
+		r.sample.present |= PERF_SAMPLE_READ;
+		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 0);
+		CHECK_EQ_U64(b.nr_samples, 4);
+		CHECK_EQ_U64(b.tmin, 50);
+		CHECK_EQ_U64(b.tmax, 60);
+		CHECK_EQ_U64(b.stacks.nr, 1);
+		b.start = 1000;
+		b.end = 2000;
+		CHECK(!comm_at(&d, 100, 10));	/* before the segment, earlier */
+		hbbp_driver__set_bundle(&d, &b);
+		switch (scenario) {
+		case 0:	/* in order: merged at the record after the segment */
+			CHECK(!comm_at(&d, 500, 50));	/* before, time == tmin: still before */
+			CHECK(!d.bundle_merged);
+			CHECK(!comm_at(&d, 2000, 60));	/* after, time == tmax */
+			CHECK(d.bundle_merged);
+			CHECK(!comm_at(&d, 3000, 70));
+			hbbp_driver__finish(&d);
+			CHECK_EQ_U64(d.nr_samples, ref.nr_samples);
+			CHECK_EQ_U64(d.ev[0].samples_used, ref.ev[0].samples_used);
+			CHECK_EQ_U64(d.ev[1].samples_used, ref.ev[1].samples_used);
+			CHECK_EQ_U64(d.ebs.nr, ref.ebs.nr);
+			CHECK_EQ_U64(d.streams.nr, ref.streams.nr);
+			CHECK_EQ_DBL(d.ev[1].stream_weight, ref.ev[1].stream_weight, 0);
+			if (d.ebs.nr == 1 && ref.ebs.nr == 1) {
+				void *v1, *v2;
+
+				hmap__slot(&d.ebs, 0, &v1);
+				hmap__slot(&ref.ebs, 0, &v2);
+				CHECK_EQ_DBL(((struct hbbp_ebs_val *)v1)->period, 12, 0);
+				CHECK_EQ_DBL(((struct hbbp_ebs_val *)v2)->period, 12, 0);
+			}
+			break;
+		case 1:	/* a record read before the segment comes after its first sample */
+			CHECK_EQ_U64(comm_at(&d, 500, 51), (uint64_t)-HBBP_EREDO);
+			break;
+		case 2:	/* a record read after it comes before its last sample */
+			CHECK_EQ_U64(comm_at(&d, 2500, 59), (uint64_t)-HBBP_EREDO);
+			break;
+		case 3:	/* a record read before it delivered after the merge */
+			CHECK(!comm_at(&d, 2000, 80));
+			CHECK_EQ_U64(comm_at(&d, 500, 20), (uint64_t)-HBBP_EREDO);
+			break;
+		}
+		hbbp_bundle__exit(&b);
+		hbbp_driver__exit(&d);
+	}
+	hbbp_driver__exit(&ref);
+}
+
 int main(void)
 {
+	RUN_TEST(test_bundle);
 	RUN_TEST(test_lookup_cache);
 	RUN_TEST(test_comm);
 	RUN_TEST(test_zero_padding);
