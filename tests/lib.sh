@@ -29,3 +29,19 @@ have_bench_tools() {
 		return 1
 	fi
 }
+
+# rows_close A B: two CSV files with the same rows in the same order, numeric fields equal
+# within 1e-9 relative (the same sums taken in another order)
+rows_close() {
+	awk -F, 'NR == FNR { a[FNR] = $0; n = FNR; next }
+		{ k = split(a[FNR], x, ","); if (k != NF) { bad = 1; exit }
+		  for (i = 1; i <= NF; i++) {
+			if (x[i] == $i) continue
+			if (x[i] !~ /^-?[0-9.e+-]+$/ || $i !~ /^-?[0-9.e+-]+$/) { bad = 1; exit }
+			d = x[i] - $i; if (d < 0) d = -d
+			m = x[i] < 0 ? -x[i] : x[i]
+			if (d > 1e-9 * m + 1e-12) { bad = 1; exit }
+		  }
+		  m2 = FNR }
+		END { exit (bad || m2 != n) }' "$1" "$2"
+}

@@ -12,20 +12,6 @@ srcs=$(BENCH_INPUTS="interp 10 libcmix 3" sh "$ROOT/bench/inputs.sh" "$TMP/src" 
 	2> "$TMP/inputs.err") || { fail "bench_jobs: bench/inputs.sh"; exit 0; }
 $GEN --mb 3 -o "$TMP/b.data" $srcs > "$TMP/b.info" || { fail "bench_jobs: benchgen"; exit 0; }
 
-# rows_close A B: same keys in the same order, numeric fields within 1e-9 relative
-rows_close() {
-	awk -F, 'NR == FNR { a[FNR] = $0; n = FNR; next }
-		{ k = split(a[FNR], x, ","); if (k != NF) { bad = 1; exit }
-		  for (i = 1; i <= NF; i++) {
-			if (x[i] == $i) continue
-			d = x[i] - $i; if (d < 0) d = -d
-			m = x[i] < 0 ? -x[i] : x[i]
-			if (x[i] !~ /^-?[0-9.e+-]+$/ || d > 1e-9 * m + 1e-12) { bad = 1; exit }
-		  }
-		  m2 = FNR }
-		END { exit (bad || m2 != n) }' "$1" "$2"
-}
-
 ok=1 close=1 used=1
 for m in hbbp lbr ebs; do
 	for j in 1 2; do

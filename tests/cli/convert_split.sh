@@ -51,22 +51,6 @@ if ! have_corpus; then
 	exit 0
 fi
 
-# rows_close A B: same keys in the same order, numeric fields within 1e-9 relative
-rows_close() {
-	awk -F, 'NR == FNR { a[FNR] = $0; n = FNR; next }
-		{ if (!(FNR in a)) { bad = 1; exit }
-		  k = split(a[FNR], x, ","); if (k != NF) { bad = 1; exit }
-		  for (i = 1; i <= NF; i++) {
-			if (x[i] == $i) continue
-			if (x[i] !~ /^-?[0-9.e+-]+$/ || $i !~ /^-?[0-9.e+-]+$/) { bad = 1; exit }
-			d = x[i] - $i; if (d < 0) d = -d
-			m = x[i] < 0 ? -x[i] : x[i]
-			if (d > 1e-9 * m + 1e-12) { bad = 1; exit }
-		  }
-		  m2 = FNR }
-		END { exit (bad || m2 != n) }' "$1" "$2"
-}
-
 ok=1 used=0 redo=0 files=0 jobs_ok=1
 for f in $(find "$CORPUS" -type f \( -name '*.data' -o -name '*.perfdata' -o -name 'perf.data*' \) | sort); do
 	files=$((files + 1))
