@@ -3,7 +3,8 @@
 # then resolved where its samples would have been) gives the rows of the one-part reading
 # (--split 0): on every file of the corpus, forced with --split 1, the same exit code and the
 # same rows with counts equal to 1e-9 relative (sums of the segment's samples are taken in
-# another order). On the corpus files that allow it the segment is really used (the debug
+# another order), or the same error message; a record corrupted inside the segment fails
+# with the one-part message and exit code. On the corpus files that allow it the segment is really used (the debug
 # line says so); a recording whose records are out of time order around the segment is read
 # again in one part. With -j 1 and -j 2 the two-part result is identical byte for byte.
 . "$(dirname "$0")/../lib.sh"
@@ -28,6 +29,28 @@ SPEC
 		"$HBBP" -q --split 0 --by module,symbol -o "$TMP/s1.csv" "$TMP/s$mt.data" 2>/dev/null
 		HBBP_DEBUG=1 "$HBBP" -q --split 1 --by module,symbol -o "$TMP/s2.csv" \
 			"$TMP/s$mt.data" 2>"$TMP/s2.err"
+		if [ $mt = 100000 ] && ! command -v python3 >/dev/null 2>&1; then
+			skip "convert_split_corrupt: python3 absent"
+		elif [ $mt = 100000 ]; then
+			# a record size of 4 at about 70% of the records, inside the segment
+			python3 - "$TMP/s$mt.data" "$TMP/bad.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off, size = struct.unpack_from('<QQ', b, 40)
+p = off
+while p < off + size * 7 // 10:
+    p += struct.unpack_from('<H', b, p + 6)[0]
+struct.pack_into('<H', b, p + 6, 4)
+open(sys.argv[2], 'wb').write(b)
+PY
+			"$HBBP" -q --split 0 -o "$TMP/b1.csv" "$TMP/bad.data" 2>"$TMP/b1.err"
+			rb1=$?
+			"$HBBP" -q --split 1 -o "$TMP/b2.csv" "$TMP/bad.data" 2>"$TMP/b2.err"
+			rb2=$?
+			check "convert_split_corrupt: a corrupt record in the segment: exit 2, the one-part message" \
+				[ $rb1 = 2 ] && [ $rb2 = 2 ] && cmp -s "$TMP/b1.err" "$TMP/b2.err" &&
+				grep -q 'record size 4 < header size' "$TMP/b2.err" && [ ! -e "$TMP/b2.csv" ]
+		fi
 		if [ $mt = 5 ]; then
 			check "convert_split_redo: an older MMAP after the segment: read again in one part, same rows" \
 				grep -q 'read again in one part' "$TMP/s2.err" &&
@@ -42,6 +65,7 @@ SPEC
 else
 	skip "convert_split_redo: $GEN not built"
 	skip "convert_split_inorder: $GEN not built"
+	skip "convert_split_corrupt: $GEN not built"
 fi
 
 if ! have_corpus; then
@@ -55,7 +79,7 @@ ok=1 used=0 redo=0 files=0 jobs_ok=1
 for f in $(find "$CORPUS" -type f \( -name '*.data' -o -name '*.perfdata' -o -name 'perf.data*' \) | sort); do
 	files=$((files + 1))
 	"$HBBP" -q --split 0 --by pid,module,symbol,mnemonic -o "$TMP/one.csv" "$f" \
-		2>/dev/null
+		2>"$TMP/one.err"
 	rc1=$?
 	HBBP_DEBUG=1 "$HBBP" -q --split 1 -j 2 --by pid,module,symbol,mnemonic \
 		-o "$TMP/two.csv" "$f" 2>"$TMP/two.err"
@@ -63,7 +87,12 @@ for f in $(find "$CORPUS" -type f \( -name '*.data' -o -name '*.perfdata' -o -na
 	if [ $rc1 -ne $rc2 ]; then
 		ok=0; echo "exit codes $rc1 / $rc2: $f" >&2; continue
 	fi
-	[ $rc1 -eq 0 ] || continue
+	if [ $rc1 -ne 0 ]; then
+		# a corrupt input fails with the same message either way
+		grep -v ': debug: ' "$TMP/two.err" | cmp -s - "$TMP/one.err" ||
+			{ ok=0; echo "messages differ: $f" >&2; }
+		continue
+	fi
 	rows_close "$TMP/one.csv" "$TMP/two.csv" || { ok=0; echo "rows differ: $f" >&2; }
 	if grep -q 'part read apart' "$TMP/two.err"; then
 		used=$((used + 1))
