@@ -206,7 +206,7 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	}
 	run->two_parts = hbbp_segment__used(seg);
 	perf_reader__set_mark(run->reader, 0, NULL, NULL);
-	run->drv.bundle = NULL;
+	hbbp_driver__set_bundle(&run->drv, NULL);	/* freed with the segment */
 	hbbp_segment__delete(seg);
 	if (shown)
 		convert__progress(1.0, true);

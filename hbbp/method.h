@@ -213,7 +213,8 @@ void hbbp_bundle__exit(struct hbbp_bundle *b);
  * stand for it (read values, a stack that is not cached, the cache full; the segment then
  * ends before it) or -ENOMEM. */
 int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec);
-/* From here on the driver stands for b's samples (kept by the caller until finish). */
+/* From here on the driver stands for b's samples (kept by the caller until finish; NULL:
+ * no bundle). */
 void hbbp_driver__set_bundle(struct hbbp_driver *d, const struct hbbp_bundle *b);
 
 /* Ends the pass: flushes (an error is kept in flush_err), sums multiplexing times per event

@@ -55,8 +55,9 @@ static void segment_read(struct hbbp_segment *s)
 	int ret;
 
 	while ((ret = perf_reader__next(s->r, &rec)) > 0) {
-		int k = rec->type == PERF_RECORD_SAMPLE && (rec->sample.present & PERF_SAMPLE_TIME)
-			? hbbp_bundle__add(&s->b, rec) : -HBBP_EFORMAT;
+		/* samples only (a segment reader stops before any other record) */
+		int k = rec->type == PERF_RECORD_SAMPLE ? hbbp_bundle__add(&s->b, rec)
+							: -HBBP_EFORMAT;
 
 		if (k < 0) {
 			ret = k;
@@ -108,8 +109,8 @@ static int segment_mark(void *ctx, const struct perf_reader **seg)
 	}
 	if (!s->ran)
 		segment_read(s);
-	if (s->err || s->b.end < s->b.start)
-		return 0;	/* the pass reads the segment itself (and meets any error) */
+	if (s->err)
+		return 0;	/* the pass reads the segment itself (and meets the error) */
 	pr_debug("part read apart: records 0x%llx..0x%llx, %llu samples",
 		 (unsigned long long)s->b.start, (unsigned long long)s->b.end,
 		 (unsigned long long)s->b.nr_samples);
