@@ -50,7 +50,7 @@ void hbbp_bundle__exit(struct hbbp_bundle *b)
 
 int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 {
-	uint64_t key[HBBP_STACK_KEY_WORDS];
+	uint64_t local[HBBP_STACK_KEY_WORDS], *key = local;
 	struct hbbp_sample_item it;
 	struct hbbp_bundle_event *ev;
 	uint64_t t = rec->sample.time;
@@ -61,15 +61,25 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 	if (it.has_read)
 		return 0;
 	if (it.kind == HBBP_ITEM_LBR) {
+		/* queued while there is room for all queued (see hbbp_driver__apply) */
+		uint64_t *qk = hbbp_stack_cache__queue_key(&b->stacks);
 		struct hbbp_stack_val *v;
 
-		if (!hbbp_driver__stack_key(&it, it.raw, key))
+		if (!hbbp_driver__stack_key(&it, it.raw, qk ? qk : local))
 			return 0;
-		v = hbbp_stack_cache__get(&b->stacks, key, hbbp_stack_cache__hash(key));
-		if (!v)
-			return b->stacks.nr >= HBBP_STACK_CACHE_MAX ? 0 : -ENOMEM;
-		v->period += (double)it.period;
-		v->n++;
+		if (qk) {
+			if (hbbp_stack_cache__queue(&b->stacks, hbbp_stack_cache__hash(qk),
+						    (double)it.period, 1))
+				return -ENOMEM;
+		} else {
+			if (hbbp_stack_cache__drain(&b->stacks))
+				return -ENOMEM;
+			v = hbbp_stack_cache__get(&b->stacks, key, hbbp_stack_cache__hash(key));
+			if (!v)
+				return b->stacks.nr >= HBBP_STACK_CACHE_MAX ? 0 : -ENOMEM;
+			v->period += (double)it.period;
+			v->n++;
+		}
 	} else if (it.kind == HBBP_ITEM_EBS) {
 		struct hbbp_ebs_val *v;
 

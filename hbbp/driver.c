@@ -448,7 +448,7 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 {
 	struct perf_branch_entry e[HBBP_STACK_CACHE_DEPTH];
 	size_t i;
-	int err = 0;
+	int err = hbbp_stack_cache__drain(&d->stacks);
 
 	/* insertion order: the sums below do not depend on addresses or hashing */
 	for (i = 0; i < d->stacks.nr && !err; i++) {
@@ -540,9 +540,12 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
 static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t h,
 			    double period, uint64_t cnt)
 {
-	struct hbbp_stack_val *v = hbbp_stack_cache__get(&d->stacks, key, h);
-	int err;
+	struct hbbp_stack_val *v;
+	int err = hbbp_stack_cache__drain(&d->stacks);
 
+	if (err)
+		return err;
+	v = hbbp_stack_cache__get(&d->stacks, key, h);
 	if (!v && d->stacks.nr >= HBBP_STACK_CACHE_MAX) {
 		err = hbbp_driver__flush(d);
 		if (err)
@@ -559,7 +562,7 @@ static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t
 int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		       const struct perf_branch_entry *e)
 {
-	uint64_t key[HBBP_STACK_KEY_WORDS], n = it->nr;
+	uint64_t local[HBBP_STACK_KEY_WORDS], *key, n = it->nr;
 	struct hbbp_event_state *ev;
 	int err;
 
@@ -591,11 +594,16 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		return 0;
 	}
 	ev->samples_used++;
-	if (!hbbp_driver__stack_key(it, e, key))
+	/* identical stacks are summed in the cache and resolved at the next flush: queued for
+	 * their lookup while there is room for all queued, else added at once */
+	key = hbbp_stack_cache__queue_key(&d->stacks);
+	if (!hbbp_driver__stack_key(it, e, key ? key : local))
 		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, n,
 					(double)it->period, 1);
-	/* identical stacks are summed here and resolved at the next flush */
-	return driver_stack_add(d, key, hbbp_stack_cache__hash(key), (double)it->period, 1);
+	if (key)
+		return hbbp_stack_cache__queue(&d->stacks, hbbp_stack_cache__hash(key),
+					       (double)it->period, 1);
+	return driver_stack_add(d, local, hbbp_stack_cache__hash(local), (double)it->period, 1);
 }
 
 /* Records after which the address spaces are unchanged: no need to flush the stacks. */
@@ -683,7 +691,7 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 	if (rec->type != PERF_RECORD_SAMPLE && !record_keeps_maps(rec->type)) {
 		int err = d->bundle ? driver_bundle_order(d, rec) : 0;
 
-		if (!err && d->stacks.nr)
+		if (!err && (d->stacks.nr || d->stacks.qnr))
 			err = hbbp_driver__flush(d);
 		if (err)
 			return err;

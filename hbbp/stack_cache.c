@@ -1,10 +1,12 @@
 /* The LBR stack cache (see hbbp/stack_cache.h). Linear probing in a table of twice the
- * maximum number of entries, which never grows. Depends only on libc.
+ * maximum number of entries, which never grows. Depends on libc and util/huge_alloc.h.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hbbp/stack_cache.h"
+#include "util/huge_alloc.h"
 
 #define NR_SLOTS	(2 * HBBP_STACK_CACHE_MAX)
 
@@ -21,6 +23,7 @@ void hbbp_stack_cache__exit(struct hbbp_stack_cache *c)
 	free(c->slot);
 	free(c->keys);
 	free(c->vals);
+	free(c->qkeys);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -61,9 +64,11 @@ static int cache_alloc(struct hbbp_stack_cache *c)
 {
 	c->index = calloc(NR_SLOTS, sizeof(*c->index));
 	c->slot = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->slot));
-	c->keys = malloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
+	/* walked at random for every sample: large pages */
+	c->keys = huge_alloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
 	c->vals = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->vals));
-	if (c->index && c->slot && c->keys && c->vals)
+	c->qkeys = malloc(HBBP_STACK_QUEUE * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
+	if (c->index && c->slot && c->keys && c->vals && c->qkeys)
 		return 0;
 	hbbp_stack_cache__exit(c);
 	return -1;
@@ -94,6 +99,74 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
 	c->vals[e].period = 0;
 	c->vals[e].n = 0;
 	return &c->vals[e];
+}
+
+uint64_t *hbbp_stack_cache__queue_key(struct hbbp_stack_cache *c)
+{
+	/* every queued stack may be a new entry: all must find room */
+	if (c->nr + c->qnr >= HBBP_STACK_CACHE_MAX || (!c->index && cache_alloc(c)))
+		return NULL;
+	return c->qkeys + (size_t)((c->qhead + c->qnr) % HBBP_STACK_QUEUE) * HBBP_STACK_KEY_WORDS;
+}
+
+/* Sums the oldest queued stack. */
+static int queue_pop(struct hbbp_stack_cache *c)
+{
+	unsigned int q = c->qhead;
+	struct hbbp_stack_val *v = hbbp_stack_cache__get(
+		c, c->qkeys + (size_t)q * HBBP_STACK_KEY_WORDS, c->qhash[q]);
+
+	if (!v)
+		return -ENOMEM;
+	v->period += c->qval[q].period;
+	v->n += c->qval[q].n;
+	c->qhead = (q + 1) % HBBP_STACK_QUEUE;
+	c->qnr--;
+	return 0;
+}
+
+/* The entry a queued stack's first index slot names, loaded ahead of its lookup. */
+static void queue_prefetch_entry(const struct hbbp_stack_cache *c, unsigned int q)
+{
+	const uint64_t *key = c->qkeys + (size_t)q * HBBP_STACK_KEY_WORDS;
+	uint32_t e = c->index[c->qhash[q] & (NR_SLOTS - 1)];
+	size_t bytes = (2 + 2 * (size_t)(key[1] >> 32)) * sizeof(uint64_t), off;
+	const char *k;
+
+	if (!e)
+		return;
+	k = (const char *)(c->keys + (size_t)(e - 1) * HBBP_STACK_KEY_WORDS);
+	for (off = 0; off < bytes; off += 64)
+		__builtin_prefetch(k + off);
+	__builtin_prefetch(k + bytes - 1);
+	__builtin_prefetch(&c->vals[e - 1]);
+}
+
+int hbbp_stack_cache__queue(struct hbbp_stack_cache *c, uint64_t hash, double period,
+			    uint64_t n)
+{
+	unsigned int q = (c->qhead + c->qnr) % HBBP_STACK_QUEUE;
+
+	c->qhash[q] = hash;
+	c->qval[q].period = period;
+	c->qval[q].n = n;
+	__builtin_prefetch(&c->index[hash & (NR_SLOTS - 1)]);
+	c->qnr++;
+	/* the previous stack's slot was loaded one stack ago: now its entry */
+	if (c->qnr >= 2)
+		queue_prefetch_entry(c, (q + HBBP_STACK_QUEUE - 1) % HBBP_STACK_QUEUE);
+	return c->qnr == HBBP_STACK_QUEUE ? queue_pop(c) : 0;
+}
+
+int hbbp_stack_cache__drain(struct hbbp_stack_cache *c)
+{
+	while (c->qnr) {
+		int err = queue_pop(c);
+
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 void hbbp_stack_cache__clear(struct hbbp_stack_cache *c)

@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "reader/perf_reader_int.h"
+#include "util/huge_alloc.h"
 #include "util/hbbp_err.h"
 #include "util/mapguard.h"
 
@@ -209,7 +210,7 @@ static int input__pread(struct perf_reader *r, struct perf_input *in, size_t wan
 		cap -= cap % PREAD_CHUNK;
 		if (cap < PREAD_WINDOW)
 			cap = PREAD_WINDOW;
-		nb = realloc(in->buf, cap);
+		nb = huge_realloc(in->buf, in->len, cap);	/* streamed through: large pages */
 		if (!nb)
 			return -ENOMEM;
 		in->buf = nb;
