@@ -4,11 +4,18 @@
  * Attributes come from insn_attr.c. Knows nothing of perf.data, symbols or blocks.
  */
 #include <errno.h>
+#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
+
+void bbmap_module__threads_init(void)
+{
+	elf_version(EV_CURRENT);
+	cs_support(CS_ARCH_ALL);	/* fills capstone's architecture tables, once */
+}
 
 static int open_handle(struct bbmap_module *m, bool thumb, csh **h, cs_insn **ci)
 {

@@ -98,6 +98,11 @@ const struct bbmap_symbol *bbmap_module__symbol_at(struct bbmap_module *m, uint6
  * when vaddr is not an instruction start of the decoded code or not in any code. */
 int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr);
 
+/* Sets the global state of the libraries modules use (libelf's version, capstone's
+ * architecture tables): call once before modules are used on several threads, each module
+ * by one thread at a time. */
+void bbmap_module__threads_init(void);
+
 /* The block containing vaddr, disassembling the enclosing function (or code region) on first
  * use. -HBBP_ENOTFOUND when vaddr is in no executable section or not at an instruction
  * boundary of the decoded region. The pointer is valid until the next add_leader. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hbbp/leaders.h"
 #include "hbbp/method.h"
 #include "util/hbbp_err.h"
 
@@ -517,7 +518,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 			 unsigned cutoff)
 {
 	struct counts_ctx x;
-	size_t i, n = 0, *order;
+	struct hbbp_leaders leaders;
+	size_t i, n = 0, *order = NULL;
 	int err = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -531,21 +533,28 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 	x.ops = d->ops;
 	hmap__init(&x.mods, 1, sizeof(struct mod_cache_val));
 
-	/* 1. Every stream target is a block leader (before any block is looked at). */
-	for (i = 0; i < d->streams.cap; i++) {
+	/* 1. Every stream target is a block leader (before any block is looked at): gathered
+	 * per module in slot order, then added module by module (on threads: hbbp/leaders.h). */
+	hbbp_leaders__init(&leaders);
+	for (i = 0; i < d->streams.cap && !err; i++) {
 		const uint64_t *key = hmap__slot(&d->streams, i, NULL);
 		struct bbmap_module *mod;
 
 		if (!key)
-			continue;
+			break;
 		mod = ctx_module(&x, (struct bbmap_dso *)(uintptr_t)key[1]);
 		if (mod)
-			x.ops->add_leader(x.ops->ctx, mod, key[2]);
+			err = hbbp_leaders__add(&leaders, mod, key[2]);
 	}
+	if (!err)
+		hbbp_leaders__apply(&leaders, x.ops);
+	hbbp_leaders__exit(&leaders);
 	/* 2. EBS, 3. streams, each in key order. */
-	order = sorted_slots(&d->ebs, 1, d->ops, &n);
-	if (!order)
-		err = -ENOMEM;
+	if (!err) {
+		order = sorted_slots(&d->ebs, 1, d->ops, &n);
+		if (!order)
+			err = -ENOMEM;
+	}
 	for (i = 0; i < n && !err; i++) {
 		void *val;
 		const uint64_t *key = hmap__slot(&d->ebs, order[i], &val);

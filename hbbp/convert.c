@@ -147,6 +147,10 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 					    b->filename, b->id, b->size);
 	}
 	hbbp_code_bbmap__init(&run->ops, run->session);
+	/* the attribution decodes distinct modules on up to jobs threads */
+	run->ops.leader_threads = o->jobs;
+	if (o->jobs > 1)
+		bbmap_module__threads_init();
 	return 0;
 }
 
@@ -444,7 +448,7 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 		m.slots[i].o.progress = false;
 		m.slots[i].o.jobs = 1;	/* the threads go to the inputs */
 	}
-	elf_version(EV_CURRENT);	/* libelf's one global, set before the threads use it */
+	bbmap_module__threads_init();	/* libraries' globals, set before the threads */
 	pthread_mutex_init(&m.lock, NULL);
 	pthread_cond_init(&m.cond, NULL);
 	for (i = 0; i < jobs && i < nr; i++) {

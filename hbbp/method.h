@@ -49,6 +49,9 @@ struct hbbp_code_ops {
 	const char *(*dso_path)(void *ctx, const struct bbmap_dso *d);		/* or NULL */
 	const char *(*dso_status_detail)(void *ctx, const struct bbmap_dso *d);	/* or NULL */
 	size_t (*module_build_id)(void *ctx, const struct bbmap_module *m, const uint8_t **id);
+	/* Threads that may call add_leader at once, each on modules no other thread touches
+	 * (0 or 1: the caller's thread only). */
+	unsigned int leader_threads;
 };
 
 enum hbbp_method { HBBP_METHOD_HBBP, HBBP_METHOD_EBS, HBBP_METHOD_LBR };
