@@ -121,3 +121,8 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 	}
 	return 1;
 }
+
+int hbbp_bundle__finish(struct hbbp_bundle *b)
+{
+	return hbbp_stack_cache__drain(&b->stacks);
+}

@@ -216,6 +216,8 @@ void hbbp_bundle__exit(struct hbbp_bundle *b);
  * stand for it (read values, a stack that is not cached, the cache full; the segment then
  * ends before it) or -ENOMEM. */
 int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec);
+/* Sums what hbbp_bundle__add has queued (0 or -ENOMEM): before the bundle is read or set. */
+int hbbp_bundle__finish(struct hbbp_bundle *b);
 /* From here on the driver stands for b's samples (kept by the caller until finish; NULL:
  * no bundle). */
 void hbbp_driver__set_bundle(struct hbbp_driver *d, const struct hbbp_bundle *b);

@@ -68,8 +68,8 @@ static void segment_read(struct hbbp_segment *s)
 			break;
 		}
 	}
-	if (ret >= 0)	/* the queued stacks, summed before the bundle is merged */
-		ret = hbbp_stack_cache__drain(&s->b.stacks);
+	if (ret >= 0)
+		ret = hbbp_bundle__finish(&s->b);
 	s->err = ret < 0 ? ret : 0;
 	s->b.start = perf_reader__segment_start(s->r);
 	s->b.end = perf_reader__segment_end(s->r);

@@ -2,7 +2,9 @@
  * its own value, iteration gives the entries in insertion order whatever the keys, across
  * index growth) and hbbp/stack_cache.c (identical stacks share one entry, words past the
  * stack are ignored, the cache refuses a new stack when full and is empty and reusable after
- * clear). The oracle is a plain array of the inserted keys.
+ * clear), and its queue (stacks queued and drained give the entries, values and insertion
+ * order of adding each one at once; no stack is queued once the cache could fill up). The
+ * oracle is a plain array of the inserted keys, or a cache fed one stack at a time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -120,9 +122,73 @@ static void test_stack_cache(void)
 	hbbp_stack_cache__exit(&c);
 }
 
+static void test_stack_queue(void)
+{
+	struct hbbp_stack_cache q, ref;
+	uint64_t s = 0x2545f4914f6cdd1dULL, key[HBBP_STACK_KEY_WORDS];
+	size_t i, same = 0;
+
+	hbbp_stack_cache__init(&q);
+	hbbp_stack_cache__init(&ref);
+	for (i = 0; i < 20000; i++) {
+		/* 300 distinct stacks of 1..32 entries, periods of different magnitudes */
+		uint64_t seed = rnd(&s) % 300, n = 1 + seed % 32;
+		double period = (double)(rnd(&s) % 1000) * (seed % 2 ? 1e-3 : 1e6);
+		struct hbbp_stack_val *v;
+		uint64_t *qk = hbbp_stack_cache__queue_key(&q);
+
+		stack_key(key, 5, n, seed);
+		CHECK(qk != NULL);
+		if (!qk)
+			break;
+		memcpy(qk, key, sizeof(key));
+		CHECK(!hbbp_stack_cache__queue(&q, hbbp_stack_cache__hash(qk), period, 1));
+		v = hbbp_stack_cache__get(&ref, key, hbbp_stack_cache__hash(key));
+		CHECK(v != NULL);
+		if (v) {
+			v->period += period;
+			v->n++;
+		}
+	}
+	CHECK(q.qnr > 0);		/* some were still queued */
+	CHECK(!hbbp_stack_cache__drain(&q));
+	CHECK_EQ_U64(q.qnr, 0);
+	CHECK_EQ_U64(q.nr, ref.nr);
+	for (i = 0; i < q.nr && i < ref.nr; i++) {
+		size_t words = 2 + 2 * (hbbp_stack_cache__key(&ref, i)[1] >> 32);
+
+		same += !memcmp(hbbp_stack_cache__key(&q, i), hbbp_stack_cache__key(&ref, i),
+				words * sizeof(uint64_t)) &&
+			q.vals[i].n == ref.vals[i].n && q.vals[i].period == ref.vals[i].period;
+	}
+	CHECK_EQ_U64(same, ref.nr);
+	/* near full: a stack is queued only while every queued one may still find room */
+	for (i = 0; q.nr < HBBP_STACK_CACHE_MAX - 2; i++) {
+		stack_key(key, 6, 2, i);
+		if (!hbbp_stack_cache__get(&q, key, hbbp_stack_cache__hash(key)))
+			break;
+	}
+	CHECK_EQ_U64(q.nr, HBBP_STACK_CACHE_MAX - 2);
+	for (i = 0; i < 2; i++) {
+		uint64_t *qk = hbbp_stack_cache__queue_key(&q);
+
+		CHECK(qk != NULL);
+		if (!qk)
+			break;
+		stack_key(qk, 7, 2, i);
+		CHECK(!hbbp_stack_cache__queue(&q, hbbp_stack_cache__hash(qk), 1, 1));
+	}
+	CHECK(hbbp_stack_cache__queue_key(&q) == NULL);
+	CHECK(!hbbp_stack_cache__drain(&q));
+	CHECK_EQ_U64(q.nr, HBBP_STACK_CACHE_MAX);
+	hbbp_stack_cache__exit(&q);
+	hbbp_stack_cache__exit(&ref);
+}
+
 int main(void)
 {
 	RUN_TEST(test_hmap_order);
 	RUN_TEST(test_stack_cache);
+	RUN_TEST(test_stack_queue);
 	return TEST_EXIT();
 }

@@ -745,6 +745,7 @@ static void test_bundle(void)
 		/* read values make the result depend on order: refused */
 		r.sample.present |= PERF_SAMPLE_READ;
 		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 0);
+		CHECK(!hbbp_bundle__finish(&b));
 		CHECK_EQ_U64(b.nr_samples, 4);
 		CHECK_EQ_U64(b.tmin, 50);
 		CHECK_EQ_U64(b.tmax, 60);
