@@ -210,7 +210,9 @@ static int input__pread(struct perf_reader *r, struct perf_input *in, size_t wan
 		cap -= cap % PREAD_CHUNK;
 		if (cap < PREAD_WINDOW)
 			cap = PREAD_WINDOW;
-		nb = huge_realloc(in->buf, in->len, cap);	/* streamed through: large pages */
+		/* streamed through: in large pages; grown in place (mremap) when a record
+		 * queued for long holds it */
+		nb = in->buf ? realloc(in->buf, cap) : huge_alloc(cap);
 		if (!nb)
 			return -ENOMEM;
 		in->buf = nb;

@@ -1,7 +1,6 @@
 /* 2 MiB-page buffers (see util/huge_alloc.h). Depends only on libc. */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 
 #include "util/huge_alloc.h"
@@ -22,16 +21,4 @@ void *huge_alloc(size_t size)
 		madvise(p, n, MADV_HUGEPAGE);	/* a hint: refused, the pages stay small */
 #endif
 	return p;
-}
-
-void *huge_realloc(void *p, size_t keep, size_t size)
-{
-	void *np = huge_alloc(size);
-
-	if (!np)
-		return NULL;
-	if (keep)
-		memcpy(np, p, keep < size ? keep : size);
-	free(p);
-	return np;
 }

@@ -10,8 +10,5 @@
 
 /* size bytes (rounded up to 2 MiB), uninitialised; free() them. NULL when out of memory. */
 void *huge_alloc(size_t size);
-/* A huge_alloc of size holding the first keep bytes of p, which is freed; NULL (p kept)
- * when out of memory. */
-void *huge_realloc(void *p, size_t keep, size_t size);
 
 #endif
