@@ -13,8 +13,23 @@
 
 void bbmap_module__threads_init(void)
 {
+	/* add eax, 1: x86 with detail sorts capstone's table of registers named in mnemonics
+	 * on first use (X86Mapping.c, a static flag): done here, not by two threads at once */
+	static const uint8_t add_eax[] = { 0x05, 0x01, 0x00, 0x00, 0x00 };
+	cs_insn *insn;
+	csh h;
+
 	elf_version(EV_CURRENT);
 	cs_support(CS_ARCH_ALL);	/* fills capstone's architecture tables, once */
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return;
+	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK) {
+		size_t n = cs_disasm(h, add_eax, sizeof(add_eax), 0, 1, &insn);
+
+		if (n)
+			cs_free(insn, n);
+	}
+	cs_close(&h);
 }
 
 static int open_handle(struct bbmap_module *m, bool thumb, csh **h, cs_insn **ci)
