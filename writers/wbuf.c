@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,10 +76,98 @@ void wbuf__putc(struct wbuf *w, char c)
 		w->buf[w->len++] = c;
 }
 
+/* %.{p}g of the p significant digits dig (a leading digit, no point) times 10^x10: fixed
+ * notation when p > x10 >= -4, else d.ddde+XX; trailing zeros of a fraction dropped. */
+static void format_g(char *buf, size_t size, bool neg, const char *dig, int p, int x10)
+{
+	char tmp[48], *o = tmp;
+	int last = p - 1, i;
+
+	while (last > 0 && dig[last] == '0')	/* significant digits that remain */
+		last--;
+	if (neg)
+		*o++ = '-';
+	if (x10 < p && x10 >= -4) {
+		if (x10 < 0) {
+			*o++ = '0';
+			*o++ = '.';
+			for (i = -1; i > x10; i--)
+				*o++ = '0';
+			for (i = 0; i <= last; i++)
+				*o++ = dig[i];
+		} else {
+			for (i = 0; i <= x10; i++)
+				*o++ = i <= last ? dig[i] : '0';
+			if (last > x10) {
+				*o++ = '.';
+				for (; i <= last; i++)
+					*o++ = dig[i];
+			}
+		}
+	} else {
+		int e = x10 < 0 ? -x10 : x10;
+
+		*o++ = dig[0];
+		if (last > 0) {
+			*o++ = '.';
+			for (i = 1; i <= last; i++)
+				*o++ = dig[i];
+		}
+		*o++ = 'e';
+		*o++ = x10 < 0 ? '-' : '+';
+		if (e >= 100)
+			*o++ = (char)('0' + e / 100);
+		*o++ = (char)('0' + e / 10 % 10);
+		*o++ = (char)('0' + e % 10);
+	}
+	*o = 0;
+	snprintf(buf, size, "%s", tmp);
+}
+
+/* The shortest of %.15g, %.16g and %.17g that reads back as v (finite, not 0), from one
+ * conversion to 17 digits: the 15- and 16-digit forms are those digits rounded, unless the
+ * digits dropped are exactly 5 or 50 (themselves rounded: v may lie on either side of the
+ * half), where printf rounds v itself. */
+static void real_shortest(char *buf, size_t size, double v)
+{
+	char e17[40], dig[18], r[18];
+	bool neg = v < 0;
+	int x10, p, i;
+	const char *s;
+
+	snprintf(e17, sizeof(e17), "%.16e", v);	/* [-]d.dddddddddddddddde[+-]XX */
+	s = e17 + neg;
+	dig[0] = s[0];
+	memcpy(dig + 1, s + 2, 16);
+	dig[17] = 0;
+	x10 = atoi(s + 19);
+	for (p = 15; p <= 16; p++) {
+		int rx = x10;
+		bool up;
+
+		if (dig[p] == '5' && (p == 16 || dig[16] == '0')) {
+			snprintf(buf, size, "%.*g", p, v);
+		} else {
+			up = dig[p] > '5' || (dig[p] == '5');	/* '5' here: more than half */
+			memcpy(r, dig, (size_t)p);
+			for (i = p - 1; up && i >= 0; i--) {
+				up = r[i] == '9';
+				r[i] = up ? '0' : (char)(r[i] + 1);
+			}
+			if (up) {	/* 99..9 rounded up: 10..0, one decade higher */
+				r[0] = '1';
+				rx++;
+			}
+			format_g(buf, size, neg, r, p, rx);
+		}
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+	format_g(buf, size, neg, dig, 17, x10);
+}
+
 int wfmt__real(char *buf, size_t size, double v, int prec)
 {
-	int p;
-
 	if (!isfinite(v))
 		return -ERANGE;
 	if (v == 0) {		/* -0.0 and 0.0 alike: "0" */
@@ -94,12 +183,7 @@ int wfmt__real(char *buf, size_t size, double v, int prec)
 		snprintf(buf, size, "%.*g", prec > 17 ? 17 : prec, v);
 		return 0;
 	}
-	for (p = 15; p < 17; p++) {
-		snprintf(buf, size, "%.*g", p, v);
-		if (strtod(buf, NULL) == v)
-			return 0;
-	}
-	snprintf(buf, size, "%.17g", v);
+	real_shortest(buf, size, v);
 	return 0;
 }
 

@@ -2,6 +2,8 @@
  * RFC 4180 quoting, NULL vs empty, exact integers, shortest round-trip reals, JSON string
  * escaping (control characters, valid UTF-8 passed through, invalid bytes as \u00XX),
  * NaN/Inf, the documented document layout, and that no temporary file is left behind.
+ * The shortest real is also checked against its definition (the first of printf's %.15g,
+ * %.16g, %.17g that strtod reads back) on a million doubles of several shapes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +15,7 @@
 
 #include "tests/harness.h"
 #include "writers/writer.h"
+#include "writers/writer_int.h"
 
 static char dir[64];
 
@@ -217,6 +220,88 @@ static void test_writer_reals(void)
 	result__delete(r);
 }
 
+/* The definition: the first of %.15g, %.16g and %.17g that reads back as v. */
+static void shortest_by_printf(char *buf, size_t size, double v)
+{
+	int p;
+
+	for (p = 15; p < 17; p++) {
+		snprintf(buf, size, "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+	snprintf(buf, size, "%.17g", v);
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+	uint64_t x = rng_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rng_state = x;
+}
+
+/* A double of one of several shapes: any bit pattern, a count with a fraction, a decimal
+ * with 15-17 digits (some ending in 5 or 50: halfway cases of the rounding), its neighbours
+ * one ulp away, a power of ten, a number of nines. */
+static double some_double(unsigned shape)
+{
+	char dec[64];
+	uint64_t u = rng();
+	double v;
+
+	switch (shape % 6) {
+	case 0:
+		memcpy(&v, &u, sizeof(v));
+		return v;
+	case 1:
+		return (double)(u % 100000000000ull) / (double)(1 + rng() % 100000);
+	case 2:
+	case 3: {
+		int digits = 15 + (int)(rng() % 3), e = (int)(rng() % 60) - 30;
+		uint64_t m = rng() % 100000000000000000ull;
+
+		snprintf(dec, sizeof(dec), "%.*llu", digits, (unsigned long long)m);
+		dec[digits] = 0;
+		if (shape % 6 == 3)
+			dec[digits - 1] = '5', dec[digits - 2] = (char)(rng() & 1 ? '0' : dec[digits - 2]);
+		snprintf(dec + digits, sizeof(dec) - (size_t)digits, "e%d", e);
+		v = strtod(dec, NULL);
+		return rng() & 1 ? nextafter(v, INFINITY) : rng() & 1 ? nextafter(v, 0) : v;
+	}
+	case 4:
+		return pow(10, (double)(int)(rng() % 600) - 300) * (rng() & 1 ? 1 : -1);
+	default:
+		v = 1 - pow(10, -(double)(1 + rng() % 17));
+		return v * pow(10, (double)(int)(rng() % 40) - 20);
+	}
+}
+
+static void test_writer_reals_shortest(void)
+{
+	char got[64], want[64];
+	size_t i, n = 0, bad = 0;
+
+	setlocale(LC_NUMERIC, "C");
+	for (i = 0; i < 1000000; i++) {
+		double v = some_double((unsigned)i);
+
+		if (!isfinite(v) || v == 0 || (v == (double)(int64_t)v && fabs(v) < 1e15))
+			continue;	/* "0", integers and non-finite values take other paths */
+		n++;
+		CHECK(wfmt__real(got, sizeof(got), v, 0) == 0);
+		shortest_by_printf(want, sizeof(want), v);
+		if (strcmp(got, want) && bad++ < 5)
+			printf("  %.17g: got %s, printf %s\n", v, got, want);
+	}
+	CHECK(n > 900000);
+	CHECK(bad == 0);
+}
+
 static void test_writer_errors(void)
 {
 	struct result *r = build();
@@ -294,6 +379,7 @@ int main(void)
 	RUN_TEST(test_writer_csv_bytes);
 	RUN_TEST(test_writer_json_bytes);
 	RUN_TEST(test_writer_reals);
+	RUN_TEST(test_writer_reals_shortest);
 	RUN_TEST(test_writer_errors);
 	RUN_TEST(test_writer_signal_handlers);
 	RUN_TEST(test_writer_no_mix);
