@@ -81,17 +81,12 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 			v->n++;
 		}
 	} else if (it.kind == HBBP_ITEM_EBS) {
-		struct hbbp_ebs_val *v;
-
 		key[0] = (uint64_t)it.pid << 32 | it.tid;
 		key[1] = (uint64_t)(uint32_t)it.cpumode;
 		key[2] = it.ip;
 		key[3] = (uint64_t)it.evidx;
-		v = hmap__get(&b->ebs, key, NULL);
-		if (!v)
+		if (hbbp_sum_queue__add(&b->ebsq, &b->ebs, key, (double)it.period, 1))
 			return -ENOMEM;
-		v->period += (double)it.period;
-		v->n++;
 	}
 	/* the counters of hbbp_driver__apply */
 	b->nr_samples++;
@@ -124,5 +119,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 
 int hbbp_bundle__finish(struct hbbp_bundle *b)
 {
-	return hbbp_stack_cache__drain(&b->stacks);
+	int err = hbbp_stack_cache__drain(&b->stacks);
+
+	return err ? err : hbbp_sum_queue__drain(&b->ebsq, &b->ebs);
 }

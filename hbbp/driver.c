@@ -204,7 +204,7 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	int err = d->bundle && !d->bundle_merged ? driver_merge_bundle(d) : 0;
 
 	err = err ? err : hbbp_driver__flush(d);
-
+	err = err ? err : hbbp_sum_queue__drain(&d->ebsq, &d->ebs);
 	if (err && !d->flush_err)
 		d->flush_err = err;
 
@@ -278,7 +278,6 @@ static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int
 {
 	struct bbmap_loc loc;
 	uint64_t key[4];
-	struct hbbp_ebs_val *v;
 
 	if (driver_lookup(d, pid, cpumode, ip, &loc) || !loc.dso) {
 		/* Unmapped IPs are kept per thread as one "[unmapped]" row. */
@@ -293,12 +292,7 @@ static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int
 	key[1] = (uintptr_t)loc.dso;
 	key[2] = loc.vaddr;
 	key[3] = (uint64_t)evidx;
-	v = hmap__get(&d->ebs, key, NULL);
-	if (!v)
-		return -ENOMEM;
-	v->period += period;
-	v->n += n;
-	return 0;
+	return hbbp_sum_queue__add(&d->ebsq, &d->ebs, key, period, n);
 }
 
 static int driver_reject(struct hbbp_driver *d, enum hbbp_reject why, double w, uint64_t cnt,

@@ -103,7 +103,30 @@ void *hmap__find(const struct hmap *h, const uint64_t *key)
 	return NULL;
 }
 
+uint64_t hmap__hash(const struct hmap *h, const uint64_t *key)
+{
+	return hmap_hash(key, h->key_words);
+}
+
+void hmap__prefetch(const struct hmap *h, uint64_t hash, int stage)
+{
+	const uint32_t *cell;
+
+	if (!h->cap)
+		return;
+	cell = &h->index[hash & (h->cap - 1)];
+	if (!stage)
+		__builtin_prefetch(cell);
+	else if (*cell)
+		__builtin_prefetch(entry_at(h, *cell - 1));
+}
+
 void *hmap__get(struct hmap *h, const uint64_t *key, int *inserted)
+{
+	return hmap__get_hashed(h, key, hmap_hash(key, h->key_words), inserted);
+}
+
+void *hmap__get_hashed(struct hmap *h, const uint64_t *key, uint64_t hash, int *inserted)
 {
 	size_t i, kb = h->key_words * 8;
 	unsigned char *s;
@@ -113,7 +136,7 @@ void *hmap__get(struct hmap *h, const uint64_t *key, int *inserted)
 		*inserted = 0;
 	if ((h->nr + 1) * 2 > h->cap && hmap_grow_index(h))
 		return NULL;
-	i = hmap_hash(key, h->key_words) & (h->cap - 1);
+	i = hash & (h->cap - 1);
 	while ((e = h->index[i])) {
 		s = entry_at(h, e - 1);
 		if (!memcmp(s, key, kb))

@@ -28,6 +28,13 @@ void hmap__exit(struct hmap *h);
 /* Value for key, inserting a zeroed one when absent (*inserted says which). NULL when out of
  * memory. Pointers stay valid until the next insert. */
 void *hmap__get(struct hmap *h, const uint64_t *key, int *inserted);
+/* The hash of key, for the two calls below. */
+uint64_t hmap__hash(const struct hmap *h, const uint64_t *key);
+/* hmap__get of a key whose hash is known. */
+void *hmap__get_hashed(struct hmap *h, const uint64_t *key, uint64_t hash, int *inserted);
+/* Loads the index cell of hash into the CPU cache (stage 0), or the entry that cell names
+ * (stage 1, once the cell is there): a lookup a little later finds them in cache. */
+void hmap__prefetch(const struct hmap *h, uint64_t hash, int stage);
 /* Value for key or NULL. */
 void *hmap__find(const struct hmap *h, const uint64_t *key);
 /* Iteration: i = 0..cap-1; returns the key of entry i (and its value) or NULL past the last

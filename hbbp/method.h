@@ -18,6 +18,7 @@
 #include "bbmap/session.h"
 #include "hbbp/hmap.h"
 #include "hbbp/stack_cache.h"
+#include "hbbp/sum_queue.h"
 #include "reader/perf_reader.h"
 
 #define HBBP_DEFAULT_CUTOFF	18
@@ -119,6 +120,7 @@ struct hbbp_driver {
 	size_t nr_events;
 	struct hbbp_event_state *ev;
 	struct hmap ebs;	/* (pid<<32|tid, dso, vaddr, ev) -> struct hbbp_ebs_val */
+	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */
 	struct hmap streams;	/* (pid<<32|tid, dso, to, from, ev) -> struct hbbp_stream_val */
 	struct hmap bias;	/* (dso_from, from, dso_to, to) -> struct hbbp_bias_val */
 	struct hmap unres;	/* (dso) -> struct hbbp_unresolved */
@@ -205,6 +207,7 @@ struct hbbp_bundle {
 					 * lines with counters its thread writes */
 	struct hbbp_bundle_event *ev;	/* d->nr_events */
 	struct hmap ebs;		/* (pid<<32|tid, cpumode, ip, evidx) -> hbbp_ebs_val */
+	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */
 	struct hbbp_stack_cache stacks;
 	uint64_t nr_samples, nr_unused_samples;
 	uint64_t tmin, tmax;		/* sample times (tmin > tmax: no sample) */

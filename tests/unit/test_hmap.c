@@ -3,14 +3,16 @@
  * index growth) and hbbp/stack_cache.c (identical stacks share one entry, words past the
  * stack are ignored, the cache refuses a new stack when full and is empty and reusable after
  * clear), and its queue (stacks queued and drained give the entries, values and insertion
- * order of adding each one at once; no stack is queued once the cache could fill up). The
- * oracle is a plain array of the inserted keys, or a cache fed one stack at a time.
+ * order of adding each one at once; no stack is queued once the cache could fill up), and
+ * hbbp/sum_queue.c (the same for the EBS sums into a map). The oracle is a plain array of
+ * the inserted keys, or a container fed one item at a time.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hbbp/hmap.h"
 #include "hbbp/stack_cache.h"
+#include "hbbp/sum_queue.h"
 #include "tests/harness.h"
 
 static uint64_t rnd(uint64_t *s)
@@ -185,10 +187,58 @@ static void test_stack_queue(void)
 	hbbp_stack_cache__exit(&ref);
 }
 
+struct sum { double period; uint64_t n; };
+
+static void test_sum_queue(void)
+{
+	struct hmap q, ref;
+	struct hbbp_sum_queue sq;
+	uint64_t s = 0x9e3779b97f4a7c15ULL, key[4];
+	size_t i, same = 0;
+
+	hmap__init(&q, 4, sizeof(struct sum));
+	hmap__init(&ref, 4, sizeof(struct sum));
+	hbbp_sum_queue__init(&sq);
+	for (i = 0; i < 50000; i++) {
+		/* 3000 keys, growing the index several times while sums are queued */
+		uint64_t k = rnd(&s) % 3000;
+		double period = (double)(rnd(&s) % 977) * (k % 3 ? 0.125 : 1e9);
+		struct sum *v;
+
+		key[0] = k << 32 | (k * 7 & 0xffff);
+		key[1] = k % 5;
+		key[2] = 0x400000 + k * 16;
+		key[3] = k & 1;
+		CHECK(!hbbp_sum_queue__add(&sq, &q, key, period, 1 + k % 2));
+		v = hmap__get(&ref, key, NULL);
+		CHECK(v != NULL);
+		if (v) {
+			v->period += period;
+			v->n += 1 + k % 2;
+		}
+	}
+	CHECK(sq.nr > 0);
+	CHECK(!hbbp_sum_queue__drain(&sq, &q));
+	CHECK_EQ_U64(sq.nr, 0);
+	CHECK_EQ_U64(q.nr, ref.nr);
+	for (i = 0; i < q.nr && i < ref.nr; i++) {
+		void *vq, *vr;
+		const uint64_t *kq = hmap__slot(&q, i, &vq), *kr = hmap__slot(&ref, i, &vr);
+
+		same += !memcmp(kq, kr, 4 * sizeof(uint64_t)) &&
+			((struct sum *)vq)->period == ((struct sum *)vr)->period &&
+			((struct sum *)vq)->n == ((struct sum *)vr)->n;
+	}
+	CHECK_EQ_U64(same, ref.nr);
+	hmap__exit(&q);
+	hmap__exit(&ref);
+}
+
 int main(void)
 {
 	RUN_TEST(test_hmap_order);
 	RUN_TEST(test_stack_cache);
 	RUN_TEST(test_stack_queue);
+	RUN_TEST(test_sum_queue);
 	return TEST_EXIT();
 }
