@@ -67,30 +67,27 @@ int hbbp_leaders__add(struct hbbp_leaders *l, struct bbmap_module *mod, uint64_t
 
 struct leader_job {
 	size_t nr, list;	/* the list's size and index */
-	unsigned int thread;
 };
 
-struct leader_thread {
+/* The jobs, largest first, taken one at a time by whichever thread is free. */
+struct leader_work {
 	const struct hbbp_leaders *l;
 	const struct hbbp_code_ops *ops;
 	const struct leader_job *jobs;
 	size_t nr_jobs;
-	unsigned int t;		/* runs the jobs with thread == t */
-	pthread_t tid;
+	size_t next;		/* the next job to take (atomically) */
 };
 
 static void *leader_thread(void *arg)
 {
-	const struct leader_thread *lt = arg;
+	struct leader_work *w = arg;
 	size_t i, k;
 
-	for (i = 0; i < lt->nr_jobs; i++) {
-		const struct hbbp_leader_list *ll = &lt->l->lists[lt->jobs[i].list];
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nr_jobs) {
+		const struct hbbp_leader_list *ll = &w->l->lists[w->jobs[i].list];
 
-		if (lt->jobs[i].thread != lt->t)
-			continue;
 		for (k = 0; k < ll->nr; k++)
-			lt->ops->add_leader(lt->ops->ctx, ll->mod, ll->vaddrs[k]);
+			w->ops->add_leader(w->ops->ctx, ll->mod, ll->vaddrs[k]);
 	}
 	return NULL;
 }
@@ -106,9 +103,9 @@ static int by_size_desc(const void *a, const void *b)
 
 void hbbp_leaders__apply(const struct hbbp_leaders *l, const struct hbbp_code_ops *ops)
 {
-	struct leader_thread lt[MAX_THREADS];
-	uint64_t load[MAX_THREADS] = { 0 };
-	unsigned int nt = ops->leader_threads, t, started;
+	pthread_t tids[MAX_THREADS];
+	unsigned int nt = ops->leader_threads, t, started = 0;
+	struct leader_work w = { .l = l, .ops = ops, .nr_jobs = l->nr };
 	struct leader_job *jobs = NULL;
 	size_t i;
 
@@ -116,42 +113,31 @@ void hbbp_leaders__apply(const struct hbbp_leaders *l, const struct hbbp_code_op
 		nt = MAX_THREADS;
 	if (nt > l->nr)
 		nt = (unsigned int)l->nr;
-	if (nt > 1)
-		jobs = malloc(l->nr * sizeof(*jobs));
-	if (!jobs) {
-		/* one thread (also when out of memory for the plan), lists in order */
-		struct leader_job one = { .thread = 0 };
-		struct leader_thread only = { .l = l, .ops = ops, .jobs = &one, .nr_jobs = 1 };
+	jobs = malloc((l->nr ? l->nr : 1) * sizeof(*jobs));
+	if (!jobs) {	/* no room for the plan: one list after the other, here */
+		struct leader_job one;
 
+		w.jobs = &one;
+		w.nr_jobs = 1;
 		for (i = 0; i < l->nr; i++) {
 			one.list = i;
-			leader_thread(&only);
+			w.next = 0;
+			leader_thread(&w);
 		}
 		return;
 	}
-	/* the largest lists first, each to the thread with the fewest leaders so far */
+	/* the largest lists first: the last ones taken are short, the threads end together */
 	for (i = 0; i < l->nr; i++)
 		jobs[i] = (struct leader_job){ .nr = l->lists[i].nr, .list = i };
 	qsort(jobs, l->nr, sizeof(*jobs), by_size_desc);
-	for (i = 0; i < l->nr; i++) {
-		unsigned int best = 0;
-
-		for (t = 1; t < nt; t++)
-			if (load[t] < load[best])
-				best = t;
-		jobs[i].thread = best;
-		load[best] += jobs[i].nr;
-	}
-	for (t = 0; t < nt; t++)
-		lt[t] = (struct leader_thread){ .l = l, .ops = ops, .jobs = jobs,
-						.nr_jobs = l->nr, .t = t };
-	for (started = 1; started < nt; started++)
-		if (pthread_create(&lt[started].tid, NULL, leader_thread, &lt[started]))
+	w.jobs = jobs;
+	for (t = 1; t < nt; t++) {
+		if (pthread_create(&tids[started], NULL, leader_thread, &w))
 			break;
-	leader_thread(&lt[0]);
-	for (t = started; t < nt; t++)	/* the jobs of threads that could not start */
-		leader_thread(&lt[t]);
-	for (t = 1; t < started; t++)
-		pthread_join(lt[t].tid, NULL);
+		started++;
+	}
+	leader_thread(&w);
+	for (t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
 	free(jobs);
 }

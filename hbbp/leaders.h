@@ -32,8 +32,8 @@ void hbbp_leaders__exit(struct hbbp_leaders *l);
 /* Appends vaddr to mod's list. 0 or -ENOMEM. */
 int hbbp_leaders__add(struct hbbp_leaders *l, struct bbmap_module *mod, uint64_t vaddr);
 /* Adds every list's leaders to its module through ops->add_leader, each list in order, on up
- * to ops->leader_threads threads (the largest lists first, each to the least loaded thread).
- * A leader that cannot be added is skipped, as one that is no instruction start. */
+ * to ops->leader_threads threads (each takes the largest list left when it is free). A leader
+ * that cannot be added is skipped, as one that is no instruction start. */
 void hbbp_leaders__apply(const struct hbbp_leaders *l, const struct hbbp_code_ops *ops);
 
 #endif
