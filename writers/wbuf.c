@@ -128,6 +128,28 @@ static void format_g(char *buf, size_t size, bool neg, const char *dig, int p, i
  * conversion to 17 digits: the 15- and 16-digit forms are those digits rounded, unless the
  * digits dropped are exactly 5 or 50 (themselves rounded: v may lie on either side of the
  * half), where printf rounds v itself. */
+/* Whether digits that differ from v's 17 digits by k units of the 17th digit read back as
+ * v, where the error bounds decide it: 1 yes, 0 no, -1 ask strtod. The 17 digits are within
+ * half a unit of v; v's neighbours are an ulp away on either side (a power of two, whose
+ * lower neighbour is closer, and extreme exponents are left to strtod). */
+static int reads_back(double v, long k, int x10)
+{
+	double q, f;
+	int e;
+
+	if (x10 < -270 || x10 > 270)
+		return -1;
+	f = frexp(fabs(v), &e);
+	if (f == 0.5)
+		return -1;
+	q = ldexp(1.0, e - 54) / pow(10.0, x10 - 16);	/* half an ulp, in units */
+	if ((double)k + 0.5 < q * (1 - 1e-9))
+		return 1;
+	if ((double)k - 0.5 > q * (1 + 1e-9))
+		return 0;
+	return -1;
+}
+
 static void real_shortest(char *buf, size_t size, double v)
 {
 	char e17[40], dig[18], r[18];
@@ -142,13 +164,18 @@ static void real_shortest(char *buf, size_t size, double v)
 	dig[17] = 0;
 	x10 = atoi(s + 19);
 	for (p = 15; p <= 16; p++) {
-		int rx = x10;
+		long dropped = p == 16 ? dig[16] - '0' : (dig[15] - '0') * 10 + dig[16] - '0';
+		long unit = p == 16 ? 10 : 100;
+		int rx = x10, sure = -1;
 		bool up;
 
 		if (dig[p] == '5' && (p == 16 || dig[16] == '0')) {
 			snprintf(buf, size, "%.*g", p, v);
 		} else {
-			up = dig[p] > '5' || (dig[p] == '5');	/* '5' here: more than half */
+			up = dig[p] >= '5';	/* a '5' here is more than half */
+			sure = reads_back(v, up ? unit - dropped : dropped, x10);
+			if (!sure)
+				continue;
 			memcpy(r, dig, (size_t)p);
 			for (i = p - 1; up && i >= 0; i--) {
 				up = r[i] == '9';
@@ -160,7 +187,7 @@ static void real_shortest(char *buf, size_t size, double v)
 			}
 			format_g(buf, size, neg, r, p, rx);
 		}
-		if (strtod(buf, NULL) == v)
+		if (sure == 1 || strtod(buf, NULL) == v)
 			return;
 	}
 	format_g(buf, size, neg, dig, 17, x10);
