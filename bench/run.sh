@@ -2,8 +2,8 @@
 # The conversion benchmark (make bench): generates large two-event LBR recordings by tiling
 # pmusim recordings of real programs (bench/inputs.sh, tests/tools/benchgen.c), then times,
 # on the same files from the page cache: hbbp-convert to CSV and to SQLite, hbbp-convert dump,
-# perf script -F ip,brstack, perf report --stdio -b, and cat (the read limit), plus
-# hbbp-convert on the zstd-compressed variants. Prints the table and writes it to
+# perf script -F ip,brstack, perf report --stdio -b, and cat (the read limit, run in turn with
+# the CSV conversion), plus hbbp-convert on the zstd-compressed variants. Prints the table and writes it to
 # $BENCH_RESULTS with the commit, the machine and the load average.
 #
 # Knobs (environment):
@@ -40,6 +40,81 @@ fi
 
 # Disk: each size needs its file plus the compressed variants (a fraction of it).
 need=0
+for s in $sizes; do need=$((need + s + s / 2)); done
+avail=$(df -Pm "$root" | awk 'NR == 2 { print $4 }')
+if [ "$avail" -lt $((need + 1024)) ]; then
+	echo "bench: needs about $need MiB of disk plus 1 GiB spare, $avail MiB free" >&2
+	exit 2
+fi
+
+mkdir -p "$dir"
+srcs=$(sh bench/inputs.sh "$dir/src" "$PMUSIM")
+nsrc=$(echo "$srcs" | wc -l)
+rows=$dir/rows.txt
+: > "$rows"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# median of the numbers on stdin
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
+	else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# run_once TIMES CMD...: runs CMD once under /usr/bin/time, appends "wall user sys rss_kb" to
+# TIMES; fails (with the command's last lines) when CMD fails.
+run_once() {
+	r_times=$1
+	shift
+	rm -f "$dir/out.db" "$dir/out.db-journal" "$dir/out.csv"
+	if ! $TIME -f '%e %U %S %M' -o "$dir/time1" "$@" > /dev/null 2> "$dir/err"; then
+		echo "bench: failed: $*" >&2
+		tail -n 5 "$dir/err" >&2
+		return 1
+	fi
+	tail -n 1 "$dir/time1" >> "$r_times"
+}
+
+# summarize TIMES SIZE LABEL VARIANT MIB SAMPLES: the medians of TIMES, appended to $rows as
+# "size label variant wall cpu rss_kb mib samples load".
+summarize() {
+	m_times=$1 m_size=$2 m_label=$3 m_var=$4 m_mib=$5 m_samples=$6
+	[ -s "$m_times" ] || return 0
+	wall=$(awk '{ print $1 }' "$m_times" | median)
+	cpu=$(awk '{ print $2 + $3 }' "$m_times" | median)
+	rss=$(awk '{ print $4 }' "$m_times" | median)
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	echo "$m_size $m_label $m_var $wall $cpu $rss $m_mib $m_samples $load" >> "$rows"
+	printf '  %-22s %-6s wall %7.2f s  cpu %7.2f s  rss %7.1f MiB  load %s\n' \
+		"$m_label" "$m_var" "$wall" "$cpu" "$(echo "$rss" | awk '{ print $1 / 1024 }')" "$load"
+}
+
+# measure SIZE LABEL VARIANT MIB SAMPLES CMD...: runs CMD $runs times, one row.
+measure() {
+	m1=$1 m2=$2 m3=$3 m4=$4 m5=$5
+	shift 5
+	: > "$dir/times"
+	i=0
+	while [ $i -lt "$runs" ] && run_once "$dir/times" "$@"; do
+		i=$((i + 1))
+	done
+	[ $i -eq "$runs" ] || return 0
+	summarize "$dir/times" "$m1" "$m2" "$m3" "$m4" "$m5"
+}
+
+# measure_read_limit SIZE MIB SAMPLES FILE: cat FILE and the CSV conversion of FILE in turn,
+# $runs times each, so that both see the same phases of a shared machine (the ratio of the
+# two is a target); two rows.
+measure_read_limit() {
+	: > "$dir/times.cat"
+	: > "$dir/times.csv"
+	i=0
+	while [ $i -lt "$runs" ] && run_once "$dir/times.cat" cat "$4" &&
+	      run_once "$dir/times.csv" "$HBBP" -q -o "$dir/out.csv" "$4"; do
+		i=$((i + 1))
+	done
+	[ $i -eq "$runs" ] || return 0
+	summarize "$dir/times.cat" "$1" cat plain "$2" "$3"
+	summarize "$dir/times.csv" "$1" hbbp-csv plain "$2" "$3"
+}
+
 for s in $sizes; do need=$((need + s + s / 2)); done
 avail=$(df -Pm "$root" | awk 'NR == 2 { print $4 }')
 if [ "$avail" -lt $((need + 1024)) ]; then
@@ -104,8 +179,7 @@ for s in $sizes; do
 	done
 	echo "== $f: $mib MiB, $samples samples, $runs runs"
 	cat "$f" > /dev/null
-	measure "$s" cat plain "$mib" "$samples" cat "$f"
-	measure "$s" hbbp-csv plain "$mib" "$samples" "$HBBP" -q -o "$dir/out.csv" "$f"
+	measure_read_limit "$s" "$mib" "$samples" "$f"
 	measure "$s" hbbp-sqlite plain "$mib" "$samples" "$HBBP" -q -o "$dir/out.db" "$f"
 	measure "$s" hbbp-dump plain "$mib" "$samples" "$HBBP" dump "$f"
 	if [ $perf_ok = 1 ]; then
@@ -118,7 +192,8 @@ for s in $sizes; do
 		measure "$s" hbbp-csv "$z" "$mib" "$samples" "$HBBP" -q -o "$dir/out.csv" "$zf"
 	done
 done
-rm -f "$dir/out.db" "$dir/out.csv" "$dir/times" "$dir/time1" "$dir/err"
+rm -f "$dir/out.db" "$dir/out.csv" "$dir/times" "$dir/times.cat" "$dir/times.csv" "$dir/time1" \
+	"$dir/err"
 
 # The table: MiB/s is MiB of uncompressed data per wall (and per CPU) second; the ratios
 # divide by ours (hbbp-csv plain of the same size). Then the speed and memory targets.
@@ -141,7 +216,8 @@ if [ -n "$results" ]; then
 		echo "- input: benchgen tiling of $nsrc pmusim recordings ($(echo $srcs | sed 's|[^ ]*/src_||g; s|\.data||g')) into $((2 * nsrc)) processes; libcmix maps libc.so and ld.so; two events (inst_retired.prec_dist, br_inst_retired.near_taken), a 32-entry branch stack on every sample, attr size 128; a FINISHED_ROUND every 512 KiB, the two CPUs' samples overlapping in time within a round (as perf record -a writes them)"
 		echo
 		echo "Times are medians of several runs from the page cache (wall and user+system CPU"
-		echo "seconds); MiB/s counts uncompressed data for the compressed inputs (z: COMPRESSED,"
+		echo "seconds; cat and the CSV conversion of the uncompressed file are run in turn, so"
+		echo "that their ratio compares the same phases of a shared machine); MiB/s counts uncompressed data for the compressed inputs (z: COMPRESSED,"
 		echo "z2: COMPRESSED2); samples/s is per wall second; the ratios divide by the hbbp-convert"
 		echo "CSV conversion of the uncompressed file of the same size; load is the 1-minute load"
 		echo "average after the measurement. On a loaded machine the CPU columns are the stable ones."
