@@ -3,8 +3,8 @@
 # pmusim recordings of real programs (bench/inputs.sh, tests/tools/benchgen.c), then times,
 # on the same files from the page cache: hbbp-convert to CSV and to SQLite, hbbp-convert dump,
 # perf script -F ip,brstack, perf report --stdio -b, and cat (the read limit, run in turn with
-# the CSV conversion), plus hbbp-convert on the zstd-compressed variants. Prints the table and writes it to
-# $BENCH_RESULTS with the commit, the machine and the load average.
+# the CSV conversion), plus hbbp-convert on the zstd-compressed variants. Prints the table and
+# writes it to $BENCH_RESULTS with the commit, the machine and the load average.
 #
 # Knobs (environment):
 #   BENCH_SIZES="100 1000"  file sizes in MiB of uncompressed data
@@ -113,50 +113,6 @@ measure_read_limit() {
 	[ $i -eq "$runs" ] || return 0
 	summarize "$dir/times.cat" "$1" cat plain "$2" "$3"
 	summarize "$dir/times.csv" "$1" hbbp-csv plain "$2" "$3"
-}
-
-for s in $sizes; do need=$((need + s + s / 2)); done
-avail=$(df -Pm "$root" | awk 'NR == 2 { print $4 }')
-if [ "$avail" -lt $((need + 1024)) ]; then
-	echo "bench: needs about $need MiB of disk plus 1 GiB spare, $avail MiB free" >&2
-	exit 2
-fi
-
-mkdir -p "$dir"
-srcs=$(sh bench/inputs.sh "$dir/src" "$PMUSIM")
-nsrc=$(echo "$srcs" | wc -l)
-rows=$dir/rows.txt
-: > "$rows"
-load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-
-# median of the numbers on stdin
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
-	else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-# measure SIZE LABEL VARIANT MIB SAMPLES CMD...: runs CMD $runs times under /usr/bin/time,
-# appends "size label variant wall cpu rss_kb mib samples load" to $rows.
-measure() {
-	m_size=$1 m_label=$2 m_var=$3 m_mib=$4 m_samples=$5
-	shift 5
-	: > "$dir/times"
-	i=0
-	while [ $i -lt "$runs" ]; do
-		rm -f "$dir/out.db" "$dir/out.db-journal" "$dir/out.csv"
-		if ! $TIME -f '%e %U %S %M' -o "$dir/time1" "$@" > /dev/null 2> "$dir/err"; then
-			echo "bench: failed: $*" >&2
-			tail -n 5 "$dir/err" >&2
-			return 0
-		fi
-		tail -n 1 "$dir/time1" >> "$dir/times"
-		i=$((i + 1))
-	done
-	wall=$(awk '{ print $1 }' "$dir/times" | median)
-	cpu=$(awk '{ print $2 + $3 }' "$dir/times" | median)
-	rss=$(awk '{ print $4 }' "$dir/times" | median)
-	load=$(cut -d' ' -f1 /proc/loadavg)
-	echo "$m_size $m_label $m_var $wall $cpu $rss $m_mib $m_samples $load" >> "$rows"
-	printf '  %-22s %-6s wall %7.2f s  cpu %7.2f s  rss %7.1f MiB  load %s\n' \
-		"$m_label" "$m_var" "$wall" "$cpu" "$(echo "$rss" | awk '{ print $1 / 1024 }')" "$load"
 }
 
 for s in $sizes; do
