@@ -50,7 +50,7 @@ void hbbp_bundle__exit(struct hbbp_bundle *b)
 
 int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 {
-	uint64_t local[HBBP_STACK_KEY_WORDS], *key = local;
+	uint64_t key[HBBP_STACK_KEY_WORDS];
 	struct hbbp_sample_item it;
 	struct hbbp_bundle_event *ev;
 	uint64_t t = rec->sample.time;
@@ -65,15 +65,15 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 		uint64_t *qk = hbbp_stack_cache__queue_key(&b->stacks);
 		struct hbbp_stack_val *v;
 
-		if (!hbbp_driver__stack_key(&it, it.raw, qk ? qk : local))
+		if (!hbbp_driver__stack_key(&it, it.raw, qk ? qk : key))
 			return 0;
 		if (qk) {
 			if (hbbp_stack_cache__queue(&b->stacks, hbbp_stack_cache__hash(qk),
 						    (double)it.period, 1))
 				return -ENOMEM;
+		} else if (hbbp_stack_cache__drain(&b->stacks)) {
+			return -ENOMEM;
 		} else {
-			if (hbbp_stack_cache__drain(&b->stacks))
-				return -ENOMEM;
 			v = hbbp_stack_cache__get(&b->stacks, key, hbbp_stack_cache__hash(key));
 			if (!v)
 				return b->stacks.nr >= HBBP_STACK_CACHE_MAX ? 0 : -ENOMEM;
