@@ -78,17 +78,21 @@ struct leader_work {
 	size_t next;		/* the next job to take (atomically) */
 };
 
+static void list_apply(const struct hbbp_leader_list *ll, const struct hbbp_code_ops *ops)
+{
+	size_t k;
+
+	for (k = 0; k < ll->nr; k++)
+		ops->add_leader(ops->ctx, ll->mod, ll->vaddrs[k]);
+}
+
 static void *leader_thread(void *arg)
 {
 	struct leader_work *w = arg;
-	size_t i, k;
+	size_t i;
 
-	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nr_jobs) {
-		const struct hbbp_leader_list *ll = &w->l->lists[w->jobs[i].list];
-
-		for (k = 0; k < ll->nr; k++)
-			w->ops->add_leader(w->ops->ctx, ll->mod, ll->vaddrs[k]);
-	}
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nr_jobs)
+		list_apply(&w->l->lists[w->jobs[i].list], w->ops);
 	return NULL;
 }
 
@@ -114,16 +118,9 @@ void hbbp_leaders__apply(const struct hbbp_leaders *l, const struct hbbp_code_op
 	if (nt > l->nr)
 		nt = (unsigned int)l->nr;
 	jobs = malloc((l->nr ? l->nr : 1) * sizeof(*jobs));
-	if (!jobs) {	/* no room for the plan: one list after the other, here */
-		struct leader_job one;
-
-		w.jobs = &one;
-		w.nr_jobs = 1;
-		for (i = 0; i < l->nr; i++) {
-			one.list = i;
-			w.next = 0;
-			leader_thread(&w);
-		}
+	if (!jobs) {	/* no room for the plan: the lists in order, here */
+		for (i = 0; i < l->nr; i++)
+			list_apply(&l->lists[i], ops);
 		return;
 	}
 	/* the largest lists first: the last ones taken are short, the threads end together */
