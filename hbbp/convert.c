@@ -9,7 +9,6 @@
  * hbbp_log only (the summary goes to stderr from hbbp/summary.c).
  */
 #include <errno.h>
-#include <libelf.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

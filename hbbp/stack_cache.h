@@ -7,7 +7,7 @@
  * stacks later, in the order it was queued. Sums and insertion order are those of adding each
  * stack at once; the queue only hides the memory latency of a cache that is mostly cold (the
  * records stream through the CPU caches in between).
- * Depends only on libc.
+ * Depends on libc (the .c file also on util/huge_alloc.h for the keys).
  */
 #ifndef HBBP_STACK_CACHE_H
 #define HBBP_STACK_CACHE_H
