@@ -68,7 +68,7 @@ msg = @printf '  %-7s %s\n' $(1) $(2)
 endif
 
 LIB_SRCS := $(wildcard util/*.c reader/*.c bbmap/*.c writers/*.c) \
-            $(filter-out hbbp/main.c,$(wildcard hbbp/*.c))
+            $(filter-out hbbp/cli/main.c,$(wildcard hbbp/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libhbbp.a
 SIM_SRCS := $(wildcard samples/pmusim/*.c)
@@ -99,7 +99,7 @@ $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/hbbp-convert: $(BUILD)/hbbp/main.o $(LIB)
+$(BUILD)/hbbp-convert: $(BUILD)/hbbp/cli/main.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 

@@ -2,7 +2,7 @@
  *
  * Library functions return 0 or a negative errno / -HBBP_E* code; hbbp_strerror() names
  * either. Library code never prints and never exits: it reports through hbbp_log(), whose
- * sink the program installs (hbbp/main.c sends it to stderr). Depends on nothing else.
+ * sink the program installs (hbbp/cli/main.c sends it to stderr). Depends on nothing else.
  */
 #ifndef HBBP_ERR_H
 #define HBBP_ERR_H

@@ -1,4 +1,4 @@
-/* Unit tests of the compare metrics (hbbp/metrics.c) and mix readers (hbbp/ref_*.c) against
+/* Unit tests of the compare metrics (hbbp/compare/metrics.c) and mix readers (hbbp/ref_*.c) against
  * values computed by hand from small inputs written here.
  */
 #include <math.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hbbp/metrics.h"
-#include "hbbp/ref.h"
+#include "hbbp/compare/metrics.h"
+#include "hbbp/compare/ref.h"
 #include "tests/harness.h"
 #include "util/hbbp_err.h"
 

@@ -1,18 +1,18 @@
-/* Unit tests of the accumulators' containers: hbbp/hmap.c (every key inserted is found with
+/* Unit tests of the accumulators' containers: util/hmap.c (every key inserted is found with
  * its own value, iteration gives the entries in insertion order whatever the keys, across
- * index growth) and hbbp/stack_cache.c (identical stacks share one entry, words past the
+ * index growth) and hbbp/engine/stack_cache.c (identical stacks share one entry, words past the
  * stack are ignored, the cache refuses a new stack when full and is empty and reusable after
  * clear), and its queue (stacks queued and drained give the entries, values and insertion
  * order of adding each one at once; no stack is queued once the cache could fill up), and
- * hbbp/sum_queue.c (the same for the EBS sums into a map). The oracle is a plain array of
+ * hbbp/engine/sum_queue.c (the same for the EBS sums into a map). The oracle is a plain array of
  * the inserted keys, or a container fed one item at a time.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/hmap.h"
-#include "hbbp/stack_cache.h"
-#include "hbbp/sum_queue.h"
+#include "util/hmap.h"
+#include "hbbp/engine/stack_cache.h"
+#include "hbbp/engine/sum_queue.h"
 #include "tests/harness.h"
 
 static uint64_t rnd(uint64_t *s)

@@ -1,4 +1,4 @@
-/* Unit tests of hbbp/leaders.c against a recording double of add_leader: every leader
+/* Unit tests of hbbp/engine/leaders.c against a recording double of add_leader: every leader
  * gathered reaches its own module exactly once, each module's leaders in the order they were
  * gathered, whatever the number of threads (1, 2, 4, more than there are modules); on several
  * threads no module is ever entered by two threads at once, and one thread alone works when
@@ -7,8 +7,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "hbbp/leaders.h"
-#include "hbbp/method.h"
+#include "hbbp/engine/leaders.h"
+#include "hbbp/method/method.h"
 #include "tests/harness.h"
 
 #define NR_MODS	9

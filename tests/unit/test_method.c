@@ -1,4 +1,4 @@
-/* Unit tests of the HBBP method core (hbbp/driver.c, hbbp/blocks.c) on test doubles: a fake
+/* Unit tests of the HBBP method core (hbbp/engine/driver.c, hbbp/method/blocks.c) on test doubles: a fake
  * code model (modules as lists of fixed-size instructions with leaders computed the way
  * method.md §3 says) bound through struct hbbp_code_ops, and records built in memory.
  * Every expected number is computed by hand in the comments next to it.
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/method.h"
+#include "hbbp/method/method.h"
 #include "tests/harness.h"
 #include "util/hbbp_err.h"
 

@@ -1,11 +1,11 @@
-/* Unit tests of the instruction-mix pivot and result tables (hbbp/mix.c) on hand-built
+/* Unit tests of the instruction-mix pivot and result tables (hbbp/pivot/mix.c) on hand-built
  * block counts and a two-block fake module: keys, order, share, --top, filters, markers of
  * weight without code, diagnostics, and the schema tables. Expected values are by hand.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/mix.h"
+#include "hbbp/pivot/mix.h"
 #include "tests/harness.h"
 #include "util/hbbp_err.h"
 #include "writers/schema.h"

@@ -1,11 +1,11 @@
-/* hbbp/model.c: the model file format (hbbp/model.h) read back and refused when malformed. */
+/* hbbp/train/model.c: the model file format (hbbp/train/model.h) read back and refused when malformed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "tests/harness.h"
-#include "hbbp/model.h"
+#include "hbbp/train/model.h"
 #include "util/hbbp_err.h"
 
 static char path[] = "/tmp/test_model.XXXXXX";

@@ -1,0 +1,46 @@
+/* The options, opening and error ending shared by `hbbp-convert dump` and `stats`
+ * (hbbp/cli/cmd_reader.h). Uses only the reader's public API.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hbbp/cli/cmd_reader.h"
+#include "util/hbbp_err.h"
+
+int cmd_reader__arg(int argc, char **argv, int *i, struct perf_reader_opts *opts,
+		    const char **path)
+{
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "--ebs-event") && *i + 1 < argc) {
+		opts->ebs_event = argv[++*i];
+		return 0;
+	}
+	if (!strcmp(a, "--lbr-event") && *i + 1 < argc) {
+		opts->lbr_event = argv[++*i];
+		return 0;
+	}
+	if ((a[0] == '-' && a[1]) || *path)
+		return -1;
+	*path = a;
+	return 0;
+}
+
+int cmd_reader__open(struct perf_reader **r, const char *path,
+		     const struct perf_reader_opts *opts)
+{
+	const char *msg = NULL;
+	int err = perf_reader__open(r, path, opts, &msg);
+
+	if (!err)
+		return 0;
+	fprintf(stderr, "hbbp-convert: %s\n", msg ? msg : hbbp_strerror(err));
+	return hbbp_exit_code(err);
+}
+
+int cmd_reader__fail(struct perf_reader *r, int err)
+{
+	fprintf(stderr, "hbbp-convert: %s\n", perf_reader__errmsg(r));
+	perf_reader__delete(r);
+	return hbbp_exit_code(err);
+}

@@ -1,0 +1,48 @@
+/* hbbp-convert entry point: installs the stderr log sink and the SIGBUS handler for inputs
+ * that shrink while mapped (util/mapguard.h), and dispatches to a subcommand.
+ * Without a known subcommand the arguments are those of the conversion itself.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <locale.h>
+
+#include "hbbp/cli/commands.h"
+#include "util/hbbp_err.h"
+#include "util/mapguard.h"
+#include "writers/writer.h"
+
+static void log_to_stderr(enum hbbp_log_level level, const char *msg, void *ctx)
+{
+	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };
+
+	(void)ctx;
+	fprintf(stderr, "hbbp-convert: %s%s\n", prefix[level], msg);
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{ "dump", cmd_dump },
+	{ "stats", cmd_stats },
+	{ "compare", cmd_compare },
+	{ "train", cmd_train },
+};
+
+int main(int argc, char **argv)
+{
+	const char *verbose = getenv("HBBP_DEBUG");
+	size_t i;
+
+	setlocale(LC_ALL, "C");
+	/* an input that shrinks while mapped: a message and exit 2, not a crash */
+	hbbp_mapguard__install("hbbp-convert", writer__cleanup_on_fault);
+	hbbp_log_set(log_to_stderr, NULL, verbose && *verbose ? HBBP_LOG_DEBUG : HBBP_LOG_INFO);
+	if (argc >= 2) {
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[1], commands[i].name))
+				return commands[i].fn(argc - 1, argv + 1);
+	}
+	return cmd_convert(argc, argv);
+}

@@ -1,0 +1,125 @@
+/* The raw sums of a segment of the recording (see struct hbbp_bundle in hbbp/method/method.h):
+ * what hbbp_driver__apply does to a sample, short of resolving an address. LBR stacks go
+ * into a stack cache under the driver's keys, EBS IPs into a map by (thread, cpumode, ip,
+ * event); the driver resolves both when it merges the bundle. A sample whose accumulation
+ * would depend on state the bundle does not have (read values) or on the order of samples
+ * (a stack that is not cached) is refused: the segment ends before it.
+ * Depends on hbbp/method/method.h only; runs in a thread of its own, on a copy of the driver's
+ * event roles.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbbp/method/method.h"
+
+int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
+{
+	size_t n = d->nr_events ? d->nr_events : 1, i;
+
+	memset(b, 0, sizeof(*b));
+	b->ev = calloc(n, sizeof(*b->ev));
+	b->roles = calloc(1, sizeof(*b->roles));
+	if (b->roles)
+		b->roles->ev = calloc(n, sizeof(*b->roles->ev));
+	if (!b->ev || !b->roles || !b->roles->ev) {
+		hbbp_bundle__exit(b);
+		return -ENOMEM;
+	}
+	b->roles->nr_events = d->nr_events;
+	for (i = 0; i < d->nr_events; i++)
+		b->roles->ev[i].role = d->ev[i].role;
+	hmap__init(&b->ebs, 4, sizeof(struct hbbp_ebs_val));
+	hbbp_stack_cache__init(&b->stacks);
+	b->tmin = UINT64_MAX;
+	return 0;
+}
+
+void hbbp_bundle__exit(struct hbbp_bundle *b)
+{
+	if (!b)
+		return;
+	free(b->ev);
+	if (b->roles)
+		free(b->roles->ev);
+	free(b->roles);
+	hmap__exit(&b->ebs);
+	hbbp_stack_cache__exit(&b->stacks);
+	memset(b, 0, sizeof(*b));
+}
+
+int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
+{
+	uint64_t key[HBBP_STACK_KEY_WORDS];
+	struct hbbp_sample_item it;
+	struct hbbp_bundle_event *ev;
+	uint64_t t = rec->sample.time;
+
+	if (!(rec->sample.present & PERF_SAMPLE_TIME))
+		return 0;
+	hbbp_driver__digest(b->roles, rec, &it);
+	if (it.has_read)
+		return 0;
+	if (it.kind == HBBP_ITEM_LBR) {
+		/* queued while there is room for all queued (see hbbp_driver__apply) */
+		uint64_t *qk = hbbp_stack_cache__queue_key(&b->stacks);
+		struct hbbp_stack_val *v;
+
+		if (!hbbp_driver__stack_key(&it, it.raw, qk ? qk : key))
+			return 0;
+		if (qk) {
+			if (hbbp_stack_cache__queue(&b->stacks, hbbp_stack_cache__hash(qk),
+						    (double)it.period, 1))
+				return -ENOMEM;
+		} else if (hbbp_stack_cache__drain(&b->stacks)) {
+			return -ENOMEM;
+		} else {
+			v = hbbp_stack_cache__get(&b->stacks, key, hbbp_stack_cache__hash(key));
+			if (!v)
+				return b->stacks.nr >= HBBP_STACK_CACHE_MAX ? 0 : -ENOMEM;
+			v->period += (double)it.period;
+			v->n++;
+		}
+	} else if (it.kind == HBBP_ITEM_EBS) {
+		key[0] = (uint64_t)it.pid << 32 | it.tid;
+		key[1] = (uint64_t)(uint32_t)it.cpumode;
+		key[2] = it.ip;
+		key[3] = (uint64_t)it.evidx;
+		if (hbbp_sum_queue__add(&b->ebsq, &b->ebs, key, (double)it.period, 1))
+			return -ENOMEM;
+	}
+	/* the counters of hbbp_driver__apply */
+	b->nr_samples++;
+	if (t < b->tmin)
+		b->tmin = t;
+	if (t > b->tmax)
+		b->tmax = t;
+	if (it.kind == HBBP_ITEM_BAD_EVENT) {
+		b->nr_unused_samples++;
+		return 1;
+	}
+	ev = &b->ev[it.evidx];
+	ev->samples++;
+	ev->zero_entries += it.zero_entries;
+	switch (it.kind) {
+	case HBBP_ITEM_EBS:
+		break;
+	case HBBP_ITEM_LBR_SHORT:
+		ev->stacks_short++;
+		break;
+	case HBBP_ITEM_LBR:
+		ev->lbr_used++;
+		break;
+	default:
+		b->nr_unused_samples++;
+		break;
+	}
+	return 1;
+}
+
+int hbbp_bundle__finish(struct hbbp_bundle *b)
+{
+	int err = hbbp_stack_cache__drain(&b->stacks);
+
+	return err ? err : hbbp_sum_queue__drain(&b->ebsq, &b->ebs);
+}

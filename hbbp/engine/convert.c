@@ -1,0 +1,488 @@
+/* The conversion pipeline: open the recording, feed every record to the method's driver
+ * (address spaces through the bbmap session), attribute to blocks, build the mix and the
+ * result tables, write them. Chooses the run mode from the events' roles (method.md §2:
+ * a recording with one usable role runs in that mode, with a warning).
+ * Several inputs (convert__run_many) are converted by a pool of threads, one input per
+ * thread at a time with nothing shared but the read-only options, and written (appended to
+ * one SQLite database) in input order by the calling thread.
+ * Depends on the reader, bbmap, hbbp/method/method.h, hbbp/pivot/mix.h and the writers; reports through
+ * hbbp_log only (the summary goes to stderr from hbbp/engine/summary.c).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hbbp/engine/code_bbmap.h"
+#include "hbbp/engine/convert.h"
+#include "hbbp/engine/segment.h"
+#include "util/hbbp_err.h"
+
+static int run_choose_method(struct convert_run *run, const struct convert_opts *o)
+{
+	bool has_ebs = false, has_lbr = false;
+	size_t i;
+
+	for (i = 0; i < run->nr_events; i++) {
+		const struct perf_event_info *e = run->events[i];
+
+		if (e->role == PERF_ROLE_EBS)
+			has_ebs = true;
+		else if (e->role == PERF_ROLE_LBR && e->branch_any)
+			has_lbr = true;
+		else if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+			pr_info("event '%s' is not an LBR source: %s", e->name ? e->name : "?",
+				e->role_reason ? e->role_reason :
+				(e->branch_any ? "unused role" :
+				 "its branch stack was not recorded with the all-branches filter"));
+	}
+	run->method = o->method;
+	if (o->method_given && o->method == HBBP_METHOD_EBS && !has_ebs) {
+		pr_err("%s: --method ebs: no instructions-retired event (use --ebs-event)", o->input);
+		return -HBBP_EUNSUPP;
+	}
+	if (o->method_given && o->method == HBBP_METHOD_LBR && !has_lbr) {
+		pr_err("%s: --method lbr: no event with an all-branches stack (perf record -b / "
+		       "-j any)", o->input);
+		return -HBBP_EUNSUPP;
+	}
+	if (!has_ebs && !has_lbr) {
+		pr_err("%s: no usable event: need an instructions-retired event (EBS) or an event "
+		       "with an all-branches LBR stack (perf record -b)", o->input);
+		return -HBBP_EUNSUPP;
+	}
+	if (o->method == HBBP_METHOD_HBBP && !has_ebs) {
+		run->method = HBBP_METHOD_LBR;
+		result__warn(run->res, "no instructions-retired (EBS) event: LBR-only counts; a "
+			     "single-event recording such as 'cycles -b' weights IPs by time, so "
+			     "only its branch stacks are used");
+		pr_warn("no instructions-retired (EBS) event: running LBR-only");
+	} else if (o->method == HBBP_METHOD_HBBP && !has_lbr) {
+		run->method = HBBP_METHOD_EBS;
+		result__warn(run->res, "no event with an all-branches LBR stack: EBS-only counts");
+		pr_warn("no event with an all-branches LBR stack: running EBS-only");
+	}
+	return 0;
+}
+
+static int run_meta(struct convert_run *run, const struct convert_opts *o)
+{
+	const struct perf_header_info *h = perf_reader__header(run->reader);
+	char buf[4096];
+	size_t i, len = 0;
+	int err = 0;
+
+	err = err ? err : result__meta_text(run->res, "file", o->input);
+	if (h->version)
+		err = err ? err : result__meta_text(run->res, "perf_version", h->version);
+	if (h->hostname)
+		err = err ? err : result__meta_text(run->res, "hostname", h->hostname);
+	if (h->osrelease)
+		err = err ? err : result__meta_text(run->res, "osrelease", h->osrelease);
+	if (h->arch)
+		err = err ? err : result__meta_text(run->res, "arch", h->arch);
+	if (h->cpudesc)
+		err = err ? err : result__meta_text(run->res, "cpudesc", h->cpudesc);
+	if (h->cmdline)
+		err = err ? err : result__meta_text(run->res, "cmdline", h->cmdline);
+	buf[0] = 0;
+	for (i = 0; i < run->nr_events; i++) {
+		const struct perf_event_info *e = run->events[i];
+		int n = snprintf(buf + len, sizeof(buf) - len, "%s%s=%s/%s%llu", i ? "," : "",
+				 e->name ? e->name : "?", perf_role_name(run->drv.ev[i].role),
+				 perf_evattr__freq(&e->attr) ? "freq=" : "period=",
+				 (unsigned long long)e->attr.sample_period);
+
+		if (n < 0 || (size_t)n >= sizeof(buf) - len)
+			break;
+		len += (size_t)n;
+	}
+	err = err ? err : result__meta_text(run->res, "events", buf);
+	if (run->method != o->method)
+		err = err ? err : result__meta_text(run->res, "method_requested",
+						    hbbp_method_name(o->method));
+	return err;
+}
+
+/* Source lines are read (DWARF, often zlib-compressed) only when an output shows them: the
+ * srcline key, or SQLite's blocks and instructions tables. */
+static bool run_wants_lines(const struct convert_opts *o)
+{
+	size_t i;
+
+	if (o->format == WRITER_SQLITE)
+		return true;
+	for (i = 0; i < o->mix.nr_keys; i++)
+		if (o->mix.keys[i] == KEY_SRCLINE)
+			return true;
+	return false;
+}
+
+static int run_session(struct convert_run *run, const struct convert_opts *o)
+{
+	const struct perf_header_info *h = perf_reader__header(run->reader);
+	struct bbmap_find_opts fo = o->find;
+	size_t i;
+	int err;
+
+	fo.binaries = o->binaries;
+	fo.nr_binaries = o->nr_binaries;
+	fo.no_lines = !run_wants_lines(o);
+	if (!fo.kcore_dir)
+		fo.kcore_dir = h->kcore_dir;
+	if (!fo.osrelease)
+		fo.osrelease = h->osrelease;
+	err = bbmap_session__new(&run->session, &fo);
+	if (err) {
+		pr_err("cannot start the address-space session: %s", hbbp_strerror(err));
+		return err;
+	}
+	for (i = 0; i < h->nr_build_ids; i++) {
+		const struct perf_build_id_entry *b = &h->build_ids[i];
+
+		bbmap_session__add_build_id(run->session, b->cpumode == PERF_RECORD_MISC_KERNEL,
+					    b->filename, b->id, b->size);
+	}
+	hbbp_code_bbmap__init(&run->ops, run->session);
+	/* the attribution decodes distinct modules on up to jobs threads */
+	run->ops.leader_threads = o->jobs;
+	if (o->jobs > 1)
+		bbmap_module__threads_init();
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void run_reader_opts(const struct convert_opts *o, struct perf_reader_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->ebs_event = o->ebs_event;
+	ro->lbr_event = o->lbr_event;
+	ro->samples_unordered = true;	/* sums of samples: their order does not matter */
+}
+
+static int run_pass(struct convert_run *run, const struct convert_opts *o)
+{
+	const struct perf_header_info *h = perf_reader__header(run->reader);
+	const struct perf_record *rec;
+	double t0 = now_s(), size = h->file_size ? (double)h->file_size : 0;
+	struct hbbp_segment *seg = NULL;
+	uint64_t n = 0;
+	bool shown = false;
+	int ret, err = 0;
+
+	/* a large file is read in two parts at once (on two threads when -j allows) */
+	if (hbbp_segment__eligible(run->reader, o->split_min)) {
+		struct perf_reader_opts ro;
+
+		run_reader_opts(o, &ro);
+		err = hbbp_segment__open(&seg, run->reader, o->input, &ro, &run->drv, o->jobs > 1);
+		if (err) {
+			pr_err("%s: %s", o->input, hbbp_strerror(err));
+			return err;
+		}
+	}
+	while ((ret = perf_reader__next(run->reader, &rec)) > 0) {
+		err = hbbp_driver__record(&run->drv, rec);
+		if (err)
+			break;
+		if (o->progress && size > 0 && !(++n & 0xffff)) {
+			double t = now_s();
+
+			if (t - t0 > 1.0) {
+				convert__progress((double)rec->file_offset / size, false);
+				shown = true;
+			}
+		}
+	}
+	if (!err && ret >= 0) {
+		hbbp_driver__finish(&run->drv);
+		err = run->drv.flush_err;
+	}
+	run->two_parts = hbbp_segment__used(seg);
+	perf_reader__set_mark(run->reader, 0, NULL, NULL);
+	hbbp_driver__set_bundle(&run->drv, NULL);	/* freed with the segment */
+	hbbp_segment__delete(seg);
+	if (shown)
+		convert__progress(1.0, true);
+	if (err) {
+		run->redo = err == -HBBP_EREDO;
+		if (!run->redo)
+			pr_err("%s: %s", o->input, hbbp_strerror(err));
+		return err;
+	}
+	if (ret < 0) {
+		pr_err("%s", perf_reader__errmsg(run->reader));
+		return ret;
+	}
+	return 0;
+}
+
+static void run_exit(struct convert_run *run)
+{
+	if (run->counts_ok)
+		hbbp_counts__exit(&run->counts);
+	if (run->drv_ok)
+		hbbp_driver__exit(&run->drv);
+	result__delete(run->res);
+	bbmap_session__delete(run->session);
+	perf_reader__delete(run->reader);
+	free(run->events);
+}
+
+/* Everything up to the result tables; on failure err is set and run is ready for
+ * run_exit. Returns the exit code (HBBP_EXIT_OK when the result is ready to write). */
+static int run_compute_once(struct convert_run *run, const struct convert_opts *o)
+{
+	struct perf_reader_opts ro;
+	const char *errmsg = NULL;
+	size_t i;
+	int err;
+
+	memset(run, 0, sizeof(*run));
+	run_reader_opts(o, &ro);
+	err = perf_reader__open(&run->reader, o->input, &ro, &errmsg);
+	if (err) {
+		pr_err("%s", errmsg ? errmsg : hbbp_strerror(err));
+		return err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
+	}
+	err = result__new(&run->res);
+	if (err)
+		goto out;
+	run->nr_events = perf_reader__nr_events(run->reader);
+	run->events = calloc(run->nr_events + 1, sizeof(*run->events));
+	if (!run->events) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < run->nr_events; i++)
+		run->events[i] = perf_reader__event(run->reader, i);
+	err = run_choose_method(run, o);
+	if (err)
+		goto out;
+	err = run_session(run, o);
+	if (err)
+		goto out;
+	err = hbbp_driver__init(&run->drv, &run->ops, run->events, run->nr_events);
+	if (err)
+		goto out;
+	run->drv_ok = true;
+	err = run_pass(run, o);
+	if (err)
+		goto out;
+	/* Events the reader saw after open (pipe mode) keep their roles from open. */
+	err = hbbp_counts__compute(&run->counts, &run->drv, run->method, o->cutoff);
+	run->counts_ok = true;
+	if (err) {
+		pr_err("attribution failed: %s", hbbp_strerror(err));
+		goto out;
+	}
+	for (i = 0; i < run->nr_events; i++)
+		run->events[i] = perf_reader__event(run->reader, i);
+	err = run_meta(run, o);
+	if (!err) {
+		struct hbbp_mix_opts mo = o->mix;
+
+		/* tables the output does not write are not built */
+		mo.mix_only = !writer_format_writes_table(o->format, "blocks");
+		err = hbbp_mix__build(run->res, &run->counts, &run->drv, run->events, &mo,
+				      &run->total);
+	}
+	if (err) {
+		pr_err("building the result failed: %s", hbbp_strerror(err));
+		goto out;
+	}
+	{
+		double total, rejected;
+
+		convert__code_module_weight(run, &total, &rejected);
+		err = result__meta_real(run->res, "lbr_weight_code_modules", total);
+		if (!err)
+			err = result__meta_real(run->res, "lbr_weight_code_modules_attributed",
+						total - rejected);
+	}
+out:
+	if (!err)
+		return HBBP_EXIT_OK;
+	if (err == -ENOMEM)
+		return HBBP_EXIT_IO;
+	return hbbp_exit_code(err) == HBBP_EXIT_IO ? HBBP_EXIT_INPUT : hbbp_exit_code(err);
+}
+
+static int run_compute(struct convert_run *run, const struct convert_opts *o)
+{
+	struct convert_opts one;
+	int rc = run_compute_once(run, o);
+
+	if (!run->redo)
+		return rc;
+	/* records out of time order around the part read apart: the bundle could not stand
+	 * for its samples; the file is read again in one part (same result as -j 1 gives) */
+	pr_debug("%s: read again in one part (records out of time order)", o->input);
+	run_exit(run);
+	one = *o;
+	one.split_min = 0;
+	return run_compute_once(run, &one);
+}
+
+/* Writes the result of a computed run (append: add it to an existing SQLite database) and
+ * prints the summary. */
+static int run_output(struct convert_run *run, const struct convert_opts *o, bool append)
+{
+	const char *out = o->output && strcmp(o->output, "-") ? o->output : "-";
+	struct writer_opts wo;
+	int err;
+
+	memset(&wo, 0, sizeof(wo));
+	wo.append = append;
+	err = writer__write(run->res, out, o->format, &wo);
+	if (err) {
+		pr_err("%s: cannot write: %s", strcmp(out, "-") ? out : "stdout",
+		       hbbp_strerror(err));
+		return HBBP_EXIT_IO;
+	}
+	if (!o->quiet)
+		convert__summary(run, o);
+	return HBBP_EXIT_OK;
+}
+
+int convert__run(const struct convert_opts *o)
+{
+	struct convert_run run;
+	int rc = run_compute(&run, o);
+
+	if (rc == HBBP_EXIT_OK)
+		rc = run_output(&run, o, o->append);
+	run_exit(&run);
+	return rc;
+}
+
+/* ---- several inputs, converted by up to `jobs` threads, written in input order ---- */
+
+struct many_slot {
+	struct convert_opts o;		/* o.input = this input */
+	struct convert_run run;
+	int rc;
+	bool done;
+};
+
+struct many {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* a slot is done, or one was written */
+	struct many_slot *slots;
+	size_t nr, next, written, window;
+};
+
+static void *many_worker(void *arg)
+{
+	struct many *m = arg;
+
+	pthread_mutex_lock(&m->lock);
+	for (;;) {
+		size_t i;
+
+		/* at most `window` computed results wait for their turn to be written */
+		while (m->next < m->nr && m->next >= m->written + m->window)
+			pthread_cond_wait(&m->cond, &m->lock);
+		if (m->next >= m->nr)
+			break;
+		i = m->next++;
+		pthread_mutex_unlock(&m->lock);
+		m->slots[i].rc = run_compute(&m->slots[i].run, &m->slots[i].o);
+		pthread_mutex_lock(&m->lock);
+		m->slots[i].done = true;
+		pthread_cond_broadcast(&m->cond);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
+		      unsigned jobs)
+{
+	struct many m;
+	pthread_t *tids = NULL;
+	size_t i, nr_threads = 0;
+	int rc = HBBP_EXIT_OK;
+	bool wrote = false;		/* later runs are appended to the database */
+
+	if (nr == 1 || jobs <= 1) {
+		for (i = 0; i < nr; i++) {
+			struct convert_opts oi = *o;
+			int r;
+
+			oi.input = inputs[i];
+			oi.append = o->append || wrote;
+			oi.jobs = 1;
+			r = convert__run(&oi);
+			if (r == HBBP_EXIT_OK)
+				wrote = true;
+			else if (rc == HBBP_EXIT_OK)
+				rc = r;
+		}
+		return rc;
+	}
+	memset(&m, 0, sizeof(m));
+	m.slots = calloc(nr, sizeof(*m.slots));
+	tids = calloc(jobs, sizeof(*tids));
+	if (!m.slots || !tids) {
+		free(m.slots);
+		free(tids);
+		pr_err("out of memory");
+		return HBBP_EXIT_IO;
+	}
+	m.nr = nr;
+	m.window = 2 * (size_t)jobs;
+	for (i = 0; i < nr; i++) {
+		m.slots[i].o = *o;
+		m.slots[i].o.input = inputs[i];
+		m.slots[i].o.progress = false;
+		m.slots[i].o.jobs = 1;	/* the threads go to the inputs */
+	}
+	bbmap_module__threads_init();	/* libraries' globals, set before the threads */
+	pthread_mutex_init(&m.lock, NULL);
+	pthread_cond_init(&m.cond, NULL);
+	for (i = 0; i < jobs && i < nr; i++) {
+		if (pthread_create(&tids[i], NULL, many_worker, &m))
+			break;
+		nr_threads++;
+	}
+	if (!nr_threads)
+		many_worker(&m);	/* no thread could start: do the work here */
+	for (i = 0; i < nr; i++) {
+		struct many_slot *sl = &m.slots[i];
+		int r;
+
+		pthread_mutex_lock(&m.lock);
+		while (!sl->done)
+			pthread_cond_wait(&m.cond, &m.lock);
+		pthread_mutex_unlock(&m.lock);
+		r = sl->rc;
+		if (r == HBBP_EXIT_OK)
+			r = run_output(&sl->run, &sl->o, o->append || wrote);
+		run_exit(&sl->run);
+		if (r == HBBP_EXIT_OK)
+			wrote = true;
+		else if (rc == HBBP_EXIT_OK)
+			rc = r;
+		pthread_mutex_lock(&m.lock);
+		m.written = i + 1;
+		pthread_cond_broadcast(&m.cond);
+		pthread_mutex_unlock(&m.lock);
+	}
+	for (i = 0; i < nr_threads; i++)
+		pthread_join(tids[i], NULL);
+	pthread_cond_destroy(&m.cond);
+	pthread_mutex_destroy(&m.lock);
+	free(tids);
+	free(m.slots);
+	return rc;
+}

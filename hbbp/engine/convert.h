@@ -1,0 +1,69 @@
+/* One conversion, perf.data -> result tables -> output file, as hbbp-convert runs it:
+ * options, the run (hbbp/engine/convert.c) and the stderr summary (hbbp/engine/summary.c).
+ * Depends on the reader, bbmap, the method core and the writers.
+ */
+#ifndef HBBP_CONVERT_H
+#define HBBP_CONVERT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bbmap/session.h"
+#include "hbbp/method/method.h"
+#include "hbbp/pivot/mix.h"
+#include "reader/perf_reader.h"
+#include "writers/writer.h"
+
+struct convert_opts {
+	const char *input;		/* default "perf.data" */
+	const char *output;		/* NULL or "-": stdout */
+	enum writer_format format;
+	bool append;
+	enum hbbp_method method;
+	bool method_given;
+	unsigned cutoff;
+	struct hbbp_mix_opts mix;
+	const char *by;			/* --by spec (parsed after the taxonomy is known) */
+	const char *taxonomy_file;
+	const char *ebs_event, *lbr_event;
+	struct bbmap_find_opts find;
+	struct bbmap_binary_override *binaries;
+	size_t nr_binaries;
+	bool quiet;
+	bool progress;			/* stderr is a terminal */
+	unsigned jobs;			/* threads for one input (>= 2: two parts at once) */
+	uint64_t split_min;		/* records of a file from which it is read in two
+					 * parts (hbbp/engine/segment.h); 0 never */
+};
+
+/* State of a finished run, for the summary. */
+struct convert_run {
+	struct perf_reader *reader;
+	struct bbmap_session *session;
+	struct hbbp_code_ops ops;
+	struct hbbp_driver drv;
+	struct hbbp_counts counts;
+	struct result *res;
+	const struct perf_event_info **events;
+	size_t nr_events;
+	enum hbbp_method method;
+	double total;
+	bool drv_ok, counts_ok;
+	bool two_parts;			/* the pass read the file in two parts */
+	bool redo;			/* ... and must read it again in one */
+};
+
+/* Runs the conversion; returns an exit code (HBBP_EXIT_*), messages through hbbp_log. */
+int convert__run(const struct convert_opts *o);
+/* Converts inputs[0..nr) with the options o (o->input is ignored), up to jobs at once (1:
+ * one after the other in this thread), writing each to o->output in input order; after the
+ * first written run the others are appended (SQLite). Every input is tried; returns the
+ * first failing exit code, else HBBP_EXIT_OK. */
+int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
+		      unsigned jobs);
+void convert__summary(const struct convert_run *run, const struct convert_opts *o);
+void convert__progress(double fraction, bool done);
+/* LBR stream weight with an end in a dso whose code was found, and the part rejected. */
+void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected);
+
+#endif

@@ -1,0 +1,183 @@
+/* The one-screen summary hbbp-convert prints on stderr after a conversion (events and
+ * roles, samples used, streams rejected by reason, lost/throttled, unresolved weight by
+ * dso, the top of the mix) and the progress bar for long runs on a terminal.
+ * Reads the finished run only; depends on hbbp/engine/convert.h.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbbp/engine/convert.h"
+
+void convert__progress(double fraction, bool done)
+{
+	int i, w = 40, fill;
+
+	if (fraction < 0)
+		fraction = 0;
+	if (fraction > 1)
+		fraction = 1;
+	fill = (int)(fraction * w);
+	fputs("\r[", stderr);
+	for (i = 0; i < w; i++)
+		fputc(i < fill ? '#' : ' ', stderr);
+	fprintf(stderr, "] %3d%%", (int)(fraction * 100));
+	if (done)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+static int unres_cmp(const void *pa, const void *pb)
+{
+	const struct hbbp_unresolved *a = *(struct hbbp_unresolved *const *)pa;
+	const struct hbbp_unresolved *b = *(struct hbbp_unresolved *const *)pb;
+	double wa = a->ebs_weight + a->lbr_weight, wb = b->ebs_weight + b->lbr_weight;
+
+	return wa > wb ? -1 : wa < wb;
+}
+
+static void summary_unresolved(const struct convert_run *run)
+{
+	const struct hbbp_driver *d = &run->drv;
+	double lbr_total = 0, ebs_total = 0;
+	size_t i, n;
+	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(d, &n);
+
+	if (!v)
+		return;
+	for (i = 0; i < d->nr_events; i++) {
+		if (d->ev[i].role == PERF_ROLE_LBR)
+			lbr_total += d->ev[i].stream_weight;
+	}
+	ebs_total = run->counts.ebs_weight_attributed;
+	for (i = 0; i < n; i++)
+		ebs_total += v[i]->ebs_weight;
+	if (n)
+		qsort(v, n, sizeof(*v), unres_cmp);
+	if (n)
+		fprintf(stderr, "unresolved (no code for these addresses):\n");
+	for (i = 0; i < n && i < 8; i++) {
+		const char *name = v[i]->dso ? run->ops.dso_name(run->ops.ctx, v[i]->dso) :
+				   "[unmapped]";
+		struct bbmap_module *m = NULL;
+		const char *st = v[i]->dso ?
+			bbmap_dso_status_name(run->ops.dso_module(run->ops.ctx, v[i]->dso, &m)) : "";
+
+		fprintf(stderr, "  %-40s %-10s EBS %.3g insns (%.1f%%)  LBR %.3g (%.1f%% of stream "
+			"weight)\n", name ? name : "?", st, v[i]->ebs_weight,
+			ebs_total > 0 ? 100 * v[i]->ebs_weight / ebs_total : 0, v[i]->lbr_weight,
+			lbr_total > 0 ? 100 * v[i]->lbr_weight / lbr_total : 0);
+	}
+	if (n > 8)
+		fprintf(stderr, "  ... and %zu more\n", n - 8);
+	free(v);
+}
+
+/* LBR stream weight with an end in a module whose code was found, and how much of it was
+ * attributed to blocks (the rest was rejected; see the reasons above). */
+static void summary_code_modules(const struct convert_run *run)
+{
+	double total, rejected;
+
+	convert__code_module_weight(run, &total, &rejected);
+	if (total > 0)
+		fprintf(stderr, "  LBR weight touching modules with code: %.4g, %.2f%% of it attributed\n",
+			total, 100 * (total - rejected) / total);
+}
+
+void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected)
+{
+	const struct hbbp_driver *d = &run->drv;
+	size_t i;
+
+	*total = *rejected = 0;
+	for (i = 0; i < d->unres.cap; i++) {
+		void *val;
+		const struct hbbp_unresolved *u;
+		struct bbmap_module *m = NULL;
+
+		if (!hmap__slot(&d->unres, i, &val))
+			continue;
+		u = val;
+		if (!u->dso || run->ops.dso_module(run->ops.ctx, u->dso, &m) != DSO_OK)
+			continue;
+		*total += u->lbr_total;
+		*rejected += u->lbr_rejected;
+	}
+}
+
+void convert__summary(const struct convert_run *run, const struct convert_opts *o)
+{
+	const struct hbbp_driver *d = &run->drv;
+	const struct result_table *mix = result__table(run->res, "mix");
+	double sweight = 0, rej = 0;
+	size_t i, j;
+
+	fprintf(stderr, "%s: method %s", o->input, hbbp_method_name(run->method));
+	if (run->method == HBBP_METHOD_HBBP)
+		fprintf(stderr, " (LBR for blocks of <= %u instructions, else EBS)", o->cutoff);
+	fputc('\n', stderr);
+	for (i = 0; i < d->nr_events; i++) {
+		const struct hbbp_event_state *e = &d->ev[i];
+		const struct perf_event_info *ei = run->events[i];
+
+		fprintf(stderr, "  event %zu %-32s %-6s %" PRIu64 " samples", i,
+			e->name ? e->name : "?", perf_role_name(e->role), e->samples);
+		if (e->role == PERF_ROLE_EBS)
+			fprintf(stderr, ", %" PRIu64 " resolved", e->samples_used);
+		if (e->role == PERF_ROLE_LBR) {
+			fprintf(stderr, ", %" PRIu64 " stacks, %" PRIu64 " streams", e->samples_used,
+				e->streams);
+			sweight += e->stream_weight;
+		}
+		if (e->scale != 1.0)
+			fprintf(stderr, ", multiplexed x%.3f", e->scale);
+		if (e->role == PERF_ROLE_UNUSED && ei->role_reason)
+			fprintf(stderr, " (%s)", ei->role_reason);
+		fputc('\n', stderr);
+	}
+	for (i = 0; i < REJ__COUNT; i++)
+		rej += d->rejected_weight[i];
+	if (sweight > 0) {
+		fprintf(stderr, "  LBR stream weight %.4g: %.2f%% attributed to blocks",
+			sweight, 100 * run->counts.lbr_weight_attributed / sweight);
+		if (rej > 0) {
+			fprintf(stderr, "; rejected:");
+			for (i = 0; i < REJ__COUNT; i++)
+				if (d->rejected[i])
+					fprintf(stderr, " %s %" PRIu64 " (%.2f%%)", hbbp_reject_name(i),
+						d->rejected[i], 100 * d->rejected_weight[i] / sweight);
+		}
+		fputc('\n', stderr);
+	}
+	summary_code_modules(run);
+	if (d->nr_lost_records || d->nr_lost_samples || d->nr_throttle)
+		fprintf(stderr, "  warning: %" PRIu64 " LOST records (%" PRIu64 " events), %" PRIu64
+			" lost samples, %" PRIu64 " THROTTLE records: the estimate is biased\n",
+			d->nr_lost_records, d->nr_lost, d->nr_lost_samples, d->nr_throttle);
+	summary_unresolved(run);
+	if (!mix)
+		return;
+	fprintf(stderr, "top of the mix (%zu rows, total %.6g):\n", mix->nr_rows, run->total);
+	for (i = 0; i < mix->nr_rows && i < 10; i++) {
+		const struct result_cell *c = &mix->cells[i * mix->nr_cols];
+
+		fputs("  ", stderr);
+		for (j = 0; j < mix->nr_cols; j++) {
+			const char *name = mix->cols[j].name;
+
+			if (!strcmp(name, "count"))
+				fprintf(stderr, " %.6g", c[j].type == RES_REAL ? c[j].d : 0);
+			else if (!strcmp(name, "share"))
+				fprintf(stderr, " %5.2f%%", c[j].type == RES_REAL ? 100 * c[j].d : 0);
+			else if (j < o->mix.nr_keys) {
+				if (c[j].type == RES_TEXT)
+					fprintf(stderr, "%s%s", j ? " " : "", c[j].s);
+				else if (c[j].type == RES_INT)
+					fprintf(stderr, "%s%" PRId64, j ? " " : "", c[j].i);
+			}
+		}
+		fputc('\n', stderr);
+	}
+}

@@ -1,0 +1,609 @@
+/* Attribution of the accumulated samples to basic blocks (method.md §3-§7): stream targets
+ * become block leaders, EBS periods land in the block containing their IP, each stream walks
+ * the blocks from the one starting at its target through the one containing its source, the
+ * multiplexing scale of each event is applied, branches seen in the oldest/newest stack slot
+ * far more often than chance flag their blocks as biased, and the hybrid rule picks one
+ * estimate per block. Weight that cannot be attributed is kept as pseudo blocks (EBS) or
+ * counted as rejected (LBR), never dropped silently.
+ * Depends on hbbp/method/method.h; reaches code only through struct hbbp_code_ops.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbbp/engine/leaders.h"
+#include "hbbp/method/method.h"
+#include "util/hbbp_err.h"
+
+struct mod_cache_val {
+	struct bbmap_module *mod;
+	uint64_t status;
+};
+
+struct walk_step {
+	uint64_t start, end;
+	uint32_t nr_insns;
+	const char *symname;
+	uint64_t sym_start, sym_size;
+};
+
+struct counts_ctx {
+	struct hbbp_counts *c;
+	struct hbbp_driver *d;
+	const struct hbbp_code_ops *ops;
+	struct hmap mods;		/* dso -> module */
+	struct walk_step *path;
+	size_t alloc_path;
+};
+
+static struct bbmap_module *ctx_module(struct counts_ctx *x, struct bbmap_dso *dso)
+{
+	uint64_t key = (uintptr_t)dso;
+	struct mod_cache_val *v;
+	int ins;
+
+	if (!dso)
+		return NULL;
+	v = hmap__get(&x->mods, &key, &ins);
+	if (!v)
+		return NULL;
+	if (ins) {
+		struct bbmap_module *m = NULL;
+		enum bbmap_dso_status st = x->ops->dso_module(x->ops->ctx, dso, &m);
+
+		v->status = st;
+		v->mod = st == DSO_OK ? m : NULL;
+	}
+	return v->mod;
+}
+
+static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
+			 struct bbmap_dso *dso, struct bbmap_module *mod, uint64_t start,
+			 uint64_t end, uint32_t nr_insns, const char *symname, uint64_t sym_start,
+			 uint64_t sym_size)
+{
+	uint64_t key[3] = { (uintptr_t)dso, start, (uint64_t)kind };
+	uint64_t *slot = hmap__get(&c->bidx, key, NULL);
+	struct hbbp_block *b;
+
+	if (!slot)
+		return -ENOMEM;
+	if (*slot)
+		return (long)(*slot - 1);
+	if (c->nr_blocks == c->alloc_blocks) {
+		size_t n = c->alloc_blocks ? c->alloc_blocks * 2 : 256;
+		struct hbbp_block *nb = realloc(c->blocks, n * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		c->blocks = nb;
+		c->alloc_blocks = n;
+	}
+	b = &c->blocks[c->nr_blocks];
+	memset(b, 0, sizeof(*b));
+	b->kind = kind;
+	b->dso = dso;
+	b->mod = mod;
+	b->start = start;
+	b->end = end;
+	b->nr_insns = nr_insns;
+	b->symname = symname;
+	b->sym_start = sym_start;
+	b->sym_size = sym_size;
+	b->source = "";
+	*slot = ++c->nr_blocks;
+	return (long)(c->nr_blocks - 1);
+}
+
+static struct hbbp_tblock *counts_tblock(struct hbbp_counts *c, uint64_t thr, size_t bi)
+{
+	uint64_t key[2] = { thr, bi };
+	uint64_t *slot = hmap__get(&c->tidx, key, NULL);
+	struct hbbp_tblock *t;
+
+	if (!slot)
+		return NULL;
+	if (*slot)
+		return &c->tblocks[*slot - 1];
+	if (c->nr_tblocks == c->alloc_tblocks) {
+		size_t n = c->alloc_tblocks ? c->alloc_tblocks * 2 : 256;
+		struct hbbp_tblock *nt = realloc(c->tblocks, n * sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		c->tblocks = nt;
+		c->alloc_tblocks = n;
+	}
+	t = &c->tblocks[c->nr_tblocks];
+	memset(t, 0, sizeof(*t));
+	t->pid = (uint32_t)(thr >> 32);
+	t->tid = (uint32_t)thr;
+	t->block = bi;
+	*slot = ++c->nr_tblocks;
+	return t;
+}
+
+static void sym_of_block(const struct bbmap_block *blk, const char **name, uint64_t *start,
+			 uint64_t *size)
+{
+	*name = blk->sym ? blk->sym->name : NULL;
+	*start = blk->sym ? blk->sym->start : 0;
+	*size = blk->sym ? blk->sym->size : 0;
+}
+
+/* One EBS accumulator entry -> its block (or pseudo block). */
+static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hbbp_ebs_val *v)
+{
+	struct hbbp_counts *c = x->c;
+	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
+	uint64_t vaddr = key[2];
+	double w = v->period * x->d->ev[key[3]].scale;
+	struct bbmap_module *mod = ctx_module(x, dso);
+	const struct bbmap_block *blk;
+	struct hbbp_tblock *t;
+	long bi;
+
+	if (!dso) {
+		bi = counts_block(c, HBBP_BLK_UNMAPPED, NULL, NULL, 0, 0, 0, NULL, 0, 0);
+	} else if (!mod) {
+		uint64_t sstart = 0;
+		const char *name = x->ops->dso_symbol ?
+			x->ops->dso_symbol(x->ops->ctx, dso, vaddr, &sstart) : NULL;
+
+		if (!name)
+			sstart = 0;
+		bi = counts_block(c, HBBP_BLK_NOCODE, dso, NULL, sstart, sstart, 0, name, sstart,
+				  0);
+		if (hbbp_driver__unresolved_add(x->d, dso, false, v->n, w))
+			return -ENOMEM;
+	} else if (x->ops->block_at(x->ops->ctx, mod, vaddr, &blk)) {
+		const struct bbmap_symbol *sym = x->ops->symbol_at ?
+			x->ops->symbol_at(x->ops->ctx, mod, vaddr) : NULL;
+		uint64_t sstart = sym ? sym->start : 0;
+
+		bi = counts_block(c, HBBP_BLK_UNDECODED, dso, NULL, sstart, sstart, 0,
+				  sym ? sym->name : NULL, sstart, sym ? sym->size : 0);
+		if (hbbp_driver__unresolved_add(x->d, dso, false, v->n, w))
+			return -ENOMEM;
+	} else {
+		const char *name;
+		uint64_t ss, sz;
+
+		sym_of_block(blk, &name, &ss, &sz);
+		bi = counts_block(c, HBBP_BLK_CODE, dso, mod, blk->start, blk->end, blk->nr_insns,
+				  name, ss, sz);
+		c->ebs_weight_attributed += w;
+	}
+	if (bi < 0)
+		return (int)bi;
+	c->blocks[bi].ebs_sum += w;
+	c->blocks[bi].ebs_samples += v->n;
+	t = counts_tblock(c, key[0], (size_t)bi);
+	if (!t)
+		return -ENOMEM;
+	t->ebs_sum += w;
+	t->ebs_samples += v->n;
+	return 0;
+}
+
+static int counts_reject(struct counts_ctx *x, enum hbbp_reject why, double w,
+			 struct bbmap_dso *dso, uint64_t n, double raw)
+{
+	struct hbbp_unresolved *u = hbbp_driver__dso_acct(x->d, dso);
+
+	if (!u)
+		return -ENOMEM;
+	u->lbr_rejected += raw;	/* unscaled, like lbr_total */
+	x->d->rejected[why] += n;
+	x->d->rejected_weight[why] += w;
+	/* Weight in code we cannot see is also reported as unresolved, by dso. */
+	if (why == REJ_NO_CODE || why == REJ_WALK_UNDECODED)
+		return hbbp_driver__unresolved_add(x->d, dso, true, n, w);
+	return 0;
+}
+
+/* One aggregated stream: walk the fall-through blocks from `to` to the one holding `from`. */
+static int counts_stream(struct counts_ctx *x, const uint64_t *key,
+			 const struct hbbp_stream_val *v)
+{
+	struct hbbp_counts *c = x->c;
+	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
+	uint64_t to = key[2], from = key[3], cur = to;
+	double w = v->weight * x->d->ev[key[4]].scale;
+	struct bbmap_module *mod = ctx_module(x, dso);
+	size_t nsteps = 0, i;
+
+	if (!mod)
+		return counts_reject(x, REJ_NO_CODE, w, dso, v->n, v->weight);
+	for (;;) {
+		const struct bbmap_block *blk;
+		const struct bbmap_insn *last;
+		struct walk_step *st;
+
+		if (nsteps >= HBBP_MAX_WALK_BLOCKS)
+			return counts_reject(x, REJ_WALK_BOUND, w, dso, v->n, v->weight);
+		if (x->ops->block_at(x->ops->ctx, mod, cur, &blk) || blk->end <= cur)
+			return counts_reject(x, REJ_WALK_UNDECODED, w, dso, v->n, v->weight);
+		if (nsteps == x->alloc_path) {
+			size_t n = x->alloc_path ? x->alloc_path * 2 : 64;
+			struct walk_step *np = realloc(x->path, n * sizeof(*np));
+
+			if (!np)
+				return -ENOMEM;
+			x->path = np;
+			x->alloc_path = n;
+		}
+		st = &x->path[nsteps++];
+		st->start = blk->start;
+		st->end = blk->end;
+		st->nr_insns = blk->nr_insns;
+		sym_of_block(blk, &st->symname, &st->sym_start, &st->sym_size);
+		if (from >= blk->start && from < blk->end)
+			break;
+		last = blk->nr_insns && blk->insns ? &blk->insns[blk->nr_insns - 1] : NULL;
+		if (last && (last->flags & BBMAP_INSN_BRANCH) && !(last->flags & BBMAP_INSN_COND)) {
+			pr_debug("stream 0x%" PRIx64 "..0x%" PRIx64 ": %s at 0x%" PRIx64
+				 " before the end", to, from, last->mnemonic ? last->mnemonic : "?",
+				 last->addr);
+			return counts_reject(x, REJ_WALK_JUMP, w, dso, v->n, v->weight);
+		}
+		cur = blk->end;
+	}
+	for (i = 0; i < nsteps; i++) {
+		const struct walk_step *st = &x->path[i];
+		long bi = counts_block(c, HBBP_BLK_CODE, dso, mod, st->start, st->end, st->nr_insns,
+				       st->symname, st->sym_start, st->sym_size);
+		struct hbbp_tblock *t;
+
+		if (bi < 0)
+			return (int)bi;
+		c->blocks[bi].lbr_sum += w;
+		c->blocks[bi].lbr_streams += v->n;
+		t = counts_tblock(c, key[0], (size_t)bi);
+		if (!t)
+			return -ENOMEM;
+		t->lbr_sum += w;
+		t->lbr_streams += v->n;
+	}
+	c->lbr_weight_attributed += w;
+	return 0;
+}
+
+static void block_mark_bias(struct counts_ctx *x, struct bbmap_dso *dso, uint64_t vaddr,
+			    bool containing, double share, bool biased)
+{
+	struct bbmap_module *mod = ctx_module(x, dso);
+	const struct bbmap_block *blk;
+	uint64_t key[3];
+	const uint64_t *slot;
+	struct hbbp_block *b;
+
+	if (!mod || x->ops->block_at(x->ops->ctx, mod, vaddr, &blk))
+		return;
+	if (!containing && blk->start != vaddr)
+		return;
+	key[0] = (uintptr_t)dso;
+	key[1] = blk->start;
+	key[2] = HBBP_BLK_CODE;
+	slot = hmap__find(&x->c->bidx, key);
+	if (!slot || !*slot)
+		return;
+	b = &x->c->blocks[*slot - 1];
+	if (share > b->bias_share)
+		b->bias_share = share;
+	if (biased)
+		b->biased = true;
+}
+
+/* Bias (method.md §5): per branch source, slot shares against the chance share. */
+static int counts_bias(struct counts_ctx *x)
+{
+	struct hmap per_from;
+	size_t i;
+	int err = 0;
+
+	hmap__init(&per_from, 2, sizeof(struct hbbp_bias_val));
+	for (i = 0; i < x->d->bias.cap; i++) {
+		void *val;
+		const uint64_t *key = hmap__slot(&x->d->bias, i, &val);
+		const struct hbbp_bias_val *e = val;
+		struct hbbp_bias_val *a;
+
+		if (!key)
+			continue;
+		a = hmap__get(&per_from, key, NULL);
+		if (!a) {
+			err = -ENOMEM;
+			goto out;
+		}
+		a->oldest += e->oldest;
+		a->newest += e->newest;
+		a->all += e->all;
+		a->expected += e->expected;
+	}
+	for (i = 0; i < per_from.cap; i++) {
+		void *val;
+		const uint64_t *key = hmap__slot(&per_from, i, &val);
+		struct hbbp_bias_val *a = val;
+
+		if (!key || !a->all)
+			continue;
+		/* Reuse `expected` as the biased flag holder: store the share, negative if not. */
+		{
+			double so = (double)a->oldest / (double)a->all;
+			double sn = (double)a->newest / (double)a->all;
+			double chance = a->expected / (double)a->all;
+			double share = so > sn ? so : sn;
+			bool biased = a->all >= HBBP_BIAS_MIN_OCC && share > HBBP_BIAS_FACTOR * chance;
+
+			if (biased)
+				x->c->nr_biased_branches++;
+			a->expected = biased ? share : -share - 1.0;
+		}
+	}
+	for (i = 0; i < x->d->bias.cap; i++) {
+		void *val;
+		const uint64_t *key = hmap__slot(&x->d->bias, i, &val);
+		const struct hbbp_bias_val *a;
+		double share;
+		bool biased;
+
+		if (!key)
+			continue;
+		a = hmap__find(&per_from, key);
+		if (!a)
+			continue;
+		biased = a->expected >= 0;
+		share = biased ? a->expected : -(a->expected + 1.0);
+		block_mark_bias(x, (struct bbmap_dso *)(uintptr_t)key[0], key[1], true, share,
+				biased);
+		if (key[2])
+			block_mark_bias(x, (struct bbmap_dso *)(uintptr_t)key[2], key[3], false,
+					share, biased);
+	}
+out:
+	hmap__exit(&per_from);
+	return err;
+}
+
+void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned cutoff)
+{
+	bool has_e = b->ebs_samples > 0, has_l = b->lbr_streams > 0;
+
+	b->count = 0;
+	b->source = "";
+	if (b->kind != HBBP_BLK_CODE) {
+		/* Pseudo blocks: EBS periods are instructions; LBR cannot count them. */
+		b->ebs_est = b->ebs_sum;
+		b->lbr_est = 0;
+		if (method != HBBP_METHOD_LBR && has_e) {
+			b->count = b->ebs_est;
+			b->source = "ebs";
+		}
+		return;
+	}
+	b->ebs_est = b->nr_insns ? b->ebs_sum / b->nr_insns : 0;
+	b->lbr_est = b->lbr_sum;
+	switch (method) {
+	case HBBP_METHOD_EBS:
+		if (has_e) {
+			b->count = b->ebs_est;
+			b->source = "ebs";
+		}
+		return;
+	case HBBP_METHOD_LBR:
+		if (has_l) {
+			b->count = b->lbr_est;
+			b->source = "lbr";
+		}
+		return;
+	case HBBP_METHOD_HBBP:
+		break;
+	}
+	if (b->nr_insns <= cutoff) {
+		if (has_l) {
+			b->count = b->lbr_est;
+			b->source = "lbr";
+		} else if (has_e) {
+			b->count = b->ebs_est;
+			b->source = "ebs-fallback";
+		}
+	} else {
+		if (has_e) {
+			b->count = b->ebs_est;
+			b->source = "ebs";
+		} else if (has_l) {
+			b->count = b->lbr_est;
+			b->source = "lbr-fallback";
+		}
+	}
+}
+
+/* Deterministic iteration over an accumulator: slot indices sorted by key, with the dso pointer
+ * (key word dso_word) replaced by the dso's rank by name, so sums of doubles are added in the
+ * same order on every run (hash order depends on pointer values). */
+struct slot_sort {
+	const struct hmap *h;
+	size_t dso_word;
+	const struct hmap *rank;	/* dso -> rank */
+};
+
+static uint64_t slot_word(const struct slot_sort *ss, const uint64_t *key, size_t i)
+{
+	const uint64_t *r;
+
+	if (i != ss->dso_word)
+		return key[i];
+	r = hmap__find(ss->rank, &key[i]);
+	return r ? *r : 0;
+}
+
+static int slot_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct slot_sort *ss = arg;
+	const uint64_t *ka = hmap__slot(ss->h, *(const size_t *)pa, NULL);
+	const uint64_t *kb = hmap__slot(ss->h, *(const size_t *)pb, NULL);
+	size_t i;
+
+	for (i = 0; i < ss->h->key_words; i++) {
+		uint64_t a = slot_word(ss, ka, i), b = slot_word(ss, kb, i);
+
+		if (a != b)
+			return a < b ? -1 : 1;
+	}
+	return 0;
+}
+
+static int dso_name_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct hbbp_code_ops *ops = arg;
+	struct bbmap_dso *a = *(struct bbmap_dso *const *)pa, *b = *(struct bbmap_dso *const *)pb;
+	const char *na = a ? ops->dso_name(ops->ctx, a) : "", *nb = b ? ops->dso_name(ops->ctx, b) : "";
+	int r = strcmp(na ? na : "", nb ? nb : "");
+
+	if (r)
+		return r;
+	return (uintptr_t)a < (uintptr_t)b ? -1 : (uintptr_t)a > (uintptr_t)b;
+}
+
+/* Returns the used slot indices of h in key order (*nr of them); NULL when out of memory. */
+static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct hbbp_code_ops *ops,
+			    size_t *nr)
+{
+	size_t *idx = malloc((h->nr + 1) * sizeof(*idx)), i, n = 0, nd = 0;
+	struct bbmap_dso **dsos = malloc((h->nr + 1) * sizeof(*dsos));
+	struct hmap rank;
+	struct slot_sort ss;
+
+	hmap__init(&rank, 1, sizeof(uint64_t));
+	if (!idx || !dsos)
+		goto fail;
+	for (i = 0; i < h->cap; i++) {
+		const uint64_t *key = hmap__slot(h, i, NULL);
+		int ins;
+
+		if (!key)
+			continue;
+		idx[n++] = i;
+		if (!hmap__get(&rank, &key[dso_word], &ins))
+			goto fail;
+		if (ins)
+			dsos[nd++] = (struct bbmap_dso *)(uintptr_t)key[dso_word];
+	}
+	if (nd)
+		qsort_r(dsos, nd, sizeof(*dsos), dso_name_cmp, (void *)ops);
+	for (i = 0; i < nd; i++) {
+		uint64_t key = (uintptr_t)dsos[i];
+
+		*(uint64_t *)hmap__find(&rank, &key) = i;
+	}
+	ss.h = h;
+	ss.dso_word = dso_word;
+	ss.rank = &rank;
+	if (n)
+		qsort_r(idx, n, sizeof(*idx), slot_cmp, &ss);
+	*nr = n;
+	free(dsos);
+	hmap__exit(&rank);
+	return idx;
+fail:
+	free(idx);
+	free(dsos);
+	hmap__exit(&rank);
+	return NULL;
+}
+
+int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp_method method,
+			 unsigned cutoff)
+{
+	struct counts_ctx x;
+	struct hbbp_leaders leaders;
+	size_t i, n = 0, *order = NULL;
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->method = method;
+	c->cutoff = cutoff;
+	hmap__init(&c->bidx, 3, sizeof(uint64_t));
+	hmap__init(&c->tidx, 2, sizeof(uint64_t));
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	x.d = d;
+	x.ops = d->ops;
+	hmap__init(&x.mods, 1, sizeof(struct mod_cache_val));
+
+	/* 1. Every stream target is a block leader (before any block is looked at): gathered
+	 * per module in slot order, then added module by module (on threads: hbbp/engine/leaders.h). */
+	hbbp_leaders__init(&leaders);
+	for (i = 0; i < d->streams.cap && !err; i++) {
+		const uint64_t *key = hmap__slot(&d->streams, i, NULL);
+		struct bbmap_module *mod;
+
+		if (!key)
+			break;
+		mod = ctx_module(&x, (struct bbmap_dso *)(uintptr_t)key[1]);
+		if (mod)
+			err = hbbp_leaders__add(&leaders, mod, key[2]);
+	}
+	if (!err)
+		hbbp_leaders__apply(&leaders, x.ops);
+	hbbp_leaders__exit(&leaders);
+	/* 2. EBS, 3. streams, each in key order. */
+	if (!err) {
+		order = sorted_slots(&d->ebs, 1, d->ops, &n);
+		if (!order)
+			err = -ENOMEM;
+	}
+	for (i = 0; i < n && !err; i++) {
+		void *val;
+		const uint64_t *key = hmap__slot(&d->ebs, order[i], &val);
+
+		err = counts_ebs(&x, key, val);
+	}
+	free(order);
+	order = err ? NULL : sorted_slots(&d->streams, 1, d->ops, &n);
+	if (!order && !err)
+		err = -ENOMEM;
+	for (i = 0; i < n && !err && order; i++) {
+		void *val;
+		const uint64_t *key = hmap__slot(&d->streams, order[i], &val);
+
+		err = counts_stream(&x, key, val);
+	}
+	free(order);
+	if (!err)
+		err = counts_bias(&x);
+	if (err)
+		goto out;
+	/* 4. The hybrid choice per block, applied to every thread's share of it. */
+	for (i = 0; i < c->nr_blocks; i++)
+		hbbp_block__choose(&c->blocks[i], method, cutoff);
+	for (i = 0; i < c->nr_tblocks; i++) {
+		struct hbbp_tblock *t = &c->tblocks[i];
+		const struct hbbp_block *b = &c->blocks[t->block];
+		bool lbr = !strncmp(b->source, "lbr", 3), ebs = !strncmp(b->source, "ebs", 3);
+
+		if (b->kind == HBBP_BLK_CODE)
+			t->ebs_est = b->nr_insns ? t->ebs_sum / b->nr_insns : 0;
+		else
+			t->ebs_est = t->ebs_sum;
+		t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
+		t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
+	}
+out:
+	hmap__exit(&x.mods);
+	free(x.path);
+	return err;
+}
+
+void hbbp_counts__exit(struct hbbp_counts *c)
+{
+	if (!c)
+		return;
+	free(c->blocks);
+	free(c->tblocks);
+	hmap__exit(&c->bidx);
+	hmap__exit(&c->tidx);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,69 @@
+/* The instruction-mix pivot (method.md §1) and the result tables of writers/schema.h, built
+ * from the per-(thread, block) counts of hbbp/method/blocks.c: every instruction of a block ran
+ * count(block) times. Rows for weight that has no code are kept with marker values:
+ *   mnemonic/iclass "[no code]"    EBS weight in a dso whose binary is missing, refused
+ *                                  (build-id mismatch) or names-only (kallsyms, perf map)
+ *   mnemonic/iclass "[undecoded]"  EBS weight in a binary at an address off decoded code
+ *   module/mnemonic "[unmapped]"   EBS weight at addresses no map covered
+ *   symbol "[unknown]"             code (or no-code weight) no symbol covers
+ * Their count is the sum of EBS periods (instructions); LBR cannot count them.
+ * Depends on hbbp/method/method.h and writers/result.h; never prints.
+ */
+#ifndef HBBP_MIX_H
+#define HBBP_MIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hbbp/method/method.h"
+#include "writers/result.h"
+
+enum hbbp_key {
+	KEY_PID, KEY_TID, KEY_COMM, KEY_MODULE, KEY_SYMBOL, KEY_BLOCK, KEY_SRCLINE, KEY_MNEMONIC,
+	KEY_ICLASS, KEY_ISA, KEY_CATEGORY, KEY_PACKING, KEY_WIDTH, KEY_MEM, KEY_TAXONOMY,
+	KEY__COUNT
+};
+
+#define HBBP_MAX_KEYS 16
+#define HBBP_DEFAULT_KEYS "module,symbol,mnemonic"
+
+/* A user taxonomy column (--taxonomy FILE): group name of an instruction, or NULL. */
+struct hbbp_taxonomy {
+	const char *column;		/* column name */
+	const char *(*group)(void *ctx, const struct bbmap_insn *in);
+	void *ctx;
+};
+
+struct hbbp_mix_opts {
+	enum hbbp_key keys[HBBP_MAX_KEYS];
+	size_t nr_keys;
+	size_t top;			/* 0: all rows */
+	const char *comm, *module, *symbol, *pid;	/* comma-separated lists, NULL: any */
+	bool user_only, kernel_only;
+	bool diagnostics;
+	const struct hbbp_taxonomy *taxonomy;	/* NULL: no taxonomy column */
+	bool mix_only;			/* only the tables mix and events (for an output that
+					 * writes no other) */
+};
+
+/* Parses "--by" keys into opts (the taxonomy column name is accepted as a key when
+ * taxonomy_column is not NULL). Returns 0 or -HBBP_EUSAGE with a message in err. */
+int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *taxonomy_column,
+			 char *err, size_t errlen);
+const char *hbbp_key_name(enum hbbp_key k);
+
+/* Builds the "mix" table and the tables events, modules, symbols, blocks, instructions,
+ * thread_blocks (not with o->mix_only) into res, plus the method's metadata. events: the recording's events
+ * (d->nr_events of them). total_out, if not NULL, gets the total count of the mix rows
+ * before --top. Filters apply to mix and thread_blocks; the other tables are complete. */
+/* The dsos of d with unresolved EBS or LBR weight, in hash order: a calloc'd array of *nr
+ * pointers into d (free it; the entries stay d's), or NULL when out of memory. */
+const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_driver *d,
+							  size_t *nr);
+
+int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_driver *d,
+		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,
+		    double *total_out);
+
+#endif

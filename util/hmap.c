@@ -1,0 +1,168 @@
+/* Hash map with fixed-size keys and inline values (see util/hmap.h): a dense entry array in
+ * insertion order and a linear-probing index of entry numbers, load factor <= 1/2, both
+ * doubling. Depends only on libc.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hmap.h"
+
+void hmap__init(struct hmap *h, size_t key_words, size_t val_size)
+{
+	memset(h, 0, sizeof(*h));
+	h->key_words = key_words;
+	h->val_size = val_size;
+	h->slot_size = key_words * 8 + ((val_size + 7) & ~(size_t)7);
+}
+
+void hmap__exit(struct hmap *h)
+{
+	if (!h)
+		return;
+	free(h->slots);
+	free(h->index);
+	h->slots = NULL;
+	h->index = NULL;
+	h->cap = h->nr = h->alloc = 0;
+}
+
+static uint64_t hmap_hash(const uint64_t *key, size_t n)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x ^= key[i] + 0x9e3779b97f4a7c15ULL + (x << 6) + (x >> 2);
+		x *= 0xbf58476d1ce4e5b9ULL;
+		x ^= x >> 31;
+	}
+	x ^= x >> 29;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 32;
+	return x;
+}
+
+static unsigned char *entry_at(const struct hmap *h, size_t i)
+{
+	return h->slots + i * h->slot_size;
+}
+
+/* doubles the index (rebuilt from the entries) */
+static int hmap_grow_index(struct hmap *h)
+{
+	size_t ncap = h->cap ? h->cap * 2 : 64, i, j;
+	uint32_t *ni;
+
+	if (ncap > (size_t)UINT32_MAX || ncap > SIZE_MAX / sizeof(*ni))
+		return -1;
+	ni = calloc(ncap, sizeof(*ni));
+	if (!ni)
+		return -1;
+	for (i = 0; i < h->nr; i++) {
+		j = hmap_hash((const uint64_t *)entry_at(h, i), h->key_words) & (ncap - 1);
+		while (ni[j])
+			j = (j + 1) & (ncap - 1);
+		ni[j] = (uint32_t)(i + 1);
+	}
+	free(h->index);
+	h->index = ni;
+	h->cap = ncap;
+	return 0;
+}
+
+static int hmap_grow_entries(struct hmap *h)
+{
+	size_t n = h->alloc ? h->alloc * 2 : 32;
+	unsigned char *ns;
+
+	if (n > SIZE_MAX / h->slot_size)
+		return -1;
+	ns = realloc(h->slots, n * h->slot_size);
+	if (!ns)
+		return -1;
+	h->slots = ns;
+	h->alloc = n;
+	return 0;
+}
+
+void *hmap__find(const struct hmap *h, const uint64_t *key)
+{
+	size_t i, kb = h->key_words * 8;
+	uint32_t e;
+
+	if (!h->cap)
+		return NULL;
+	i = hmap_hash(key, h->key_words) & (h->cap - 1);
+	while ((e = h->index[i])) {
+		unsigned char *s = entry_at(h, e - 1);
+
+		if (!memcmp(s, key, kb))
+			return s + kb;
+		i = (i + 1) & (h->cap - 1);
+	}
+	return NULL;
+}
+
+uint64_t hmap__hash(const struct hmap *h, const uint64_t *key)
+{
+	return hmap_hash(key, h->key_words);
+}
+
+void hmap__prefetch(const struct hmap *h, uint64_t hash, int stage)
+{
+	const uint32_t *cell;
+
+	if (!h->cap)
+		return;
+	cell = &h->index[hash & (h->cap - 1)];
+	if (!stage)
+		__builtin_prefetch(cell);
+	else if (*cell)
+		__builtin_prefetch(entry_at(h, *cell - 1));
+}
+
+void *hmap__get(struct hmap *h, const uint64_t *key, int *inserted)
+{
+	return hmap__get_hashed(h, key, hmap_hash(key, h->key_words), inserted);
+}
+
+void *hmap__get_hashed(struct hmap *h, const uint64_t *key, uint64_t hash, int *inserted)
+{
+	size_t i, kb = h->key_words * 8;
+	unsigned char *s;
+	uint32_t e;
+
+	if (inserted)
+		*inserted = 0;
+	if ((h->nr + 1) * 2 > h->cap && hmap_grow_index(h))
+		return NULL;
+	i = hash & (h->cap - 1);
+	while ((e = h->index[i])) {
+		s = entry_at(h, e - 1);
+		if (!memcmp(s, key, kb))
+			return s + kb;
+		i = (i + 1) & (h->cap - 1);
+	}
+	if (h->nr == h->alloc && hmap_grow_entries(h))
+		return NULL;
+	s = entry_at(h, h->nr);
+	memcpy(s, key, kb);
+	memset(s + kb, 0, h->slot_size - kb);
+	h->index[i] = (uint32_t)(h->nr + 1);
+	h->nr++;
+	if (inserted)
+		*inserted = 1;
+	return s + kb;
+}
+
+const uint64_t *hmap__slot(const struct hmap *h, size_t i, void **val)
+{
+	unsigned char *s;
+
+	if (i >= h->nr)
+		return NULL;
+	s = entry_at(h, i);
+	if (val)
+		*val = s + h->key_words * 8;
+	return (const uint64_t *)s;
+}
