@@ -5,7 +5,7 @@
  * Several inputs (convert__run_many) are converted by a pool of threads, one input per
  * thread at a time with nothing shared but the read-only options, and written (appended to
  * one SQLite database) in input order by the calling thread.
- * Depends on the reader, bbmap, hbbp/method/method.h, hbbp/pivot/mix.h and the writers; reports through
+ * Depends on the reader, bbmap, hbbp/engine/driver.h, hbbp/pivot/mix.h and the writers; reports through
  * hbbp_log only (the summary goes to stderr from hbbp/engine/summary.c).
  */
 #include <errno.h>
@@ -17,6 +17,7 @@
 
 #include "hbbp/engine/code_bbmap.h"
 #include "hbbp/engine/convert.h"
+#include "hbbp/engine/leaders_threads.h"
 #include "hbbp/engine/segment.h"
 #include "util/hbbp_err.h"
 
@@ -91,7 +92,7 @@ static int run_meta(struct convert_run *run, const struct convert_opts *o)
 	for (i = 0; i < run->nr_events; i++) {
 		const struct perf_event_info *e = run->events[i];
 		int n = snprintf(buf + len, sizeof(buf) - len, "%s%s=%s/%s%llu", i ? "," : "",
-				 e->name ? e->name : "?", perf_role_name(run->drv.ev[i].role),
+				 e->name ? e->name : "?", perf_role_name(run->drv.acc.ev[i].role),
 				 perf_evattr__freq(&e->attr) ? "freq=" : "period=",
 				 (unsigned long long)e->attr.sample_period);
 
@@ -118,6 +119,15 @@ static bool run_wants_lines(const struct convert_opts *o)
 		if (o->mix.keys[i] == KEY_SRCLINE)
 			return true;
 	return false;
+}
+
+/* struct hbbp_code_ops.apply_leaders: the lists of distinct modules on up to -j threads */
+static int run_apply_leaders(void *ctx, const struct hbbp_leaders *l,
+			     const struct hbbp_code_ops *ops)
+{
+	const struct convert_run *run = ctx;
+
+	return hbbp_leaders__apply(l, ops, run->leader_threads);
 }
 
 static int run_session(struct convert_run *run, const struct convert_opts *o)
@@ -147,7 +157,9 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 	}
 	hbbp_code_bbmap__init(&run->ops, run->session);
 	/* the attribution decodes distinct modules on up to jobs threads */
-	run->ops.leader_threads = o->jobs;
+	run->leader_threads = o->jobs;
+	run->ops.apply_leaders = run_apply_leaders;
+	run->ops.apply_ctx = run;
 	if (o->jobs > 1)
 		bbmap_module__threads_init();
 	return 0;
@@ -279,7 +291,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	if (err)
 		goto out;
 	/* Events the reader saw after open (pipe mode) keep their roles from open. */
-	err = hbbp_counts__compute(&run->counts, &run->drv, run->method, o->cutoff);
+	err = hbbp_counts__compute(&run->counts, &run->drv.acc, run->method, o->cutoff);
 	run->counts_ok = true;
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));
@@ -293,7 +305,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 
 		/* tables the output does not write are not built */
 		mo.mix_only = !writer_format_writes_table(o->format, "blocks");
-		err = hbbp_mix__build(run->res, &run->counts, &run->drv, run->events, &mo,
+		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events, &mo,
 				      &run->total);
 	}
 	if (err) {

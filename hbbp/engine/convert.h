@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "bbmap/session.h"
-#include "hbbp/method/method.h"
+#include "hbbp/engine/driver.h"
 #include "hbbp/pivot/mix.h"
 #include "reader/perf_reader.h"
 #include "writers/writer.h"
@@ -41,6 +41,7 @@ struct convert_run {
 	struct perf_reader *reader;
 	struct bbmap_session *session;
 	struct hbbp_code_ops ops;
+	unsigned int leader_threads;	/* threads adding block leaders (-j) */
 	struct hbbp_driver drv;
 	struct hbbp_counts counts;
 	struct result *res;

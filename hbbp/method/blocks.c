@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/engine/leaders.h"
+#include "hbbp/method/leaders.h"
 #include "hbbp/method/method.h"
 #include "util/hbbp_err.h"
 
@@ -30,7 +30,7 @@ struct walk_step {
 
 struct counts_ctx {
 	struct hbbp_counts *c;
-	struct hbbp_driver *d;
+	struct hbbp_accum *a;
 	const struct hbbp_code_ops *ops;
 	struct hmap mods;		/* dso -> module */
 	struct walk_step *path;
@@ -138,7 +138,7 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 	struct hbbp_counts *c = x->c;
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	uint64_t vaddr = key[2];
-	double w = v->period * x->d->ev[key[3]].scale;
+	double w = v->period * x->a->ev[key[3]].scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	const struct bbmap_block *blk;
 	struct hbbp_tblock *t;
@@ -155,7 +155,7 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 			sstart = 0;
 		bi = counts_block(c, HBBP_BLK_NOCODE, dso, NULL, sstart, sstart, 0, name, sstart,
 				  0);
-		if (hbbp_driver__unresolved_add(x->d, dso, false, v->n, w))
+		if (hbbp_accum__unresolved_add(x->a, dso, false, v->n, w))
 			return -ENOMEM;
 	} else if (x->ops->block_at(x->ops->ctx, mod, vaddr, &blk)) {
 		const struct bbmap_symbol *sym = x->ops->symbol_at ?
@@ -164,7 +164,7 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 
 		bi = counts_block(c, HBBP_BLK_UNDECODED, dso, NULL, sstart, sstart, 0,
 				  sym ? sym->name : NULL, sstart, sym ? sym->size : 0);
-		if (hbbp_driver__unresolved_add(x->d, dso, false, v->n, w))
+		if (hbbp_accum__unresolved_add(x->a, dso, false, v->n, w))
 			return -ENOMEM;
 	} else {
 		const char *name;
@@ -190,16 +190,16 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 static int counts_reject(struct counts_ctx *x, enum hbbp_reject why, double w,
 			 struct bbmap_dso *dso, uint64_t n, double raw)
 {
-	struct hbbp_unresolved *u = hbbp_driver__dso_acct(x->d, dso);
+	struct hbbp_unresolved *u = hbbp_accum__dso_acct(x->a, dso);
 
 	if (!u)
 		return -ENOMEM;
 	u->lbr_rejected += raw;	/* unscaled, like lbr_total */
-	x->d->rejected[why] += n;
-	x->d->rejected_weight[why] += w;
+	x->a->rejected[why] += n;
+	x->a->rejected_weight[why] += w;
 	/* Weight in code we cannot see is also reported as unresolved, by dso. */
 	if (why == REJ_NO_CODE || why == REJ_WALK_UNDECODED)
-		return hbbp_driver__unresolved_add(x->d, dso, true, n, w);
+		return hbbp_accum__unresolved_add(x->a, dso, true, n, w);
 	return 0;
 }
 
@@ -210,7 +210,7 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	struct hbbp_counts *c = x->c;
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	uint64_t to = key[2], from = key[3], cur = to;
-	double w = v->weight * x->d->ev[key[4]].scale;
+	double w = v->weight * x->a->ev[key[4]].scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	size_t nsteps = 0, i;
 
@@ -304,9 +304,9 @@ static int counts_bias(struct counts_ctx *x)
 	int err = 0;
 
 	hmap__init(&per_from, 2, sizeof(struct hbbp_bias_val));
-	for (i = 0; i < x->d->bias.cap; i++) {
+	for (i = 0; i < x->a->bias.cap; i++) {
 		void *val;
-		const uint64_t *key = hmap__slot(&x->d->bias, i, &val);
+		const uint64_t *key = hmap__slot(&x->a->bias, i, &val);
 		const struct hbbp_bias_val *e = val;
 		struct hbbp_bias_val *a;
 
@@ -342,9 +342,9 @@ static int counts_bias(struct counts_ctx *x)
 			a->expected = biased ? share : -share - 1.0;
 		}
 	}
-	for (i = 0; i < x->d->bias.cap; i++) {
+	for (i = 0; i < x->a->bias.cap; i++) {
 		void *val;
-		const uint64_t *key = hmap__slot(&x->d->bias, i, &val);
+		const uint64_t *key = hmap__slot(&x->a->bias, i, &val);
 		const struct hbbp_bias_val *a;
 		double share;
 		bool biased;
@@ -514,7 +514,7 @@ fail:
 	return NULL;
 }
 
-int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp_method method,
+int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_method method,
 			 unsigned cutoff)
 {
 	struct counts_ctx x;
@@ -529,12 +529,12 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 	hmap__init(&c->tidx, 2, sizeof(uint64_t));
 	memset(&x, 0, sizeof(x));
 	x.c = c;
-	x.d = d;
+	x.a = d;
 	x.ops = d->ops;
 	hmap__init(&x.mods, 1, sizeof(struct mod_cache_val));
 
 	/* 1. Every stream target is a block leader (before any block is looked at): gathered
-	 * per module in slot order, then added module by module (on threads: hbbp/engine/leaders.h). */
+	 * per module in slot order, then added module by module (hbbp/method/leaders.h). */
 	hbbp_leaders__init(&leaders);
 	for (i = 0; i < d->streams.cap && !err; i++) {
 		const uint64_t *key = hmap__slot(&d->streams, i, NULL);
@@ -547,7 +547,9 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 			err = hbbp_leaders__add(&leaders, mod, key[2]);
 	}
 	if (!err)
-		hbbp_leaders__apply(&leaders, x.ops);
+		err = x.ops->apply_leaders ?
+		      x.ops->apply_leaders(x.ops->apply_ctx, &leaders, x.ops) :
+		      hbbp_leaders__apply_each(&leaders, x.ops);
 	hbbp_leaders__exit(&leaders);
 	/* 2. EBS, 3. streams, each in key order. */
 	if (!err) {
