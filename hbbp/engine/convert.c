@@ -238,7 +238,7 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	return 0;
 }
 
-static void run_exit(struct convert_run *run)
+void convert__run_exit(struct convert_run *run)
 {
 	if (run->counts_ok)
 		hbbp_counts__exit(&run->counts);
@@ -329,7 +329,7 @@ out:
 	return hbbp_exit_code(err) == HBBP_EXIT_IO ? HBBP_EXIT_INPUT : hbbp_exit_code(err);
 }
 
-static int run_compute(struct convert_run *run, const struct convert_opts *o)
+int convert__compute(struct convert_run *run, const struct convert_opts *o)
 {
 	struct convert_opts one;
 	int rc = run_compute_once(run, o);
@@ -339,7 +339,7 @@ static int run_compute(struct convert_run *run, const struct convert_opts *o)
 	/* records out of time order around the part read apart: the bundle could not stand
 	 * for its samples; the file is read again in one part (same result as -j 1 gives) */
 	pr_debug("%s: read again in one part (records out of time order)", o->input);
-	run_exit(run);
+	convert__run_exit(run);
 	one = *o;
 	one.split_min = 0;
 	return run_compute_once(run, &one);
@@ -366,14 +366,29 @@ static int run_output(struct convert_run *run, const struct convert_opts *o, boo
 	return HBBP_EXIT_OK;
 }
 
+int convert_opts__init(struct convert_opts *o)
+{
+	char err[256];
+
+	memset(o, 0, sizeof(*o));
+	o->input = "perf.data";
+	o->format = WRITER_CSV;
+	o->method = HBBP_METHOD_HBBP;
+	o->cutoff = HBBP_DEFAULT_CUTOFF;
+	o->by = HBBP_DEFAULT_KEYS;
+	o->split_min = 16u << 20;
+	o->jobs = 1;
+	return hbbp_mix__parse_keys(&o->mix, o->by, NULL, err, sizeof(err)) ? -EINVAL : 0;
+}
+
 int convert__run(const struct convert_opts *o)
 {
 	struct convert_run run;
-	int rc = run_compute(&run, o);
+	int rc = convert__compute(&run, o);
 
 	if (rc == HBBP_EXIT_OK)
 		rc = run_output(&run, o, o->append);
-	run_exit(&run);
+	convert__run_exit(&run);
 	return rc;
 }
 
@@ -408,7 +423,7 @@ static void *many_worker(void *arg)
 			break;
 		i = m->next++;
 		pthread_mutex_unlock(&m->lock);
-		m->slots[i].rc = run_compute(&m->slots[i].run, &m->slots[i].o);
+		m->slots[i].rc = convert__compute(&m->slots[i].run, &m->slots[i].o);
 		pthread_mutex_lock(&m->lock);
 		m->slots[i].done = true;
 		pthread_cond_broadcast(&m->cond);
@@ -480,7 +495,7 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 		r = sl->rc;
 		if (r == HBBP_EXIT_OK)
 			r = run_output(&sl->run, &sl->o, o->append || wrote);
-		run_exit(&sl->run);
+		convert__run_exit(&sl->run);
 		if (r == HBBP_EXIT_OK)
 			wrote = true;
 		else if (rc == HBBP_EXIT_OK)

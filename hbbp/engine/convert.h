@@ -54,6 +54,15 @@ struct convert_run {
 	bool redo;			/* ... and must read it again in one */
 };
 
+/* The options of 'hbbp-convert FILE' without other arguments (CSV, the hybrid method at the
+ * default cutoff, the default keys; input "perf.data"). 0, or -ENOMEM / -EINVAL when the
+ * default keys cannot be set. */
+int convert_opts__init(struct convert_opts *o);
+/* Everything up to the result tables, in this process (no output written): run holds the
+ * counts (run->counts, with run->ops to name their dsos) and the result. Returns an exit code;
+ * convert__run_exit(run) after, whatever it returned. */
+int convert__compute(struct convert_run *run, const struct convert_opts *o);
+void convert__run_exit(struct convert_run *run);
 /* Runs the conversion; returns an exit code (HBBP_EXIT_*), messages through hbbp_log. */
 int convert__run(const struct convert_opts *o);
 /* Converts inputs[0..nr) with the options o (o->input is ignored), up to jobs at once (1:

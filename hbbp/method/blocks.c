@@ -91,7 +91,7 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
 	b->symname = symname;
 	b->sym_start = sym_start;
 	b->sym_size = sym_size;
-	b->source = "";
+	b->source = HBBP_SRC_NONE;
 	*slot = ++c->nr_blocks;
 	return (long)(c->nr_blocks - 1);
 }
@@ -367,57 +367,54 @@ out:
 	return err;
 }
 
+const char *hbbp_source_name(enum hbbp_source s)
+{
+	switch (s) {
+	case HBBP_SRC_NONE: return "";
+	case HBBP_SRC_LBR: return "lbr";
+	case HBBP_SRC_EBS: return "ebs";
+	case HBBP_SRC_LBR_FALLBACK: return "lbr-fallback";
+	case HBBP_SRC_EBS_FALLBACK: return "ebs-fallback";
+	}
+	return "";
+}
+
+/* method.md §6: LBR if length <= cutoff, else EBS; where the chosen source has no data but
+ * the other has, the other (marked as a fallback, decision). LBR-only and EBS-only modes
+ * take their source alone. */
+enum hbbp_source hbbp_rule__choose(enum hbbp_method method, unsigned cutoff, uint32_t nr_insns,
+				   bool has_ebs, bool has_lbr)
+{
+	switch (method) {
+	case HBBP_METHOD_EBS:
+		return has_ebs ? HBBP_SRC_EBS : HBBP_SRC_NONE;
+	case HBBP_METHOD_LBR:
+		return has_lbr ? HBBP_SRC_LBR : HBBP_SRC_NONE;
+	case HBBP_METHOD_HBBP:
+		break;
+	}
+	if (nr_insns <= cutoff)
+		return has_lbr ? HBBP_SRC_LBR : has_ebs ? HBBP_SRC_EBS_FALLBACK : HBBP_SRC_NONE;
+	return has_ebs ? HBBP_SRC_EBS : has_lbr ? HBBP_SRC_LBR_FALLBACK : HBBP_SRC_NONE;
+}
+
+/* method.md §4 (EBS: sum of periods / length), §5 (LBR: sum of stream weights), §6. */
 void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned cutoff)
 {
 	bool has_e = b->ebs_samples > 0, has_l = b->lbr_streams > 0;
 
-	b->count = 0;
-	b->source = "";
 	if (b->kind != HBBP_BLK_CODE) {
 		/* Pseudo blocks: EBS periods are instructions; LBR cannot count them. */
 		b->ebs_est = b->ebs_sum;
 		b->lbr_est = 0;
-		if (method != HBBP_METHOD_LBR && has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs";
-		}
-		return;
-	}
-	b->ebs_est = b->nr_insns ? b->ebs_sum / b->nr_insns : 0;
-	b->lbr_est = b->lbr_sum;
-	switch (method) {
-	case HBBP_METHOD_EBS:
-		if (has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs";
-		}
-		return;
-	case HBBP_METHOD_LBR:
-		if (has_l) {
-			b->count = b->lbr_est;
-			b->source = "lbr";
-		}
-		return;
-	case HBBP_METHOD_HBBP:
-		break;
-	}
-	if (b->nr_insns <= cutoff) {
-		if (has_l) {
-			b->count = b->lbr_est;
-			b->source = "lbr";
-		} else if (has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs-fallback";
-		}
+		b->source = method != HBBP_METHOD_LBR && has_e ? HBBP_SRC_EBS : HBBP_SRC_NONE;
 	} else {
-		if (has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs";
-		} else if (has_l) {
-			b->count = b->lbr_est;
-			b->source = "lbr-fallback";
-		}
+		b->ebs_est = b->nr_insns ? b->ebs_sum / b->nr_insns : 0;
+		b->lbr_est = b->lbr_sum;
+		b->source = hbbp_rule__choose(method, cutoff, b->nr_insns, has_e, has_l);
 	}
+	b->count = hbbp_source_is_lbr(b->source) ? b->lbr_est :
+		   hbbp_source_is_ebs(b->source) ? b->ebs_est : 0;
 }
 
 /* Deterministic iteration over an accumulator: slot indices sorted by key, with the dso pointer
@@ -584,7 +581,7 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	for (i = 0; i < c->nr_tblocks; i++) {
 		struct hbbp_tblock *t = &c->tblocks[i];
 		const struct hbbp_block *b = &c->blocks[t->block];
-		bool lbr = !strncmp(b->source, "lbr", 3), ebs = !strncmp(b->source, "ebs", 3);
+		bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
 
 		if (b->kind == HBBP_BLK_CODE)
 			t->ebs_est = b->nr_insns ? t->ebs_sum / b->nr_insns : 0;

@@ -204,6 +204,30 @@ struct hbbp_unresolved *hbbp_accum__dso_acct(struct hbbp_accum *a, struct bbmap_
 
 /* ---- blocks.c ---- */
 
+/* The estimate chosen for a block (method.md §6). */
+enum hbbp_source {
+	HBBP_SRC_NONE,		/* no data for the method */
+	HBBP_SRC_LBR,
+	HBBP_SRC_EBS,
+	HBBP_SRC_LBR_FALLBACK,	/* EBS chosen but without data: LBR */
+	HBBP_SRC_EBS_FALLBACK,	/* LBR chosen but without data: EBS */
+};
+/* "", "lbr", "ebs", "lbr-fallback", "ebs-fallback" (the outputs' source column). */
+const char *hbbp_source_name(enum hbbp_source s);
+static inline bool hbbp_source_is_lbr(enum hbbp_source s)
+{
+	return s == HBBP_SRC_LBR || s == HBBP_SRC_LBR_FALLBACK;
+}
+static inline bool hbbp_source_is_ebs(enum hbbp_source s)
+{
+	return s == HBBP_SRC_EBS || s == HBBP_SRC_EBS_FALLBACK;
+}
+/* The hybrid rule (method.md §6), written once: the source of a code block of nr_insns
+ * instructions with EBS data (has_ebs) and LBR data (has_lbr) under method and cutoff. Used
+ * by the attribution (hbbp_block__choose) and by train. */
+enum hbbp_source hbbp_rule__choose(enum hbbp_method method, unsigned cutoff, uint32_t nr_insns,
+				   bool has_ebs, bool has_lbr);
+
 enum hbbp_block_kind {
 	HBBP_BLK_CODE,		/* a decoded basic block */
 	HBBP_BLK_NOCODE,	/* EBS weight in a dso without code, per symbol (or whole dso) */
@@ -223,7 +247,7 @@ struct hbbp_block {
 	uint64_t ebs_samples, lbr_streams;
 	double ebs_est, lbr_est;	/* BBEC estimates (pseudo blocks: ebs_est = instructions) */
 	double count;			/* chosen estimate (0: no data for the chosen method) */
-	const char *source;		/* "lbr", "ebs", "lbr-fallback", "ebs-fallback", "" */
+	enum hbbp_source source;	/* which estimate count is */
 	bool biased;
 	double bias_share;		/* highest oldest/newest-slot share of its branches */
 };
@@ -255,7 +279,7 @@ struct hbbp_counts {
 int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *a, enum hbbp_method method,
 			 unsigned cutoff);
 void hbbp_counts__exit(struct hbbp_counts *c);
-/* Applies the hybrid rule to one block (exposed for tests). */
+/* Sets a block's estimates (method.md §4, §5) and applies the hybrid rule (§6) to it. */
 void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned cutoff);
 
 #endif

@@ -377,24 +377,21 @@ static struct mix_row *rows_get(struct mix_rows *r, const char *key, size_t len)
 	return row;
 }
 
-static unsigned source_bit(const char *s)
+/* The sources of a row's blocks, one bit per enum hbbp_source but NONE. */
+static unsigned source_bit(enum hbbp_source s)
 {
-	if (!strcmp(s, "lbr")) return 1;
-	if (!strcmp(s, "ebs")) return 2;
-	if (!strcmp(s, "lbr-fallback")) return 4;
-	if (!strcmp(s, "ebs-fallback")) return 8;
-	return 0;
+	return s == HBBP_SRC_NONE ? 0 : 1u << s;
 }
 
 static const char *source_name(unsigned bits)
 {
-	switch (bits) {
-	case 1: return "lbr";
-	case 2: return "ebs";
-	case 4: return "lbr-fallback";
-	case 8: return "ebs-fallback";
-	case 0: return "";
-	}
+	unsigned s;
+
+	if (!bits)
+		return "";
+	for (s = HBBP_SRC_LBR; s <= HBBP_SRC_EBS_FALLBACK; s++)
+		if (bits == 1u << s)
+			return hbbp_source_name((enum hbbp_source)s);
 	return "mixed";
 }
 
@@ -832,7 +829,7 @@ static int table_blocks(struct result *res, struct mix_ctx *x, const struct ids 
 		result_cell__real(&cell[8], b->ebs_est);
 		result_cell__real(&cell[9], b->lbr_est);
 		if (!err)
-			err = result_cell__text(t, &cell[10], b->source);
+			err = result_cell__text(t, &cell[10], hbbp_source_name(b->source));
 		result_cell__int(&cell[11], (int64_t)b->ebs_samples);
 		result_cell__int(&cell[12], (int64_t)b->lbr_streams);
 		result_cell__int(&cell[13], b->biased);

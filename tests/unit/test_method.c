@@ -309,7 +309,7 @@ static void test_stream_weighting(void)
 		CHECK_EQ_U64(b1->lbr_streams, 2);
 		CHECK_EQ_DBL(b2->lbr_est, 100.0, 1e-9);
 		CHECK_EQ_U64(b2->nr_insns, 3);
-		CHECK_STR(b1->source, "lbr");
+		CHECK_STR(hbbp_source_name(b1->source), "lbr");
 		CHECK_EQ_DBL(b1->count, 200.0, 1e-9);
 	}
 	CHECK(!find_block(&c, "a", 0x1018));		/* never executed */
@@ -429,29 +429,29 @@ static void test_choose(void)
 	b.lbr_streams = 5;
 	b.nr_insns = 18;
 	hbbp_block__choose(&b, HBBP_METHOD_HBBP, 18);
-	CHECK_STR(b.source, "lbr");
+	CHECK_STR(hbbp_source_name(b.source), "lbr");
 	CHECK_EQ_DBL(b.count, 77.0, 0);
 	b.nr_insns = 19;
 	hbbp_block__choose(&b, HBBP_METHOD_HBBP, 18);
-	CHECK_STR(b.source, "ebs");
+	CHECK_STR(hbbp_source_name(b.source), "ebs");
 	CHECK_EQ_DBL(b.count, 1800.0 / 19, 1e-9);
 	hbbp_block__choose(&b, HBBP_METHOD_HBBP, 19);	/* --cutoff 19 */
-	CHECK_STR(b.source, "lbr");
+	CHECK_STR(hbbp_source_name(b.source), "lbr");
 	hbbp_block__choose(&b, HBBP_METHOD_LBR, 18);
-	CHECK_STR(b.source, "lbr");
+	CHECK_STR(hbbp_source_name(b.source), "lbr");
 	CHECK_EQ_DBL(b.count, 77.0, 0);
 	b.nr_insns = 2;
 	hbbp_block__choose(&b, HBBP_METHOD_EBS, 18);
-	CHECK_STR(b.source, "ebs");
+	CHECK_STR(hbbp_source_name(b.source), "ebs");
 	CHECK_EQ_DBL(b.count, 900.0, 0);
 	/* only EBS data on a short block: EBS as fallback */
 	b.lbr_streams = 0;
 	b.lbr_sum = 0;
 	hbbp_block__choose(&b, HBBP_METHOD_HBBP, 18);
-	CHECK_STR(b.source, "ebs-fallback");
+	CHECK_STR(hbbp_source_name(b.source), "ebs-fallback");
 	CHECK_EQ_DBL(b.count, 900.0, 0);
 	hbbp_block__choose(&b, HBBP_METHOD_LBR, 18);
-	CHECK_STR(b.source, "");
+	CHECK_STR(hbbp_source_name(b.source), "");
 	CHECK_EQ_DBL(b.count, 0, 0);
 	/* only LBR data on a long block: LBR as fallback */
 	b.lbr_streams = 1;
@@ -460,7 +460,7 @@ static void test_choose(void)
 	b.ebs_sum = 0;
 	b.nr_insns = 40;
 	hbbp_block__choose(&b, HBBP_METHOD_HBBP, 18);
-	CHECK_STR(b.source, "lbr-fallback");
+	CHECK_STR(hbbp_source_name(b.source), "lbr-fallback");
 	CHECK_EQ_DBL(b.count, 5.0, 0);
 }
 
@@ -499,7 +499,7 @@ static void test_ebs_scale_threads(void)
 	if (b1) {
 		/* (300 + 600) * 2 / 3 insns = 600 executions; LBR has no data: fallback */
 		CHECK_EQ_DBL(b1->ebs_est, 600.0, 1e-9);
-		CHECK_STR(b1->source, "ebs-fallback");
+		CHECK_STR(hbbp_source_name(b1->source), "ebs-fallback");
 		CHECK_EQ_U64(b1->ebs_samples, 2);
 	}
 	for (i = 0; i < c.nr_tblocks; i++) {

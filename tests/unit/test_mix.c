@@ -111,13 +111,13 @@ static void build(struct hbbp_accum *d, struct hbbp_counts *c)
 	b[0] = (struct hbbp_block){ .kind = HBBP_BLK_CODE, .dso = &dso_prog, .mod = &mod,
 		.start = 0x10, .end = 0x1c, .nr_insns = 3, .symname = "f", .sym_start = 0x10,
 		.sym_size = 0x20, .count = 12, .lbr_est = 12, .ebs_est = 9, .lbr_streams = 5,
-		.ebs_samples = 1, .source = "lbr", .biased = true, .bias_share = 0.5 };
+		.ebs_samples = 1, .source = HBBP_SRC_LBR, .biased = true, .bias_share = 0.5 };
 	b[1] = (struct hbbp_block){ .kind = HBBP_BLK_CODE, .dso = &dso_prog, .mod = &mod,
 		.start = 0x20, .end = 0x28, .nr_insns = 2, .symname = "f", .sym_start = 0x10,
 		.sym_size = 0x20, .count = 4, .ebs_est = 4, .ebs_samples = 2,
-		.source = "ebs-fallback" };
+		.source = HBBP_SRC_EBS_FALLBACK };
 	b[2] = (struct hbbp_block){ .kind = HBBP_BLK_NOCODE, .dso = &dso_k, .start = 0,
-		.count = 30, .ebs_est = 30, .ebs_samples = 3, .source = "ebs" };
+		.count = 30, .ebs_est = 30, .ebs_samples = 3, .source = HBBP_SRC_EBS };
 	c->nr_tblocks = c->alloc_tblocks = 4;
 	c->tblocks = t = calloc(4, sizeof(*t));
 	t[0] = (struct hbbp_tblock){ .pid = 7, .tid = 7, .block = 0, .count = 10, .lbr_est = 10,
