@@ -63,6 +63,10 @@ int convert_opts__init(struct convert_opts *o);
  * convert__run_exit(run) after, whatever it returned. */
 int convert__compute(struct convert_run *run, const struct convert_opts *o);
 void convert__run_exit(struct convert_run *run);
+/* The address-space session of a conversion of r with the options o (binaries, search
+ * paths, the recording's build-ids). 0 or a negative error (reported). */
+int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
+			 const struct convert_opts *o);
 /* Runs the conversion; returns an exit code (HBBP_EXIT_*), messages through hbbp_log. */
 int convert__run(const struct convert_opts *o);
 /* Converts inputs[0..nr) with the options o (o->input is ignored), up to jobs at once (1:
