@@ -19,6 +19,7 @@
 #include "util/hbbp_err.h"
 
 #define NR_MNEMONICS (ZYDIS_MNEMONIC_MAX_VALUE + 1)
+#define BBMAP_INSN_PSEUDO_OP	(1u << 15)	/* internal, between attrs and the text */
 
 /* Zydis enum -> bbmap enum, and the per-mnemonic names; filled once (pthread_once). */
 static uint8_t ext_map[ZYDIS_ISA_EXT_MAX_VALUE + 1];
@@ -122,6 +123,18 @@ int mod_zydis__open(struct bbmap_module *m)
 		pr_err("%s: zydis: cannot set up a decoder for this architecture", m->path);
 		return -HBBP_EUNSUPP;
 	}
+	/* As objdump -M intel writes operands: sizes of memory operands, lowercase hex,
+	 * no zero padding. */
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING,
+				  ZYDIS_PADDING_DISABLED);
 	m->zy_open = true;
 	return 0;
 }
@@ -203,10 +216,61 @@ static enum bbmap_packing simd_packing(const ZydisDecodedInstruction *zi, struct
 	return PACK_PACKED;
 }
 
+/* objdump's (and capstone's) pseudo-op for a compare predicate in the immediate:
+ * cmpsd xmm4, xmm1, 6 -> cmpnlesd xmm4, xmm1; vpcmpub k0, zmm0, zmm1, 4 -> vpcmpnequb. The
+ * mnemonic goes to mbuf; false when the instruction has no such form. */
+static bool cmp_pseudo(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
+		       char *mbuf, size_t n)
+{
+	static const char *const fp[32] = {
+		"eq", "lt", "le", "unord", "neq", "nlt", "nle", "ord", "eq_uq", "nge", "ngt",
+		"false", "neq_oq", "ge", "gt", "true", "eq_os", "lt_oq", "le_oq", "unord_s",
+		"neq_us", "nlt_uq", "nle_uq", "ord_s", "eq_us", "nge_uq", "ngt_uq", "false_os",
+		"neq_os", "ge_oq", "gt_oq", "true_us" };
+	static const char *const in[8] = { "eq", "lt", "le", "false", "neq", "nlt", "nle",
+					   "true" };
+	const char *zn = ZydisMnemonicGetString(zi->mnemonic);
+	const ZydisDecodedOperand *imm = NULL;
+	unsigned i;
+	uint64_t v;
+
+	if (!zn || zi->operand_count_visible < 3)
+		return false;
+	for (i = 0; i < zi->operand_count_visible; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			imm = &ops[i];
+	if (!imm)
+		return false;
+	v = imm->imm.value.u;
+	if (!strncmp(zn, "vpcmp", 5) && strlen(zn) <= 7 && zn[5] != 'e' && zn[5] != 'g' &&
+	    zn[5] != 'i' && zn[5] != 'e') {
+		/* vpcmpb/ub/w/uw/d/ud/q/uq: integer predicates 0..7 */
+		if (v > 7)
+			return false;
+		snprintf(mbuf, n, "vpcmp%s%s", in[v], zn + 5);
+		return true;
+	}
+	if (!strcmp(zn, "cmpps") || !strcmp(zn, "cmppd") || !strcmp(zn, "cmpss") ||
+	    !strcmp(zn, "cmpsd")) {
+		if (v > 7)
+			return false;
+		snprintf(mbuf, n, "cmp%s%s", fp[v], zn + 3);
+		return true;
+	}
+	if (!strcmp(zn, "vcmpps") || !strcmp(zn, "vcmppd") || !strcmp(zn, "vcmpss") ||
+	    !strcmp(zn, "vcmpsd") || !strcmp(zn, "vcmpph") || !strcmp(zn, "vcmpsh")) {
+		if (v > 31)
+			return false;
+		snprintf(mbuf, n, "vcmp%s%s", fp[v], zn + 4);
+		return true;
+	}
+	return false;
+}
+
 /* The iclass and mnemonic of an instruction with a prefix form (lock, rep) or a near/far
  * or string/SSE pair under one Zydis mnemonic; NULLs when it is the plain form. */
 static int x86_forms(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
-		     struct bbmap_insn *in)
+		     const ZydisDecodedOperand *ops, struct bbmap_insn *in)
 {
 	const char *mn = mn_names[zi->mnemonic], *ic = ic_names[zi->mnemonic];
 	char ibuf[48], mbuf[48];
@@ -239,6 +303,16 @@ static int x86_forms(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 	} else if (str && (a & ZYDIS_ATTRIB_HAS_REPNE)) {
 		mpre = "repnz ";
 		pre = "REPNE_";
+	}
+	/* objdump's movabs: mov with a 64-bit immediate or a 64-bit absolute address */
+	if (zi->mnemonic == ZYDIS_MNEMONIC_MOV &&
+	    (zi->raw.imm[0].size == 64 || (zi->raw.disp.size == 64 && !zi->raw.modrm.offset)))
+		mn = "movabs";
+	if (cmp_pseudo(zi, ops, mbuf, sizeof(mbuf))) {
+		in->flags |= BBMAP_INSN_PSEUDO_OP;
+		in->mnemonic = mod_str__intern(m, mbuf);
+		in->iclass = ic;
+		return in->mnemonic ? 0 : -ENOMEM;
 	}
 	if (ic == ic_names[zi->mnemonic] && !*pre && !*suf && !*mpre) {
 		in->mnemonic = mn;
@@ -353,21 +427,24 @@ int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 		   cat != ZYDIS_CATEGORY_WIDENOP) {
 		in->elem = (uint8_t)elem_of(ZYDIS_ELEMENT_TYPE_INT, first->size);
 	}
-	return x86_forms(m, zi, in);
+	return x86_forms(m, zi, ops, in);
 }
 
 /* Operand text: the formatted instruction without its prefix words and mnemonic. */
-static const char *operand_text(const struct bbmap_module *m, const ZydisDecodedInstruction *zi,
+static char *operand_text(const struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 				const ZydisDecodedOperand *ops, uint64_t addr, char *buf,
 				size_t n)
 {
-	const char *mn = ZydisMnemonicGetString(zi->mnemonic), *p = buf, *sp;
+	const char *mn = ZydisMnemonicGetString(zi->mnemonic);
+	char *p = buf, *sp;
 	size_t l = mn ? strlen(mn) : 0;
 
 	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&m->zy_fmt, zi, ops,
 							  zi->operand_count_visible, buf, n,
-							  addr, ZYAN_NULL)))
-		return "";
+							  addr, ZYAN_NULL))) {
+		buf[0] = 0;
+		return buf;
+	}
 	while (l && (strncmp(p, mn, l) || (p[l] != ' ' && p[l] != 0)) &&
 	       (sp = strchr(p, ' ')) != NULL)
 		p = sp + 1;
@@ -412,14 +489,22 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 			m->stats.bytes_bad++;
 			off = mod_text__add(text, "");
 		} else {
-			char tmp[256];
+			char tmp[256], *t;
 
 			err = mod_zydis__attrs(m, &zi, ops, addr, in);
 			if (err)
 				return err;
 			in->len = zi.length;
-			off = mod_text__add(text, operand_text(m, &zi, ops, addr, tmp,
-							       sizeof(tmp)));
+			t = operand_text(m, &zi, ops, addr, tmp, sizeof(tmp));
+			if (in->flags & BBMAP_INSN_PSEUDO_OP) {
+				/* the predicate is in the mnemonic: drop ", imm" */
+				char *c = strrchr(t, ',');
+
+				in->flags &= (uint16_t)~BBMAP_INSN_PSEUDO_OP;
+				if (c)
+					*c = 0;
+			}
+			off = mod_text__add(text, t);
 		}
 		if (off == (size_t)-1)
 			return -ENOMEM;

@@ -647,6 +647,27 @@ int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr)
 	return region_split(m, r, vaddr);
 }
 
+size_t bbmap_module__nr_code_ranges(const struct bbmap_module *m) { return m->nr_code; }
+
+int bbmap_module__code_range(const struct bbmap_module *m, size_t idx, uint64_t *start,
+			     uint64_t *end)
+{
+	if (idx >= m->nr_code)
+		return -HBBP_ENOTFOUND;
+	*start = m->code[idx].vaddr;
+	*end = m->code[idx].vaddr + m->code[idx].size;
+	return 0;
+}
+
+void bbmap_module__forget_code(struct bbmap_module *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_regions; i++)
+		region_free(m->regions[i]);
+	m->nr_regions = 0;
+}
+
 /* ---- cache ---- */
 
 struct bbmap_module_cache {

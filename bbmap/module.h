@@ -134,6 +134,15 @@ int bbmap_module__insn_text(struct bbmap_module *m, uint64_t vaddr, char *buf, s
  * Valid until the next add_leader. */
 int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct bbmap_insn **in);
 
+/* The module's code: executable sections (PF_X segments for files without sections), as
+ * [start, end) ranges of bytes present in the file, sorted by start. */
+size_t bbmap_module__nr_code_ranges(const struct bbmap_module *m);
+int bbmap_module__code_range(const struct bbmap_module *m, size_t idx, uint64_t *start,
+			     uint64_t *end);
+/* Frees every decoded region (instructions, blocks, leaders added): for walking a whole
+ * binary in bounded memory. Pointers from block_at/insn_at become invalid; statistics stay. */
+void bbmap_module__forget_code(struct bbmap_module *m);
+
 /* The block that starts where blk ends (fall-through successor), decoding on demand.
  * -HBBP_ENOTFOUND at the end of the code. Same pointer validity as block_at. */
 int bbmap_module__block_after(struct bbmap_module *m, const struct bbmap_block *blk,
