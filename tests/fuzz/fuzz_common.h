@@ -10,6 +10,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* What the targets read of the parsed data goes here, so that the reads are not optimised
+ * away (nothing is printed). */
+static volatile uint64_t fuzz_sink;
+
 /* The input as a regular file in memory: one memfd per process, rewritten for each input and
  * named through /proc/self/fd (no file system work per input, nothing left behind). NULL if
  * it cannot be made (the input is then skipped). */
