@@ -602,6 +602,26 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 	return 0;
 }
 
+int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
+			      const struct bbmap_block **blks, size_t *n)
+{
+	struct mod_region *r;
+	long bi;
+	int err;
+
+	*blks = NULL;
+	*n = 0;
+	err = region_for(m, vaddr, &r);
+	if (err)
+		return err;
+	bi = block_index(r, vaddr);
+	if (bi < 0 || insn_index(r, vaddr) < 0)
+		return -HBBP_ENOTFOUND;
+	*blks = &r->blocks[bi];
+	*n = r->nr_blocks - (size_t)bi;
+	return 0;
+}
+
 int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct bbmap_insn **in)
 {
 	struct mod_region *r;

@@ -139,6 +139,11 @@ int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct b
 size_t bbmap_module__nr_code_ranges(const struct bbmap_module *m);
 int bbmap_module__code_range(const struct bbmap_module *m, size_t idx, uint64_t *start,
 			     uint64_t *end);
+/* The blocks of the decoded function (or region) holding vaddr, from the block containing
+ * vaddr to the region's end, decoding on demand: a listing walks *n blocks without a lookup
+ * each. Same errors and pointer validity as block_at. */
+int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
+			      const struct bbmap_block **blks, size_t *n);
 /* Frees every decoded region (instructions, blocks, leaders added): for walking a whole
  * binary in bounded memory. Pointers from block_at/insn_at become invalid; statistics stay. */
 void bbmap_module__forget_code(struct bbmap_module *m);
