@@ -1,6 +1,7 @@
 /* Internals shared by the files that implement bbmap/module.h: the module object, its ELF
  * view (elf_load.c), lazy disassembly (disasm_region.c: x86 through disasm_zydis.c, Arm
- * through disasm_capstone.c), instruction classification (insn_attr.c), source lines (srcline.c) and C++ demangling (demangle.c). Not a public
+ * through disasm_capstone.c), instruction classification (insn_attr.c), source lines
+ * (srcline.c) and C++ demangling (demangle.c). Not a public
  * interface: nothing outside bbmap/module*.c, elf_*.c, disasm_*.c, insn_attr.c, srcline.c
  * and demangle.c includes it. Knows nothing of perf.data.
  */
