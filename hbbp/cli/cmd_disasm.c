@@ -166,11 +166,12 @@ static void put_insn(FILE *f, bool csv, const struct bbmap_insn *in, bool first,
 }
 
 /* One part of the code, listed by one thread with its own module instance (a module is used
- * by one thread at a time): [start, end) in code range ri, written to out. */
+ * by one thread at a time): from start in code range ri to end in code range ri_end, written
+ * to out. */
 struct chunk {
 	const char *path;
 	bool csv;
-	size_t ri;
+	size_t ri, ri_end;
 	uint64_t start, end;
 	FILE *out;
 	uint64_t reached;		/* where the walk stopped: >= end */
@@ -179,18 +180,16 @@ struct chunk {
 	pthread_t th;
 };
 
-static void walk(struct chunk *c, struct bbmap_module *m)
+static void walk_range(struct chunk *c, struct bbmap_module *m, uint64_t addr, uint64_t end,
+		       uint64_t *since_forget, const struct bbmap_symbol **last_sym)
 {
-	const struct bbmap_symbol *last_sym = NULL;
-	uint64_t addr = c->start, since_forget = 0;
-
-	while (addr < c->end) {
+	while (addr < end) {
 		const struct bbmap_block *blks;
 		size_t nb, bi;
 
-		if (since_forget >= FORGET_BYTES) {
+		if (*since_forget >= FORGET_BYTES) {
 			bbmap_module__forget_code(m);
-			since_forget = 0;
+			*since_forget = 0;
 		}
 		c->err = bbmap_module__blocks_from(m, addr, &blks, &nb);
 		if (c->err == -HBBP_ENOTFOUND) {
@@ -207,18 +206,32 @@ static void walk(struct chunk *c, struct bbmap_module *m)
 			const struct bbmap_block *blk = &blks[bi];
 			uint32_t k;
 
-			if (!c->csv && blk->sym != last_sym && blk->sym)
+			if (!c->csv && blk->sym != *last_sym && blk->sym)
 				fprintf(c->out, "\n%016" PRIx64 " <%s>:\n", blk->sym->start,
 					blk->sym->name);
-			last_sym = blk->sym;
+			*last_sym = blk->sym;
 			for (k = 0; k < blk->nr_insns; k++)
 				put_insn(c->out, c->csv, &blk->insns[k], k == 0, blk->sym);
 			c->nr_insns += blk->nr_insns;
-			since_forget += blk->end - blk->start;
+			*since_forget += blk->end - blk->start;
 			addr = blk->end;
 		}
 	}
 	c->reached = addr;
+}
+
+static void walk(struct chunk *c, struct bbmap_module *m)
+{
+	const struct bbmap_symbol *last_sym = NULL;
+	uint64_t since_forget = 0, s, e;
+	size_t ri;
+
+	for (ri = c->ri; ri <= c->ri_end && !(c->err && c->err != -HBBP_ENOTFOUND); ri++) {
+		if (bbmap_module__code_range(m, ri, &s, &e))
+			break;
+		walk_range(c, m, ri == c->ri ? c->start : s, ri == c->ri_end ? c->end : e,
+			   &since_forget, &last_sym);
+	}
 }
 
 static void *chunk_thread(void *arg)
@@ -244,53 +257,49 @@ static void *chunk_thread(void *arg)
 static size_t plan(struct bbmap_module *m, const char *path, bool csv, unsigned jobs,
 		   struct chunk *ch)
 {
-	uint64_t total = 0, s, e, per, done = 0;
-	size_t ri, n = 0, si = 0, nsym = bbmap_module__nr_symbols(m);
+	uint64_t total = 0, s, e, per, done = 0, prev_end = 0;
+	size_t ri, n = 0, si = 0, nr = bbmap_module__nr_code_ranges(m);
+	size_t nsym = bbmap_module__nr_symbols(m);
 
-	for (ri = 0; ri < bbmap_module__nr_code_ranges(m); ri++) {
+	if (!nr)
+		return 0;
+	for (ri = 0; ri < nr; ri++) {
 		bbmap_module__code_range(m, ri, &s, &e);
 		total += e - s;
 	}
 	per = total / jobs + 1;
-	for (ri = 0; ri < bbmap_module__nr_code_ranges(m); ri++) {
+	bbmap_module__code_range(m, 0, &s, &e);
+	ch[0] = (struct chunk){ .path = path, .csv = csv, .ri = 0, .start = s };
+	for (ri = 0; ri < nr; ri++) {
 		uint64_t at;
 
 		bbmap_module__code_range(m, ri, &s, &e);
 		at = s;
-		ch[n] = (struct chunk){ .path = path, .csv = csv, .ri = ri, .start = s, .end = e };
-		while (n + 1 < jobs && done + (e - at) > per && si < nsym) {
-			/* the first clean symbol start past this part's share */
-			uint64_t want = at + (per - done), prev_end = 0;
-			bool cut = false;
+		/* the first clean symbol start past this part's share, while parts are left */
+		for (; si < nsym && n + 1 < jobs; si++) {
+			const struct bbmap_symbol *y = bbmap_module__symbol(m, si);
 
-			for (; si < nsym; si++) {
-				const struct bbmap_symbol *y = bbmap_module__symbol(m, si);
-
-				if (y->start >= want && y->start < e && y->start > at &&
-				    prev_end <= y->start) {
-					ch[n].end = y->start;
-					done += y->start - at;
-					at = y->start;
-					n++;
-					ch[n] = (struct chunk){ .path = path, .csv = csv, .ri = ri,
-								.start = at, .end = e };
-					done = 0;
-					cut = true;
-					si++;
-					break;
-				}
-				if (y->start + y->size > prev_end)
-					prev_end = y->start + y->size;
-			}
-			if (!cut)
+			if (y->start >= e)
 				break;
+			if (y->start > at && y->start >= s && prev_end <= y->start &&
+			    done + (y->start - at) >= per) {
+				ch[n].ri_end = ri;
+				ch[n].end = y->start;
+				n++;
+				ch[n] = (struct chunk){ .path = path, .csv = csv, .ri = ri,
+							.start = y->start };
+				done = 0;
+				at = y->start;
+			}
+			if (y->start + y->size > prev_end)
+				prev_end = y->start + y->size;
 		}
 		done += e - at;
-		n++;
-		if (n == MAX_JOBS * 4)
-			break;
 	}
-	return n;
+	bbmap_module__code_range(m, nr - 1, &s, &e);
+	ch[n].ri_end = nr - 1;
+	ch[n].end = e;
+	return n + 1;
 }
 
 static int copy_out(FILE *from, FILE *to)
@@ -310,7 +319,7 @@ int cmd_disasm(int argc, char **argv)
 	const char *path = NULL, *fmt = "text";
 	struct bbmap_module *m;
 	struct bbmap_module_stats st;
-	struct chunk ch[MAX_JOBS * 4];
+	struct chunk ch[MAX_JOBS];
 	uint64_t nr_insns = 0, unreached = 0, bytes_bad;
 	static char obuf[1 << 16];
 	unsigned jobs = 2;
@@ -394,7 +403,7 @@ int cmd_disasm(int argc, char **argv)
 			err = ch[k].err;
 		/* a part starts where the walk of the previous one stopped, or the cut was not
 		 * clean: then the listing is done again in one walk */
-		if (ch[k - 1].reached != ch[k].start && ch[k - 1].ri == ch[k].ri)
+		if (ch[k - 1].reached != ch[k].start)
 			in_step = false;
 	}
 	bbmap_module__stats(m, &st);
@@ -406,7 +415,7 @@ int cmd_disasm(int argc, char **argv)
 			struct chunk *c = &ch[k];
 
 			/* continue the one walk where it stopped, in this thread */
-			c->start = ch[k - 1].reached > c->start && ch[k - 1].ri == c->ri ?
+			c->start = ch[k - 1].reached > c->start && ch[k - 1].ri_end == c->ri ?
 				   ch[k - 1].reached : c->start;
 			c->out = stdout;
 			c->nr_insns = c->unreached = 0;
