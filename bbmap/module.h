@@ -144,8 +144,11 @@ int bbmap_module__code_range(const struct bbmap_module *m, size_t idx, uint64_t 
  * each. Same errors and pointer validity as block_at. */
 int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 			      const struct bbmap_block **blks, size_t *n);
-/* Frees every decoded region (instructions, blocks, leaders added): for walking a whole
- * binary in bounded memory. Pointers from block_at/insn_at become invalid; statistics stay. */
+/* Frees the decoded regions (instructions, blocks, leaders added) but the last one: for
+ * walking a whole binary in address order in bounded memory. The last region is kept because
+ * the next region starts where it ends (a region never overlaps a decoded one): the walk
+ * decodes the same with or without forgetting. Pointers from block_at/insn_at into the freed
+ * regions become invalid; statistics stay. */
 void bbmap_module__forget_code(struct bbmap_module *m);
 
 /* The block that starts where blk ends (fall-through successor), decoding on demand.
