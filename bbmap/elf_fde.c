@@ -133,3 +133,27 @@ int mod_elf__fde_range(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, 
 	}
 	return -ENOENT;
 }
+
+void mod_elf__fde_gap(struct bbmap_module *m, uint64_t vaddr, uint64_t *s, uint64_t *e)
+{
+	size_t lo = 0, hi, i;
+
+	if (!fde_table(m))
+		return;
+	hi = m->nr_fdes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->fdes[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nr_fdes && m->fdes[lo].start < *e)
+		*e = m->fdes[lo].start;
+	for (i = lo; i > 0; i--)
+		if (m->fdes[i - 1].end <= vaddr && m->fdes[i - 1].end > *s) {
+			*s = m->fdes[i - 1].end;
+			break;
+		}
+}

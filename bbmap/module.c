@@ -530,6 +530,8 @@ static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start
 		e = ce;
 		if ((size_t)(i + 1) < m->nr_syms && m->syms[i + 1].start < e)
 			e = m->syms[i + 1].start;
+		/* nor into the functions .eh_frame describes around it */
+		mod_elf__fde_gap(m, vaddr, &s, &e);
 		if (e - vaddr > WINDOW)
 			e = vaddr + WINDOW;
 	}

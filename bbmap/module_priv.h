@@ -115,6 +115,8 @@ const struct mod_code_range *mod_elf__code_range(const struct bbmap_module *m, u
 /* elf_fde.c: [start, end) of the FDE holding vaddr; -ENOENT none; -EOPNOTSUPP when the
  * file has no .eh_frame_hdr table in the usual encodings (use libdw's rows then). */
 int mod_elf__fde_range(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end);
+/* Narrows [*s, *e) around vaddr (in no FDE) to the gap between the FDEs before and after. */
+void mod_elf__fde_gap(struct bbmap_module *m, uint64_t vaddr, uint64_t *s, uint64_t *e);
 
 /* disasm_region.c: decodes [start, end) into r->insns (x86 through Zydis, Arm through
  * capstone), into the module's scratch buffers, then keeps exact copies. */
