@@ -48,6 +48,32 @@ static int fde_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* A symbol says where a function starts; an FDE whose range holds a symbol's start past its
+ * own start is not one function (glibc's __restore_rt has its FDE start one byte early, in
+ * the padding before it): such FDEs are dropped and the symbols are used. Returns the count
+ * kept. */
+static size_t drop_split_by_symbols(const struct bbmap_module *m, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t lo = 0, hi = m->nr_syms;
+
+		while (lo < hi) {	/* first symbol starting after the FDE's start */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (m->syms[mid].start <= m->fdes[i].start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < m->nr_syms && m->syms[lo].start < m->fdes[i].end)
+			continue;
+		m->fdes[k++] = m->fdes[i];
+	}
+	return k;
+}
+
 /* Fills m->fdes once; false when the file has no table this reads (fall back). */
 static bool fde_table(struct bbmap_module *m)
 {
@@ -98,7 +124,7 @@ static bool fde_table(struct bbmap_module *m)
 		return false;
 	}
 	qsort(m->fdes, n, sizeof(*m->fdes), fde_cmp);
-	m->nr_fdes = n;
+	m->nr_fdes = drop_split_by_symbols(m, n);
 	m->fde_state = 1;
 	return true;
 }

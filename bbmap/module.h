@@ -120,6 +120,9 @@ struct bbmap_module_stats {
 	uint64_t nr_fde_syms;		/* sub_<hex> pseudo symbols made from .eh_frame */
 	uint64_t nr_windows;		/* regions decoded without a symbol or FDE range */
 	uint64_t bytes_bad;		/* bytes in BBMAP_INSN_BAD instructions */
+	uint64_t bytes_cut;		/* of bytes_bad: the start of an instruction cut off by
+					 * the end of its function or region (padding or data
+					 * before the next function), not an unknown opcode */
 };
 void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats *st);
 

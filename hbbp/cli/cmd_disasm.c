@@ -175,7 +175,7 @@ struct chunk {
 	uint64_t start, end;
 	FILE *out;
 	uint64_t reached;		/* where the walk stopped: >= end */
-	uint64_t nr_insns, unreached, bytes_bad;
+	uint64_t nr_insns, unreached, bytes_bad, bytes_cut;
 	int err;
 	pthread_t th;
 };
@@ -248,6 +248,7 @@ static void *chunk_thread(void *arg)
 	walk(c, m);
 	bbmap_module__stats(m, &st);
 	c->bytes_bad = st.bytes_bad;
+	c->bytes_cut = st.bytes_cut;
 	bbmap_module__delete(m);
 	return NULL;
 }
@@ -320,7 +321,7 @@ int cmd_disasm(int argc, char **argv)
 	struct bbmap_module *m;
 	struct bbmap_module_stats st;
 	struct chunk ch[MAX_JOBS];
-	uint64_t nr_insns = 0, unreached = 0, bytes_bad;
+	uint64_t nr_insns = 0, unreached = 0, bytes_bad, bytes_cut;
 	static char obuf[1 << 16];
 	unsigned jobs = 2;
 	size_t n, k;
@@ -408,6 +409,7 @@ int cmd_disasm(int argc, char **argv)
 	}
 	bbmap_module__stats(m, &st);
 	bytes_bad = st.bytes_bad;
+	bytes_cut = st.bytes_cut;
 	nr_insns = ch[0].nr_insns;
 	unreached = ch[0].unreached;
 	for (k = 1; k < n && !err; k++) {
@@ -424,6 +426,7 @@ int cmd_disasm(int argc, char **argv)
 		} else {
 			err = copy_out(ch[k].out, stdout);
 			bytes_bad += ch[k].bytes_bad;
+			bytes_cut += ch[k].bytes_cut;
 		}
 		nr_insns += ch[k].nr_insns;
 		unreached += ch[k].unreached;
@@ -431,6 +434,7 @@ int cmd_disasm(int argc, char **argv)
 	if (!in_step) {
 		bbmap_module__stats(m, &st);
 		bytes_bad = st.bytes_bad;
+		bytes_cut = st.bytes_cut;
 	}
 	for (k = 1; k < n; k++)
 		if (ch[k].out && ch[k].out != stdout)
@@ -447,6 +451,10 @@ int cmd_disasm(int argc, char **argv)
 			"no instruction start of their function and were not listed\n", path,
 			unreached);
 	fprintf(stderr, "hbbp-convert: disasm: %s: %" PRIu64 " instructions, %" PRIu64
-		" undecodable bytes\n", path, nr_insns, bytes_bad + unreached);
+		" undecodable bytes", path, nr_insns, bytes_bad + unreached);
+	if (bytes_cut)
+		fprintf(stderr, " (%" PRIu64 " of them instructions cut off by the end of their "
+			"function: padding or data before the next one)", bytes_cut);
+	fputc('\n', stderr);
 	return HBBP_EXIT_OK;
 }
