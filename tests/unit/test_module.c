@@ -298,6 +298,9 @@ static void test_insn_text(void)
 
 		if (sscanf(line, " %llx:", &a) != 1 || !tab || sscanf(tab + 1, "%63s", mn) != 1)
 			continue;
+		/* the last instruction may be cut by --stop-address: objdump shows its prefix */
+		if (!strncmp(mn, "rex", 3) || mn[0] == '.' || mn[0] == '(')
+			continue;
 		CHECK_EQ_U64(bbmap_module__insn_text(m, a, text, sizeof(text)), 0);
 		CHECK(!strncmp(text, mn, strlen(mn)));
 		CHECK_EQ_U64(bbmap_module__insn_at(m, a, &in), 0);
