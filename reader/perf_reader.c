@@ -76,6 +76,27 @@ char *perf_reader__strdup(struct perf_reader *r, const char *s, size_t max)
 	return d;
 }
 
+/* Keeps a replaced event name alive until the reader is deleted (a consumer may hold it).
+ * Bounded: past PERF_MAX_RETIRED_NAMES the name is freed and the caller told (-E2BIG). */
+#define PERF_MAX_RETIRED_NAMES 4096
+int perf_reader__retire_name(struct perf_reader *r, char *name)
+{
+	if (r->nr_retired_names == r->cap_retired_names) {
+		size_t cap = r->cap_retired_names ? r->cap_retired_names * 2 : 8;
+		char **n;
+
+		if (cap > PERF_MAX_RETIRED_NAMES)
+			return -E2BIG;
+		n = realloc(r->retired_names, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->retired_names = n;
+		r->cap_retired_names = cap;
+	}
+	r->retired_names[r->nr_retired_names++] = name;
+	return 0;
+}
+
 /* ---- id map ---- */
 
 static size_t id_hash(uint64_t id, size_t cap)
@@ -728,6 +749,9 @@ void perf_reader__delete(struct perf_reader *r)
 	free(r->build_ids);
 	for (i = 0; i < sizeof(r->strs) / sizeof(r->strs[0]); i++)
 		free(r->strs[i]);
+	for (i = 0; i < r->nr_retired_names; i++)
+		free(r->retired_names[i]);
+	free(r->retired_names);
 	perf_feature__free(r);
 	perf_order__free(r);
 	free(r->u64buf);

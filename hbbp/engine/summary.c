@@ -123,7 +123,7 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 		const struct perf_event_info *ei = run->events[i];
 
 		fprintf(stderr, "  event %zu %-32s %-6s %" PRIu64 " samples", i,
-			e->name ? e->name : "?", perf_role_name(e->role), e->samples);
+			ei->name ? ei->name : "?", perf_role_name(e->role), e->samples);
 		if (e->role == PERF_ROLE_EBS)
 			fprintf(stderr, ", %" PRIu64 " resolved", e->samples_used);
 		if (e->role == PERF_ROLE_LBR) {
