@@ -412,19 +412,31 @@ static int input__compressed2(struct perf_reader *r, struct perf_input *in,
 	return 1;
 }
 
+/* Size of the record at p. simpleperf's own record types (type >= 32768, never used by
+ * Linux perf) carry a 32-bit size: its high half in the header's misc field, its low half
+ * in size (simpleperf record.h, RecordHeader). Bounded so that a pipe buffer stays small. */
+#define SIMPLEPERF_TYPE_START 32768u
+#define SIMPLEPERF_MAX_RECORD (64u << 20)
+static uint32_t record_size(const struct perf_reader *r, const uint8_t *p)
+{
+	if (rd32(r, p) >= SIMPLEPERF_TYPE_START)
+		return (uint32_t)rd16(r, p + 4) << 16 | rd16(r, p + 6);
+	return rd16(r, p + 6);
+}
+
 int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_raw *raw)
 {
 	for (;;) {
 		const uint8_t *p;
 		size_t avail;
 		uint32_t type;
-		uint16_t size;
+		uint32_t size;
 		uint64_t off;
 		int ret;
 
 		if (in->zlen - in->zpos >= 8) {
 			p = in->zbuf + in->zpos;
-			size = rd16(r, p + 6);
+			size = record_size(r, p);
 			if (size < 8)
 				return perf_reader__fail(r, in->name, in->zoff,
 					"decompressed record: size %u < header size", size);
@@ -471,7 +483,11 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 			goto end;
 		}
 		type = rd32(r, p);
-		size = rd16(r, p + 6);
+		size = record_size(r, p);
+		if (size > SIMPLEPERF_MAX_RECORD)
+			return perf_reader__fail(r, in->name, off,
+				"record type %u: size %u exceeds %u", type, size,
+				SIMPLEPERF_MAX_RECORD);
 		if (r->segment && type != PERF_RECORD_SAMPLE && type != PERF_RECORD_FINISHED_ROUND) {
 			in->done = true;	/* a segment ends before it: pos stays there */
 			return 0;
@@ -538,6 +554,13 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 			if (blob > PERF_MAX_BLOB)
 				return perf_reader__fail(r, in->name, off,
 					"TRACING_DATA record: size %u too large", blob);
+			if (size > 16 && size >= 12 + (uint64_t)blob) {
+				/* simpleperf: the data inside the record, after the u32 size */
+				raw->extra = p + 12;
+				raw->extra_size = blob;
+				perf_input__skip(r, in, size);
+				return 1;
+			}
 			ret = perf_input__peek(r, in, (size_t)size + blob, &p, &have);
 			if (ret < 0)
 				return ret;
