@@ -484,7 +484,7 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		}
 		type = rd32(r, p);
 		size = record_size(r, p);
-		if (size > SIMPLEPERF_MAX_RECORD)
+		if (size > SIMPLEPERF_MAX_RECORD && in->streaming)	/* bounds the buffer */
 			return perf_reader__fail(r, in->name, off,
 				"record type %u: size %u exceeds %u", type, size,
 				SIMPLEPERF_MAX_RECORD);
