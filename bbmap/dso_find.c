@@ -167,9 +167,16 @@ static bool try_overrides(struct bbmap_dso *d)
 
 		if (!b->name || !b->path)
 			continue;
-		if ((!strcmp(b->name, d->name) || !strcmp(b->name, d->short_name)) &&
-		    !bbmap_dso__try_file(d, b->path, NULL, "--binary"))
+		if (strcmp(b->name, d->name) && strcmp(b->name, d->short_name))
+			continue;
+		if (!bbmap_dso__try_file(d, b->path, NULL, "--binary")) {
+			bool unchecked = d->build_id_size && !bbmap_module__build_id(d->mod, NULL);
+
+			bbmap_session__override_note(d->session, i, unchecked ? BBMAP_OVR_UNCHECKED :
+						     BBMAP_OVR_USED, unchecked ? d->detail : NULL);
 			return true;
+		}
+		bbmap_session__override_note(d->session, i, BBMAP_OVR_REFUSED, d->detail);
 	}
 	return false;
 }

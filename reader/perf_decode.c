@@ -770,6 +770,7 @@ int perf_decode__user_record(struct perf_reader *r, const struct perf_raw *raw)
 			r->err = 0;
 			r->errbuf[0] = 0;
 			r->stats.nr_bad_features++;
+			r->stats.bad_features |= 1ULL << HEADER_TRACING_DATA;
 		}
 		return r->err;
 	case PERF_RECORD_HEADER_BUILD_ID:
@@ -794,6 +795,8 @@ int perf_decode__user_record(struct perf_reader *r, const struct perf_raw *raw)
 				r->err = 0;
 				r->errbuf[0] = 0;
 				r->stats.nr_bad_features++;
+				if (feat < 64)
+					r->stats.bad_features |= 1ULL << feat;
 				err = 0;
 			}
 			return err;

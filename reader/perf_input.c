@@ -352,6 +352,17 @@ int perf_input__decompress(struct perf_reader *r, struct perf_input *in, const u
 	return 0;
 }
 
+/* A cut recording: have bytes of a record (or blob) of want bytes are there. The missing
+ * count is exact when the file header gave the data size (set at open), else at least the
+ * rest of the cut record. */
+static void input__cut(struct perf_reader *r, uint64_t have, uint64_t want)
+{
+	r->hdr.truncated = true;
+	r->stats.partial_bytes += have;
+	if (!r->missing_known && want > have)
+		r->stats.truncated_bytes += want - have;
+}
+
 static int input__compressed2(struct perf_reader *r, struct perf_input *in,
 			      const uint8_t *p, uint16_t hsize, uint64_t off)
 {
@@ -376,8 +387,7 @@ static int input__compressed2(struct perf_reader *r, struct perf_input *in,
 		return ret;
 	if (ret == 0) {
 		if (avail < total) {
-			r->hdr.truncated = true;
-			r->stats.truncated_bytes += avail;
+			input__cut(r, avail, total);
 			perf_input__skip(r, in, avail);
 			return 0;
 		}
@@ -476,10 +486,8 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
-			if (avail) {
-				r->hdr.truncated = true;
-				r->stats.truncated_bytes += avail;
-			}
+			if (avail)
+				input__cut(r, avail, 8);
 			goto end;
 		}
 		type = rd32(r, p);
@@ -497,8 +505,7 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 			if (ret < 0)
 				return ret;
 			if (ret == 0) {
-				r->hdr.truncated = true;
-				r->stats.truncated_bytes += avail;
+				input__cut(r, avail, size > 16 ? size : 16);
 				goto end;
 			}
 			ret = input__compressed2(r, in, p, size, off);
@@ -510,8 +517,8 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		}
 		if (size < 8) {
 			if (r->hdr.truncated) {
-				r->hdr.truncated = true;
-				r->stats.truncated_bytes += in->end == UINT64_MAX ? 0 : in->end - off;
+				/* zeros where the killed recorder wrote nothing more */
+				r->stats.partial_bytes += in->end == UINT64_MAX ? 0 : in->end - off;
 				goto end;
 			}
 			return perf_reader__fail(r, in->name, off,
@@ -527,8 +534,7 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 				return perf_reader__fail(r, in->name, off,
 					"record size %u runs past the end of the data section",
 					size);
-			r->hdr.truncated = true;
-			r->stats.truncated_bytes += avail;
+			input__cut(r, avail, size);
 			goto end;
 		}
 		raw->p = p;
@@ -565,8 +571,7 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 			if (ret < 0)
 				return ret;
 			if (ret == 0) {
-				r->hdr.truncated = true;
-				r->stats.truncated_bytes += have;
+				input__cut(r, have, (uint64_t)size + blob);
 				goto end;
 			}
 			raw->p = p;
@@ -607,8 +612,7 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 end:
 		in->done = true;
 		if (in->zlen - in->zpos) {
-			r->hdr.truncated = true;
-			r->stats.truncated_bytes += in->zlen - in->zpos;
+			input__cut(r, in->zlen - in->zpos, in->zlen - in->zpos);
 			in->zpos = in->zlen;
 		}
 		return 0;

@@ -464,6 +464,10 @@ static int read_file_header(struct perf_reader *r, struct perf_input *in)
 		r->hdr.truncated = true;
 		memset(r->feat_bits, 0, sizeof(r->feat_bits));
 		in->end = fsize;
+		if (d_size && d_off + d_size > fsize) {	/* cut: the header knows how much */
+			r->stats.truncated_bytes = d_off + d_size - fsize;
+			r->missing_known = true;
+		}
 	} else {
 		in->end = d_off + d_size;
 	}
@@ -517,6 +521,8 @@ static int read_file_header(struct perf_reader *r, struct perf_input *in)
 				r->err = 0;
 				r->errbuf[0] = 0;
 				r->stats.nr_bad_features++;
+				if (feat < 64)
+					r->stats.bad_features |= 1ULL << feat;
 			} else if (err) {
 				return err;
 			}

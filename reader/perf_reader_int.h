@@ -113,6 +113,7 @@ struct perf_reader {
 	size_t nr_build_ids, cap_build_ids;
 	char *cmdline_buf;
 	char *strs[8];			/* owned header strings */
+	bool missing_known;		/* stats.truncated_bytes set from the file header */
 	char **retired_names;		/* event names replaced by EVENT_UPDATE: consumers may
 					 * hold them until the reader is deleted */
 	size_t nr_retired_names, cap_retired_names;
