@@ -90,6 +90,15 @@ endif
 .PHONY: all check check-build check-run deps demo clean install fuzz bench accuracy update-golden san-corpus
 all: $(PROGS)
 
+# The release: `git describe` of the checkout, else the VERSION file of a source tarball.
+VERSION := $(or $(shell git describe --tags --always --dirty 2>/dev/null),$(shell cat VERSION 2>/dev/null),unknown)
+$(BUILD)/hbbp/cli/version.o: ALL_CFLAGS += -DHBBP_VERSION='"$(VERSION)"'
+$(BUILD)/hbbp/cli/version.o: $(BUILD)/version.txt
+$(BUILD)/version.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+FORCE:
+
 $(BUILD)/%.o: %.c
 	$(call msg,CC,$<)
 	@mkdir -p $(dir $@)

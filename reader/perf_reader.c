@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "reader/perf_reader_int.h"
@@ -651,6 +652,12 @@ int perf_reader__open(struct perf_reader **out, const char *path,
 			goto out_err;
 		}
 		snprintf(dpath, n, "%s/data", path);
+		if (access(dpath, F_OK)) {
+			snprintf(r->errbuf, sizeof(r->errbuf), "%s: a directory, not a perf.data "
+				 "file (nor a perf.data directory: no 'data' file in it)", path);
+			err = r->err = -HBBP_EFORMAT;
+			goto out_err;
+		}
 		snprintf(r->strs[1], n, "%s/kcore_dir", path);
 		if (!stat(r->strs[1], &kst) && S_ISDIR(kst.st_mode))
 			r->hdr.kcore_dir = r->strs[1];

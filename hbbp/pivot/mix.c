@@ -4,6 +4,7 @@
  * Depends on hbbp/method/method.h, bbmap/insn_attr.h names and writers/result.h; never prints.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,20 +78,32 @@ int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *
 	return 0;
 }
 
+/* One element of a filter list: equal, or a shell glob (fnmatch) when it has * ? or [. */
+static bool elem_matches(const char *p, size_t len, const char *v)
+{
+	char pat[256];
+
+	if (strcspn(p, "*?[") >= len)
+		return strlen(v) == len && !strncmp(p, v, len);
+	if (len >= sizeof(pat))
+		return false;
+	memcpy(pat, p, len);
+	pat[len] = 0;
+	return !fnmatch(pat, v, 0);
+}
+
 static bool list_has(const char *list, const char *v)
 {
 	const char *p = list;
-	size_t vl;
 
 	if (!list)
 		return true;
 	if (!v)
 		return false;
-	vl = strlen(v);
 	while (*p) {
 		size_t len = strcspn(p, ",");
 
-		if (len == vl && !strncmp(p, v, len))
+		if (elem_matches(p, len, v))
 			return true;
 		p += len;
 		if (*p == ',')
@@ -1132,5 +1145,69 @@ meta:
 		err = mix_meta(res, &x);
 	ids_free(&ids);
 	free(x.buf);
+	return err;
+}
+
+/* ---- filters that select nothing ---- */
+
+static bool tblock_has(const struct mix_ctx *x, const struct hbbp_tblock *t, int which,
+		       const char *p, size_t len)
+{
+	const struct hbbp_block *b = &x->c->blocks[t->block];
+	char num[16];
+	const char *v;
+
+	switch (which) {
+	case 0:
+		snprintf(num, sizeof(num), "%" PRIu32, t->pid);
+		return elem_matches(p, len, num);
+	case 1:
+		v = hbbp_driver__comm(x->d, t->pid, t->tid);
+		return v && elem_matches(p, len, v);
+	case 2:
+		return elem_matches(p, len, dso_short(x, b->dso)) ||
+		       elem_matches(p, len, dso_full(x, b->dso));
+	default:
+		return b->symname && elem_matches(p, len, b->symname);
+	}
+}
+
+int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_driver *d,
+			const struct hbbp_mix_opts *o,
+			int (*fn)(void *ctx, const char *option, const char *value), void *ctx)
+{
+	static const char *const opt[] = { "--pid", "--comm", "--module", "--symbol" };
+	const char *lists[] = { o->pid, o->comm, o->module, o->symbol };
+	struct mix_ctx x;
+	int which, err = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	x.d = d;
+	x.ops = d->ops;
+	x.o = o;
+	for (which = 0; which < 4 && !err; which++) {
+		const char *p = lists[which];
+
+		while (p && *p && !err) {
+			size_t len = strcspn(p, ","), i;
+			bool found = false;
+
+			for (i = 0; i < c->nr_tblocks && !found; i++)
+				found = c->tblocks[i].count > 0 &&
+					tblock_has(&x, &c->tblocks[i], which, p, len);
+			if (!found && len) {
+				char *v = strndup(p, len);
+
+				if (!v)
+					return -ENOMEM;
+				err = fn(ctx, opt[which], v);
+				free(v);
+			}
+			p += len;
+			if (*p == ',')
+				p++;
+		}
+	}
 	return err;
 }

@@ -62,6 +62,12 @@ const char *hbbp_key_name(enum hbbp_key k);
 const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_driver *d,
 							  size_t *nr);
 
+/* Calls fn for each element of the --pid/--comm/--module/--symbol lists of o that no thread
+ * block with a count matches (a filter that selects nothing); stops at fn's first error. */
+int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_driver *d,
+			const struct hbbp_mix_opts *o,
+			int (*fn)(void *ctx, const char *option, const char *value), void *ctx);
+
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_driver *d,
 		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,
 		    double *total_out);
