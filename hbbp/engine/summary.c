@@ -64,8 +64,8 @@ static void summary_unresolved(const struct convert_run *run)
 		const char *st = v[i]->dso ?
 			bbmap_dso_status_name(run->ops.dso_module(run->ops.ctx, v[i]->dso, &m)) : "";
 
-		fprintf(stderr, "  %-40s %-10s EBS %.3g insns (%.1f%%)  LBR %.3g (%.1f%% of stream "
-			"weight)\n", name ? name : "?", st, v[i]->ebs_weight,
+		fprintf(stderr, "  %-40s %-10s EBS %.3g %s (%.1f%%)  LBR %.3g (%.1f%% of stream "
+			"weight)\n", name ? name : "?", st, v[i]->ebs_weight, convert__ebs_unit(run),
 			ebs_total > 0 ? 100 * v[i]->ebs_weight / ebs_total : 0, v[i]->lbr_weight,
 			lbr_total > 0 ? 100 * v[i]->lbr_weight / lbr_total : 0);
 	}
@@ -117,6 +117,9 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 	fprintf(stderr, "%s: method %s", o->input, hbbp_method_name(run->method));
 	if (run->method == HBBP_METHOD_HBBP)
 		fprintf(stderr, " (LBR for blocks of <= %u instructions, else EBS)", o->cutoff);
+	if (run->method != HBBP_METHOD_LBR && strcmp(convert__ebs_unit(run), "insns"))
+		fprintf(stderr, ", EBS weighted by %s", !strcmp(convert__ebs_unit(run), "period") ?
+			"the event's period" : "time");
 	fputc('\n', stderr);
 	for (i = 0; i < d->nr_events; i++) {
 		const struct hbbp_event_state *e = &d->ev[i];
@@ -159,7 +162,10 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 	summary_unresolved(run);
 	if (!mix)
 		return;
-	fprintf(stderr, "top of the mix (%zu rows, total %.6g):\n", mix->nr_rows, run->total);
+	fprintf(stderr, "top of the mix (%zu rows, total %.6g%s%s):\n", mix->nr_rows, run->total,
+		run->method == HBBP_METHOD_EBS && strcmp(convert__ebs_unit(run), "insns") ? " " : "",
+		run->method == HBBP_METHOD_EBS && strcmp(convert__ebs_unit(run), "insns") ?
+		convert__ebs_unit(run) : "");
 	for (i = 0; i < mix->nr_rows && i < 10; i++) {
 		const struct result_cell *c = &mix->cells[i * mix->nr_cols];
 
