@@ -116,8 +116,9 @@ $(BUILD)/pmusim: $(SIM_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+# copied then renamed: a test still running the previous binary does not stop the copy
 hbbp-convert pmusim: %: $(BUILD)/%
-	$(Q)cp $< $@
+	$(Q)cp $< $@.tmp && mv -f $@.tmp $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIB)
 	$(call msg,LINK,$@)

@@ -155,6 +155,13 @@ static bool dso_is_kernel(const struct mix_ctx *x, const struct bbmap_dso *dso)
 	return k == DSO_KIND_KERNEL || k == DSO_KIND_KMODULE || k == DSO_KIND_KSYMBOL;
 }
 
+/* The markers of missing values in key columns, one per kind (writers/SCHEMA.md): the code
+ * was not found ([no code], [undecoded], [unmapped]: every instruction-level key of such
+ * weight), the tool cannot tell ([unknown]: symbol, source line, command), the attribute
+ * does not apply (none: no memory access, no packing, in no taxonomy group). */
+#define MARK_UNKNOWN "[unknown]"
+#define MARK_NONE "none"
+
 static const char *kind_marker(enum hbbp_block_kind k)
 {
 	switch (k) {
@@ -222,7 +229,7 @@ static const char *mem_of(const struct bbmap_insn *in)
 {
 	bool r = in->flags & BBMAP_INSN_MEM_READ, w = in->flags & BBMAP_INSN_MEM_WRITE;
 
-	return r && w ? "rw" : r ? "r" : w ? "w" : "";
+	return r && w ? "rw" : r ? "r" : w ? "w" : MARK_NONE;
 }
 
 /* Builds the joined key of one instruction (in NULL: the pseudo instruction of a
@@ -250,14 +257,14 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 			break;
 		case KEY_COMM:
 			v = hbbp_driver__comm(x->d, t->pid, t->tid);
-			if (!v)
-				v = "";
+			if (!v || !*v)
+				v = MARK_UNKNOWN;
 			break;
 		case KEY_MODULE:
 			v = dso_short(x, b->dso);
 			break;
 		case KEY_SYMBOL:
-			v = b->symname ? b->symname : "[unknown]";
+			v = b->symname ? b->symname : MARK_UNKNOWN;
 			break;
 		case KEY_BLOCK:
 			if (b->kind == HBBP_BLK_UNMAPPED)
@@ -270,37 +277,39 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 			break;
 		case KEY_SRCLINE:
 			srcline_of(in, tmp, sizeof(tmp));
-			v = tmp;
+			v = !in ? marker : tmp[0] ? tmp : MARK_UNKNOWN;
 			break;
 		case KEY_MNEMONIC:
-			v = in ? (in->mnemonic ? in->mnemonic : "") : marker;
+			v = in ? (in->mnemonic ? in->mnemonic : MARK_UNKNOWN) : marker;
 			break;
 		case KEY_ICLASS:
-			v = in ? (in->iclass ? in->iclass : "") : marker;
+			v = in ? (in->iclass ? in->iclass : MARK_UNKNOWN) : marker;
 			break;
 		case KEY_ISA:
-			v = in ? bbmap_isa_name(in->isa) : "";
+			v = in ? bbmap_isa_name(in->isa) : marker;
 			break;
 		case KEY_CATEGORY:
-			v = in ? bbmap_category_name(in->category) : "";
+			v = in ? bbmap_category_name(in->category) : marker;
 			break;
 		case KEY_PACKING:
-			v = in ? bbmap_packing_name(in->packing) : "";
+			v = in ? bbmap_packing_name(in->packing) : marker;
 			break;
 		case KEY_WIDTH:
+			v = marker;
 			if (in) {
 				snprintf(tmp, sizeof(tmp), "%u", (unsigned)in->width);
 				v = tmp;
 			}
 			break;
 		case KEY_MEM:
-			v = in ? mem_of(in) : "";
+			v = in ? mem_of(in) : marker;
 			break;
 		case KEY_TAXONOMY:
+			v = marker;
 			if (in && x->o->taxonomy)
 				v = x->o->taxonomy->group(x->o->taxonomy->ctx, in);
-			if (!v)
-				v = "";
+			if (!v || !*v)
+				v = MARK_NONE;	/* in no group */
 			break;
 		case KEY__COUNT:
 			break;
