@@ -5,7 +5,7 @@
 #   make SAN=address,undefined check   the same under sanitizers (separate build dir)
 #   make fuzz         build the libFuzzer target on the reader (clang)
 #   make bench        conversion benchmark against perf and cat (BENCH_SIZES="100 1000" MiB)
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR=   (make uninstall with the same removes it)
 #   V=1               show the commands
 
 CC      ?= cc
@@ -20,7 +20,7 @@ deb_libzstd := libzstd-dev
 deb_libtraceevent := libtraceevent-dev
 deb_sqlite3 := libsqlite3-dev
 
-ifneq ($(filter-out clean deps check demo,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean deps check demo uninstall,$(or $(MAKECMDGOALS),all)),)
 missing := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
 ifneq ($(missing),)
 $(error missing libraries: $(missing); install them with: apt-get install pkg-config $(foreach p,$(missing),$(deb_$(p))))
@@ -87,7 +87,7 @@ PROGS := hbbp-convert $(if $(SIM_SRCS),pmusim)
 endif
 
 .SECONDARY:
-.PHONY: all check check-build check-run deps demo clean install fuzz bench accuracy update-golden san-corpus
+.PHONY: all check check-build check-run deps demo clean install uninstall fuzz bench accuracy update-golden san-corpus
 all: $(PROGS)
 
 # The release: `git describe` of the checkout, else the VERSION file of a source tarball.
@@ -168,10 +168,19 @@ san-corpus:
 bench: $(PROGS) $(BUILD)/tools/benchgen
 	@BUILD=$(BUILD) HBBP=$(firstword $(PROGS)) PMUSIM=$(word 2,$(PROGS)) sh bench/run.sh
 
-install: hbbp-convert
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 hbbp-convert $(DESTDIR)$(PREFIX)/bin/
-	$(if $(SIM_SRCS),install -m 755 pmusim $(DESTDIR)$(PREFIX)/bin/)
+# install: the converter and its manual page; the simulator (a test and training tool) as
+# hbbp-pmusim, never under a generic name. uninstall removes exactly what install put.
+MANDIR ?= $(PREFIX)/share/man
+INSTALLED := $(DESTDIR)$(PREFIX)/bin/hbbp-convert $(DESTDIR)$(MANDIR)/man1/hbbp-convert.1 \
+	     $(if $(SIM_SRCS),$(DESTDIR)$(PREFIX)/bin/hbbp-pmusim)
+install: hbbp-convert $(if $(SIM_SRCS),pmusim)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1
+	install -m 755 hbbp-convert $(DESTDIR)$(PREFIX)/bin/hbbp-convert
+	install -m 644 man/hbbp-convert.1 $(DESTDIR)$(MANDIR)/man1/hbbp-convert.1
+	$(if $(SIM_SRCS),install -m 755 pmusim $(DESTDIR)$(PREFIX)/bin/hbbp-pmusim)
+
+uninstall:
+	rm -f $(INSTALLED)
 
 clean:
 	rm -rf build hbbp-convert pmusim
