@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,12 +218,69 @@ static int buf_put(struct mix_ctx *x, const char *s)
 	return 0;
 }
 
+/* Lexical normalization of a DWARF path: "a/./b" -> "a/b", "a/x/../b" -> "a/b", "//" ->
+ * "/" (a leading ".." of a relative path stays: nothing to go up from). */
+static void path_normalize(const char *in, char *out, size_t size)
+{
+	size_t len = 0, seg[256], nseg = 0;
+	const char *p = in;
+	bool abs = *in == '/';
+
+	if (!size)
+		return;
+	out[0] = 0;
+	if (abs && size > 1) {
+		out[len++] = '/';
+		out[len] = 0;
+	}
+	while (*p) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n == 1 && p[0] == '.') {
+			p += n;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.' && nseg &&
+		    strncmp(out + seg[nseg - 1], "../", 3) && strcmp(out + seg[nseg - 1], "..")) {
+			len = seg[--nseg];
+			out[len] = 0;
+			if (len > (abs ? 1u : 0u))
+				out[--len] = 0;		/* the '/' before it */
+			p += n;
+			continue;
+		}
+		if (len > (abs ? 1u : 0u) && len + 1 < size)
+			out[len++] = '/';
+		if (nseg < sizeof(seg) / sizeof(seg[0]))
+			seg[nseg++] = len;
+		if (len + n >= size)
+			n = size - 1 - len;
+		memcpy(out + len, p, n);
+		len += n;
+		out[len] = 0;
+		p += strcspn(p, "/");
+	}
+	if (!len && size > 1) {
+		out[0] = '.';
+		out[1] = 0;
+	}
+}
+
 static void srcline_of(const struct bbmap_insn *in, char *out, size_t size)
 {
-	if (in && in->srcfile)
-		snprintf(out, size, "%s:%" PRIu32, in->srcfile, in->line);
-	else
+	char path[4064];
+
+	if (in && in->srcfile) {
+		path_normalize(in->srcfile, path, sizeof(path));
+		snprintf(out, size, "%s:%" PRIu32, path, in->line);
+	} else {
 		out[0] = 0;
+	}
 }
 
 static const char *mem_of(const struct bbmap_insn *in)
@@ -317,6 +375,31 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 		err = buf_put(x, v ? v : "");
 	}
 	return err;
+}
+
+/* ---- what an estimate carries ---- */
+
+static double round_sig(double x, int digits)
+{
+	double a = fabs(x), m;
+
+	if (!isfinite(x) || a == 0)
+		return x;
+	m = pow(10, digits - 1 - (int)floor(log10(a)));
+	return round(x * m) / m;
+}
+
+/* A count estimated from samples has a few significant digits at best: integers from 1000
+ * on, 4 significant digits below (13585699999.9992 -> 13585700000, 0.123456 -> 0.1235). */
+double hbbp_round_count(double x)
+{
+	return fabs(x) >= 1000 ? round(x) : round_sig(x, 4);
+}
+
+/* Shares to 6 significant digits: they still sum to 1 within 1e-5 over any mix. */
+double hbbp_round_share(double x)
+{
+	return round_sig(x, 6);
 }
 
 /* ---- the pivot ---- */
@@ -564,12 +647,12 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 			}
 			p += l + (p[l] ? 1 : 0);
 		}
-		result_cell__real(&cell[j++], row->count);
-		result_cell__real(&cell[j++], total > 0 ? row->count / total : 0);
+		result_cell__real(&cell[j++], hbbp_round_count(row->count));
+		result_cell__real(&cell[j++], hbbp_round_share(total > 0 ? row->count / total : 0));
 		if (o->diagnostics && !err) {
 			err = result_cell__text(t, &cell[j++], source_name(row->sources));
-			result_cell__real(&cell[j++], row->ebs_count);
-			result_cell__real(&cell[j++], row->lbr_count);
+			result_cell__real(&cell[j++], hbbp_round_count(row->ebs_count));
+			result_cell__real(&cell[j++], hbbp_round_count(row->lbr_count));
 			result_cell__int(&cell[j++], (int64_t)row->ebs_samples);
 			result_cell__int(&cell[j++], (int64_t)row->lbr_streams);
 			result_cell__int(&cell[j++], row->biased);

@@ -52,6 +52,10 @@ struct hbbp_mix_opts {
 int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *taxonomy_column,
 			 char *err, size_t errlen);
 const char *hbbp_key_name(enum hbbp_key k);
+/* The rounding of the mix's text values (writers/SCHEMA.md, "Numbers"): counts to integers
+ * from 1000 on and 4 significant digits below, shares to 6 significant digits. */
+double hbbp_round_count(double x);
+double hbbp_round_share(double x);
 
 /* Builds the "mix" table and the tables events, modules, symbols, blocks, instructions,
  * thread_blocks (not with o->mix_only) into res, plus the method's metadata. events: the recording's events

@@ -190,3 +190,15 @@ if command -v perf >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 &&
 else
 	skip "say wrong binary without build-ids: perf cannot record or cc missing"
 fi
+
+# source lines: a path compiled as DIR/sub/../x.c is shown as DIR/x.c
+if command -v perf >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 && mkdir -p "$TMP/src/sub" &&
+   cp "$TMP/p1.c" "$TMP/src/loop.c" 2>/dev/null &&
+   (cd "$TMP/src/sub" && cc -g -O1 -o "$TMP/loop" ../loop.c) 2>/dev/null &&
+   perf record -q -e cpu-clock -o "$TMP/loop.data" "$TMP/loop" > /dev/null 2>&1; then
+	"$HBBP" -q --ebs-event cpu-clock --module loop --by srcline -o "$TMP/sl.csv" "$TMP/loop.data" 2> /dev/null
+	check "say srcline paths are normalized (no '..': $(sed -n 2p "$TMP/sl.csv" | cut -d, -f1))" \
+		sh -c "! grep -q '/\.\./' '$TMP/sl.csv' && grep -q '^$TMP/src/loop.c:[0-9]' '$TMP/sl.csv'"
+else
+	skip "say srcline paths: perf cannot record or cc missing"
+fi
