@@ -92,7 +92,7 @@ int bbmap_dso__try_file(struct bbmap_dso *d, const char *path, const char *debug
 	if (!is_regular(path))
 		return -ENOENT;
 	err = bbmap_module__open_flags(&m, path, debug_path,
-				       o->no_lines ? BBMAP_MODULE_NO_LINES : 0);
+				       (o->no_lines ? BBMAP_MODULE_NO_LINES : 0) | o->demangle);
 	if (err) {
 		if (d->status != DSO_BUILDID_MISMATCH) {
 			d->status = DSO_BAD;

@@ -77,6 +77,8 @@ static const char usage_text[] =
 "Binaries:\n"
 "      --buildid-dir DIR --symfs DIR  --binary NAME=PATH (repeatable)  --ignore-build-id\n"
 "      --vmlinux FILE    --kallsyms FILE\n"
+"      --demangle MODE   C++ names: short (default, as perf report: no parameter\n"
+"                        list), full, none (mangled); --no-demangle: none\n"
 "  -j, --jobs N          threads: up to N input files at once (default: the number of\n"
 "                        online CPUs, at most 8); one input file is read in two parts\n"
 "                        at once on 2 threads when N >= 2, and its modules are\n"
@@ -96,7 +98,7 @@ enum {
 	OPT_APPEND = 256, OPT_BY, OPT_TOP, OPT_DIAG, OPT_TAXONOMY, OPT_COMM, OPT_PID, OPT_MODULE,
 	OPT_SYMBOL, OPT_USER, OPT_KERNEL, OPT_METHOD, OPT_CUTOFF, OPT_MODEL, OPT_EBS_EVENT, OPT_LBR_EVENT,
 	OPT_BUILDID_DIR, OPT_SYMFS, OPT_BINARY, OPT_IGNORE_BUILDID, OPT_VMLINUX, OPT_KALLSYMS,
-	OPT_SPLIT,
+	OPT_SPLIT, OPT_DEMANGLE, OPT_NO_DEMANGLE,
 };
 
 static const struct option long_opts[] = {
@@ -126,6 +128,8 @@ static const struct option long_opts[] = {
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "split", required_argument, NULL, OPT_SPLIT },
+	{ "demangle", required_argument, NULL, OPT_DEMANGLE },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -376,6 +380,19 @@ int cmd_convert(int argc, char **argv)
 		case OPT_IGNORE_BUILDID: o.find.ignore_build_id = true; break;
 		case OPT_VMLINUX: o.find.vmlinux = optarg; break;
 		case OPT_KALLSYMS: o.find.kallsyms = optarg; break;
+		case OPT_DEMANGLE:
+			if (!strcmp(optarg, "short"))
+				o.find.demangle = 0;
+			else if (!strcmp(optarg, "full"))
+				o.find.demangle = BBMAP_MODULE_DEMANGLE_FULL;
+			else if (!strcmp(optarg, "none"))
+				o.find.demangle = BBMAP_MODULE_NO_DEMANGLE;
+			else {
+				pr_err("--demangle: '%s': short, full or none", optarg);
+				goto usage;
+			}
+			break;
+		case OPT_NO_DEMANGLE: o.find.demangle = BBMAP_MODULE_NO_DEMANGLE; break;
 		case 'q': o.quiet = true; break;
 		case 'V':
 			free(o.binaries);

@@ -178,7 +178,7 @@ check "say --version: the release and the libraries (exit $rc)" \
 
 # the wrong binary with no build-id on either side: most of its weight where it has no code
 if command -v perf >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 &&
-   printf 'int main(void){volatile unsigned long s=0;for(unsigned long i=0;i<100000000UL;i++)s+=i*3;return (int)(s&1);}\n' > "$TMP/p1.c" &&
+   printf 'int main(void){volatile unsigned long s=0;for(unsigned long i=0;i<100000000UL;i++)s+=i*3;return s == 1;}\n' > "$TMP/p1.c" &&
    printf '#include <stdio.h>\nint main(int c, char **v){printf("%%d\\n", c);return 0;}\n' > "$TMP/p2.c" &&
    cc -O1 -Wl,--build-id=none -o "$TMP/p1" "$TMP/p1.c" 2>/dev/null &&
    cc -O1 -Wl,--build-id=none -o "$TMP/p2" "$TMP/p2.c" 2>/dev/null &&
