@@ -143,7 +143,8 @@ int ref_sqlite__read(const char *path, struct ref_mix **out)
 		err = sq_err(path, db, "reading the format version");
 		goto out;
 	}
-	if (sqlite3_column_int64(st, 0) != 1) {
+	if (sqlite3_column_int64(st, 0) > 1 || sqlite3_column_int64(st, 0) < 0) {
+		/* 0: no version set (a table made by hand); 1: ours */
 		pr_err("%s: format version %lld is not supported (this tool reads 1)", path,
 		       (long long)sqlite3_column_int64(st, 0));
 		err = -HBBP_EUNSUPP;

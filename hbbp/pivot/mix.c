@@ -352,8 +352,7 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 		case KEY_PACKING:
 			v = in ? bbmap_packing_name(in->packing) : marker;
 			break;
-		case KEY_WIDTH:
-			v = marker;
+		case KEY_WIDTH:		/* a number column: NULL without code */
 			if (in) {
 				snprintf(tmp, sizeof(tmp), "%u", (unsigned)in->width);
 				v = tmp;
