@@ -305,6 +305,33 @@ static void notes_binaries(struct notes *n)
 	free(w);
 }
 
+/* LBR-only: weight whose code was not found has no instruction count, hence no row */
+static void notes_lbr_unresolved(struct notes *n)
+{
+	const struct hbbp_driver *d = &n->run->drv;
+	const struct hbbp_unresolved **v;
+	double sw = 0, uw = 0;
+	size_t i, nr = 0;
+
+	if (n->run->method != HBBP_METHOD_LBR)
+		return;
+	for (i = 0; i < d->nr_events; i++)
+		if (d->ev[i].role == PERF_ROLE_LBR)
+			sw += d->ev[i].stream_weight;
+	v = hbbp_unresolved__weighted(d, &nr);
+	if (!v) {
+		n->err = -ENOMEM;
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		uw += v[i]->lbr_weight;
+	free(v);
+	if (sw > 0 && uw > 0)
+		note(n, "%.1f%% of the LBR stream weight falls where no code was found: LBR-only "
+		     "counts have no row for it (the mix's total leaves it out; see "
+		     "unresolved_lbr_weight)", 100 * uw / sw);
+}
+
 int convert__notes(struct convert_run *run, const struct convert_opts *o)
 {
 	struct notes n = { run, o, 0 };
@@ -316,6 +343,8 @@ int convert__notes(struct convert_run *run, const struct convert_opts *o)
 							    unmatched_cb, &n);
 	if (!n.err)
 		notes_binaries(&n);
+	if (!n.err)
+		notes_lbr_unresolved(&n);
 	if (!n.err && run->total <= 0)
 		note(&n, "the mix is empty: no sample was attributed%s",
 		     o->mix.pid || o->mix.comm || o->mix.module || o->mix.symbol ||

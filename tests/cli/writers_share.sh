@@ -95,3 +95,10 @@ print(len(rows), len(lines) - 1, same and "format_version" in lines[0])' "$TMP/p
 fi
 check "writers_share: the pandas recipes read $n rows from JSON and JSON Lines ($src: $got)" \
 	[ "$got" = "$n $n True" ]
+
+# --method lbr: weight without code has no row; the run says how much of the stream weight
+# that is (the golden recording's /golden/other and unmapped streams)
+"$HBBP" "$TMP/g.data" --binary "/golden/prog=$PROG" --method lbr -q -o "$TMP/lbr.csv" 2> "$TMP/lbr.err"
+check "writers_share: LBR-only says the stream weight without code has no row" \
+	sh -c "grep -q 'of the LBR stream weight falls where no code was found: LBR-only counts have no row' '$TMP/lbr.err' &&
+		! grep -q '^\[' '$TMP/lbr.csv'"
