@@ -519,6 +519,12 @@ int cmd_compare(int argc, char **argv)
 		err = -HBBP_EFORMAT;
 		goto out;
 	}
+	if (!isfinite(c.ref_total) || !isfinite(c.meas_total)) {	/* no inf% errors */
+		pr_err("%s: its counts add up beyond a double's range",
+		       isfinite(c.ref_total) ? mixp : refp);
+		err = -HBBP_EFORMAT;
+		goto out;
+	}
 	overlap_warning(&c, refp, mixp);
 	qsort(c.rows, c.nr, sizeof(*c.rows), row_by_weight);
 	if (outp && (err = write_out(&c, ref, meas, outp, bybuf)))

@@ -57,3 +57,6 @@ check "compare_say the same input: no overlap warning" sh -c "! grep -q overlap 
 printf 'hbbp-model 1\ncutoff 12\ncutoff 30\n' > two.model
 refused "compare_say model file with two cutoffs" "two.model:3: a second 'cutoff' line" \
 	"$HBBP" --model two.model "$ROOT/samples/demo/perf.data"
+printf 'mnemonic,count\nmov,1e308\nadd,1.7e308\n' > big.csv
+refused "compare_say counts adding up to infinity (was -nan%)" "big.csv: its counts add up beyond a double's range" \
+	"$HBBP" compare --ref big.csv m.csv
