@@ -41,7 +41,7 @@ char *mod_demangle(struct bbmap_module *m, const char *name)
 		free(d);
 		return NULL;
 	}
-	if (!(m->demangle_flags & BBMAP_MODULE_DEMANGLE_FULL))
+	if (m->demangle_flags & BBMAP_MODULE_DEMANGLE_SHORT)
 		mod_demangle__short(d);
 	return d;
 }

@@ -87,7 +87,7 @@ struct bbmap_module {
 
 	void *demangler;		/* dlopen handle of libstdc++, or NULL */
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
-	unsigned demangle_flags;	/* BBMAP_MODULE_DEMANGLE_FULL / _NO_DEMANGLE */
+	unsigned demangle_flags;	/* BBMAP_MODULE_DEMANGLE_SHORT / _NO_DEMANGLE */
 
 	struct mod_strtab strs;
 	struct mod_attr_cache attr;

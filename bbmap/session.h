@@ -37,8 +37,8 @@ struct bbmap_find_opts {
 	const char *osrelease;		/* of the recording, for /lib/modules/<rel> */
 	const char *const *search_dirs;	/* extra directories searched by basename (NULL-ended) */
 	bool no_lines;			/* source lines not wanted: skip reading DWARF */
-	unsigned demangle;		/* 0 short (default), BBMAP_MODULE_DEMANGLE_FULL or
-					 * BBMAP_MODULE_NO_DEMANGLE (bbmap/module.h) */
+	enum bbmap_demangle { BBMAP_DEMANGLE_SHORT, BBMAP_DEMANGLE_FULL, BBMAP_DEMANGLE_NONE }
+		demangle;		/* C++ names; short (as perf report) by default */
 };
 
 enum bbmap_dso_kind {

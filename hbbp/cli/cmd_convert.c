@@ -382,17 +382,17 @@ int cmd_convert(int argc, char **argv)
 		case OPT_KALLSYMS: o.find.kallsyms = optarg; break;
 		case OPT_DEMANGLE:
 			if (!strcmp(optarg, "short"))
-				o.find.demangle = 0;
+				o.find.demangle = BBMAP_DEMANGLE_SHORT;
 			else if (!strcmp(optarg, "full"))
-				o.find.demangle = BBMAP_MODULE_DEMANGLE_FULL;
+				o.find.demangle = BBMAP_DEMANGLE_FULL;
 			else if (!strcmp(optarg, "none"))
-				o.find.demangle = BBMAP_MODULE_NO_DEMANGLE;
+				o.find.demangle = BBMAP_DEMANGLE_NONE;
 			else {
 				pr_err("--demangle: '%s': short, full or none", optarg);
 				goto usage;
 			}
 			break;
-		case OPT_NO_DEMANGLE: o.find.demangle = BBMAP_MODULE_NO_DEMANGLE; break;
+		case OPT_NO_DEMANGLE: o.find.demangle = BBMAP_DEMANGLE_NONE; break;
 		case 'q': o.quiet = true; break;
 		case 'V':
 			free(o.binaries);
