@@ -236,6 +236,8 @@ static int check_output_dir(const char *out)
 	char dir[4096];
 	struct stat st;
 
+	if (!stat(out, &st) && !S_ISREG(st.st_mode))
+		return 0;	/* a device or FIFO is written directly (writers/SCHEMA.md) */
 	if (!slash) {
 		strcpy(dir, ".");
 	} else {
