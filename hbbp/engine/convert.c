@@ -303,10 +303,10 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		double total, rejected;
 
 		convert__code_module_weight(run, &total, &rejected);
-		err = result__meta_real(run->res, "lbr_weight_code_modules", total);
+		err = result__meta_real(run->res, "lbr_weight_code_modules", hbbp_round_count(total));
 		if (!err)
 			err = result__meta_real(run->res, "lbr_weight_code_modules_attributed",
-						total - rejected);
+						hbbp_round_count(total - rejected));
 	}
 	if (!err)	/* what the result lacks or is weighted by, said once (run_notes.c) */
 		err = convert__notes(run, o);

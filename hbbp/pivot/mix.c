@@ -1166,17 +1166,17 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 	err = err ? err : result__meta_int(res, "ebs_samples_used", (int64_t)ebs_used);
 	err = err ? err : result__meta_int(res, "lbr_samples_used", (int64_t)lbr_used);
 	err = err ? err : result__meta_int(res, "lbr_streams", (int64_t)streams);
-	err = err ? err : result__meta_real(res, "lbr_stream_weight", sweight);
+	err = err ? err : result__meta_real(res, "lbr_stream_weight", hbbp_round_count(sweight));
 	err = err ? err : result__meta_real(res, "lbr_weight_attributed",
-					    x->c->lbr_weight_attributed);
+					    hbbp_round_count(x->c->lbr_weight_attributed));
 	err = err ? err : result__meta_real(res, "ebs_weight_attributed",
-					    x->c->ebs_weight_attributed);
+					    hbbp_round_count(x->c->ebs_weight_attributed));
 	for (i = 0; i < REJ__COUNT && !err; i++) {
 		snprintf(key, sizeof(key), "streams_rejected_%s", hbbp_reject_name(i));
 		err = result__meta_int(res, key, (int64_t)d->rejected[i]);
 		snprintf(key, sizeof(key), "weight_rejected_%s", hbbp_reject_name(i));
 		if (!err)
-			err = result__meta_real(res, key, d->rejected_weight[i]);
+			err = result__meta_real(res, key, hbbp_round_count(d->rejected_weight[i]));
 	}
 	err = err ? err : result__meta_int(res, "lost_records", (int64_t)d->nr_lost_records);
 	err = err ? err : result__meta_int(res, "lost_events", (int64_t)d->nr_lost);
@@ -1184,8 +1184,8 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 	err = err ? err : result__meta_int(res, "throttled", (int64_t)d->nr_throttle);
 	if (!err)
 		err = meta_unresolved(res, x);
-	err = err ? err : result__meta_real(res, "unresolved_ebs_weight", unres_ebs);
-	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", unres_lbr);
+	err = err ? err : result__meta_real(res, "unresolved_ebs_weight", hbbp_round_count(unres_ebs));
+	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", hbbp_round_count(unres_lbr));
 	err = err ? err : result__meta_int(res, "biased_branches",
 					   (int64_t)x->c->nr_biased_branches);
 	if (!err && (d->nr_lost_records || d->nr_lost_samples || d->nr_throttle))
