@@ -102,3 +102,27 @@ check "writers_share: the pandas recipes read $n rows from JSON and JSON Lines (
 check "writers_share: LBR-only says the stream weight without code has no row" \
 	sh -c "grep -q 'of the LBR stream weight falls where no code was found: LBR-only counts have no row' '$TMP/lbr.err' &&
 		! grep -q '^\[' '$TMP/lbr.csv'"
+
+# no float noise: on the demo recording (whose counts were 821938.3548387091 and the like)
+# every count from 1000 on is an integer, smaller ones have at most 4 significant digits,
+# shares at most 6, in CSV and JSON alike
+"$HBBP" -q --binary "vector=$ROOT/samples/demo/vector" -o "$TMP/demo.csv" "$ROOT/samples/demo/perf.data" 2>/dev/null
+"$HBBP" -q --binary "vector=$ROOT/samples/demo/vector" -o "$TMP/demo.json" "$ROOT/samples/demo/perf.data" 2>/dev/null
+noise=$(python3 -c '
+import csv, json, sys
+def sig(s):
+    m = s.lower().split("e")[0].replace("-", "").replace(".", "").lstrip("0").rstrip("0")
+    return len(m)
+bad = 0
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    c, s = r["count"], r["share"]
+    if float(c) >= 1000 and float(c) != int(float(c)) or float(c) < 1000 and sig(c) > 4 or sig(s) > 6:
+        bad += 1
+for r in json.load(open(sys.argv[2]))["rows"]:
+    c, s = r["count"], r["share"]
+    if c >= 1000 and c != int(c) or c < 1000 and sig(repr(c)) > 4 or sig(repr(s)) > 6:
+        bad += 1
+print(bad, len(rows))' "$TMP/demo.csv" "$TMP/demo.json")
+check "writers_share: counts and shares carry no float noise in CSV and JSON (rows with noise, rows: $noise)" \
+	sh -c "[ '${noise%% *}' = 0 ] && [ '${noise#* }' -gt 10 ]"
