@@ -48,6 +48,7 @@ static const char usage_text[] =
 "       hbbp-convert compare --ref REF MIX       (accuracy against a reference mix)\n"
 "       hbbp-convert train --ref TRUTH PERF_DATA...   (learn the cutoff)\n"
 "       hbbp-convert dump|stats FILE             (the records, the file's facts)\n"
+"       hbbp-convert disasm [-f text|csv] BINARY   (every instruction, as decoded here)\n"
 "       hbbp-convert help [COMMAND]  |  --version\n"
 "\n"
 "Reads a perf record file (perf record -b -e <instructions> -e <taken branches>), computes\n"

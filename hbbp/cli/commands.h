@@ -11,5 +11,6 @@ int cmd_stats(int argc, char **argv);	/* hbbp-convert stats FILE */
 int cmd_compare(int argc, char **argv);	/* hbbp-convert compare --ref REF MIX */
 int cmd_train(int argc, char **argv);	/* hbbp-convert train --ref REF ... PERF_DATA... */
 int cmd_version(void);			/* hbbp-convert --version */
+int cmd_disasm(int argc, char **argv);	/* hbbp-convert disasm [-f text|csv] BINARY */
 
 #endif

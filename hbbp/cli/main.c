@@ -29,6 +29,7 @@ static const struct {
 	{ "stats", cmd_stats },
 	{ "compare", cmd_compare },
 	{ "train", cmd_train },
+	{ "disasm", cmd_disasm },
 };
 
 int main(int argc, char **argv)
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
 				return commands[i].fn(2, av);
 		if (argc >= 3 && strcmp(argv[2], "convert")) {
 			fprintf(stderr, "hbbp-convert: error: help: no command '%s' (convert, dump, "
-				"stats, compare, train)\n", argv[2]);
+				"stats, compare, train, disasm)\n", argv[2]);
 			return HBBP_EXIT_USAGE;
 		}
 		av[0] = argv[0];

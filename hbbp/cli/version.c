@@ -5,8 +5,10 @@
 #include <capstone/capstone.h>
 #include <elfutils/libdwfl.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <zstd.h>
+#include <Zydis/Zydis.h>
 
 #include "hbbp/cli/commands.h"
 #include "util/hbbp_err.h"
@@ -19,10 +21,13 @@ int cmd_version(void)
 {
 	int major = 0, minor = 0;
 	const char *dw = dwfl_version(NULL);
+	uint64_t zv = ZydisGetVersion();
 
 	cs_version(&major, &minor);
 	printf("hbbp-convert %s\n", HBBP_VERSION);
-	printf("libraries: elfutils %s, capstone %d.%d, zstd %s, sqlite %s\n", dw ? dw : "?",
-	       major, minor, ZSTD_versionString(), sqlite3_libversion());
+	printf("libraries: elfutils %s, zydis %u.%u.%u, capstone %d.%d, zstd %s, sqlite %s\n",
+	       dw ? dw : "?", (unsigned)(zv >> 48 & 0xffff), (unsigned)(zv >> 32 & 0xffff),
+	       (unsigned)(zv >> 16 & 0xffff), major, minor, ZSTD_versionString(),
+	       sqlite3_libversion());
 	return fflush(stdout) || ferror(stdout) ? HBBP_EXIT_IO : HBBP_EXIT_OK;
 }

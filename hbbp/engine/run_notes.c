@@ -161,9 +161,9 @@ static void notes_events(struct notes *n)
 	const struct convert_run *run = n->run;
 	size_t i;
 
-	for (i = 0; i < run->nr_events && i < run->drv.nr_events; i++) {
+	for (i = 0; i < run->nr_events && i < run->drv.acc.nr_events; i++) {
 		const struct perf_event_info *e = run->events[i];
-		const struct hbbp_event_state *s = &run->drv.ev[i];
+		const struct hbbp_event_state *s = &run->drv.acc.ev[i];
 		const char *name = e->name ? e->name : "?";
 
 		if (s->role == PERF_ROLE_UNUSED)
@@ -308,7 +308,7 @@ static void notes_binaries(struct notes *n)
 /* LBR-only: weight whose code was not found has no instruction count, hence no row */
 static void notes_lbr_unresolved(struct notes *n)
 {
-	const struct hbbp_driver *d = &n->run->drv;
+	const struct hbbp_accum *d = &n->run->drv.acc;
 	const struct hbbp_unresolved **v;
 	double sw = 0, uw = 0;
 	size_t i, nr = 0;
@@ -339,7 +339,7 @@ int convert__notes(struct convert_run *run, const struct convert_opts *o)
 	notes_reader(&n);
 	notes_events(&n);
 	if (!n.err && (o->mix.pid || o->mix.comm || o->mix.module || o->mix.symbol))
-		n.err = n.err ? n.err : hbbp_mix__unmatched(&run->counts, &run->drv, &o->mix,
+		n.err = n.err ? n.err : hbbp_mix__unmatched(&run->counts, &run->drv.acc, &o->mix,
 							    unmatched_cb, &n);
 	if (!n.err)
 		notes_binaries(&n);

@@ -63,16 +63,16 @@ double hbbp_round_share(double x);
  * before --top. Filters apply to mix and thread_blocks; the other tables are complete. */
 /* The dsos of d with unresolved EBS or LBR weight, in hash order: a calloc'd array of *nr
  * pointers into d (free it; the entries stay d's), or NULL when out of memory. */
-const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_driver *d,
+const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum *d,
 							  size_t *nr);
 
 /* Calls fn for each element of the --pid/--comm/--module/--symbol lists of o that no thread
  * block with a count matches (a filter that selects nothing); stops at fn's first error. */
-int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_driver *d,
+int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
 			const struct hbbp_mix_opts *o,
 			int (*fn)(void *ctx, const char *option, const char *value), void *ctx);
 
-int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_driver *d,
+int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
 		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,
 		    double *total_out);
 

@@ -174,7 +174,7 @@ check "say help is the usage, listing compare and train (exit $rc)" \
 rc=$?
 check "say --version: the release and the libraries (exit $rc)" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^hbbp-convert [0-9a-z.-]' '$TMP/out' && ! grep -q 'hbbp-convert unknown' '$TMP/out' &&
-		grep -q 'libraries: elfutils [0-9.]*, capstone [0-9.]*, zstd [0-9.]*, sqlite [0-9.]*' '$TMP/out'"
+		grep -q 'libraries: elfutils [0-9.]*, zydis [0-9.]*, capstone [0-9.]*, zstd [0-9.]*, sqlite [0-9.]*' '$TMP/out'"
 
 # the wrong binary with no build-id on either side: most of its weight where it has no code
 if command -v perf >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 &&

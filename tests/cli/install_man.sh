@@ -37,6 +37,6 @@ fi
 "$HBBP" --help | grep -o -- '--[a-z][a-z-]*' | sort -u > "$TMP/opts"
 missing=
 for o in $(cat "$TMP/opts"); do grep -q -- "$o" "$TMP/man.txt" || missing="$missing $o"; done
-for c in compare train dump stats help; do grep -q "hbbp-convert $c" "$TMP/man.txt" || missing="$missing $c"; done
+for c in compare train dump stats disasm help; do grep -q "hbbp-convert $c" "$TMP/man.txt" || missing="$missing $c"; done
 check "install_man: every --help option and command is in the manual ($(wc -l < "$TMP/opts") options; missing:${missing:- none})" \
 	[ -z "$missing" ]
