@@ -102,7 +102,9 @@ int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const 
 	err = mod_elf__load(m, debug_path);
 	if (err)
 		goto out_free;
-	mod_demangle__init(m);
+	m->demangle_flags = flags & (BBMAP_MODULE_DEMANGLE_SHORT | BBMAP_MODULE_NO_DEMANGLE);
+	if (!(flags & BBMAP_MODULE_NO_DEMANGLE))
+		mod_demangle__init(m);
 	if (!(flags & BBMAP_MODULE_NO_LINES))
 		mod_srcline__open(m);	/* inflating .debug_* costs: only when asked */
 	*out = m;

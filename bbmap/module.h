@@ -76,6 +76,11 @@ void bbmap_module__delete(struct bbmap_module *m);
 /* The same with BBMAP_MODULE_* flags. BBMAP_MODULE_NO_LINES: no debug info is read for source
  * lines (srcfile stays NULL, has_lines is false); symbols still come from the debug file. */
 #define BBMAP_MODULE_NO_LINES	1u
+/* C++ symbol names: demangled in full by default ("f(unsigned int) const"),
+ * BBMAP_MODULE_DEMANGLE_SHORT without the parameter list (as perf report shows them),
+ * BBMAP_MODULE_NO_DEMANGLE as mangled in the file. */
+#define BBMAP_MODULE_DEMANGLE_SHORT	2u
+#define BBMAP_MODULE_NO_DEMANGLE	4u
 int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const char *debug_path,
 			     unsigned flags);
 

@@ -86,6 +86,7 @@ struct bbmap_module {
 
 	void *demangler;		/* dlopen handle of libstdc++, or NULL */
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
+	unsigned demangle_flags;	/* BBMAP_MODULE_DEMANGLE_SHORT / _NO_DEMANGLE */
 
 	struct mod_strtab strs;
 	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
@@ -159,6 +160,8 @@ void mod_srcline__fill(struct bbmap_module *m, struct mod_region *r);
 void mod_demangle__init(struct bbmap_module *m);
 void mod_demangle__exit(struct bbmap_module *m);
 char *mod_demangle(struct bbmap_module *m, const char *name);
+/* Cuts a demangled name to its short form in place (exposed for tests). */
+void mod_demangle__short(char *d);
 
 /* module.c */
 const char *mod_str__intern(struct bbmap_module *m, const char *s);
