@@ -10,6 +10,7 @@
 
 #include "tests/harness.h"
 #include "samples/pmusim/pmu.c"
+#include "samples/pmusim/timing.c"
 
 #define MAXA 64
 
