@@ -29,6 +29,7 @@ int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 	b->roles->nr_events = d->nr_events;
 	for (i = 0; i < d->nr_events; i++)
 		b->roles->ev[i].role = d->ev[i].role;
+	b->roles->lbr_time = d->lbr_time;	/* read-only during the pass */
 	hmap__init(&b->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hbbp_stack_cache__init(&b->stacks);
 	b->tmin = UINT64_MAX;
@@ -68,8 +69,8 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 		if (!hbbp_driver__stack_key(&it, it.raw, qk ? qk : key))
 			return 0;
 		if (qk) {
-			if (hbbp_stack_cache__queue(&b->stacks, hbbp_stack_cache__hash(qk),
-						    (double)it.period, 1))
+			if (hbbp_stack_cache__queue_w(&b->stacks, hbbp_stack_cache__hash(qk),
+						      it.weight, (double)it.period, 1))
 				return -ENOMEM;
 		} else if (hbbp_stack_cache__drain(&b->stacks)) {
 			return -ENOMEM;
@@ -77,7 +78,8 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 			v = hbbp_stack_cache__get(&b->stacks, key, hbbp_stack_cache__hash(key));
 			if (!v)
 				return b->stacks.nr >= HBBP_STACK_CACHE_MAX ? 0 : -ENOMEM;
-			v->period += (double)it.period;
+			v->period += it.weight;
+			v->period_plain += (double)it.period;
 			v->n++;
 		}
 	} else if (it.kind == HBBP_ITEM_EBS) {
@@ -109,6 +111,9 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 		break;
 	case HBBP_ITEM_LBR:
 		ev->lbr_used++;
+		ev->lbr_time += it.lbr_time;
+		ev->lbr_fallback += it.lbr_fallback;
+		ev->lbr_by_ip += it.lbr_by_ip;
 		break;
 	default:
 		b->nr_unused_samples++;

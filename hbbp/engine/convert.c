@@ -232,6 +232,8 @@ static void run_exit(struct convert_run *run)
 		hbbp_counts__exit(&run->counts);
 	if (run->drv_ok)
 		hbbp_driver__exit(&run->drv);
+	if (run->lbr_time_ok)
+		hbbp_lbr_time__exit(&run->lbr_time);
 	result__delete(run->res);
 	bbmap_session__delete(run->session);
 	perf_reader__delete(run->reader);
@@ -275,6 +277,9 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	if (err)
 		goto out;
 	run->drv_ok = true;
+	err = convert__lbr_weighting(run, o, &ro);
+	if (err)
+		goto out;
 	err = run_pass(run, o);
 	if (err)
 		goto out;
@@ -288,6 +293,8 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	for (i = 0; i < run->nr_events; i++)
 		run->events[i] = perf_reader__event(run->reader, i);
 	err = run_meta(run, o);
+	if (!err)
+		err = convert__lbr_weighting_meta(run);
 	if (!err) {
 		struct hbbp_mix_opts mo = o->mix;
 

@@ -336,14 +336,14 @@ static bool entry_spec_wrong(const struct perf_branch_entry *e)
 }
 
 /* Resolves, validates and accumulates the stack e[0..n) (n >= 2, newest first) of thread
- * pid/tid, seen cnt times with periods summing to period. */
+ * pid/tid, seen cnt times with weights summing to period (periods: period_plain). */
 static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode,
 			    int evidx, const struct perf_branch_entry *e, uint64_t n,
-			    double period, uint64_t cnt)
+			    double period, double period_plain, uint64_t cnt)
 {
 	uint64_t k, thr = (uint64_t)pid << 32 | tid;
 	struct hbbp_event_state *ev = &d->ev[evidx];
-	double w;
+	double w, wp;
 	int err;
 
 	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
@@ -389,8 +389,10 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 			b->newest += cnt;
 	}
 	w = period / (double)(n - 1);
+	wp = period_plain / (double)(n - 1);
 	ev->streams += cnt * (n - 1);
 	ev->stream_weight += period;
+	ev->stream_weight_plain += period_plain;
 	for (k = 1; k < n; k++) {
 		const struct bbmap_loc *lto = &d->locs[2 * k + 1], *lfrom = &d->locs[2 * (k - 1)];
 		uint64_t to = e[k].to, from = e[k - 1].from;
@@ -425,6 +427,7 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 			if (!v)
 				return -ENOMEM;
 			v->weight += w;
+			v->weight_plain += wp;
 			v->n += cnt;
 			err = 0;
 			rejected = false;
@@ -457,7 +460,7 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 		}
 		err = driver_lbr_stack(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
 				       (int)((key[1] >> 16) & 0xffff), (int)(key[1] & 0xffff), e,
-				       n, v->period, v->n);
+				       n, v->period, v->period_plain, v->n);
 	}
 	hbbp_stack_cache__clear(&d->stacks);
 	return err;
@@ -510,6 +513,19 @@ void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *
 	it->kind = HBBP_ITEM_LBR;
 	it->nr = n;
 	it->raw = e;
+	it->weight = (double)it->period;
+	it->lbr_time = it->lbr_fallback = it->lbr_by_ip = 0;
+	if (d->lbr_time) {
+		/* method.md §5b: the stack stands for period / D(Y) stream instances */
+		bool fb, by_ip;
+		double dur = hbbp_lbr_time__duration(d->lbr_time, it->pid, e[0].to, it->ip,
+						      &fb, &by_ip);
+
+		it->weight = (double)it->period / dur;
+		it->lbr_time = 1;
+		it->lbr_fallback = fb;
+		it->lbr_by_ip = by_ip;
+	}
 }
 
 bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf_branch_entry *e,
@@ -530,9 +546,10 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
 	return true;
 }
 
-/* cnt stacks key (hash h), their periods summing to period, into the cache */
+/* cnt stacks key (hash h), their weights summing to period (periods: period_plain), into
+ * the cache */
 static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t h,
-			    double period, uint64_t cnt)
+			    double period, double period_plain, uint64_t cnt)
 {
 	struct hbbp_stack_val *v;
 	int err = hbbp_stack_cache__drain(&d->stacks);
@@ -549,6 +566,7 @@ static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t
 	if (!v)
 		return -ENOMEM;
 	v->period += period;
+	v->period_plain += period_plain;
 	v->n += cnt;
 	return 0;
 }
@@ -588,16 +606,21 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		return 0;
 	}
 	ev->samples_used++;
+	ev->lbr_time_stacks += it->lbr_time;
+	ev->lbr_time_fallback += it->lbr_fallback;
+	ev->lbr_time_by_ip += it->lbr_by_ip;
 	/* identical stacks are summed in the cache and resolved at the next flush: queued for
-	 * their lookup while there is room for all queued, else added at once */
+	 * their lookup while there is room for all queued, else added at once. The weight
+	 * (period / D(Y) with §5b) is summed, so the key need not hold the IP. */
 	key = hbbp_stack_cache__queue_key(&d->stacks);
 	if (!hbbp_driver__stack_key(it, e, key ? key : local))
 		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, n,
-					(double)it->period, 1);
+					it->weight, (double)it->period, 1);
 	if (key)
-		return hbbp_stack_cache__queue(&d->stacks, hbbp_stack_cache__hash(key),
-					       (double)it->period, 1);
-	return driver_stack_add(d, local, hbbp_stack_cache__hash(local), (double)it->period, 1);
+		return hbbp_stack_cache__queue_w(&d->stacks, hbbp_stack_cache__hash(key),
+						 it->weight, (double)it->period, 1);
+	return driver_stack_add(d, local, hbbp_stack_cache__hash(local), it->weight,
+				(double)it->period, 1);
 }
 
 /* Records after which the address spaces are unchanged: no need to flush the stacks. */
@@ -635,6 +658,9 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		d->ev[i].samples_used += b->ev[i].lbr_used;
 		d->ev[i].stacks_short += b->ev[i].stacks_short;
 		d->ev[i].zero_entries += b->ev[i].zero_entries;
+		d->ev[i].lbr_time_stacks += b->ev[i].lbr_time;
+		d->ev[i].lbr_time_fallback += b->ev[i].lbr_fallback;
+		d->ev[i].lbr_time_by_ip += b->ev[i].lbr_by_ip;
 	}
 	for (i = 0; i < b->ebs.nr; i++) {
 		void *val;
@@ -650,7 +676,8 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		const uint64_t *key = hbbp_stack_cache__key(&b->stacks, i);
 
 		err = driver_stack_add(d, key, hbbp_stack_cache__hash(key),
-				       b->stacks.vals[i].period, b->stacks.vals[i].n);
+				       b->stacks.vals[i].period, b->stacks.vals[i].period_plain,
+				       b->stacks.vals[i].n);
 		if (err)
 			return err;
 	}

@@ -18,6 +18,7 @@
 #include "bbmap/session.h"
 #include "util/hmap.h"
 #include "hbbp/engine/stack_cache.h"
+#include "hbbp/method/lbr_time.h"
 #include "hbbp/engine/sum_queue.h"
 #include "reader/perf_reader.h"
 
@@ -83,6 +84,10 @@ struct hbbp_event_state {
 	uint64_t zero_entries;		/* 0/0 padding entries dropped from stacks */
 	uint64_t streams;		/* LBR streams seen (n-1 per stack) */
 	double stream_weight;		/* their total weight */
+	double stream_weight_plain;	/* ... with the plain weight period/(n-1) */
+	/* time-weighted LBR (method.md §5b): stacks weighted by D(Y), of which with the
+	 * recording's mean duration (fallback) and with the IP refinement */
+	uint64_t lbr_time_stacks, lbr_time_fallback, lbr_time_by_ip;
 	uint64_t lost, throttled;	/* LOST / THROTTLE records naming this event */
 	uint64_t time_enabled, time_running;	/* summed over threads (READ) */
 	double scale;			/* enabled / running, 1 when not multiplexed */
@@ -146,10 +151,13 @@ struct hbbp_driver {
 	/* the raw sums of a segment read apart (hbbp_driver__set_bundle), merged once */
 	const struct hbbp_bundle *bundle;
 	bool bundle_merged;
+	/* the time-weighted LBR estimate (method.md §5b): the durations, finished, or NULL
+	 * for the plain weight; read-only during the pass (the bundle's thread reads it too) */
+	const struct hbbp_lbr_time *lbr_time;
 };
 
 struct hbbp_ebs_val { double period; uint64_t n; };
-struct hbbp_stream_val { double weight; uint64_t n; };
+struct hbbp_stream_val { double weight; uint64_t n; double weight_plain; };
 struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
 
 /* events[i] describes event i (its role, branch_any and name are copied). */
@@ -181,6 +189,10 @@ struct hbbp_sample_item {
 	uint64_t zero_entries;	/* 0/0 entries dropped */
 	uint64_t nr;		/* LBR: entries after the padding */
 	const struct perf_branch_entry *raw;	/* LBR: the record's entries (newest first) */
+	double weight;		/* LBR: the stack's weight: period, or period / D(Y) (§5b) */
+	uint8_t lbr_time;	/* LBR: weighted by D(Y) ... */
+	uint8_t lbr_fallback;	/* ... the recording's mean duration */
+	uint8_t lbr_by_ip;	/* ... of the streams holding the IP */
 };
 void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *rec,
 			 struct hbbp_sample_item *it);
@@ -200,7 +212,10 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
  * samples themselves only when every such record read before the segment has a time <= the
  * segment's first sample time, and every one read after it a time >= its last: otherwise
  * the driver fails with -HBBP_EREDO and the pass must be run again in one part. */
-struct hbbp_bundle_event { uint64_t samples, lbr_used, stacks_short, zero_entries; };
+struct hbbp_bundle_event {
+	uint64_t samples, lbr_used, stacks_short, zero_entries;
+	uint64_t lbr_time, lbr_fallback, lbr_by_ip;
+};
 struct hbbp_bundle {
 	struct hbbp_driver *roles;	/* a copy of the driver's event roles alone (for
 					 * hbbp_driver__digest): the driver's own share cache
@@ -256,6 +271,7 @@ struct hbbp_block {
 	double ebs_sum, lbr_sum;	/* scaled sum of periods / of stream weights */
 	uint64_t ebs_samples, lbr_streams;
 	double ebs_est, lbr_est;	/* BBEC estimates (pseudo blocks: ebs_est = instructions) */
+	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 	double count;			/* chosen estimate (0: no data for the chosen method) */
 	const char *source;		/* "lbr", "ebs", "lbr-fallback", "ebs-fallback", "" */
 	bool biased;
@@ -268,6 +284,7 @@ struct hbbp_tblock {
 	double ebs_sum, lbr_sum;
 	uint64_t ebs_samples, lbr_streams;
 	double ebs_est, lbr_est, count;
+	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 };
 
 struct hbbp_counts {
