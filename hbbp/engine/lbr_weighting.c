@@ -135,9 +135,9 @@ int convert__lbr_weighting_meta(const struct convert_run *run)
 
 	if (!run->lbr_time_ok)
 		return 0;
-	for (i = 0; i < run->drv.nr_events; i++)
-		if (run->drv.ev[i].role == PERF_ROLE_LBR)
-			ev = &run->drv.ev[i];
+	for (i = 0; i < run->drv.acc.nr_events; i++)
+		if (run->drv.acc.ev[i].role == PERF_ROLE_LBR)
+			ev = &run->drv.acc.ev[i];
 	err = result__meta_text(run->res, "lbr_weighting",
 				convert__lbr_weighting_name(run->lbr_weighting));
 	if (!err && run->lbr_weighting == HBBP_LBR_WEIGHT_TIME && ev) {

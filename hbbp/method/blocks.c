@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/engine/leaders.h"
+#include "hbbp/method/leaders.h"
 #include "hbbp/method/method.h"
 #include "util/hbbp_err.h"
 
@@ -30,7 +30,7 @@ struct walk_step {
 
 struct counts_ctx {
 	struct hbbp_counts *c;
-	struct hbbp_driver *d;
+	struct hbbp_accum *a;
 	const struct hbbp_code_ops *ops;
 	struct hmap mods;		/* dso -> module */
 	struct walk_step *path;
@@ -91,7 +91,7 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
 	b->symname = symname;
 	b->sym_start = sym_start;
 	b->sym_size = sym_size;
-	b->source = "";
+	b->source = HBBP_SRC_NONE;
 	*slot = ++c->nr_blocks;
 	return (long)(c->nr_blocks - 1);
 }
@@ -138,7 +138,7 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 	struct hbbp_counts *c = x->c;
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	uint64_t vaddr = key[2];
-	double w = v->period * x->d->ev[key[3]].scale;
+	double w = v->period * x->a->ev[key[3]].scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	const struct bbmap_block *blk;
 	struct hbbp_tblock *t;
@@ -155,7 +155,7 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 			sstart = 0;
 		bi = counts_block(c, HBBP_BLK_NOCODE, dso, NULL, sstart, sstart, 0, name, sstart,
 				  0);
-		if (hbbp_driver__unresolved_add(x->d, dso, false, v->n, w))
+		if (hbbp_accum__unresolved_add(x->a, dso, false, v->n, w))
 			return -ENOMEM;
 	} else if (x->ops->block_at(x->ops->ctx, mod, vaddr, &blk)) {
 		const struct bbmap_symbol *sym = x->ops->symbol_at ?
@@ -164,7 +164,7 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 
 		bi = counts_block(c, HBBP_BLK_UNDECODED, dso, NULL, sstart, sstart, 0,
 				  sym ? sym->name : NULL, sstart, sym ? sym->size : 0);
-		if (hbbp_driver__unresolved_add(x->d, dso, false, v->n, w))
+		if (hbbp_accum__unresolved_add(x->a, dso, false, v->n, w))
 			return -ENOMEM;
 	} else {
 		const char *name;
@@ -190,16 +190,16 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 static int counts_reject(struct counts_ctx *x, enum hbbp_reject why, double w,
 			 struct bbmap_dso *dso, uint64_t n, double raw)
 {
-	struct hbbp_unresolved *u = hbbp_driver__dso_acct(x->d, dso);
+	struct hbbp_unresolved *u = hbbp_accum__dso_acct(x->a, dso);
 
 	if (!u)
 		return -ENOMEM;
 	u->lbr_rejected += raw;	/* unscaled, like lbr_total */
-	x->d->rejected[why] += n;
-	x->d->rejected_weight[why] += w;
+	x->a->rejected[why] += n;
+	x->a->rejected_weight[why] += w;
 	/* Weight in code we cannot see is also reported as unresolved, by dso. */
 	if (why == REJ_NO_CODE || why == REJ_WALK_UNDECODED)
-		return hbbp_driver__unresolved_add(x->d, dso, true, n, w);
+		return hbbp_accum__unresolved_add(x->a, dso, true, n, w);
 	return 0;
 }
 
@@ -210,8 +210,8 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	struct hbbp_counts *c = x->c;
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	uint64_t to = key[2], from = key[3], cur = to;
-	double w = v->weight * x->d->ev[key[4]].scale;
-	double wp = v->weight_plain * x->d->ev[key[4]].scale;
+	double w = v->weight * x->a->ev[key[4]].scale;
+	double wp = v->weight_plain * x->a->ev[key[4]].scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	size_t nsteps = 0, i;
 
@@ -307,9 +307,9 @@ static int counts_bias(struct counts_ctx *x)
 	int err = 0;
 
 	hmap__init(&per_from, 2, sizeof(struct hbbp_bias_val));
-	for (i = 0; i < x->d->bias.cap; i++) {
+	for (i = 0; i < x->a->bias.cap; i++) {
 		void *val;
-		const uint64_t *key = hmap__slot(&x->d->bias, i, &val);
+		const uint64_t *key = hmap__slot(&x->a->bias, i, &val);
 		const struct hbbp_bias_val *e = val;
 		struct hbbp_bias_val *a;
 
@@ -345,9 +345,9 @@ static int counts_bias(struct counts_ctx *x)
 			a->expected = biased ? share : -share - 1.0;
 		}
 	}
-	for (i = 0; i < x->d->bias.cap; i++) {
+	for (i = 0; i < x->a->bias.cap; i++) {
 		void *val;
-		const uint64_t *key = hmap__slot(&x->d->bias, i, &val);
+		const uint64_t *key = hmap__slot(&x->a->bias, i, &val);
 		const struct hbbp_bias_val *a;
 		double share;
 		bool biased;
@@ -370,57 +370,54 @@ out:
 	return err;
 }
 
+const char *hbbp_source_name(enum hbbp_source s)
+{
+	switch (s) {
+	case HBBP_SRC_NONE: return "";
+	case HBBP_SRC_LBR: return "lbr";
+	case HBBP_SRC_EBS: return "ebs";
+	case HBBP_SRC_LBR_FALLBACK: return "lbr-fallback";
+	case HBBP_SRC_EBS_FALLBACK: return "ebs-fallback";
+	}
+	return "";
+}
+
+/* method.md §6: LBR if length <= cutoff, else EBS; where the chosen source has no data but
+ * the other has, the other (marked as a fallback, decision). LBR-only and EBS-only modes
+ * take their source alone. */
+enum hbbp_source hbbp_rule__choose(enum hbbp_method method, unsigned cutoff, uint32_t nr_insns,
+				   bool has_ebs, bool has_lbr)
+{
+	switch (method) {
+	case HBBP_METHOD_EBS:
+		return has_ebs ? HBBP_SRC_EBS : HBBP_SRC_NONE;
+	case HBBP_METHOD_LBR:
+		return has_lbr ? HBBP_SRC_LBR : HBBP_SRC_NONE;
+	case HBBP_METHOD_HBBP:
+		break;
+	}
+	if (nr_insns <= cutoff)
+		return has_lbr ? HBBP_SRC_LBR : has_ebs ? HBBP_SRC_EBS_FALLBACK : HBBP_SRC_NONE;
+	return has_ebs ? HBBP_SRC_EBS : has_lbr ? HBBP_SRC_LBR_FALLBACK : HBBP_SRC_NONE;
+}
+
+/* method.md §4 (EBS: sum of periods / length), §5 (LBR: sum of stream weights), §6. */
 void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned cutoff)
 {
 	bool has_e = b->ebs_samples > 0, has_l = b->lbr_streams > 0;
 
-	b->count = 0;
-	b->source = "";
 	if (b->kind != HBBP_BLK_CODE) {
 		/* Pseudo blocks: EBS periods are instructions; LBR cannot count them. */
 		b->ebs_est = b->ebs_sum;
 		b->lbr_est = 0;
-		if (method != HBBP_METHOD_LBR && has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs";
-		}
-		return;
-	}
-	b->ebs_est = b->nr_insns ? b->ebs_sum / b->nr_insns : 0;
-	b->lbr_est = b->lbr_sum;
-	switch (method) {
-	case HBBP_METHOD_EBS:
-		if (has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs";
-		}
-		return;
-	case HBBP_METHOD_LBR:
-		if (has_l) {
-			b->count = b->lbr_est;
-			b->source = "lbr";
-		}
-		return;
-	case HBBP_METHOD_HBBP:
-		break;
-	}
-	if (b->nr_insns <= cutoff) {
-		if (has_l) {
-			b->count = b->lbr_est;
-			b->source = "lbr";
-		} else if (has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs-fallback";
-		}
+		b->source = method != HBBP_METHOD_LBR && has_e ? HBBP_SRC_EBS : HBBP_SRC_NONE;
 	} else {
-		if (has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs";
-		} else if (has_l) {
-			b->count = b->lbr_est;
-			b->source = "lbr-fallback";
-		}
+		b->ebs_est = b->nr_insns ? b->ebs_sum / b->nr_insns : 0;
+		b->lbr_est = b->lbr_sum;
+		b->source = hbbp_rule__choose(method, cutoff, b->nr_insns, has_e, has_l);
 	}
+	b->count = hbbp_source_is_lbr(b->source) ? b->lbr_est :
+		   hbbp_source_is_ebs(b->source) ? b->ebs_est : 0;
 }
 
 /* Deterministic iteration over an accumulator: slot indices sorted by key, with the dso pointer
@@ -517,7 +514,7 @@ fail:
 	return NULL;
 }
 
-int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp_method method,
+int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_method method,
 			 unsigned cutoff)
 {
 	struct counts_ctx x;
@@ -532,12 +529,12 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 	hmap__init(&c->tidx, 2, sizeof(uint64_t));
 	memset(&x, 0, sizeof(x));
 	x.c = c;
-	x.d = d;
+	x.a = d;
 	x.ops = d->ops;
 	hmap__init(&x.mods, 1, sizeof(struct mod_cache_val));
 
 	/* 1. Every stream target is a block leader (before any block is looked at): gathered
-	 * per module in slot order, then added module by module (on threads: hbbp/engine/leaders.h). */
+	 * per module in slot order, then added module by module (hbbp/method/leaders.h). */
 	hbbp_leaders__init(&leaders);
 	for (i = 0; i < d->streams.cap && !err; i++) {
 		const uint64_t *key = hmap__slot(&d->streams, i, NULL);
@@ -550,7 +547,9 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 			err = hbbp_leaders__add(&leaders, mod, key[2]);
 	}
 	if (!err)
-		hbbp_leaders__apply(&leaders, x.ops);
+		err = x.ops->apply_leaders ?
+		      x.ops->apply_leaders(x.ops->apply_ctx, &leaders, x.ops) :
+		      hbbp_leaders__apply_each(&leaders, x.ops);
 	hbbp_leaders__exit(&leaders);
 	/* 2. EBS, 3. streams, each in key order. */
 	if (!err) {
@@ -585,7 +584,7 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 	for (i = 0; i < c->nr_tblocks; i++) {
 		struct hbbp_tblock *t = &c->tblocks[i];
 		const struct hbbp_block *b = &c->blocks[t->block];
-		bool lbr = !strncmp(b->source, "lbr", 3), ebs = !strncmp(b->source, "ebs", 3);
+		bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
 
 		if (b->kind == HBBP_BLK_CODE)
 			t->ebs_est = b->nr_insns ? t->ebs_sum / b->nr_insns : 0;

@@ -2,13 +2,16 @@
  * per (process, stream start, stream end) the summed recorded durations of complete streams,
  * then, per (process, start), the ends in ascending order with suffix sums, so that the mean
  * duration of the streams starting at s that contain an IP (end >= ip) is one binary search.
- * Depends on reader/perf_reader.h, reader/perf_format.h and util/hmap.h only.
+ * Also the weight of one sample item (hbbp_lbr_time__weigh, for whoever reads the records).
+ * Depends on reader/perf_reader.h, reader/perf_format.h, util/hmap.h and hbbp/method/method.h
+ * (the sample item) only.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hbbp/method/lbr_time.h"
+#include "hbbp/method/method.h"
 #include "reader/perf_format.h"
 
 struct hbbp_lbr_time_sum { double sum; uint64_t n; };
@@ -169,6 +172,21 @@ double hbbp_lbr_time__duration(const struct hbbp_lbr_time *t, uint32_t pid, uint
 		return t->sorted[lo].suf_sum / (double)t->sorted[lo].suf_n;
 	}
 	return g->sum / (double)g->n;
+}
+
+void hbbp_lbr_time__weigh(const struct hbbp_lbr_time *t, struct hbbp_sample_item *it)
+{
+	bool fb, by_ip;
+	double dur;
+
+	if (!t || it->kind != HBBP_ITEM_LBR || !it->raw || it->nr < 2)
+		return;
+	/* the stack stands for period / D(Y) stream instances */
+	dur = hbbp_lbr_time__duration(t, it->pid, it->raw[0].to, it->ip, &fb, &by_ip);
+	it->weight = (double)it->period / dur;
+	it->lbr_time = 1;
+	it->lbr_fallback = fb;
+	it->lbr_by_ip = by_ip;
 }
 
 static bool name_starts(const char *s, const char *p)

@@ -8,7 +8,8 @@
  * Usage: every LBR stack of the recording is added once (hbbp_lbr_time__add_stack), then
  * hbbp_lbr_time__finish, then any number of hbbp_lbr_time__duration calls (read-only: safe
  * from several threads at once).
- * Depends on reader/perf_reader.h (branch entries, event attrs) and util/hmap.h only.
+ * Depends on reader/perf_reader.h (branch entries, event attrs) and util/hmap.h only (the .c
+ * file also on hbbp/method/method.h for the sample item).
  */
 #ifndef HBBP_LBR_TIME_H
 #define HBBP_LBR_TIME_H
@@ -70,6 +71,10 @@ int hbbp_lbr_time__finish(struct hbbp_lbr_time *t);
  * the IP refinement was used. Only after a finish with status OK. */
 double hbbp_lbr_time__duration(const struct hbbp_lbr_time *t, uint32_t pid, uint64_t start,
 			       uint64_t ip, bool *fallback, bool *by_ip);
+struct hbbp_sample_item;
+/* method.md §5b for one LBR item (its pid, IP and e[0].to): it->weight = period / D(Y) and
+ * its flags; t NULL or an item of another kind: unchanged (the plain weight). */
+void hbbp_lbr_time__weigh(const struct hbbp_lbr_time *t, struct hbbp_sample_item *it);
 /* Whether event e counts time (cycles, ref-cycles, bus-cycles, cpu-clock, task-clock, the
  * raw unhalted-cycles events), so that §5b applies to its stacks. */
 bool hbbp_lbr_time__event_is_time(const struct perf_event_info *e);
