@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
 
-names="lbr_time_blocks lbr_time_summary lbr_time_meta lbr_time_plain lbr_time_diag_plain lbr_time_jobs lbr_time_zero lbr_time_saturated"
+names="lbr_time_blocks lbr_time_summary lbr_time_meta lbr_time_plain lbr_time_diag_plain lbr_time_jobs lbr_time_zero lbr_time_saturated lbr_time_pipe"
 [ $golden_ok = 1 ] && golden_setup
 if [ $golden_ok != 1 ]; then
 	for n in $names; do skip "$n: $golden_why"; done
@@ -44,10 +44,11 @@ fi
 # Plain (period/(n-1)): L1 520, L2 400, L3 200, L4 62, L5 110 per stream:
 # _start = s1 (520+400+124+220) + s2 (520+400) = 2184 (8736 insns); b18 = 920 + 200 = 1120
 # (20160); b19 = 520 + 200 = 720 (13680).
-spec() { # FILE CYCLES-OVERRIDE: "" keeps the cycle counts, else every entry gets this count
+spec() { # FILE CYCLES-OVERRIDE [pipe]: "" keeps the cycle counts, else every entry gets it
 	o=$2
 	c() { if [ -n "$o" ]; then echo "$o"; else echo "$1"; fi; }
-	cat > "$1" <<SPEC
+	[ "$3" = pipe ] && echo "option pipe" > "$1" || : > "$1"
+	cat >> "$1" <<SPEC
 header hostname=goldenhost osrelease=6.1.0-golden version=6.1.0 arch=x86_64 nrcpus=2 cmdline="perf record -b -e cycles ./prog" branch_stack
 event name=cycles type=0 config=0 period=1000 sample_type=ip,tid,time,id,period,branch_stack branch_sample_type=any,user ids=11 flags=disabled,inherit,mmap,comm,mmap2,comm_exec
 comm pid=100 tid=100 name=prog exec time=1 id=11
@@ -62,10 +63,13 @@ SPEC
 spec "$TMP/t.spec" ""
 spec "$TMP/z.spec" 0
 spec "$TMP/s.spec" 65535
+spec "$TMP/p.spec" "" pipe
 for f in t z s; do
 	run_perfgen "$TMP/$f.spec" "$TMP/$f.data" 2>"$TMP/perfgen.err" ||
 		{ for n in $names; do fail "$n: perfgen: $(head -1 "$TMP/perfgen.err")"; done; exit 0; }
 done
+run_perfgen "$TMP/p.spec" - > "$TMP/p.data" 2>"$TMP/perfgen.err" ||
+	{ for n in $names; do fail "$n: perfgen: $(head -1 "$TMP/perfgen.err")"; done; exit 0; }
 BIN="--binary /golden/prog=$PROG"
 blk() { printf 'prog+%s' "$1"; }
 # blocks EXPECTED OUT.csv: block,count rows (counts within 1e-9 relative), in any order
@@ -105,3 +109,6 @@ expect lbr_time_jobs "blocks '$TMP/time.exp' '$TMP/j.csv'"
 expect lbr_time_zero "blocks '$TMP/plain.exp' '$TMP/z.csv' && grep -q 'no cycle counts in the branch entries.*cannot be corrected' '$TMP/z.err' && ! grep -qi 'nan\|inf' '$TMP/z.csv'"
 "$HBBP" "$TMP/s.data" $BIN --by block -o "$TMP/s.csv" 2>"$TMP/s.err"
 expect lbr_time_saturated "blocks '$TMP/plain.exp' '$TMP/s.csv' && grep -q 'saturated.*cannot be corrected' '$TMP/s.err' && ! grep -qi 'nan\|inf' '$TMP/s.csv'"
+# a pipe cannot be read twice: the plain weight, with a warning naming the reason
+"$HBBP" - $BIN --by block -o "$TMP/p.csv" < "$TMP/p.data" 2>"$TMP/p.err"
+expect lbr_time_pipe "blocks '$TMP/plain.exp' '$TMP/p.csv' && grep -q 'pipe cannot be' '$TMP/p.err'"
