@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
 
-names="lbr_time_blocks lbr_time_summary lbr_time_meta lbr_time_plain lbr_time_diag_plain lbr_time_jobs lbr_time_zero lbr_time_saturated lbr_time_pipe"
+names="lbr_time_blocks lbr_time_summary lbr_time_meta lbr_time_plain lbr_time_diag_plain lbr_time_jobs lbr_time_zero lbr_time_saturated lbr_time_pipe lbr_time_usage"
 [ $golden_ok = 1 ] && golden_setup
 if [ $golden_ok != 1 ]; then
 	for n in $names; do skip "$n: $golden_why"; done
@@ -112,3 +112,7 @@ expect lbr_time_saturated "blocks '$TMP/plain.exp' '$TMP/s.csv' && grep -q 'satu
 # a pipe cannot be read twice: the plain weight, with a warning naming the reason
 "$HBBP" - $BIN --by block -o "$TMP/p.csv" < "$TMP/p.data" 2>"$TMP/p.err"
 expect lbr_time_pipe "blocks '$TMP/plain.exp' '$TMP/p.csv' && grep -q 'pipe cannot be' '$TMP/p.err'"
+# a bad --lbr-weighting is a usage error (exit 1) naming the choices
+"$HBBP" "$TMP/t.data" $BIN --lbr-weighting bogus -o "$TMP/u.csv" 2>"$TMP/u.err"
+st=$?
+expect lbr_time_usage "[ $st = 1 ] && grep -q 'expected time or plain' '$TMP/u.err' && [ ! -e '$TMP/u.csv' ]"
