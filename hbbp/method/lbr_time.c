@@ -1,7 +1,8 @@
 /* The statistics behind the time-weighted LBR estimate (method.md §5b, hbbp/method/lbr_time.h):
- * per (process, stream start, stream end) the summed recorded durations of complete streams,
- * then, per (process, start), the ends in ascending order with suffix sums, so that the mean
- * duration of the streams starting at s that contain an IP (end >= ip) is one binary search.
+ * per (process, stream start, stream end) the summed recorded durations of complete streams
+ * and of their reciprocals, then, per (process, start), the ends in ascending order with
+ * suffix sums, so that the mean over the streams starting at s that contain an IP (end >= ip)
+ * is one binary search.
  * Also the weight of one sample item (hbbp_lbr_time__weigh, for whoever reads the records).
  * Depends on reader/perf_reader.h, reader/perf_format.h, util/hmap.h and hbbp/method/method.h
  * (the sample item) only.
@@ -14,7 +15,7 @@
 #include "hbbp/method/method.h"
 #include "reader/perf_format.h"
 
-struct hbbp_lbr_time_sum { double sum; uint64_t n; };
+struct hbbp_lbr_time_sum { double sum; uint64_t n; double inv; };
 
 /* One (pid, start, end) after finish; suf_*: sums over this end and every later end of the
  * same (pid, start). */
@@ -22,6 +23,7 @@ struct hbbp_lbr_time_end {
 	uint64_t pid, start, end;
 	double suf_sum;
 	uint64_t suf_n;
+	double suf_inv;
 };
 
 struct hbbp_lbr_time_group { uint64_t first, count; double sum; uint64_t n; };
@@ -75,6 +77,7 @@ int hbbp_lbr_time__add_stack(struct hbbp_lbr_time *t, uint32_t pid,
 			return -ENOMEM;
 		v->sum += c;
 		v->n++;
+		v->inv += 1.0 / c;
 		t->st.timed++;
 		t->sum += c;
 	}
@@ -110,6 +113,7 @@ int hbbp_lbr_time__finish(struct hbbp_lbr_time *t)
 		t->sorted[i].end = key[2];
 		t->sorted[i].suf_sum = v->sum;
 		t->sorted[i].suf_n = v->n;
+		t->sorted[i].suf_inv = v->inv;
 	}
 	t->nr_sorted = n;
 	if (n)
@@ -123,6 +127,7 @@ int hbbp_lbr_time__finish(struct hbbp_lbr_time *t)
 		for (size_t k = j - 1; k > i; k--) {
 			t->sorted[k - 1].suf_sum += t->sorted[k].suf_sum;
 			t->sorted[k - 1].suf_n += t->sorted[k].suf_n;
+			t->sorted[k - 1].suf_inv += t->sorted[k].suf_inv;
 		}
 		g = hmap__get(&t->starts, key, NULL);
 		if (!g)
@@ -169,7 +174,8 @@ double hbbp_lbr_time__duration(const struct hbbp_lbr_time *t, uint32_t pid, uint
 				hi = mid;
 		}
 		*by_ip = true;
-		return t->sorted[lo].suf_sum / (double)t->sorted[lo].suf_n;
+		/* the harmonic mean: 1/D is the mean of 1/dur over the streams holding ip */
+		return (double)t->sorted[lo].suf_n / t->sorted[lo].suf_inv;
 	}
 	return g->sum / (double)g->n;
 }

@@ -5,6 +5,15 @@
  * entries' cycle counts) of the complete streams of the recording that start where Y started
  * and, where some of them contain the sample's IP, of those. Where no complete stream starts
  * there: the recording's mean stream duration (the fallback, counted by the caller).
+ * Decision (which mean): over the streams from Y's start, the arithmetic mean: a sample falls
+ * in each instance X in proportion to dur(X), so the expected weight of the class is
+ * sum dur(X) / D = the number of instances when D is their mean duration. Over the streams
+ * that contain the IP, the harmonic mean (1/D the mean of 1/dur): given that the sample fell
+ * at the IP, each stream holding the IP is equally likely per instance (the time spent at
+ * the IP is the same in each), so the weight must be E[1/dur]; the arithmetic mean there
+ * under-counts the streams that end soon after the IP when longer ones share the start
+ * (measured with pmusim's exact truth: absolute counts 2.2% off with it, 0.5% with the
+ * harmonic mean, shares the same or better).
  * Usage: every LBR stack of the recording is added once (hbbp_lbr_time__add_stack), then
  * hbbp_lbr_time__finish, then any number of hbbp_lbr_time__duration calls (read-only: safe
  * from several threads at once).
@@ -67,8 +76,9 @@ int hbbp_lbr_time__add_stack(struct hbbp_lbr_time *t, uint32_t pid,
 /* Ends the statistics; sets t->status. 0 or -ENOMEM. */
 int hbbp_lbr_time__finish(struct hbbp_lbr_time *t);
 /* D(Y) in cycles (>= 1) for a stack of pid whose newest entry's target is `start`, sampled
- * at ip; *fallback: the recording's mean was used (no complete stream starts there); *by_ip:
- * the IP refinement was used. Only after a finish with status OK. */
+ * at ip (see the decision above); *fallback: the recording's mean was used (no complete
+ * stream starts there); *by_ip: the IP refinement was used. Only after a finish with status
+ * OK. */
 double hbbp_lbr_time__duration(const struct hbbp_lbr_time *t, uint32_t pid, uint64_t start,
 			       uint64_t ip, bool *fallback, bool *by_ip);
 struct hbbp_sample_item;

@@ -25,25 +25,28 @@ fi
 #   s3 = B18 .. B18_JNE      b18
 #   s4 = B19 .. B19_JNE      b19 (19 insns)
 # Stacks (newest first, FROM/TO/FLAGS/CYCLES), the interrupted stream Y starts at e[0].to:
-#   L1 period 1560, ip b18+2: s4 (30), s2 (24), s1 (4)      Y from S, IP in b18
-#   L2 period 800,  ip S+5:   s2 (28), s1 (6)               Y from S, IP in _start
-#   L3 period 400,  ip S+7:   s3 (20), s4 (32)              Y from S
-#   L4 period 124,  ip b19+4: s1 (7), s1 (5)                Y from B19
-#   L5 period 220,  ip c+2:   s1 (46), s1 (40)              Y from c: no stream starts there
-# Complete streams from S: 4 6 5 7 40 46 24 28, mean 160/8 = 20; of them containing an IP in
-# b18 (ending at or after it): s2 only, (24+28)/2 = 26. From B19: 30 32, mean 31. From B18: 20.
-# The recording's mean: (160 + 62 + 20) / 11 = 22.
+#   L1 period 1728, ip b18+2: s4 (30), s2 (20), s1 (12)     Y from S, IP in b18
+#   L2 period 640,  ip S+5:   s2 (30), s1 (12)              Y from S, IP in _start
+#   L3 period 320,  ip S+7:   s3 (28), s4 (60)              Y from S
+#   L4 period 160,  ip b19+4: s1 (12), s1 (12)              Y from B19
+#   L5 period 240,  ip c+2:   s1 (24), s1 (24)              Y from c: no stream starts there
+# (the oldest entry's count belongs to a stream before the stack: not used)
+# Complete streams from S: s1 12 12 12 12 24 24, s2 20 30. D(Y) over the streams from Y's
+# start that hold the IP is their harmonic mean (hbbp/method/lbr_time.h): an IP in b18 is held
+# by s2 only, 2 / (1/20 + 1/30) = 24; an IP in _start by all eight, 8 / (4/12 + 2/24 + 1/20 +
+# 1/30) = 8 / (1/2) = 16. From B19: s4 30 60, 2 / (1/30 + 1/60) = 40. The recording's mean
+# (arithmetic, for a start no stream has): (96 + 50 + 90 + 28) / 11 = 24.
 # D(Y) and the stack's weight period/D, split over its n-1 streams:
-#   L1 D=26 (IP refinement) 1560/26 = 60: s4 s2 s1 +20 each
-#   L2 D=20 800/20 = 40: s2 s1 +20 each
-#   L3 D=20 400/20 = 20: s3 s4 +10 each
-#   L4 D=31 (B19 group, IP inside) 124/31 = 4: s1 s1 +2 each
-#   L5 D=22 (fallback: the recording's mean) 220/22 = 10: s1 s1 +5 each
-# Executions: _start = s1 (20+20+4+10) + s2 (20+20) = 94; b18 = s2 40 + s3 10 = 50;
-# b19 = s4 (20+10) = 30. Instructions: _start 376, b18 900, b19 570.
-# Plain (period/(n-1)): L1 520, L2 400, L3 200, L4 62, L5 110 per stream:
-# _start = s1 (520+400+124+220) + s2 (520+400) = 2184 (8736 insns); b18 = 920 + 200 = 1120
-# (20160); b19 = 520 + 200 = 720 (13680).
+#   L1 D=24 (IP refinement: s2 only) 1728/24 = 72: s4 s2 s1 +24 each
+#   L2 D=16 640/16 = 40: s2 s1 +20 each
+#   L3 D=16 320/16 = 20: s3 s4 +10 each
+#   L4 D=40 (B19, IP inside) 160/40 = 4: s1 s1 +2 each
+#   L5 D=24 (fallback: the recording's mean) 240/24 = 10: s1 s1 +5 each
+# Executions: _start = s1 (24+20+4+10) + s2 (24+20) = 102; b18 = s2 44 + s3 10 = 54;
+# b19 = s4 (24+10) = 34. Instructions: _start 408, b18 972, b19 646.
+# Plain (period/(n-1)): L1 576, L2 320, L3 160, L4 80, L5 120 per stream:
+# _start = s1 (576+320+160+240) + s2 (576+320) = 2192 (8768 insns); b18 = 896 + 160 = 1056
+# (19008); b19 = 576 + 160 = 736 (13984).
 spec() { # FILE CYCLES-OVERRIDE [pipe]: "" keeps the cycle counts, else every entry gets it
 	o=$2
 	c() { if [ -n "$o" ]; then echo "$o"; else echo "$1"; fi; }
@@ -53,11 +56,11 @@ header hostname=goldenhost osrelease=6.1.0-golden version=6.1.0 arch=x86_64 nrcp
 event name=cycles type=0 config=0 period=1000 sample_type=ip,tid,time,id,period,branch_stack branch_sample_type=any,user ids=11 flags=disabled,inherit,mmap,comm,mmap2,comm_exec
 comm pid=100 tid=100 name=prog exec time=1 id=11
 mmap2 pid=100 tid=100 start=$TEXT_VADDR len=0x1000 pgoff=$TEXT_OFF file=/golden/prog buildid=$BID prot=5 time=2 id=11
-sample pid=100 tid=100 ip=$(hex "$B18 + 2") period=1560 time=10 br=$B19_JNE/$S/-/$(c 30),$B18_JNE/$B19/-/$(c 24),$S_JNE/$S/-/$(c 4),$B19_JNE/$S/-/$(c 7)
-sample pid=100 tid=100 ip=$(hex "$S + 5") period=800 time=11 br=$B18_JNE/$S/-/$(c 28),$S_JNE/$S/-/$(c 6),$S_JNE/$S/-/$(c 3)
-sample pid=100 tid=100 ip=$(hex "$S + 7") period=400 time=12 br=$B18_JNE/$S/-/$(c 20),$B19_JNE/$B18/-/$(c 32),$S_JNE/$B19/-/$(c 5)
-sample pid=100 tid=100 ip=$(hex "$B19 + 4") period=124 time=13 br=$S_JNE/$B19/-/$(c 7),$S_JNE/$S/-/$(c 5),$S_JNE/$S/-/$(c 9)
-sample pid=100 tid=100 ip=$(hex "$C + 2") period=220 time=14 br=$S_JNE/$C/-/$(c 46),$S_JNE/$S/-/$(c 40),$S_JNE/$S/-/$(c 3)
+sample pid=100 tid=100 ip=$(hex "$B18 + 2") period=1728 time=10 br=$B19_JNE/$S/-/$(c 30),$B18_JNE/$B19/-/$(c 20),$S_JNE/$S/-/$(c 12),$B19_JNE/$S/-/$(c 7)
+sample pid=100 tid=100 ip=$(hex "$S + 5") period=640 time=11 br=$B18_JNE/$S/-/$(c 30),$S_JNE/$S/-/$(c 12),$S_JNE/$S/-/$(c 3)
+sample pid=100 tid=100 ip=$(hex "$S + 7") period=320 time=12 br=$B18_JNE/$S/-/$(c 28),$B19_JNE/$B18/-/$(c 60),$S_JNE/$B19/-/$(c 5)
+sample pid=100 tid=100 ip=$(hex "$B19 + 4") period=160 time=13 br=$S_JNE/$B19/-/$(c 12),$S_JNE/$S/-/$(c 12),$S_JNE/$S/-/$(c 9)
+sample pid=100 tid=100 ip=$(hex "$C + 2") period=240 time=14 br=$S_JNE/$C/-/$(c 24),$S_JNE/$S/-/$(c 24),$S_JNE/$S/-/$(c 3)
 SPEC
 }
 spec "$TMP/t.spec" ""
@@ -80,14 +83,14 @@ blocks() {
 		  if (!($1 in e) || d > 1e-9 * e[$1]) { printf "%s: %s, expected %s\n", $1, $2, e[$1]; bad = 1 } }
 		END { if (got != n) { printf "%d rows, expected %d\n", got, n; bad = 1 }; exit bad }' "$1" "$2" >&2
 }
-printf '%s,376\n%s,900\n%s,570\n' "$(blk $S)" "$(blk $B18)" "$(blk $B19)" > "$TMP/time.exp"
-printf '%s,8736\n%s,20160\n%s,13680\n' "$(blk $S)" "$(blk $B18)" "$(blk $B19)" > "$TMP/plain.exp"
+printf '%s,408\n%s,972\n%s,646\n' "$(blk $S)" "$(blk $B18)" "$(blk $B19)" > "$TMP/time.exp"
+printf '%s,8768\n%s,19008\n%s,13984\n' "$(blk $S)" "$(blk $B18)" "$(blk $B19)" > "$TMP/plain.exp"
 
 "$HBBP" "$TMP/t.data" $BIN --by block -o "$TMP/time.csv" 2>"$TMP/time.err"
 st=$?
 expect lbr_time_blocks "[ $st = 0 ] && blocks '$TMP/time.exp' '$TMP/time.csv'"
 # the summary says the weight is time, with 5 stacks, 4 refined by the IP, 1 by the mean
-expect lbr_time_summary "grep -q 'LBR weight: time' '$TMP/time.err' && grep -q ': 5 stacks by the mean duration' '$TMP/time.err' && grep -q '(4 of them refined by the IP), 1 by the recording.s mean stream duration 22.0 cycles' '$TMP/time.err'"
+expect lbr_time_summary "grep -q 'LBR weight: time' '$TMP/time.err' && grep -q ': 5 stacks by the mean duration' '$TMP/time.err' && grep -q '(4 of them refined by the IP), 1 by the recording.s mean stream duration 24.0 cycles' '$TMP/time.err'"
 "$HBBP" -q "$TMP/t.data" $BIN --by block -o "$TMP/time.json" 2>/dev/null
 expect lbr_time_meta "grep -q '\"lbr_weighting\": *\"time\"' '$TMP/time.json' && grep -q '\"lbr_time_fallback_stacks\": *1' '$TMP/time.json'"
 "$HBBP" -q "$TMP/t.data" $BIN --by block --lbr-weighting plain -o "$TMP/plain.csv" 2>"$TMP/plain.err"
