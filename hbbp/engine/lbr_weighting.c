@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hbbp/engine/convert.h"
+#include "reader/perf_format.h"
 #include "util/hbbp_err.h"
 
 const char *convert__lbr_weighting_name(int w)
@@ -124,6 +125,13 @@ int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o
 	}
 	run->lbr_weighting = HBBP_LBR_WEIGHT_TIME;
 	run->drv.lbr_time = &run->lbr_time;
+	if (lbr->attr.type == PERF_TYPE_SOFTWARE) {
+		/* cpu-clock, task-clock: the period is in nanoseconds, D(Y) in cycles */
+		pr_warn("'%s' counts nanoseconds, the stream durations are cycles: the LBR counts "
+			"are scaled by the clock rate (cycles per ns); their shares are not", name);
+		return result__warn(run->res, "LBR counts of '%s' (nanoseconds) scaled by the clock "
+				    "rate: time weight in cycles; shares unaffected", name);
+	}
 	return 0;
 }
 

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
 
-names="lbr_time_blocks lbr_time_summary lbr_time_meta lbr_time_plain lbr_time_diag_plain lbr_time_jobs lbr_time_zero lbr_time_saturated lbr_time_pipe lbr_time_usage"
+names="lbr_time_blocks lbr_time_summary lbr_time_meta lbr_time_plain lbr_time_diag_plain lbr_time_jobs lbr_time_zero lbr_time_saturated lbr_time_pipe lbr_time_usage lbr_time_cpu_clock"
 [ $golden_ok = 1 ] && golden_setup
 if [ $golden_ok != 1 ]; then
 	for n in $names; do skip "$n: $golden_why"; done
@@ -67,7 +67,8 @@ spec "$TMP/t.spec" ""
 spec "$TMP/z.spec" 0
 spec "$TMP/s.spec" 65535
 spec "$TMP/p.spec" "" pipe
-for f in t z s; do
+sed 's/^event name=cycles type=0 config=0/event name=cpu-clock type=1 config=0/' "$TMP/t.spec" > "$TMP/k.spec"
+for f in t z s k; do
 	run_perfgen "$TMP/$f.spec" "$TMP/$f.data" 2>"$TMP/perfgen.err" ||
 		{ for n in $names; do fail "$n: perfgen: $(head -1 "$TMP/perfgen.err")"; done; exit 0; }
 done
@@ -119,3 +120,7 @@ expect lbr_time_pipe "blocks '$TMP/plain.exp' '$TMP/p.csv' && grep -q 'pipe cann
 "$HBBP" "$TMP/t.data" $BIN --lbr-weighting bogus -o "$TMP/u.csv" 2>"$TMP/u.err"
 st=$?
 expect lbr_time_usage "[ $st = 1 ] && grep -q 'expected time or plain' '$TMP/u.err' && [ ! -e '$TMP/u.csv' ]"
+# cpu-clock counts time too: the same weights (the units differ: a warning says the counts
+# are scaled by the clock rate)
+"$HBBP" "$TMP/k.data" $BIN --by block -o "$TMP/k.csv" 2>"$TMP/k.err"
+expect lbr_time_cpu_clock "blocks '$TMP/time.exp' '$TMP/k.csv' && grep -q 'LBR weight: time' '$TMP/k.err' && grep -q 'counts nanoseconds' '$TMP/k.err'"
