@@ -55,7 +55,8 @@ static inline void *hmap__val_at(const struct hmap *h, size_t i)
  * val a pointer to its value (any pointer type). The map must not be inserted into meanwhile. */
 #define hmap__for_each(h, i, key, val)						\
 	for ((i) = 0; (i) < (h)->nr &&						\
-		      ((key) = hmap__key_at((h), (i)), (val) = hmap__val_at((h), (i)), 1); \
+		      ((key) = hmap__key_at((h), (i)), (void)(key),			\
+		       (val) = hmap__val_at((h), (i)), 1);			\
 	     (i)++)
 
 #endif

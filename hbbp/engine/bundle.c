@@ -27,7 +27,7 @@ int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 	b->nr_events = d->acc.nr_events;
 	for (i = 0; i < d->acc.nr_events; i++)
 		b->roles[i].role = d->acc.ev[i].role;
-	b->lbr_time = d->lbr_time;	/* read-only during the pass */
+	b->lbr_time = d->acc.lbr_time;	/* read-only during the pass */
 	hmap__init(&b->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hbbp_stack_cache__init(&b->stacks);
 	b->tmin = UINT64_MAX;

@@ -130,9 +130,10 @@ static int run_apply_leaders(void *ctx, const struct hbbp_leaders *l,
 	return hbbp_leaders__apply(l, ops, run->leader_threads);
 }
 
-static int run_session(struct convert_run *run, const struct convert_opts *o)
+int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
+			 const struct convert_opts *o)
 {
-	const struct perf_header_info *h = perf_reader__header(run->reader);
+	const struct perf_header_info *h = perf_reader__header(r);
 	struct bbmap_find_opts fo = o->find;
 	size_t i;
 	int err;
@@ -144,7 +145,7 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 		fo.kcore_dir = h->kcore_dir;
 	if (!fo.osrelease)
 		fo.osrelease = h->osrelease;
-	err = bbmap_session__new(&run->session, &fo);
+	err = bbmap_session__new(out, &fo);
 	if (err) {
 		pr_err("cannot start the address-space session: %s", hbbp_strerror(err));
 		return err;
@@ -152,9 +153,18 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 	for (i = 0; i < h->nr_build_ids; i++) {
 		const struct perf_build_id_entry *b = &h->build_ids[i];
 
-		bbmap_session__add_build_id(run->session, b->cpumode == PERF_RECORD_MISC_KERNEL,
+		bbmap_session__add_build_id(*out, b->cpumode == PERF_RECORD_MISC_KERNEL,
 					    b->filename, b->id, b->size);
 	}
+	return 0;
+}
+
+static int run_session(struct convert_run *run, const struct convert_opts *o)
+{
+	int err = convert__new_session(&run->session, run->reader, o);
+
+	if (err)
+		return err;
 	hbbp_code_bbmap__init(&run->ops, run->session);
 	/* the attribution decodes distinct modules on up to jobs threads */
 	run->leader_threads = o->jobs;
@@ -322,11 +332,17 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	{
 		double total, rejected;
 
+		uint64_t nb;
+
 		convert__code_module_weight(run, &total, &rejected);
 		err = result__meta_real(run->res, "lbr_weight_code_modules", total);
 		if (!err)
 			err = result__meta_real(run->res, "lbr_weight_code_modules_attributed",
 						total - rejected);
+		/* weight on bytes the decoder does not know: shown, never silent */
+		if (!err)
+			err = result__meta_real(run->res, "undecodable_weight",
+						convert__undecodable_weight(run, &nb));
 	}
 out:
 	if (!err)

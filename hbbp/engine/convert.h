@@ -67,6 +67,10 @@ int convert_opts__init(struct convert_opts *o);
  * convert__run_exit(run) after, whatever it returned. */
 int convert__compute(struct convert_run *run, const struct convert_opts *o);
 void convert__run_exit(struct convert_run *run);
+/* The address-space session of a conversion of r with the options o (binaries, search
+ * paths, the recording's build-ids). 0 or a negative error (reported). */
+int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
+			 const struct convert_opts *o);
 /* Runs the conversion; returns an exit code (HBBP_EXIT_*), messages through hbbp_log. */
 int convert__run(const struct convert_opts *o);
 /* Converts inputs[0..nr) with the options o (o->input is ignored), up to jobs at once (1:
@@ -86,5 +90,8 @@ const char *convert__lbr_weighting_name(int w);	/* "time", "plain", "auto" */
 void convert__progress(double fraction, bool done);
 /* LBR stream weight with an end in a dso whose code was found, and the part rejected. */
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected);
+/* Executed instructions that are bytes the decoder does not know (bbmap's "(bad)", iclass
+ * INVALID): their weight in the run's instruction count, and how many code blocks hold any. */
+double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_blocks);
 
 #endif

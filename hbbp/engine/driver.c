@@ -298,7 +298,7 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 		struct hbbp_sample_item it;
 
 		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, rec, &it);
-		hbbp_lbr_time__weigh(d->lbr_time, &it);
+		hbbp_lbr_time__weigh(d->acc.lbr_time, &it);
 		return hbbp_driver__apply(d, &it, it.raw);
 	}
 	case PERF_RECORD_LOST:

@@ -47,9 +47,6 @@ struct hbbp_driver {
 	/* the raw sums of a segment read apart (hbbp_driver__set_bundle), merged once */
 	const struct hbbp_bundle *bundle;
 	bool bundle_merged;
-	/* the time-weighted LBR estimate (method.md §5b): the durations, finished, or NULL
-	 * for the plain weight; read-only during the pass (a bundle's thread reads it too) */
-	const struct hbbp_lbr_time *lbr_time;
 };
 
 /* events[i] describes event i (see hbbp_accum__init). */
@@ -86,7 +83,7 @@ struct hbbp_bundle {
 					 * the driver's own share cache lines with counters its
 					 * thread writes */
 	size_t nr_events;
-	const struct hbbp_lbr_time *lbr_time;	/* the driver's (read-only) */
+	const struct hbbp_lbr_time *lbr_time;	/* the accumulators' (read-only) */
 	struct hbbp_bundle_event *ev;	/* nr_events */
 	struct hmap ebs;		/* (pid<<32|tid, cpumode, ip, evidx) -> hbbp_ebs_val */
 	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */

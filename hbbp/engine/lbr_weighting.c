@@ -124,7 +124,7 @@ int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o
 				    hbbp_lbr_time__status_name(run->lbr_time.status));
 	}
 	run->lbr_weighting = HBBP_LBR_WEIGHT_TIME;
-	run->drv.lbr_time = &run->lbr_time;
+	run->drv.acc.lbr_time = &run->lbr_time;
 	if (lbr->attr.type == PERF_TYPE_SOFTWARE) {
 		/* cpu-clock, task-clock: the period is in nanoseconds, D(Y) in cycles */
 		pr_warn("'%s' counts nanoseconds, the stream durations are cycles: the LBR counts "

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,11 +328,41 @@ static int branch_cpumode(int sample_cpumode, uint64_t addr)
 	return kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 }
 
+/* *s += x, the rounding error kept in *c when a->compensated (Neumaier's summation) */
+static void accum_add(const struct hbbp_accum *a, double *s, double *c, double x)
+{
+	double t;
+
+	if (!a->compensated) {
+		*s += x;
+		return;
+	}
+	t = *s + x;
+	*c += fabs(*s) >= fabs(x) ? (*s - t) + x : (x - t) + *s;
+	*s = t;
+}
+
+void hbbp_accum__compensate(struct hbbp_accum *a)
+{
+	struct hbbp_stream_val *v;
+	const uint64_t *key;
+	size_t i;
+
+	hmap__for_each(&a->streams, i, key, v) {
+		v->weight += v->comp;
+		v->comp = 0;
+	}
+	for (i = 0; i < REJ__COUNT; i++) {
+		a->rejected_weight[i] += a->rejected_comp[i];
+		a->rejected_comp[i] = 0;
+	}
+}
+
 static int accum_reject(struct hbbp_accum *a, enum hbbp_reject why, double w, uint64_t cnt,
 			bool unresolved)
 {
 	a->rejected[why] += cnt;
-	a->rejected_weight[why] += w;
+	accum_add(a, &a->rejected_weight[why], &a->rejected_comp[why], w);
 	if (unresolved)
 		return hbbp_accum__unresolved_add(a, NULL, true, cnt, w);
 	return 0;
@@ -467,7 +498,7 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 			v = hmap__get(&a->streams, key, NULL);
 			if (!v)
 				return -ENOMEM;
-			v->weight += w;
+			accum_add(a, &v->weight, &v->comp, w);
 			v->weight_plain += wp;
 			v->n += cnt;
 			err = 0;

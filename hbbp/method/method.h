@@ -112,8 +112,9 @@ struct hbbp_unresolved {
 
 struct hbbp_ebs_val { double period; uint64_t n; };
 /* weight: the streams' summed weight (period/(n-1) each, or with the time-weighted LBR
- * estimate period/((n-1) D(Y))); weight_plain: with the plain weight period/(n-1) */
-struct hbbp_stream_val { double weight; uint64_t n; double weight_plain; };
+ * estimate period/((n-1) D(Y))); comp: the rounding error of weight's sum when
+ * hbbp_accum.compensated (else 0); weight_plain: with the plain weight period/(n-1) */
+struct hbbp_stream_val { double weight; uint64_t n; double comp; double weight_plain; };
 struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
 
 /* The method's accumulators (method.md §4, §5, §7), filled by whoever reads the records (the
@@ -130,6 +131,16 @@ struct hbbp_accum {
 	struct hmap reads;	/* (pid<<32|tid, cpu, ev) -> last time_enabled, time_running */
 	uint64_t rejected[REJ__COUNT];
 	double rejected_weight[REJ__COUNT];
+	/* Stream weights and rejected weights summed with their rounding errors kept apart
+	 * (Neumaier), added in by hbbp_accum__compensate: for a caller that adds one sample's
+	 * share at a time (the reference), whose plain sums would drift from the few adds of
+	 * already summed stacks by about (adds x 1e-16). */
+	bool compensated;
+	/* the time-weighted LBR estimate (method.md §5b): the stream durations (finished) whose
+	 * D(Y) weighs each LBR sample (hbbp_lbr_time__weigh), or NULL for the plain weight;
+	 * read-only while records are fed (a bundle's thread reads it too) */
+	const struct hbbp_lbr_time *lbr_time;
+	double rejected_comp[REJ__COUNT];
 	uint64_t nr_lost_records, nr_lost, nr_lost_samples, nr_throttle;
 	uint64_t nr_samples, nr_unused_samples;
 	uint64_t nr_record_errors;	/* code-ops errors on non-sample records */
@@ -211,6 +222,8 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			    const struct perf_branch_entry *e, uint64_t n, double period,
 			    double period_plain, uint64_t cnt);
+/* Adds the kept rounding errors into the sums (see compensated). */
+void hbbp_accum__compensate(struct hbbp_accum *a);
 /* method.md §7: sums the read values per event and sets each event's scale. */
 void hbbp_accum__scale(struct hbbp_accum *a);
 /* The thread's comm (through the code ops), or NULL. */
