@@ -1,6 +1,6 @@
 #!/bin/sh
 # The time-weighted LBR estimate (method.md §5b) against pmusim's exact truth: libcmix and
-# interp recorded with the LBR stacks taken every 401 cycles of pmusim's timing model
+# interp recorded with the LBR stacks taken every 199 cycles of pmusim's timing model
 # (--lbr-event cycles, no other effect, depth 16); hbbp-convert --method lbr with the plain
 # weight and with the time weight, each compared with the exact mix as shares (compare
 # --normalize). The time weight must be at most a third of the plain weight's error and
@@ -14,10 +14,10 @@ done
 [ -x "$PMUSIM" ] || { skip "lbr_time_pmusim: ./pmusim not built"; exit 0; }
 "$ROOT/samples/workloads/build.sh" "$TMP/bin" >/dev/null 2>&1 || { fail "lbr_time_pmusim: workloads do not build"; exit 0; }
 err() { "$HBBP" compare --normalize --ref "$1" "$2" | awk '/^average weighted error/ { sub("%", "", $4); print $4 }'; }
-for spec in "libcmix 900" "interp 3000"; do
+for spec in "libcmix 3000" "interp 3000"; do
 	set -- $spec
 	w=$1
-	if ! "$PMUSIM" --lbr-event cycles --lbr-depth 16 --lbr-period 401 --ebs-period 100003 \
+	if ! "$PMUSIM" --lbr-event cycles --lbr-depth 16 --lbr-period 199 --ebs-period 100003 \
 		-o "$TMP/$w.data" --truth "$TMP/$w.truth.csv" -- "$TMP/bin/$w" $2 >/dev/null 2>"$TMP/$w.err"; then
 		cat "$TMP/$w.err" >&2; fail "lbr_time_pmusim: pmusim $w"; continue
 	fi
