@@ -64,7 +64,8 @@ static const char usage_text[] =
 "                        pid tid comm module symbol block srcline mnemonic iclass isa\n"
 "                        category packing width mem, and the --taxonomy column\n"
 "      --top N           keep the N largest rows (share stays relative to all rows)\n"
-"      --diagnostics     add source, ebs_count, lbr_count, ebs_samples, lbr_streams, biased\n"
+"      --diagnostics     add source, ebs_count, lbr_count, ebs_samples, lbr_streams, biased,\n"
+"                        lbr_count_plain (the LBR count with the weight period/(n-1))\n"
 "      --taxonomy FILE   user instruction groups (lines 'group: mnemonic-or-glob ...'),\n"
 "                        a key column named 'taxonomy' (added to the default keys)\n"
 "Filters (comma-separated lists):\n"
@@ -75,6 +76,9 @@ static const char usage_text[] =
 "      --model FILE      the cutoff learned by 'hbbp-convert train' (hbbp/train/model.h)\n"
 "      --ebs-event NAME  event whose sample IPs are the EBS source\n"
 "      --lbr-event NAME  event whose branch stacks are the LBR source\n"
+"      --lbr-weighting time|plain  weight of a stack: by the duration of the stream it\n"
+"                        interrupted (default when the LBR event counts time, e.g.\n"
+"                        cycles, and the entries carry cycle counts) or period/(n-1)\n"
 "Binaries:\n"
 "      --buildid-dir DIR --symfs DIR  --binary NAME=PATH (repeatable)  --ignore-build-id\n"
 "      --vmlinux FILE    --kallsyms FILE\n"
@@ -99,7 +103,7 @@ enum {
 	OPT_APPEND = 256, OPT_BY, OPT_TOP, OPT_DIAG, OPT_TAXONOMY, OPT_COMM, OPT_PID, OPT_MODULE,
 	OPT_SYMBOL, OPT_USER, OPT_KERNEL, OPT_METHOD, OPT_CUTOFF, OPT_MODEL, OPT_EBS_EVENT, OPT_LBR_EVENT,
 	OPT_BUILDID_DIR, OPT_SYMFS, OPT_BINARY, OPT_IGNORE_BUILDID, OPT_VMLINUX, OPT_KALLSYMS,
-	OPT_SPLIT, OPT_DEMANGLE, OPT_NO_DEMANGLE,
+	OPT_SPLIT, OPT_DEMANGLE, OPT_NO_DEMANGLE, OPT_LBR_WEIGHTING,
 };
 
 static const struct option long_opts[] = {
@@ -121,6 +125,7 @@ static const struct option long_opts[] = {
 	{ "model", required_argument, NULL, OPT_MODEL },
 	{ "ebs-event", required_argument, NULL, OPT_EBS_EVENT },
 	{ "lbr-event", required_argument, NULL, OPT_LBR_EVENT },
+	{ "lbr-weighting", required_argument, NULL, OPT_LBR_WEIGHTING },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "binary", required_argument, NULL, OPT_BINARY },
@@ -358,6 +363,16 @@ int cmd_convert(int argc, char **argv)
 		}
 		case OPT_EBS_EVENT: o.ebs_event = optarg; break;
 		case OPT_LBR_EVENT: o.lbr_event = optarg; break;
+		case OPT_LBR_WEIGHTING:
+			if (!strcmp(optarg, "time"))
+				o.lbr_weighting = HBBP_LBR_WEIGHT_TIME;
+			else if (!strcmp(optarg, "plain"))
+				o.lbr_weighting = HBBP_LBR_WEIGHT_PLAIN;
+			else {
+				pr_err("--lbr-weighting: '%s': expected time or plain", optarg);
+				goto usage;
+			}
+			break;
 		case OPT_BUILDID_DIR: o.find.buildid_dir = optarg; break;
 		case OPT_SYMFS: o.find.symfs = optarg; break;
 		case OPT_BINARY: {

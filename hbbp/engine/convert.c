@@ -253,6 +253,8 @@ void convert__run_exit(struct convert_run *run)
 		hbbp_counts__exit(&run->counts);
 	if (run->drv_ok)
 		hbbp_driver__exit(&run->drv);
+	if (run->lbr_time_ok)
+		hbbp_lbr_time__exit(&run->lbr_time);
 	result__delete(run->res);
 	bbmap_session__delete(run->session);
 	perf_reader__delete(run->reader);
@@ -296,6 +298,9 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	if (err)
 		goto out;
 	run->drv_ok = true;
+	err = convert__lbr_weighting(run, o, &ro);
+	if (err)
+		goto out;
 	err = run_pass(run, o);
 	if (err)
 		goto out;
@@ -309,6 +314,8 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	for (i = 0; i < run->nr_events; i++)
 		run->events[i] = perf_reader__event(run->reader, i);
 	err = run_meta(run, o);
+	if (!err)
+		err = convert__lbr_weighting_meta(run);
 	if (!err) {
 		struct hbbp_mix_opts mo = o->mix;
 

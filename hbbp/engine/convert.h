@@ -34,6 +34,7 @@ struct convert_opts {
 	unsigned jobs;			/* threads for one input (>= 2: two parts at once) */
 	uint64_t split_min;		/* records of a file from which it is read in two
 					 * parts (hbbp/engine/segment.h); 0 never */
+	int lbr_weighting;		/* enum hbbp_lbr_weighting (--lbr-weighting) */
 };
 
 /* State of a finished run, for the summary. */
@@ -52,6 +53,9 @@ struct convert_run {
 	bool drv_ok, counts_ok;
 	bool two_parts;			/* the pass read the file in two parts */
 	bool redo;			/* ... and must read it again in one */
+	int lbr_weighting;		/* the LBR weight used (HBBP_LBR_WEIGHT_PLAIN/TIME) */
+	struct hbbp_lbr_time lbr_time;	/* its durations (method.md §5b) */
+	bool lbr_time_ok;		/* lbr_time initialised (the event counts time) */
 };
 
 /* The options of 'hbbp-convert FILE' without other arguments (CSV, the hybrid method at the
@@ -85,6 +89,13 @@ const char *convert__ebs_unit(const struct convert_run *run);
 /* After several inputs: says how many failed (the first named) and what the output holds. */
 void convert__many_done(const struct convert_opts *o, size_t nr, size_t nfailed,
 			const char *first_failed, bool wrote);
+/* The LBR weight of the run (hbbp/engine/lbr_weighting.c): after the driver is set up and
+ * before the pass; reads the input once more for the time-weighted estimate. */
+int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o,
+			   const struct perf_reader_opts *ro);
+/* Its metadata (lbr_weighting, lbr_time_*) into run->res. */
+int convert__lbr_weighting_meta(const struct convert_run *run);
+const char *convert__lbr_weighting_name(int w);	/* "time", "plain", "auto" */
 void convert__progress(double fraction, bool done);
 /* LBR stream weight with an end in a dso whose code was found, and the part rejected. */
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected);

@@ -74,12 +74,16 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
  * samples themselves only when every such record read before the segment has a time <= the
  * segment's first sample time, and every one read after it a time >= its last: otherwise
  * the driver fails with -HBBP_EREDO and the pass must be run again in one part. */
-struct hbbp_bundle_event { uint64_t samples, lbr_used, stacks_short, zero_entries; };
+struct hbbp_bundle_event {
+	uint64_t samples, lbr_used, stacks_short, zero_entries;
+	uint64_t lbr_time, lbr_fallback, lbr_by_ip;	/* method.md §5b counters */
+};
 struct hbbp_bundle {
 	struct hbbp_event_state *roles;	/* a copy of the events' roles (for hbbp_sample__digest):
 					 * the driver's own share cache lines with counters its
 					 * thread writes */
 	size_t nr_events;
+	const struct hbbp_lbr_time *lbr_time;	/* the accumulators' (read-only) */
 	struct hbbp_bundle_event *ev;	/* nr_events */
 	struct hmap ebs;		/* (pid<<32|tid, cpumode, ip, evidx) -> hbbp_ebs_val */
 	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */

@@ -74,6 +74,29 @@ static void summary_unresolved(const struct convert_run *run)
 	free(v);
 }
 
+/* The time-weighted LBR estimate (method.md §5b), when it was used. */
+static void summary_lbr_weighting(const struct convert_run *run)
+{
+	const struct hbbp_accum *d = &run->drv.acc;
+	size_t i;
+
+	if (run->lbr_weighting != HBBP_LBR_WEIGHT_TIME)
+		return;
+	for (i = 0; i < d->nr_events; i++) {
+		const struct hbbp_event_state *e = &d->ev[i];
+
+		if (e->role != PERF_ROLE_LBR)
+			continue;
+		fprintf(stderr, "  LBR weight: time (method.md §5b, stacks sampled on time; "
+			"--lbr-weighting plain for period/(n-1)): %" PRIu64 " stacks by the mean "
+			"duration of the streams from their interrupted stream's start (%" PRIu64
+			" of them refined by the IP), %" PRIu64 " by the recording's mean stream "
+			"duration %.1f cycles (no stream from that start); plain weight %.4g\n",
+			e->lbr_time_stacks, e->lbr_time_by_ip, e->lbr_time_fallback,
+			run->lbr_time.st.mean, e->stream_weight_plain);
+	}
+}
+
 /* LBR stream weight with an end in a module whose code was found, and how much of it was
  * attributed to blocks (the rest was rejected; see the reasons above). */
 static void summary_code_modules(const struct convert_run *run)
@@ -181,6 +204,7 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 		}
 		fputc('\n', stderr);
 	}
+	summary_lbr_weighting(run);
 	summary_code_modules(run);
 	if (d->nr_lost_records || d->nr_lost_samples || d->nr_throttle)
 		fprintf(stderr, "  warning: %" PRIu64 " LOST records (%" PRIu64 " events), %" PRIu64

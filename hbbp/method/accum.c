@@ -247,6 +247,8 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->kind = HBBP_ITEM_LBR;
 	it->nr = n;
 	it->raw = e;
+	it->weight = (double)it->period;	/* §5; §5b: hbbp_lbr_time__weigh */
+	it->lbr_time = it->lbr_fallback = it->lbr_by_ip = 0;
 }
 
 /* The diagnostics of one sample (method.md §2, §5) and its read values (§7). */
@@ -270,6 +272,9 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 		break;
 	case HBBP_ITEM_LBR:
 		ev->samples_used++;
+		ev->lbr_time_stacks += it->lbr_time;
+		ev->lbr_time_fallback += it->lbr_fallback;
+		ev->lbr_time_by_ip += it->lbr_by_ip;
 		break;
 	default:
 		a->nr_unused_samples++;
@@ -423,10 +428,19 @@ int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lc
 			  uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt)
 {
+	return hbbp_accum__lbr_stack_w(a, lookup, lctx, pid, tid, cpumode, evidx, e, n, period,
+				       period, cnt);
+}
+
+int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
+			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
+			    const struct perf_branch_entry *e, uint64_t n, double period,
+			    double period_plain, uint64_t cnt)
+{
 	uint64_t k, thr = (uint64_t)pid << 32 | tid;
 	struct hbbp_event_state *ev = &a->ev[evidx];
 	struct bbmap_loc *locs;
-	double w;
+	double w, wp;
 	int err;
 
 	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
@@ -447,8 +461,10 @@ int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lc
 	if (err)
 		return err;
 	w = period / (double)(n - 1);
+	wp = period_plain / (double)(n - 1);
 	ev->streams += cnt * (n - 1);
 	ev->stream_weight += period;
+	ev->stream_weight_plain += period_plain;
 	for (k = 1; k < n; k++) {
 		const struct bbmap_loc *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
 		uint64_t to = e[k].to, from = e[k - 1].from;
@@ -483,6 +499,7 @@ int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lc
 			if (!v)
 				return -ENOMEM;
 			accum_add(a, &v->weight, &v->comp, w);
+			v->weight_plain += wp;
 			v->n += cnt;
 			err = 0;
 			rejected = false;

@@ -211,6 +211,7 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	uint64_t to = key[2], from = key[3], cur = to;
 	double w = v->weight * x->a->ev[key[4]].scale;
+	double wp = v->weight_plain * x->a->ev[key[4]].scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	size_t nsteps = 0, i;
 
@@ -259,11 +260,13 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 		if (bi < 0)
 			return (int)bi;
 		c->blocks[bi].lbr_sum += w;
+		c->blocks[bi].lbr_sum_plain += wp;
 		c->blocks[bi].lbr_streams += v->n;
 		t = counts_tblock(c, key[0], (size_t)bi);
 		if (!t)
 			return -ENOMEM;
 		t->lbr_sum += w;
+		t->lbr_sum_plain += wp;
 		t->lbr_streams += v->n;
 	}
 	c->lbr_weight_attributed += w;

@@ -19,6 +19,7 @@
 #include "bbmap/module.h"
 #include "bbmap/session.h"
 #include "util/hmap.h"
+#include "hbbp/method/lbr_time.h"
 #include "hbbp/method/leaders.h"
 #include "reader/perf_reader.h"
 
@@ -88,6 +89,10 @@ struct hbbp_event_state {
 	uint64_t zero_entries;		/* 0/0 padding entries dropped from stacks */
 	uint64_t streams;		/* LBR streams seen (n-1 per stack) */
 	double stream_weight;		/* their total weight */
+	double stream_weight_plain;	/* ... with the plain weight period/(n-1) */
+	/* time-weighted LBR (method.md §5b): stacks weighted by D(Y), of which with the
+	 * recording's mean duration (fallback) and with the IP refinement */
+	uint64_t lbr_time_stacks, lbr_time_fallback, lbr_time_by_ip;
 	uint64_t lost, throttled;	/* LOST / THROTTLE records naming this event */
 	uint64_t time_enabled, time_running;	/* summed over threads (READ) */
 	double scale;			/* enabled / running, 1 when not multiplexed */
@@ -106,8 +111,10 @@ struct hbbp_unresolved {
 };
 
 struct hbbp_ebs_val { double period; uint64_t n; };
-/* comp: the rounding error of weight's sum when hbbp_accum.compensated (else 0) */
-struct hbbp_stream_val { double weight; uint64_t n; double comp; };
+/* weight: the streams' summed weight (period/(n-1) each, or with the time-weighted LBR
+ * estimate period/((n-1) D(Y))); comp: the rounding error of weight's sum when
+ * hbbp_accum.compensated (else 0); weight_plain: with the plain weight period/(n-1) */
+struct hbbp_stream_val { double weight; uint64_t n; double comp; double weight_plain; };
 struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
 
 /* The method's accumulators (method.md §4, §5, §7), filled by whoever reads the records (the
@@ -129,6 +136,10 @@ struct hbbp_accum {
 	 * share at a time (the reference), whose plain sums would drift from the few adds of
 	 * already summed stacks by about (adds x 1e-16). */
 	bool compensated;
+	/* the time-weighted LBR estimate (method.md §5b): the stream durations (finished) whose
+	 * D(Y) weighs each LBR sample (hbbp_lbr_time__weigh), or NULL for the plain weight;
+	 * read-only while records are fed (a bundle's thread reads it too) */
+	const struct hbbp_lbr_time *lbr_time;
 	double rejected_comp[REJ__COUNT];
 	uint64_t nr_lost_records, nr_lost, nr_lost_samples, nr_throttle;
 	uint64_t nr_samples, nr_unused_samples;
@@ -170,6 +181,11 @@ struct hbbp_sample_item {
 	uint64_t zero_entries;	/* 0/0 entries dropped */
 	uint64_t nr;		/* LBR: entries after the padding */
 	const struct perf_branch_entry *raw;	/* LBR: the record's entries (newest first) */
+	double weight;		/* LBR: the stack's weight: period, or period / D(Y) (§5b,
+				 * hbbp_lbr_time__weigh) */
+	uint8_t lbr_time;	/* LBR: weighted by D(Y) ... */
+	uint8_t lbr_fallback;	/* ... the recording's mean duration */
+	uint8_t lbr_by_ip;	/* ... of the streams holding the IP */
 };
 void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 			 const struct perf_record *rec, struct hbbp_sample_item *it);
@@ -199,6 +215,13 @@ int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t
 int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
 			  uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt);
+/* The same with the stacks' weights (period / D(Y) each, method.md §5b) summing to period and
+ * their periods to period_plain: streams of weight period/(n-1), and period_plain/(n-1) in
+ * the plain weight kept beside it. */
+int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
+			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
+			    const struct perf_branch_entry *e, uint64_t n, double period,
+			    double period_plain, uint64_t cnt);
 /* Adds the kept rounding errors into the sums (see compensated). */
 void hbbp_accum__compensate(struct hbbp_accum *a);
 /* method.md §7: sums the read values per event and sets each event's scale. */
@@ -255,6 +278,7 @@ struct hbbp_block {
 	double ebs_sum, lbr_sum;	/* scaled sum of periods / of stream weights */
 	uint64_t ebs_samples, lbr_streams;
 	double ebs_est, lbr_est;	/* BBEC estimates (pseudo blocks: ebs_est = instructions) */
+	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 	double count;			/* chosen estimate (0: no data for the chosen method) */
 	enum hbbp_source source;	/* which estimate count is */
 	bool biased;
@@ -267,6 +291,7 @@ struct hbbp_tblock {
 	double ebs_sum, lbr_sum;
 	uint64_t ebs_samples, lbr_streams;
 	double ebs_est, lbr_est, count;
+	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 };
 
 struct hbbp_counts {

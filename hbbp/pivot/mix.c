@@ -406,6 +406,7 @@ double hbbp_round_share(double x)
 struct mix_row {
 	char *key;
 	double count, ebs_count, lbr_count;
+	double lbr_count_plain;		/* lbr_count with the plain weight (method.md §5) */
 	uint64_t ebs_samples, lbr_streams;
 	size_t stamp;
 	unsigned sources;
@@ -514,6 +515,7 @@ static int mix_add(struct mix_ctx *x, struct mix_rows *rows, const struct hbbp_t
 	row->count += t->count;
 	row->ebs_count += t->ebs_est;
 	row->lbr_count += t->lbr_est;
+	row->lbr_count_plain += b->kind == HBBP_BLK_CODE ? t->lbr_sum_plain : 0;
 	if (row->stamp != ti + 1) {
 		row->stamp = ti + 1;
 		row->ebs_samples += t->ebs_samples;
@@ -566,7 +568,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	const struct hbbp_counts *c = x->c;
 	struct mix_rows rows;
 	struct result_table *t;
-	const char *cols[HBBP_MAX_KEYS + 8];
+	const char *cols[HBBP_MAX_KEYS + 9];
 	char colspec[HBBP_MAX_KEYS][128];
 	size_t i, j, nc = 0, n;
 	double total = 0;
@@ -616,6 +618,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		cols[nc++] = "ebs_samples:int";
 		cols[nc++] = "lbr_streams:int";
 		cols[nc++] = "biased:int";
+		cols[nc++] = "lbr_count_plain:real";
 	}
 	err = result__add_table(res, "mix", cols, nc, &t);
 	if (err)
@@ -652,6 +655,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 			result_cell__int(&cell[j++], (int64_t)row->ebs_samples);
 			result_cell__int(&cell[j++], (int64_t)row->lbr_streams);
 			result_cell__int(&cell[j++], row->biased);
+			result_cell__real(&cell[j++], row->lbr_count_plain);
 		}
 	}
 	if (total_out)

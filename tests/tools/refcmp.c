@@ -197,6 +197,7 @@ static void cmp_accum(const struct hbbp_accum *e, const struct hbbp_accum *r)
 
 /* The reference: its own reader (time order), session and accumulators. */
 static int reference_run(const struct convert_opts *o, enum hbbp_method method,
+			 const struct hbbp_lbr_time *lbr_time,
 			 struct bbmap_session **sess, struct hbbp_code_ops *ops,
 			 struct hbbp_accum *a, struct hbbp_counts *c, struct perf_reader **rd)
 {
@@ -230,6 +231,7 @@ static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 	if (err)
 		return err;
 	a->compensated = true;
+	a->lbr_time = lbr_time;	/* the engine's stream durations (method.md §5b), or NULL */
 	while ((ret = perf_reader__next(*rd, &rec)) > 0) {
 		err = hbbp_reference__record(a, rec);
 		if (err)
@@ -318,7 +320,7 @@ int main(int argc, char **argv)
 	}
 	memset(&cnt, 0, sizeof(cnt));
 	memset(&acc, 0, sizeof(acc));
-	err = reference_run(&o, run.method, &sess, &ops, &acc, &cnt, &rd);
+	err = reference_run(&o, run.method, run.drv.acc.lbr_time, &sess, &ops, &acc, &cnt, &rd);
 	if (err) {
 		fprintf(stderr, "refcmp: %s: the reference failed: %s\n", o.input,
 			hbbp_strerror(err));
