@@ -174,3 +174,22 @@ rc=$?
 grep -q "cannot connect" "$TMP/err" || rc="$rc, no message"
 grep -q "s3cr3t" "$TMP/err" && rc="$rc, password shown"
 check "store_pg: connection failure: exit 3, message without the password" [ "$rc" = 3 ]
+
+# ---- the dashboard queries of writers/SCHEMA.md ----
+if [ -f "$TMP/in.data" ]; then
+	for i in 1 2; do
+		"$HBBP" -q $BIN --label nightly -o "$URI" "$TMP/in.data" 2> /dev/null
+	done
+	awk '/^Dashboard queries/ { on = 1 } on && /^```sql/ { in_sql = 1; n = 1; next }
+	     in_sql && /^```/ { exit } in_sql && /^$/ { n++; next }
+	     in_sql { print > (dir "/dash." n ".sql") }' dir="$TMP" "$ROOT/writers/SCHEMA.md"
+	# propeller_sample runs no AVX-512: one row (one day, one host), share exactly 0
+	a=$($PSQL -X -A -t -q -d runs -f "$TMP/dash.1.sql" 2>&1 | cut -d'|' -f3 | sort -u)
+	# the two nightly runs: every category above 5%, one row per run and category
+	b=$($PSQL -X -A -t -q -d runs -f "$TMP/dash.2.sql" 2>&1 | cut -d'|' -f2 | sort | uniq -c |
+	    awk '{ print $1 }' | sort -u)
+	# the same recording twice: no function changed
+	c=$($PSQL -X -A -t -q -d runs -f "$TMP/dash.3.sql" 2>&1 | cut -d'|' -f3 | sort -u)
+	check "store_pg: the dashboard queries of SCHEMA.md run: AVX-512 share '$a' (want 0), categories per nightly run counted '$b', deltas '$c' (want 0)" \
+		[ "$a" = 0 -a -n "$b" -a "$(echo "$b" | wc -l)" = 1 -a "$c" = 0 ]
+fi
