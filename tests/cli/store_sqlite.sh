@@ -19,7 +19,8 @@
 #  - temporary files of a writer that is gone are removed by the next write to the same
 #    output, with a warning; a live writer's are left alone;
 #  - replacing (no --append) a database whose -wal file exists is refused;
-#  - --label, host, file, perf version and recording time land in runs.
+#  - --label, host, file, perf version and recording time land in runs;
+#  - compare refuses an output that is one of its inputs too.
 . "$(dirname "$0")/../lib.sh"
 W=$BUILD/tools/writetest
 [ -x "$W" ] || { fail "store_sqlite: $W not built"; exit 0; }
@@ -254,3 +255,14 @@ sum=$(cksum < "$d/u.sqlite")
 "$W" sqlite "$d/u.sqlite" > /dev/null 2> "$TMP/err"
 check "store_sqlite: replacing a database with a -wal beside it is refused, it is kept" \
 	[ $? = 3 -a "$(cksum < "$d/u.sqlite")" = "$sum" ]
+
+# ---- compare: its output must not be one of its inputs either ----
+d=$TMP/cmp
+mkdir "$d"
+printf 'symbol,mnemonic,count\nfoo,xor,1\n' > "$d/m.csv"
+cp "$d/m.csv" "$d/r.csv"
+"$HBBP" compare --ref "$d/r.csv" -o "$d/m.csv" "$d/m.csv" > /dev/null 2> "$TMP/err"
+rc=$?
+grep -q "is the input" "$TMP/err" || rc="$rc, no message"
+check "store_sqlite: compare -o MIX MIX refused (exit 1), the mix intact" \
+	[ "$rc" = 1 -a "$(cat "$d/m.csv")" = "$(cat "$d/r.csv")" ]
