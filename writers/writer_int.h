@@ -1,9 +1,11 @@
 /* Internals shared by the writers: the per-format ops table, the buffered output every
  * text writer uses, and the value formatting they share. Not for use outside writers/.
  *
- * writer__write() (writers/writer.c) creates the temporary output, then calls
+ * writer__write() (writers/writer.c) decides where the output goes (a temporary file, the
+ * SQLite database itself with --append, a device or FIFO, stdout, a server), then calls
  *   open -> for each table the format writes: begin, row (per row), end -> close
- * and renames the temporary file into place only when all of them returned 0.
+ * and renames a temporary file into place only when all of them returned 0. Between rows
+ * it stops with -EINTR when writer__interrupted() (a signal during an in-place write).
  * Output goes through write(2) directly (not stdio), so every byte's fate is checked and
  * the I/O fault shim of the tests sees every call.
  */
