@@ -1,7 +1,8 @@
 #!/bin/sh
 # The SQLite store under concurrency and faults, and outputs that must not destroy anything:
 #  - 8 appends at once to one database give 8 runs with 8 distinct ids (they queue on the
-#    write lock instead of replacing each other's copy);
+#    write lock instead of replacing each other's copy), also when the database does not
+#    exist yet;
 #  - an append beside a connection that holds the database open in WAL mode with writes
 #    not yet checkpointed: integrity_check ok, that connection's rows kept and still
 #    readable by it, both runs there;
@@ -48,6 +49,21 @@ check "store_sqlite: 8 parallel appends: all exit 0, 9 runs, 9 distinct ids, 8 t
 check "store_sqlite: 8 parallel appends: every run has its 2000 blocks" \
 	[ "$(q "$d/r.sqlite" 'select count(*) from (select run_id from blocks group by run_id
 				having count(*) = 2000)')" = 8 ]
+
+# ---- 8 concurrent appends to a database that does not exist yet: one creates it (the
+# rename never replaces a file), the others append to it ----
+d=$TMP/par0
+mkdir "$d"
+pids=
+for i in 1 2 3 4 5 6 7 8; do
+	"$W" -a -n 500 -b 500 -t "q$i" sqlite "$d/r.sqlite" 2> "$TMP/par0.$i" &
+	pids="$pids $!"
+done
+bad=0
+for p in $pids; do wait $p || bad=$((bad + 1)); done
+check "store_sqlite: 8 parallel appends to a missing database: all exit 0, 8 runs, nothing else left" \
+	[ $bad = 0 -a "$(q "$d/r.sqlite" 'select count(*), count(distinct run_id) from runs')" = "8|8" \
+	  -a "$(ls -A "$d")" = r.sqlite ]
 
 # ---- an append beside an open WAL connection with un-checkpointed writes ----
 d=$TMP/wal
