@@ -155,7 +155,8 @@ if [ -f "$IN" ]; then
 		"$HBBP" -q $args > /dev/null 2> "$TMP/err"
 		st=$?
 		grep -q "is the input" "$TMP/err" || st="$st, no message"
-		check "store_sqlite: output = input refused ($(echo "$args" | sed "s|$d/||g")): exit 1, message, input intact" \
+		shown=$(echo "$args" | sed "s:$d/::g")
+		check "store_sqlite: output = input refused ($shown): exit 1, message, input intact" \
 			[ "$st" = 1 -a "$(cksum < "$d/in.data")" = "$sum" -a -L "$d/link.data" ]
 	done
 	"$HBBP" -q -o "$d/x.sqlite" "$d/in.data" 2> /dev/null
