@@ -36,10 +36,10 @@ mkdir "$D"
 [ -n "$as_server" ] && chown "$u" "$D"
 pg_stop() {
 	[ -f "$D/data/postmaster.pid" ] &&
-		$as_server "$PGBIN/pg_ctl" -D "$D/data" -m immediate stop > /dev/null 2>&1
+		$as_server "$PGBIN/pg_ctl" -D "$D/data" -m fast -t 30 stop > /dev/null 2>&1
 }
 trap 'pg_stop; rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM HUP
+trap 'exit 130' INT TERM HUP PIPE QUIT
 
 if ! $as_server "$PGBIN/initdb" -D "$D/data" -U hbbp --auth=trust -E UTF8 --no-locale \
 	> "$TMP/initdb.log" 2>&1; then
