@@ -12,6 +12,8 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 PREFIX  ?= /usr/local
 PKGS    := libelf libdw capstone libzstd libtraceevent sqlite3
+# libpq: its header only; writers/pg_writer.c loads the library when it is used (dlopen)
+HDR_PKGS := libpq
 # Debian package providing each pkg-config module, for the error message.
 deb_libelf := libelf-dev
 deb_libdw := libdw-dev
@@ -19,13 +21,14 @@ deb_capstone := libcapstone-dev
 deb_libzstd := libzstd-dev
 deb_libtraceevent := libtraceevent-dev
 deb_sqlite3 := libsqlite3-dev
+deb_libpq := libpq-dev
 
 # Zydis (x86 decoding) ships neither a pkg-config file nor a static archive in Debian 12:
 # found by its header, linked shared (-lZydis -lZycore) in every build.
 deb_zydis := libzydis-dev
 
 ifneq ($(filter-out clean deps check demo uninstall,$(or $(MAKECMDGOALS),all)),)
-missing := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
+missing := $(strip $(foreach p,$(PKGS) $(HDR_PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
 missing += $(if $(shell echo '\#include <Zydis/Zydis.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo y),,zydis)
 missing := $(strip $(missing))
 ifneq ($(missing),)
@@ -33,7 +36,7 @@ $(error missing libraries: $(missing); install them with: apt-get install pkg-co
 endif
 endif
 
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 WARN     := -Wall -Wextra -Wformat=2 -Wno-unused-parameter -Wshadow -Wstrict-prototypes

@@ -24,8 +24,7 @@
 static const char *const json_tables[] = { "events", "mix", NULL };
 static const char *const jsonl_tables[] = { "mix", NULL };
 
-/* Length of the valid UTF-8 sequence at s (first byte >= 0x80), or 0 if invalid. */
-static size_t utf8__seq_len(const unsigned char *s)
+size_t wfmt__utf8_len(const unsigned char *s)
 {
 	unsigned char c = s[0];
 
@@ -60,7 +59,7 @@ static void json__string(struct wbuf *out, const char *str)
 			s++;
 			continue;
 		}
-		if (c >= 0x80 && (n = utf8__seq_len(s))) {
+		if (c >= 0x80 && (n = wfmt__utf8_len(s))) {
 			s += n;
 			continue;
 		}

@@ -359,7 +359,7 @@ static int write_out(const struct cmp *c, const struct ref_mix *ref, const struc
 	size_t i, k, nc = 0;
 	int err;
 
-	if (fmt == WRITER_NONE || fmt == WRITER_SQLITE)
+	if (fmt == WRITER_NONE || !writer_format_is_file(fmt) || fmt == WRITER_SQLITE)
 		fmt = strcmp(path, "-") ? WRITER_NONE : WRITER_CSV;
 	if (fmt == WRITER_NONE) {
 		pr_err("%s: output must be .csv, .json or .jsonl", path);
@@ -430,7 +430,8 @@ static int write_out(const struct cmp *c, const struct ref_mix *ref, const struc
 		result_cell__real(&cell[k++], r->meas_count);
 	}
 	if (!err)
-		err = writer__write(res, path, fmt, &(struct writer_opts){ 0 });
+		err = writer__write(res, path, fmt, &(struct writer_opts){
+			.inputs = (const char *const[]){ ref->path, meas->path }, .nr_inputs = 2 });
 	if (err)
 		pr_err("%s: cannot write: %s", path, hbbp_strerror(err));
 	result__delete(res);

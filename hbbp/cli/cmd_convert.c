@@ -45,6 +45,7 @@ static size_t heap_warm_bytes(const char *const *inputs, size_t nr)
 static const char usage_text[] =
 "usage: hbbp-convert [OPTIONS] [PERF_DATA]    (default ./perf.data)\n"
 "       hbbp-convert [OPTIONS] -o FILE.sqlite [--append] PERF_DATA...   (one run each)\n"
+"       hbbp-convert [OPTIONS] -o postgresql://[USER@]HOST/DB PERF_DATA...   (one run each)\n"
 "       hbbp-convert compare --ref REF MIX       (accuracy against a reference mix)\n"
 "       hbbp-convert train --ref TRUTH PERF_DATA...   (learn the cutoff)\n"
 "       hbbp-convert dump|stats FILE             (the records, the file's facts)\n"
@@ -57,9 +58,10 @@ static const char usage_text[] =
 "\n"
 "Output:\n"
 "  -o, --output FILE     .csv, .json, .jsonl, .sqlite/.db by extension; '-' stdout\n"
-"                        (default: CSV on stdout)\n"
-"  -f, --format FMT      csv, json, jsonl, sqlite\n"
-"      --append          add this run to an existing SQLite database\n"
+"                        (default: CSV on stdout); a postgresql:// URI: a server\n"
+"  -f, --format FMT      csv, json, jsonl, sqlite, postgresql\n"
+"      --append          add this run to an existing SQLite database (in place)\n"
+"      --label TEXT      the runs.label of a database output\n"
 "      --by KEYS         pivot keys, comma-separated (default module,symbol,mnemonic):\n"
 "                        pid tid comm module symbol block srcline mnemonic iclass isa\n"
 "                        category packing width mem, and the --taxonomy column\n"
@@ -103,13 +105,14 @@ enum {
 	OPT_APPEND = 256, OPT_BY, OPT_TOP, OPT_DIAG, OPT_TAXONOMY, OPT_COMM, OPT_PID, OPT_MODULE,
 	OPT_SYMBOL, OPT_USER, OPT_KERNEL, OPT_METHOD, OPT_CUTOFF, OPT_MODEL, OPT_EBS_EVENT, OPT_LBR_EVENT,
 	OPT_BUILDID_DIR, OPT_SYMFS, OPT_BINARY, OPT_IGNORE_BUILDID, OPT_VMLINUX, OPT_KALLSYMS,
-	OPT_SPLIT, OPT_DEMANGLE, OPT_NO_DEMANGLE, OPT_LBR_WEIGHTING,
+	OPT_SPLIT, OPT_DEMANGLE, OPT_NO_DEMANGLE, OPT_LBR_WEIGHTING, OPT_LABEL,
 };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "append", no_argument, NULL, OPT_APPEND },
+	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "by", required_argument, NULL, OPT_BY },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "diagnostics", no_argument, NULL, OPT_DIAG },
@@ -308,13 +311,15 @@ int cmd_convert(int argc, char **argv)
 		case 'f':
 			o.format = writer_format_from_name(optarg);
 			if (o.format == WRITER_NONE) {
-				pr_err("--format: unknown format '%s' (csv, json, jsonl, sqlite)",
+				pr_err("--format: unknown format '%s' (csv, json, jsonl, sqlite,"
+				       " postgresql)",
 				       optarg);
 				goto usage;
 			}
 			format_given = true;
 			break;
 		case OPT_APPEND: o.append = true; break;
+		case OPT_LABEL: o.label = optarg; break;
 		case OPT_SPLIT:
 			if (parse_size("--split", optarg, &o.split_min))
 				goto usage;
@@ -467,13 +472,34 @@ int cmd_convert(int argc, char **argv)
 		pr_err("SQLite output needs a file (-o FILE.sqlite)");
 		goto usage;
 	}
-	if (nr_inputs > 1 && o.format != WRITER_SQLITE) {
+	if (o.format == WRITER_POSTGRES && !o.output) {
+		pr_err("PostgreSQL output needs a connection string (-o postgresql://...)");
+		goto usage;
+	}
+	if (nr_inputs > 1 && o.format != WRITER_SQLITE && o.format != WRITER_POSTGRES) {
 		pr_err("several input files need SQLite output (-o FILE.sqlite): one run each");
 		goto usage;
 	}
-	if (o.append && o.format != WRITER_SQLITE) {
+	if (o.append && o.format != WRITER_SQLITE && o.format != WRITER_POSTGRES) {
 		pr_err("--append works with SQLite output only");
 		goto usage;
+	}
+	if (o.label && o.format != WRITER_SQLITE && o.format != WRITER_POSTGRES) {
+		pr_err("--label works with SQLite and PostgreSQL output only");
+		goto usage;
+	}
+	o.append = o.append && o.format == WRITER_SQLITE;	/* a server always adds a run */
+	o.inputs = inputs ? inputs : &o.input;
+	o.nr_inputs = nr_inputs;
+	if (o.output && strcmp(o.output, "-")) {	/* nothing converted for a refused output */
+		struct writer_opts wo = { .append = o.append, .inputs = o.inputs,
+					  .nr_inputs = o.nr_inputs };
+
+		rc = writer__check_target(o.output, o.format, &wo);
+		if (rc) {
+			free(o.binaries);
+			return rc == -HBBP_EUSAGE ? HBBP_EXIT_USAGE : HBBP_EXIT_IO;
+		}
 	}
 	if (o.taxonomy_file) {
 		rc = bbmap_taxonomy__load(&tax, o.taxonomy_file);

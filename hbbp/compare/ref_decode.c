@@ -2,7 +2,8 @@
  * bbmap, so that a reference's mnemonics and iclasses are spelled exactly as
  * `hbbp-convert --by mnemonic` / `--by iclass` spell them (bbmap's mnemonic verbatim); and
  * expands a `--by module,block` mix into per-instruction counts. Opened modules are cached
- * by path for the process (ref_decode__exit closes them).
+ * by path for the process (ref_decode__exit closes them). Only regular files are opened: the
+ * paths come from the reference, which is untrusted.
  * Depends on bbmap/module.h, hbbp/compare/ref.h and libc.
  */
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bbmap/module.h"
 #include "hbbp/compare/ref.h"
@@ -42,6 +44,17 @@ static struct bbmap_module *module_get(const char *path)
 		return NULL;
 	nr_mods++;
 	if (*path == '/' || strchr(path, '/')) {
+		struct stat st;
+
+		/* a path named inside a reference is untrusted: a FIFO or device would block
+		 * or never end, so only a regular file is opened */
+		if (stat(path, &st))
+			return NULL;
+		if (!S_ISREG(st.st_mode)) {
+			pr_warn("%s: named in the reference, but not a regular file: not read",
+				path);
+			return NULL;
+		}
 		if (bbmap_module__open(&e->m, path, NULL))
 			e->m = NULL;
 	}

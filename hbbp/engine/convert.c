@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "hbbp/engine/code_bbmap.h"
@@ -67,6 +68,36 @@ static int run_choose_method(struct convert_run *run, const struct convert_opts 
 	return 0;
 }
 
+/* "recorded": when the recording started (UTC, ISO 8601), from the CLOCK_DATA feature
+ * (wall-clock time of a point of the sample clock) and the first sample's time; without it
+ * the file's modification time (the recording's end). "recorded_from" says which. */
+static int run_meta_recorded(struct convert_run *run, const struct convert_opts *o)
+{
+	const struct perf_header_info *h = perf_reader__header(run->reader);
+	char buf[32];
+	const char *from;
+	struct stat st;
+	struct tm tm;
+	time_t t;
+	int err;
+
+	if (h->clock_tod_ns && h->clock_ref_ns && h->first_sample_time) {
+		int64_t d = (int64_t)(h->first_sample_time - h->clock_ref_ns);
+
+		t = (time_t)(((int64_t)h->clock_tod_ns + d) / 1000000000);
+		from = "clock_data";
+	} else if (!h->is_pipe && strcmp(o->input, "-") && !stat(o->input, &st)) {
+		t = st.st_mtime;
+		from = "file_mtime";
+	} else {
+		return 0;
+	}
+	if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return 0;
+	err = result__meta_text(run->res, "recorded", buf);
+	return err ? err : result__meta_text(run->res, "recorded_from", from);
+}
+
 static int run_meta(struct convert_run *run, const struct convert_opts *o)
 {
 	const struct perf_header_info *h = perf_reader__header(run->reader);
@@ -75,6 +106,7 @@ static int run_meta(struct convert_run *run, const struct convert_opts *o)
 	int err = 0;
 
 	err = err ? err : result__meta_text(run->res, "file", o->input);
+	err = err ? err : run_meta_recorded(run, o);
 	if (h->version)
 		err = err ? err : result__meta_text(run->res, "perf_version", h->version);
 	if (h->hostname)
@@ -112,7 +144,7 @@ static bool run_wants_lines(const struct convert_opts *o)
 {
 	size_t i;
 
-	if (o->format == WRITER_SQLITE)
+	if (o->format == WRITER_SQLITE || o->format == WRITER_POSTGRES)
 		return true;
 	for (i = 0; i < o->mix.nr_keys; i++)
 		if (o->mix.keys[i] == KEY_SRCLINE)
@@ -383,6 +415,9 @@ static int run_output(struct convert_run *run, const struct convert_opts *o, boo
 	hbbp_log_subject(o->input);
 	memset(&wo, 0, sizeof(wo));
 	wo.append = append;
+	wo.label = o->label;
+	wo.inputs = o->inputs ? o->inputs : &o->input;
+	wo.nr_inputs = o->inputs ? o->nr_inputs : 1;
 	err = writer__write(run->res, out, o->format, &wo);
 	if (err) {
 		pr_err("%s: cannot write: %s", strcmp(out, "-") ? out : "stdout",

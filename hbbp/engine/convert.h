@@ -19,6 +19,10 @@ struct convert_opts {
 	const char *output;		/* NULL or "-": stdout */
 	enum writer_format format;
 	bool append;
+	const char *label;		/* --label: runs.label of a database output */
+	/* Every input of the command: the output must not be one of them (NULL: input). */
+	const char *const *inputs;
+	size_t nr_inputs;
 	enum hbbp_method method;
 	bool method_given;
 	unsigned cutoff;
