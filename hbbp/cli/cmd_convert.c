@@ -452,10 +452,6 @@ int cmd_convert(int argc, char **argv)
 	    (o.find.vmlinux && check_path("--vmlinux", o.find.vmlinux, o.find.vmlinux, false)) ||
 	    (o.find.kallsyms && check_path("--kallsyms", o.find.kallsyms, o.find.kallsyms, false)))
 		goto bad_path;
-	if (o.output && strcmp(o.output, "-") && check_output_dir(o.output)) {
-		free(o.binaries);
-		return HBBP_EXIT_IO;
-	}
 	if (o.mix.user_only && o.mix.kernel_only) {
 		pr_err("--user-only and --kernel-only exclude each other");
 		goto usage;
@@ -475,6 +471,11 @@ int cmd_convert(int argc, char **argv)
 	if (o.format == WRITER_POSTGRES && !o.output) {
 		pr_err("PostgreSQL output needs a connection string (-o postgresql://...)");
 		goto usage;
+	}
+	if (o.output && strcmp(o.output, "-") && writer_format_is_file(o.format) &&
+	    check_output_dir(o.output)) {
+		free(o.binaries);
+		return HBBP_EXIT_IO;
 	}
 	if (nr_inputs > 1 && o.format != WRITER_SQLITE && o.format != WRITER_POSTGRES) {
 		pr_err("several input files need SQLite output (-o FILE.sqlite): one run each");
