@@ -230,6 +230,7 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 		err = run->drv.flush_err;
 	}
 	run->two_parts = hbbp_segment__used(seg);
+	run->part_samples = hbbp_segment__nr_samples(seg);
 	perf_reader__set_mark(run->reader, 0, NULL, NULL);
 	hbbp_driver__set_bundle(&run->drv, NULL);	/* freed with the segment */
 	hbbp_segment__delete(seg);

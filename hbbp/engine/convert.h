@@ -51,6 +51,7 @@ struct convert_run {
 	double total;
 	bool drv_ok, counts_ok;
 	bool two_parts;			/* the pass read the file in two parts */
+	uint64_t part_samples;		/* ... of which this many samples apart */
 	bool redo;			/* ... and must read it again in one */
 };
 

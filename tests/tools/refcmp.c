@@ -330,9 +330,10 @@ int main(int argc, char **argv)
 	cmp_blocks(&se, &sr, false, &nb);
 	cmp_blocks(&se, &sr, true, &nt);
 	cmp_accum(se.a, sr.a);
-	printf("%s: %s, blocks %zu, thread blocks %zu, max relative difference %.3g%s\n",
-	       o.input, run.two_parts ? "engine read it in two parts" : "engine read it in one part",
-	       nb, nt, max_rel, nr_diff ? ", DIFFERENT" : "");
+	printf("%s: engine read %llu of %llu samples apart, blocks %zu, thread blocks %zu, "
+	       "max relative difference %.3g%s\n", o.input,
+	       (unsigned long long)run.part_samples, (unsigned long long)acc.nr_samples, nb, nt,
+	       max_rel, nr_diff ? ", DIFFERENT" : "");
 	rc = nr_diff ? 1 : 0;
 out:
 	hbbp_counts__exit(&cnt);
