@@ -23,11 +23,6 @@ static const char *const key_names[KEY__COUNT] = {
 	[KEY_MEM] = "mem", [KEY_TAXONOMY] = "taxonomy",
 };
 
-const char *hbbp_key_name(enum hbbp_key k)
-{
-	return (unsigned)k < KEY__COUNT ? key_names[k] : "?";
-}
-
 static bool key_is_int(enum hbbp_key k)
 {
 	return k == KEY_PID || k == KEY_TID || k == KEY_WIDTH;

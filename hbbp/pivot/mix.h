@@ -51,7 +51,6 @@ struct hbbp_mix_opts {
  * taxonomy_column is not NULL). Returns 0 or -HBBP_EUSAGE with a message in err. */
 int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *taxonomy_column,
 			 char *err, size_t errlen);
-const char *hbbp_key_name(enum hbbp_key k);
 
 /* Builds the "mix" table and the tables events, modules, symbols, blocks, instructions,
  * thread_blocks (not with o->mix_only) into res, plus the method's metadata. events: the recording's events
