@@ -46,6 +46,7 @@ struct convert_run {
 	struct hbbp_counts counts;
 	struct result *res;
 	const struct perf_event_info **events;
+	struct hbbp_event_role *roles;	/* of events (method.md §2) */
 	size_t nr_events;
 	enum hbbp_method method;
 	double total;

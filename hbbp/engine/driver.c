@@ -18,12 +18,13 @@
 static int driver_merge_bundle(struct hbbp_driver *d);
 
 int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
-		      const struct perf_event_info *const *events, size_t nr_events)
+		      const struct perf_event_info *const *events,
+		      const struct hbbp_event_role *roles, size_t nr_events)
 {
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	err = hbbp_accum__init(&d->acc, ops, events, nr_events);
+	err = hbbp_accum__init(&d->acc, ops, events, roles, nr_events);
 	if (err)
 		return err;
 	hbbp_stack_cache__init(&d->stacks);

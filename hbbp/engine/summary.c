@@ -47,7 +47,7 @@ static void summary_unresolved(const struct convert_run *run)
 	if (!v)
 		return;
 	for (i = 0; i < d->nr_events; i++) {
-		if (d->ev[i].role == PERF_ROLE_LBR)
+		if (d->ev[i].role == HBBP_ROLE_LBR)
 			lbr_total += d->ev[i].stream_weight;
 	}
 	ebs_total = run->counts.ebs_weight_attributed;
@@ -147,21 +147,19 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 	fputc('\n', stderr);
 	for (i = 0; i < d->nr_events; i++) {
 		const struct hbbp_event_state *e = &d->ev[i];
-		const struct perf_event_info *ei = run->events[i];
-
 		fprintf(stderr, "  event %zu %-32s %-6s %" PRIu64 " samples", i,
-			e->name ? e->name : "?", perf_role_name(e->role), e->samples);
-		if (e->role == PERF_ROLE_EBS)
+			e->name ? e->name : "?", hbbp_role_name(e->role), e->samples);
+		if (e->role == HBBP_ROLE_EBS)
 			fprintf(stderr, ", %" PRIu64 " resolved", e->samples_used);
-		if (e->role == PERF_ROLE_LBR) {
+		if (e->role == HBBP_ROLE_LBR) {
 			fprintf(stderr, ", %" PRIu64 " stacks, %" PRIu64 " streams", e->samples_used,
 				e->streams);
 			sweight += e->stream_weight;
 		}
 		if (e->scale != 1.0)
 			fprintf(stderr, ", multiplexed x%.3f", e->scale);
-		if (e->role == PERF_ROLE_UNUSED && ei->role_reason)
-			fprintf(stderr, " (%s)", ei->role_reason);
+		if (e->role == HBBP_ROLE_UNUSED && e->role_reason)
+			fprintf(stderr, " (%s)", e->role_reason);
 		fputc('\n', stderr);
 	}
 	for (i = 0; i < REJ__COUNT; i++)

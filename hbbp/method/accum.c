@@ -45,7 +45,8 @@ const char *hbbp_reject_name(enum hbbp_reject r)
 
 /* method.md §2: the roles come with the events; an LBR role needs the all-branches filter. */
 int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
-		     const struct perf_event_info *const *events, size_t nr_events)
+		     const struct perf_event_info *const *events,
+		     const struct hbbp_event_role *roles, size_t nr_events)
 {
 	size_t i;
 
@@ -56,13 +57,14 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 		return -ENOMEM;
 	a->nr_events = nr_events;
 	for (i = 0; i < nr_events; i++) {
-		a->ev[i].role = events[i]->role;
-		a->ev[i].branch_any = events[i]->branch_any;
+		a->ev[i].role = roles[i].role;
+		a->ev[i].role_reason = roles[i].reason;
+		a->ev[i].branch_any = roles[i].branch_any;
 		a->ev[i].name = events[i]->name;
 		a->ev[i].scale = 1.0;
 		/* An LBR role without the all-branches filter gives no valid streams. */
-		if (a->ev[i].role == PERF_ROLE_LBR && !a->ev[i].branch_any)
-			a->ev[i].role = PERF_ROLE_UNUSED;
+		if (a->ev[i].role == HBBP_ROLE_LBR && !a->ev[i].branch_any)
+			a->ev[i].role = HBBP_ROLE_UNUSED;
 	}
 	hmap__init(&a->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hmap__init(&a->streams, 5, sizeof(struct hbbp_stream_val));
@@ -226,10 +228,10 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->zero_entries = 0;
 	it->raw = NULL;
 	switch (ev[evidx].role) {
-	case PERF_ROLE_EBS:
+	case HBBP_ROLE_EBS:
 		it->kind = HBBP_ITEM_EBS;
 		return;
-	case PERF_ROLE_LBR:
+	case HBBP_ROLE_LBR:
 		break;
 	default:
 		it->kind = HBBP_ITEM_UNUSED;

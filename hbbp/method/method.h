@@ -20,6 +20,7 @@
 #include "bbmap/session.h"
 #include "util/hmap.h"
 #include "hbbp/method/leaders.h"
+#include "hbbp/method/roles.h"
 #include "reader/perf_reader.h"
 
 #define HBBP_DEFAULT_CUTOFF	18
@@ -79,7 +80,8 @@ enum hbbp_reject {
 const char *hbbp_reject_name(enum hbbp_reject r);	/* "to>from", "unmapped", ... */
 
 struct hbbp_event_state {
-	enum perf_role role;
+	enum hbbp_role role;
+	const char *role_reason;	/* why this role (hbbp/method/roles.h) */
 	bool branch_any;
 	const char *name;
 	uint64_t samples;		/* samples of this event seen */
@@ -139,10 +141,11 @@ struct hbbp_accum {
 	size_t alloc_locs;
 };
 
-/* events[i] describes event i (its role, branch_any and name are copied; method.md §2: an
+/* events[i] and roles[i] describe event i (its name and role are copied; method.md §2: an
  * LBR role without the all-branches filter gives no valid streams and is made unused). */
 int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
-		     const struct perf_event_info *const *events, size_t nr_events);
+		     const struct perf_event_info *const *events,
+		     const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_accum__exit(struct hbbp_accum *a);
 
 /* How an address is resolved for the accumulation (ops->lookup, or a cache in front of it):

@@ -947,8 +947,8 @@ static int table_events(struct result *res, struct mix_ctx *x,
 		if (!err)
 			err = result_cell__text(t, &cell[9], (unsigned)s->role < 3 ? roles[s->role] :
 						"?");
-		if (!err && e->role_reason)
-			err = result_cell__text(t, &cell[10], e->role_reason);
+		if (!err && s->role_reason)
+			err = result_cell__text(t, &cell[10], s->role_reason);
 		result_cell__int(&cell[11], (int64_t)s->samples);
 		result_cell__int(&cell[12], (int64_t)(s->lost > e->nr_lost ? s->lost : e->nr_lost));
 		result_cell__int(&cell[13], (int64_t)(s->throttled > e->nr_throttle ? s->throttled :
@@ -1033,9 +1033,9 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 	for (i = 0; i < d->nr_events; i++) {
 		const struct hbbp_event_state *e = &d->ev[i];
 
-		if (e->role == PERF_ROLE_EBS)
+		if (e->role == HBBP_ROLE_EBS)
 			ebs_used += e->samples_used;
-		if (e->role == PERF_ROLE_LBR) {
+		if (e->role == HBBP_ROLE_LBR) {
 			lbr_used += e->samples_used;
 			streams += e->streams;
 			sweight += e->stream_weight;
@@ -1082,7 +1082,7 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 				   "estimate is biased", d->nr_lost_records, d->nr_lost_samples,
 				   d->nr_throttle);
 	for (i = 0; i < d->nr_events && !err; i++)
-		if (d->ev[i].role != PERF_ROLE_UNUSED && d->ev[i].scale != 1.0)
+		if (d->ev[i].role != HBBP_ROLE_UNUSED && d->ev[i].scale != 1.0)
 			err = result__warn(res, "event '%s' was multiplexed (running %.1f%% of the "
 					   "time): its estimates are scaled by %.4f",
 					   d->ev[i].name ? d->ev[i].name : "?",

@@ -88,6 +88,7 @@ static const struct hbbp_code_ops ops = {
 
 static struct perf_event_info evi;
 static const struct perf_event_info *evp[1] = { &evi };
+static const struct hbbp_event_role evr = { HBBP_ROLE_EBS, "instructions retired", false };
 
 /* Two threads of pid 7 ("prog" and, after a COMM, "worker"):
  *   tid 7: A 10x (lbr), B 4x (ebs-fallback)      tid 8: A 2x (lbr)
@@ -100,8 +101,7 @@ static void build(struct hbbp_accum *d, struct hbbp_counts *c)
 	insns_setup();
 	memset(&evi, 0, sizeof(evi));
 	evi.name = "inst";
-	evi.role = PERF_ROLE_EBS;
-	CHECK(!hbbp_accum__init(d, &ops, evp, 1));
+	CHECK(!hbbp_accum__init(d, &ops, evp, &evr, 1));
 
 	memset(c, 0, sizeof(*c));
 	c->method = HBBP_METHOD_HBBP;
