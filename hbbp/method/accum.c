@@ -69,6 +69,7 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 	hmap__init(&a->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hmap__init(&a->streams, 5, sizeof(struct hbbp_stream_val));
 	hmap__init(&a->bias, 4, sizeof(struct hbbp_bias_val));
+	hmap__init(&a->targets, 2, sizeof(uint64_t));
 	hmap__init(&a->unres, 1, sizeof(struct hbbp_unresolved));
 	hmap__init(&a->reads, 3, 2 * sizeof(uint64_t));
 	return 0;
@@ -82,6 +83,7 @@ void hbbp_accum__exit(struct hbbp_accum *a)
 	hmap__exit(&a->ebs);
 	hmap__exit(&a->streams);
 	hmap__exit(&a->bias);
+	hmap__exit(&a->targets);
 	hmap__exit(&a->unres);
 	hmap__exit(&a->reads);
 	free(a->locs);
@@ -448,6 +450,18 @@ int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lc
 	err = accum_bias_slots(a, locs, n, cnt);
 	if (err)
 		return err;
+	/* method.md §3: every branch target seen in the LBR data starts a block (the oldest
+	 * entry's and those of rejected streams too; not a wrong-path entry's, never executed) */
+	for (k = 0; k < n; k++) {
+		uint64_t key[2];
+
+		if (!locs[2 * k + 1].dso || hbbp_branch__spec_wrong(&e[k]))
+			continue;
+		key[0] = (uintptr_t)locs[2 * k + 1].dso;
+		key[1] = locs[2 * k + 1].vaddr;
+		if (!hmap__get(&a->targets, key, NULL))
+			return -ENOMEM;
+	}
 	w = period / (double)(n - 1);
 	ev->streams += cnt * (n - 1);
 	ev->stream_weight += period;

@@ -516,6 +516,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 {
 	struct counts_ctx x;
 	struct hbbp_leaders leaders;
+	const uint64_t *tkey;
+	const uint64_t *tval;
 	size_t i, n = 0, *order = NULL;
 	int err = 0;
 
@@ -530,18 +532,17 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	x.ops = d->ops;
 	hmap__init(&x.mods, 1, sizeof(struct mod_cache_val));
 
-	/* 1. Every stream target is a block leader (before any block is looked at): gathered
-	 * per module in slot order, then added module by module (hbbp/method/leaders.h). */
+	/* 1. Every branch target of the LBR data is a block leader (method.md §3), before any
+	 * block is looked at: gathered per module in the order first seen, then added module by
+	 * module (hbbp/method/leaders.h). */
 	hbbp_leaders__init(&leaders);
-	for (i = 0; i < d->streams.cap && !err; i++) {
-		const uint64_t *key = hmap__slot(&d->streams, i, NULL);
-		struct bbmap_module *mod;
+	hmap__for_each(&d->targets, i, tkey, tval) {
+		struct bbmap_module *mod = ctx_module(&x, (struct bbmap_dso *)(uintptr_t)tkey[0]);
 
-		if (!key)
-			break;
-		mod = ctx_module(&x, (struct bbmap_dso *)(uintptr_t)key[1]);
 		if (mod)
-			err = hbbp_leaders__add(&leaders, mod, key[2]);
+			err = hbbp_leaders__add(&leaders, mod, tkey[1]);
+		if (err)
+			break;
 	}
 	if (!err)
 		err = x.ops->apply_leaders ?

@@ -122,6 +122,7 @@ struct hbbp_accum {
 	struct hmap ebs;	/* (pid<<32|tid, dso, vaddr, ev) -> struct hbbp_ebs_val */
 	struct hmap streams;	/* (pid<<32|tid, dso, to, from, ev) -> struct hbbp_stream_val */
 	struct hmap bias;	/* (dso_from, from, dso_to, to) -> struct hbbp_bias_val */
+	struct hmap targets;	/* (dso, to): every branch target of the LBR data (§3) */
 	struct hmap unres;	/* (dso) -> struct hbbp_unresolved */
 	struct hmap reads;	/* (pid<<32|tid, cpu, ev) -> last time_enabled, time_running */
 	uint64_t rejected[REJ__COUNT];
@@ -198,7 +199,8 @@ int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t
 /* method.md §5: the stack e[0..n) (n >= 2, newest first) of thread pid/tid, seen cnt times
  * with periods summing to period, its ends resolved through lookup: n-1 streams of weight
  * period/(n-1) each, validated (rejections counted), accumulated per (thread, dso, to, from);
- * slot counters per branch for the bias flag. 0 or -ENOMEM. */
+ * slot counters per branch for the bias flag; every entry's target (but wrong-path ones) kept
+ * as a block leader (§3). 0 or -ENOMEM. */
 int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
 			  uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt);

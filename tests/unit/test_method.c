@@ -763,6 +763,44 @@ static void test_bundle(void)
 	hbbp_driver__exit(&ref);
 }
 
+/* method.md §3: every branch target of the LBR data starts a block, not only the targets of
+ * accepted streams: e0.to (0x1004, no stream starts there) splits B1, and the target of a
+ * rejected stream (e2.to 0x1010 -> e1.from 0x1008: to > from) splits B2. The one accepted
+ * stream, 0x1000 -> e0.from 0x1014, then walks four blocks of 1, 2, 1 and 2 instructions. */
+static void test_all_targets_lead(void)
+{
+	struct hbbp_driver d;
+	struct hbbp_counts c;
+	const struct hbbp_block *b;
+	const uint64_t st[] = {
+		RA(0x1014), RA(0x1004),		/* e0: its target starts no stream */
+		RA(0x1008), RA(0x1000),		/* e1: stream 0x1000 .. e0.from 0x1014 */
+		RB(0x2004), RA(0x1010),		/* e2: stream 0x1010 .. e1.from 0x1008: to>from */
+	};
+	static const struct { uint64_t start; uint32_t len; } want[] = {
+		{ 0x1000, 1 }, { 0x1004, 2 }, { 0x100c, 1 }, { 0x1010, 2 },
+	};
+	size_t i;
+
+	fake_setup();
+	events_setup();
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
+	CHECK(!lbr_sample(&d, 100, 200, 3, st, NULL));
+	hbbp_driver__finish(&d);
+	CHECK_EQ_U64(d.acc.rejected[REJ_BACKWARD], 1);
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_LBR, 18));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		b = find_block(&c, "a", want[i].start);
+		CHECK(b != NULL);
+		if (b) {
+			CHECK_EQ_U64(b->nr_insns, want[i].len);
+			CHECK_EQ_DBL(b->lbr_est, 100.0, 1e-9);	/* 200 / (3 - 1) */
+		}
+	}
+	hbbp_counts__exit(&c);
+	hbbp_driver__exit(&d);
+}
+
 int main(void)
 {
 	RUN_TEST(test_bundle);
@@ -775,5 +813,6 @@ int main(void)
 	RUN_TEST(test_ebs_scale_threads);
 	RUN_TEST(test_bias);
 	RUN_TEST(test_no_branch_any);
+	RUN_TEST(test_all_targets_lead);
 	return TEST_EXIT();
 }
