@@ -68,6 +68,7 @@ struct perf_event_info {
 	bool name_stored;		/* name came from the file (else made from type/config) */
 	uint64_t nr_samples;		/* samples delivered so far for this event */
 	uint64_t nr_lost;		/* LOST records naming this event's ids */
+	uint64_t nr_lost_samples;	/* LOST_SAMPLES records of this event */
 	uint64_t nr_throttle;		/* THROTTLE records naming this event's ids */
 	/* multiplexing, from READ records or sample READ values (method.md §7) */
 	uint64_t time_enabled;

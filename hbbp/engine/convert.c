@@ -330,7 +330,8 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 
 		/* tables the output does not write are not built */
 		mo.mix_only = !writer_format_writes_table(o->format, "blocks");
-		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events, &mo,
+		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events,
+				      perf_reader__stats(run->reader), &mo,
 				      &run->total);
 	}
 	if (err) {

@@ -292,10 +292,9 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, rec, &it);
 		return hbbp_driver__apply(d, &it, it.raw);
 	}
-	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST:		/* counted by the reader (method.md §2: reported) */
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
-		hbbp_accum__lost(&d->acc, rec);
 		return 0;
 	case PERF_RECORD_READ:
 		return hbbp_accum__read_value(&d->acc, rec->read.pid, rec->read.tid,

@@ -137,6 +137,7 @@ double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_b
 void convert__summary(const struct convert_run *run, const struct convert_opts *o)
 {
 	const struct hbbp_accum *d = &run->drv.acc;
+	const struct perf_reader_stats *rs = perf_reader__stats(run->reader);
 	const struct result_table *mix = result__table(run->res, "mix");
 	double sweight = 0, rej = 0;
 	size_t i, j;
@@ -177,10 +178,11 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 		fputc('\n', stderr);
 	}
 	summary_code_modules(run);
-	if (d->nr_lost_records || d->nr_lost_samples || d->nr_throttle)
+	if (rs->nr_records[PERF_RECORD_LOST] || rs->nr_lost_samples || rs->nr_throttle)
 		fprintf(stderr, "  warning: %" PRIu64 " LOST records (%" PRIu64 " events), %" PRIu64
 			" lost samples, %" PRIu64 " THROTTLE records: the estimate is biased\n",
-			d->nr_lost_records, d->nr_lost, d->nr_lost_samples, d->nr_throttle);
+			rs->nr_records[PERF_RECORD_LOST], rs->nr_lost, rs->nr_lost_samples,
+			rs->nr_throttle);
 	summary_unresolved(run);
 	{
 		uint64_t nb;

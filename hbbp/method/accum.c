@@ -170,34 +170,6 @@ void hbbp_accum__scale(struct hbbp_accum *a)
 	}
 }
 
-/* method.md §2: THROTTLE and LOST records mean the estimate is biased (reported). */
-void hbbp_accum__lost(struct hbbp_accum *a, const struct perf_record *rec)
-{
-	int evidx = rec->evidx;
-	bool ev_ok = evidx >= 0 && (size_t)evidx < a->nr_events;
-
-	switch (rec->type) {
-	case PERF_RECORD_LOST:
-		a->nr_lost_records++;
-		a->nr_lost += rec->lost.lost;
-		if (ev_ok)
-			a->ev[evidx].lost += rec->lost.lost;
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		a->nr_lost_samples += rec->lost_samples.lost;
-		if (ev_ok)
-			a->ev[evidx].lost += rec->lost_samples.lost;
-		break;
-	case PERF_RECORD_THROTTLE:
-		a->nr_throttle++;
-		if (ev_ok)
-			a->ev[evidx].throttled++;
-		break;
-	default:
-		break;
-	}
-}
-
 bool hbbp_branch__spec_wrong(const struct perf_branch_entry *e)
 {
 	return PERF_BR_SPEC(e->flags) == PERF_BR_SPEC_WRONG_PATH;

@@ -90,7 +90,6 @@ struct hbbp_event_state {
 	uint64_t zero_entries;		/* 0/0 padding entries dropped from stacks */
 	uint64_t streams;		/* LBR streams seen (n-1 per stack) */
 	double stream_weight;		/* their total weight */
-	uint64_t lost, throttled;	/* LOST / THROTTLE records naming this event */
 	uint64_t time_enabled, time_running;	/* summed over threads (READ) */
 	double scale;			/* enabled / running, 1 when not multiplexed */
 };
@@ -133,7 +132,6 @@ struct hbbp_accum {
 	 * already summed stacks by about (adds x 1e-16). */
 	bool compensated;
 	double rejected_comp[REJ__COUNT];
-	uint64_t nr_lost_records, nr_lost, nr_lost_samples, nr_throttle;
 	uint64_t nr_samples, nr_unused_samples;
 	uint64_t nr_record_errors;	/* code-ops errors on non-sample records */
 	struct hbbp_unresolved *acct_last;	/* last hbbp_accum__dso_acct result, valid */
@@ -186,8 +184,6 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 /* method.md §7: a cumulative (time_enabled, time_running) of event evidx on a thread/cpu. */
 int hbbp_accum__read_value(struct hbbp_accum *a, uint32_t pid, uint32_t tid, uint32_t cpu,
 			   int evidx, uint64_t enabled, uint64_t running);
-/* method.md §2: LOST, LOST_SAMPLES and THROTTLE records mean the estimate is biased. */
-void hbbp_accum__lost(struct hbbp_accum *a, const struct perf_record *rec);
 /* method.md §4: n EBS samples of event evidx on thread pid/tid at ip, resolved to loc (NULL:
  * unmapped), their periods summing to period. Counts the sample as used or unresolved and
  * writes the key of a->ebs they are summed under to key[4]; the caller sums them into a->ebs

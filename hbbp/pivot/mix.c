@@ -101,6 +101,7 @@ struct mix_ctx {
 	struct hbbp_accum *d;
 	const struct hbbp_code_ops *ops;
 	const struct hbbp_mix_opts *o;
+	const struct perf_reader_stats *rs;	/* lost and throttled records */
 	char *buf;			/* reusable key buffer */
 	size_t len, alloc;
 };
@@ -950,9 +951,8 @@ static int table_events(struct result *res, struct mix_ctx *x,
 		if (!err && s->role_reason)
 			err = result_cell__text(t, &cell[10], s->role_reason);
 		result_cell__int(&cell[11], (int64_t)s->samples);
-		result_cell__int(&cell[12], (int64_t)(s->lost > e->nr_lost ? s->lost : e->nr_lost));
-		result_cell__int(&cell[13], (int64_t)(s->throttled > e->nr_throttle ? s->throttled :
-						      e->nr_throttle));
+		result_cell__int(&cell[12], (int64_t)(e->nr_lost + e->nr_lost_samples));
+		result_cell__int(&cell[13], (int64_t)e->nr_throttle);
 		result_cell__int(&cell[14], (int64_t)s->time_enabled);
 		result_cell__int(&cell[15], (int64_t)s->time_running);
 	}
@@ -1024,6 +1024,8 @@ static int meta_unresolved(struct result *res, const struct mix_ctx *x)
 static int mix_meta(struct result *res, struct mix_ctx *x)
 {
 	const struct hbbp_accum *d = x->d;
+	const struct perf_reader_stats *rs = x->rs;
+	uint64_t lost_records = rs->nr_records[PERF_RECORD_LOST];
 	uint64_t ebs_used = 0, lbr_used = 0, streams = 0;
 	double unres_ebs = 0, unres_lbr = 0, sweight = 0;
 	char key[64];
@@ -1066,21 +1068,21 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 		if (!err)
 			err = result__meta_real(res, key, d->rejected_weight[i]);
 	}
-	err = err ? err : result__meta_int(res, "lost_records", (int64_t)d->nr_lost_records);
-	err = err ? err : result__meta_int(res, "lost_events", (int64_t)d->nr_lost);
-	err = err ? err : result__meta_int(res, "lost_samples", (int64_t)d->nr_lost_samples);
-	err = err ? err : result__meta_int(res, "throttled", (int64_t)d->nr_throttle);
+	err = err ? err : result__meta_int(res, "lost_records", (int64_t)lost_records);
+	err = err ? err : result__meta_int(res, "lost_events", (int64_t)rs->nr_lost);
+	err = err ? err : result__meta_int(res, "lost_samples", (int64_t)rs->nr_lost_samples);
+	err = err ? err : result__meta_int(res, "throttled", (int64_t)rs->nr_throttle);
 	if (!err)
 		err = meta_unresolved(res, x);
 	err = err ? err : result__meta_real(res, "unresolved_ebs_weight", unres_ebs);
 	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", unres_lbr);
 	err = err ? err : result__meta_int(res, "biased_branches",
 					   (int64_t)x->c->nr_biased_branches);
-	if (!err && (d->nr_lost_records || d->nr_lost_samples || d->nr_throttle))
+	if (!err && (lost_records || rs->nr_lost_samples || rs->nr_throttle))
 		err = result__warn(res, "samples were lost or throttled (%" PRIu64 " LOST records, "
 				   "%" PRIu64 " lost samples, %" PRIu64 " THROTTLE records): the "
-				   "estimate is biased", d->nr_lost_records, d->nr_lost_samples,
-				   d->nr_throttle);
+				   "estimate is biased", lost_records, rs->nr_lost_samples,
+				   rs->nr_throttle);
 	for (i = 0; i < d->nr_events && !err; i++)
 		if (d->ev[i].role != HBBP_ROLE_UNUSED && d->ev[i].scale != 1.0)
 			err = result__warn(res, "event '%s' was multiplexed (running %.1f%% of the "
@@ -1091,7 +1093,8 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 }
 
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
-		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,
+		    const struct perf_event_info *const *events,
+		    const struct perf_reader_stats *rs, const struct hbbp_mix_opts *o,
 		    double *total_out)
 {
 	struct mix_ctx x;
@@ -1103,6 +1106,7 @@ int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp
 	x.d = d;
 	x.ops = d->ops;
 	x.o = o;
+	x.rs = rs;
 	memset(&ids, 0, sizeof(ids));
 	err = mix_table(res, &x, total_out);
 	if (!err)

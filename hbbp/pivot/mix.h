@@ -61,8 +61,10 @@ int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *
 const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum *d,
 							  size_t *nr);
 
+/* rs: the reader's counts of LOST, LOST_SAMPLES and THROTTLE records (method.md §2). */
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
-		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,
+		    const struct perf_event_info *const *events,
+		    const struct perf_reader_stats *rs, const struct hbbp_mix_opts *o,
 		    double *total_out);
 
 #endif
