@@ -12,29 +12,19 @@
 #include "hbbp/cli/commands.h"
 #include "reader/perf_reader.h"
 #include "util/hbbp_err.h"
+#include "util/json_escape.h"
+
+static void json_put(void *ctx, const char *s, size_t n)
+{
+	fwrite(s, 1, n, ctx);
+}
 
 static void json_str(const char *s)
 {
-	if (!s) {
+	if (!s)
 		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", stdout);
-		else if (c == '\t')
-			fputs("\\t", stdout);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	else
+		json_escape(s, json_put, stdout);
 }
 
 static const char *tf(bool b) { return b ? "true" : "false"; }

@@ -9,6 +9,7 @@
 
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define KEY_SEP '\x1f'
 
@@ -109,18 +110,8 @@ int ref_mix__add_ip(struct ref_mix *m, const char *module, uint64_t addr, double
 {
 	struct ref_ip *ip;
 
-	if (m->nr_ips == m->alloc_ips) {
-		size_t n = m->alloc_ips ? m->alloc_ips * 2 : 256;
-		struct ref_ip *p;
-
-		if (n > SIZE_MAX / sizeof(*p))
-			return -HBBP_ELIMIT;
-		p = realloc(m->ips, n * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		m->ips = p;
-		m->alloc_ips = n;
-	}
+	if (grow_one((void **)&m->ips, &m->alloc_ips, sizeof(*m->ips), m->nr_ips))
+		return -ENOMEM;
 	ip = &m->ips[m->nr_ips];
 	memset(ip, 0, sizeof(*ip));
 	ip->module = strdup(module ? module : "");

@@ -15,6 +15,7 @@
 #include "hbbp/method/leaders.h"
 #include "hbbp/method/method.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 struct mod_cache_val {
 	struct bbmap_module *mod;
@@ -71,15 +72,8 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
 		return -ENOMEM;
 	if (*slot)
 		return (long)(*slot - 1);
-	if (c->nr_blocks == c->alloc_blocks) {
-		size_t n = c->alloc_blocks ? c->alloc_blocks * 2 : 256;
-		struct hbbp_block *nb = realloc(c->blocks, n * sizeof(*nb));
-
-		if (!nb)
-			return -ENOMEM;
-		c->blocks = nb;
-		c->alloc_blocks = n;
-	}
+	if (grow_one((void **)&c->blocks, &c->alloc_blocks, sizeof(*c->blocks), c->nr_blocks))
+		return -ENOMEM;
 	b = &c->blocks[c->nr_blocks];
 	memset(b, 0, sizeof(*b));
 	b->kind = kind;
@@ -106,15 +100,9 @@ static struct hbbp_tblock *counts_tblock(struct hbbp_counts *c, uint64_t thr, si
 		return NULL;
 	if (*slot)
 		return &c->tblocks[*slot - 1];
-	if (c->nr_tblocks == c->alloc_tblocks) {
-		size_t n = c->alloc_tblocks ? c->alloc_tblocks * 2 : 256;
-		struct hbbp_tblock *nt = realloc(c->tblocks, n * sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		c->tblocks = nt;
-		c->alloc_tblocks = n;
-	}
+	if (grow_one((void **)&c->tblocks, &c->alloc_tblocks, sizeof(*c->tblocks),
+		     c->nr_tblocks))
+		return NULL;
 	t = &c->tblocks[c->nr_tblocks];
 	memset(t, 0, sizeof(*t));
 	t->pid = (uint32_t)(thr >> 32);
@@ -225,15 +213,8 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 			return counts_reject(x, REJ_WALK_BOUND, w, dso, v->n, v->weight);
 		if (x->ops->block_at(x->ops->ctx, mod, cur, &blk) || blk->end <= cur)
 			return counts_reject(x, REJ_WALK_UNDECODED, w, dso, v->n, v->weight);
-		if (nsteps == x->alloc_path) {
-			size_t n = x->alloc_path ? x->alloc_path * 2 : 64;
-			struct walk_step *np = realloc(x->path, n * sizeof(*np));
-
-			if (!np)
-				return -ENOMEM;
-			x->path = np;
-			x->alloc_path = n;
-		}
+		if (grow_one((void **)&x->path, &x->alloc_path, sizeof(*x->path), nsteps))
+			return -ENOMEM;
 		st = &x->path[nsteps++];
 		st->start = blk->start;
 		st->end = blk->end;

@@ -12,6 +12,7 @@
 #include "hbbp/pivot/mix.h"
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
+#include "util/grow.h"
 
 #define SEP '\x1f'
 
@@ -355,15 +356,8 @@ static struct mix_row *rows_get(struct mix_rows *r, const char *key, size_t len)
 			return &r->v[*slot - 1];
 		k[1]++;		/* collision of both hashes: probe the next key */
 	}
-	if (r->nr == r->alloc) {
-		size_t n = r->alloc ? r->alloc * 2 : 256;
-		struct mix_row *nv = realloc(r->v, n * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		r->v = nv;
-		r->alloc = n;
-	}
+	if (grow_one((void **)&r->v, &r->alloc, sizeof(*r->v), r->nr))
+		return NULL;
 	row = &r->v[r->nr];
 	memset(row, 0, sizeof(*row));
 	row->key = strdup(key);
