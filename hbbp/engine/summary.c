@@ -89,17 +89,14 @@ static void summary_code_modules(const struct convert_run *run)
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected)
 {
 	const struct hbbp_accum *d = &run->drv.acc;
+	const struct hbbp_unresolved *u;
+	const uint64_t *key;
 	size_t i;
 
 	*total = *rejected = 0;
-	for (i = 0; i < d->unres.cap; i++) {
-		void *val;
-		const struct hbbp_unresolved *u;
+	hmap__for_each(&d->unres, i, key, u) {
 		struct bbmap_module *m = NULL;
 
-		if (!hmap__slot(&d->unres, i, &val))
-			continue;
-		u = val;
 		if (!u->dso || run->ops.dso_module(run->ops.ctx, u->dso, &m) != DSO_OK)
 			continue;
 		*total += u->lbr_total;

@@ -281,18 +281,14 @@ static void block_mark_bias(struct counts_ctx *x, struct bbmap_dso *dso, uint64_
 static int counts_bias(struct counts_ctx *x)
 {
 	struct hmap per_from;
+	const struct hbbp_bias_val *e;
+	struct hbbp_bias_val *a;
+	const uint64_t *key;
 	size_t i;
 	int err = 0;
 
 	hmap__init(&per_from, 2, sizeof(struct hbbp_bias_val));
-	for (i = 0; i < x->a->bias.cap; i++) {
-		void *val;
-		const uint64_t *key = hmap__slot(&x->a->bias, i, &val);
-		const struct hbbp_bias_val *e = val;
-		struct hbbp_bias_val *a;
-
-		if (!key)
-			continue;
+	hmap__for_each(&x->a->bias, i, key, e) {
 		a = hmap__get(&per_from, key, NULL);
 		if (!a) {
 			err = -ENOMEM;
@@ -303,12 +299,8 @@ static int counts_bias(struct counts_ctx *x)
 		a->all += e->all;
 		a->expected += e->expected;
 	}
-	for (i = 0; i < per_from.cap; i++) {
-		void *val;
-		const uint64_t *key = hmap__slot(&per_from, i, &val);
-		struct hbbp_bias_val *a = val;
-
-		if (!key || !a->all)
+	hmap__for_each(&per_from, i, key, a) {
+		if (!a->all)
 			continue;
 		/* Reuse `expected` as the biased flag holder: store the share, negative if not. */
 		{
@@ -323,15 +315,10 @@ static int counts_bias(struct counts_ctx *x)
 			a->expected = biased ? share : -share - 1.0;
 		}
 	}
-	for (i = 0; i < x->a->bias.cap; i++) {
-		void *val;
-		const uint64_t *key = hmap__slot(&x->a->bias, i, &val);
-		const struct hbbp_bias_val *a;
+	hmap__for_each(&x->a->bias, i, key, e) {
 		double share;
 		bool biased;
 
-		if (!key)
-			continue;
 		a = hmap__find(&per_from, key);
 		if (!a)
 			continue;

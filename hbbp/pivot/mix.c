@@ -957,18 +957,14 @@ const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum
 							  size_t *nr)
 {
 	const struct hbbp_unresolved **v = calloc(d->unres.nr + 1, sizeof(*v));
+	const struct hbbp_unresolved *u;
+	const uint64_t *key;
 	size_t i, n = 0;
 
 	*nr = 0;
 	if (!v)
 		return NULL;
-	for (i = 0; i < d->unres.cap; i++) {
-		void *val;
-		const struct hbbp_unresolved *u;
-
-		if (!hmap__slot(&d->unres, i, &val))
-			continue;
-		u = val;
+	hmap__for_each(&d->unres, i, key, u) {
 		if (u->ebs_weight > 0 || u->lbr_weight > 0)
 			v[n++] = u;
 	}
@@ -1019,6 +1015,8 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 {
 	const struct hbbp_accum *d = x->d;
 	const struct perf_reader_stats *rs = x->rs;
+	const struct hbbp_unresolved *u;
+	const uint64_t *ukey;
 	uint64_t lost_records = rs->nr_records[PERF_RECORD_LOST];
 	uint64_t ebs_used = 0, lbr_used = 0, streams = 0;
 	double unres_ebs = 0, unres_lbr = 0, sweight = 0;
@@ -1037,13 +1035,9 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 			sweight += e->stream_weight;
 		}
 	}
-	for (i = 0; i < d->unres.cap; i++) {
-		void *val;
-
-		if (!hmap__slot(&d->unres, i, &val))
-			continue;
-		unres_ebs += ((struct hbbp_unresolved *)val)->ebs_weight;
-		unres_lbr += ((struct hbbp_unresolved *)val)->lbr_weight;
+	hmap__for_each(&d->unres, i, ukey, u) {
+		unres_ebs += u->ebs_weight;
+		unres_lbr += u->lbr_weight;
 	}
 	err = err ? err : result__meta_text(res, "method", hbbp_method_name(x->c->method));
 	err = err ? err : result__meta_int(res, "cutoff", x->c->cutoff);
