@@ -74,21 +74,18 @@ int ref_mix__add_row(struct ref_mix *m, const char *const *keys, double count)
 	size_t i;
 
 	if (m->nr_rows == m->alloc_rows) {
-		size_t n = m->alloc_rows ? m->alloc_rows * 2 : 64;
-		char **k;
-		double *c;
+		size_t kcap = m->alloc_rows, ccap = m->alloc_rows;
+		size_t w = m->nr_cols ? m->nr_cols : 1;
 
-		if (n > SIZE_MAX / sizeof(char *) / (m->nr_cols + 1))
+		if (w > SIZE_MAX / sizeof(char *))
 			return -HBBP_ELIMIT;
-		k = realloc(m->keys, n * (m->nr_cols ? m->nr_cols : 1) * sizeof(char *));
-		if (!k)
+		/* keys (w per row) and counts grow to the same number of rows */
+		if (grow_array((void **)&m->keys, &kcap, w * sizeof(char *), m->nr_rows + 1,
+			       SIZE_MAX) ||
+		    grow_array((void **)&m->counts, &ccap, sizeof(double), m->nr_rows + 1,
+			       SIZE_MAX))
 			return -ENOMEM;
-		m->keys = k;
-		c = realloc(m->counts, n * sizeof(double));
-		if (!c)
-			return -ENOMEM;
-		m->counts = c;
-		m->alloc_rows = n;
+		m->alloc_rows = kcap < ccap ? kcap : ccap;
 	}
 	for (i = 0; i < m->nr_cols; i++) {
 		char *s = strdup(keys[i] ? keys[i] : "");
