@@ -668,6 +668,8 @@ static void test_window_skip(void)
 }
 
 /* roles: generic and raw encodings, the all-branches requirement, LBR-only fallback */
+static const char *roles_arch;	/* HEADER_ARCH of the next check_roles file, or NULL */
+
 static void check_roles(const uint32_t *types, const uint64_t *configs, const uint64_t *bsts,
 			size_t n, const int *want, const char *cpuid)
 {
@@ -694,6 +696,19 @@ static void check_roles(const uint32_t *types, const uint64_t *configs, const ui
 		p32(64); p16(0); p16(0);
 		write_attr(&p);
 		p64(100 + i);
+		sz = (uint16_t)(len - start);
+		memcpy(buf + start + 6, &sz, 2);
+	}
+	if (roles_arch) {
+		size_t start = len;
+		uint16_t sz;
+
+		p32(80); p16(0); p16(0);
+		p64(6);		/* HEADER_ARCH */
+		p32(64);
+		memset(buf + len, 0, 64);
+		memcpy(buf + len, roles_arch, strlen(roles_arch));
+		len += 64;
 		sz = (uint16_t)(len - start);
 		memcpy(buf + start + 6, &sz, 2);
 	}
@@ -767,6 +782,16 @@ static void test_roles(void)
 		int w[] = { U, E, U };
 
 		check_roles(t, c, b, 3, w, "GenuineIntel,6,85,4");
+	}
+	{	/* Arm (aarch64): r8 is INST_RETIRED; x86's rc0 is another event there; with no
+		 * taken-branch event the all-branches stack (BRBE) is used LBR-only */
+		uint32_t t[] = { 4, 4, 4 };
+		uint64_t c[] = { 0xc0, 0x8, 0x11 }, b[] = { 0, 0, ANY };
+		int w[] = { U, E, L };
+
+		roles_arch = "aarch64";
+		check_roles(t, c, b, 3, w, "0x00000000410fd0c0");
+		roles_arch = NULL;
 	}
 }
 
