@@ -5,7 +5,8 @@
 # hbbp/method/reference.c (time order, every sample resolved and summed as it comes, its own
 # address-space session); tests/tools/refcmp requires the same blocks, sample and stream
 # counts, sources and bias flags, and sums, estimates and counts within 1e-12 relative.
-# Recordings: the golden program (perfgen), every pmusim workload (realistic effects, the
+# Recordings: the golden program (perfgen), a range remapped between samples (perfgen), the
+# demo, every pmusim workload (realistic effects, the
 # Intel two-event layout; period 1 and a longer period) and the corpus recordings whose
 # binaries are present, each also read in one part on one thread (-j 1 --split 0).
 . "$(dirname "$0")/../lib.sh"
@@ -40,6 +41,24 @@ if [ $golden_ok = 1 ]; then
 	fi
 else
 	skip "method_reference: golden: $golden_why"
+fi
+
+# an address range mapped to another file between samples of one process: the engine's
+# cached lookups must not outlive the MMAP2 (the reference resolves every sample afresh)
+if [ -x "$PERFGEN" ]; then
+	printf '%s\n' "event name=instructions type=0 config=1 period=1000 sample_type=ip,tid,period" \
+		"mmap2 pid=100 tid=100 start=0x400000 len=0x2000 file=/nonexistent/a" \
+		"sample ev=0 pid=100 tid=100 ip=0x401000 period=1000" \
+		"sample ev=0 pid=100 tid=100 ip=0x401000 period=1000" \
+		"mmap2 pid=100 tid=100 start=0x400000 len=0x2000 file=/nonexistent/b" \
+		"sample ev=0 pid=100 tid=100 ip=0x401000 period=3000" > "$TMP/remap.spec"
+	if run_perfgen "$TMP/remap.spec" "$TMP/remap.data" 2>"$TMP/perfgen.err"; then
+		refcmp_both "remapped range" "$TMP/remap.data"
+	else
+		fail "method_reference: remapped range: perfgen: $(head -1 "$TMP/perfgen.err")"
+	fi
+else
+	fail "method_reference: $PERFGEN not built"
 fi
 
 # the demo recording
