@@ -157,8 +157,6 @@ struct bbmap_module *bbmap_module__get(struct bbmap_module *m)
 	return m;
 }
 
-const char *bbmap_module__path(const struct bbmap_module *m) { return m->path; }
-const char *bbmap_module__debug_file(const struct bbmap_module *m) { return m->debug_file; }
 enum bbmap_arch bbmap_module__arch(const struct bbmap_module *m) { return m->arch; }
 
 size_t bbmap_module__build_id(const struct bbmap_module *m, const uint8_t **id)
@@ -726,87 +724,4 @@ void bbmap_module__forget_code(struct bbmap_module *m)
 		region_free(m->regions[i]);
 	m->regions[0] = m->regions[m->nr_regions - 1];
 	m->nr_regions = 1;
-}
-
-/* ---- cache ---- */
-
-struct bbmap_module_cache {
-	struct bbmap_module **mods;
-	char **debug_paths;		/* debug_path each was opened with (NULL: default) */
-	size_t nr, cap;
-};
-
-int bbmap_module_cache__new(struct bbmap_module_cache **out)
-{
-	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
-}
-
-void bbmap_module_cache__delete(struct bbmap_module_cache *c)
-{
-	size_t i;
-
-	if (!c)
-		return;
-	for (i = 0; i < c->nr; i++) {
-		bbmap_module__delete(c->mods[i]);
-		free(c->debug_paths[i]);
-	}
-	free(c->mods);
-	free(c->debug_paths);
-	free(c);
-}
-
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-int bbmap_module_cache__open(struct bbmap_module_cache *c, const char *path,
-			     const char *debug_path, struct bbmap_module **out)
-{
-	uint8_t id[64];
-	size_t idsz = 0, i;
-	struct bbmap_module *m;
-	int err;
-
-	*out = NULL;
-	if (bbmap_module__file_build_id(path, id, sizeof(id), &idsz) != 0)
-		idsz = 0;
-	for (i = 0; i < c->nr; i++) {
-		struct bbmap_module *o = c->mods[i];
-
-		if (!same_str(c->debug_paths[i], debug_path))
-			continue;
-		if (idsz ? (o->build_id_size == idsz && !memcmp(o->build_id, id, idsz))
-			 : (!o->build_id_size && !strcmp(o->path, path))) {
-			*out = bbmap_module__get(o);
-			return 0;
-		}
-	}
-	if (c->nr == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 16;
-		struct bbmap_module **pm = realloc(c->mods, nc * sizeof(*pm));
-		char **pd;
-
-		if (!pm)
-			return -ENOMEM;
-		c->mods = pm;
-		pd = realloc(c->debug_paths, nc * sizeof(*pd));
-		if (!pd)
-			return -ENOMEM;
-		c->debug_paths = pd;
-		c->cap = nc;
-	}
-	err = bbmap_module__open(&m, path, debug_path);
-	if (err)
-		return err;
-	c->debug_paths[c->nr] = debug_path ? strdup(debug_path) : NULL;
-	if (debug_path && !c->debug_paths[c->nr]) {
-		bbmap_module__delete(m);
-		return -ENOMEM;
-	}
-	c->mods[c->nr++] = m;
-	*out = bbmap_module__get(m);
-	return 0;
 }

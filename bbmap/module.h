@@ -84,7 +84,6 @@ void bbmap_module__delete(struct bbmap_module *m);
 int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const char *debug_path,
 			     unsigned flags);
 
-const char *bbmap_module__path(const struct bbmap_module *m);
 enum bbmap_arch bbmap_module__arch(const struct bbmap_module *m);
 /* Build-id from the NT_GNU_BUILD_ID note; returns its size, 0 when there is none. */
 size_t bbmap_module__build_id(const struct bbmap_module *m, const uint8_t **id);
@@ -173,9 +172,6 @@ int bbmap_module__block_after(struct bbmap_module *m, const struct bbmap_block *
 size_t bbmap_module__nr_symbols(const struct bbmap_module *m);
 const struct bbmap_symbol *bbmap_module__symbol(struct bbmap_module *m, size_t idx);
 
-/* The separate debug file in use (NULL: none; symbols and lines come from the file). */
-const char *bbmap_module__debug_file(const struct bbmap_module *m);
-
 /* Reference counting: __get adds a reference; bbmap_module__delete drops one and frees the
  * module with the last. */
 struct bbmap_module *bbmap_module__get(struct bbmap_module *m);
@@ -184,13 +180,5 @@ struct bbmap_module *bbmap_module__get(struct bbmap_module *m);
  * against the recording before opening it. *size = 0 when it has none. */
 int bbmap_module__file_build_id(const char *path, uint8_t *id, size_t cap, size_t *size);
 
-/* A cache of open modules keyed by build-id (by path for files without one): opening a
- * file whose build-id is already open returns the same, shared instance. Each successful
- * open returns a new reference, dropped with bbmap_module__delete. */
-struct bbmap_module_cache;	/* opaque */
-int bbmap_module_cache__new(struct bbmap_module_cache **out);
-void bbmap_module_cache__delete(struct bbmap_module_cache *c);
-int bbmap_module_cache__open(struct bbmap_module_cache *c, const char *path,
-			     const char *debug_path, struct bbmap_module **out);
 
 #endif

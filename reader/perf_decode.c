@@ -584,6 +584,8 @@ int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 		MIN(16);
 		rec->lost_samples.lost = rd64(r, p + 8);
 		r->stats.nr_lost_samples += rec->lost_samples.lost;
+		if (evidx >= 0)
+			r->events[evidx].info.nr_lost_samples += rec->lost_samples.lost;
 		break;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:

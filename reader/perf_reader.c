@@ -280,6 +280,7 @@ void perf_reader__finish_events(struct perf_reader *r)
 		if (!e->name)
 			perf_event__default_name(r, e);
 		e->info.name = e->name;
+		e->info.name_stored = e->name_stored;
 		e->info.ids = e->ids;
 		e->info.nr_ids = e->nr_ids;
 	}
@@ -297,7 +298,6 @@ void perf_reader__finish_events(struct perf_reader *r)
 					r->events[j].branch_counters = true;
 		}
 	}
-	perf_event__assign_roles(r);
 }
 
 /* ---- build ids ---- */
@@ -712,21 +712,6 @@ int perf_reader__open(struct perf_reader **out, const char *path,
 		goto out_err;
 	perf_reader__finish_events(r);
 	r->pipe_header_done = true;
-	if ((r->opts.ebs_event || r->opts.lbr_event)) {
-		size_t i;
-		bool ebs = !r->opts.ebs_event, lbr = !r->opts.lbr_event;
-
-		for (i = 0; i < r->nr_events; i++) {
-			ebs |= r->events[i].info.role == PERF_ROLE_EBS;
-			lbr |= r->events[i].info.role == PERF_ROLE_LBR;
-		}
-		if (!ebs || !lbr) {
-			snprintf(r->errbuf, sizeof(r->errbuf), "%s: event '%s' not found or not usable",
-				 path, !ebs ? r->opts.ebs_event : r->opts.lbr_event);
-			err = -HBBP_ENOTFOUND;
-			goto out_err;
-		}
-	}
 	free(dpath);
 	*out = r;
 	return 0;
@@ -801,11 +786,3 @@ const struct perf_reader_stats *perf_reader__stats(const struct perf_reader *r)
 	return &r->stats;
 }
 
-const char *perf_role_name(enum perf_role role)
-{
-	switch (role) {
-	case PERF_ROLE_EBS: return "ebs";
-	case PERF_ROLE_LBR: return "lbr";
-	default: return "unused";
-	}
-}

@@ -1,7 +1,7 @@
 /* Internal state of the perf.data reader, shared by the reader's own .c files only
  * (perf_reader.c: open/header/attrs, perf_feature.c: header features, perf_input.c: byte
  * streams and zstd, perf_decode.c: record and sample decoding, perf_order.c: time ordering,
- * perf_event_role.c: event names and roles). Nothing outside reader/ includes it.
+ * perf_event_name.c: event names). Nothing outside reader/ includes it.
  */
 #ifndef PERF_READER_INT_H
 #define PERF_READER_INT_H
@@ -238,9 +238,8 @@ int perf_segment__find_start(struct perf_reader *r);
 /* main reader, before the next record of input 0: the mark reached? */
 int perf_segment__at_mark(struct perf_reader *r);
 
-/* perf_event_role.c */
+/* perf_event_name.c */
 void perf_event__default_name(struct perf_reader *r, struct perf_event_int *e);
-void perf_event__assign_roles(struct perf_reader *r);
 
 /* perf_order.c */
 int perf_order__next(struct perf_reader *r, const struct perf_record **rec);

@@ -43,7 +43,7 @@ static volatile sig_atomic_t pending_sig;	/* first signal seen while deferred */
 static char cleanup_path[PATH_MAX + 64];
 static char cleanup_journal[PATH_MAX + 72];	/* SQLite's rollback journal of the file */
 static struct sigaction saved_actions[NR_SIGNALS];
-static int handlers_installed;	/* 0: none, 1: for one write, 2: for the process lifetime */
+static int handlers_installed;	/* for the write in progress */
 
 static void sig_number(int sig, char num[4])
 {
@@ -112,21 +112,6 @@ static int outfile__install(void)
 	return 0;
 }
 
-int writer__install_signal_cleanup(void)
-{
-	int err;
-
-	if (handlers_installed == 2)
-		return 0;
-	if (handlers_installed == 0) {
-		err = outfile__install();
-		if (err)
-			return err;
-	}
-	handlers_installed = 2;
-	return 0;
-}
-
 int outfile__signals_begin(void)
 {
 	int err;
@@ -143,7 +128,7 @@ void outfile__signals_end(void)
 {
 	size_t i;
 
-	if (handlers_installed != 1)
+	if (!handlers_installed)
 		return;
 	for (i = 0; i < NR_SIGNALS; i++)
 		sigaction(cleanup_signals[i], &saved_actions[i], NULL);

@@ -1,5 +1,4 @@
-/* Output files for the writers (see writers/outfile.c). Not for use outside writers/ except
- * writer__install_signal_cleanup(), declared in writers/writer.h.
+/* Atomic output files for the writers (see writers/outfile.c). Not for use outside writers/.
  */
 #ifndef WRITERS_OUTFILE_H
 #define WRITERS_OUTFILE_H
@@ -16,8 +15,7 @@ int outfile__create(const char *target, char **tmp_out, int *fd_out);
 int outfile__commit(const char *tmp, int fd, const char *target, mode_t mode, bool noreplace);
 /* Closes fd (if >= 0) and removes tmp (and a SQLite journal of it). */
 void outfile__abandon(const char *tmp, int fd);
-/* Installs the signal handlers for one write unless writer__install_signal_cleanup() did
- * for the process lifetime; _end restores the previous handlers. */
+/* Installs the signal handlers for one write; _end restores the previous handlers. */
 int outfile__signals_begin(void);
 void outfile__signals_end(void);
 /* An in-place write: between _begin and _end a signal is only recorded; outfile__pending()

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "util/hbbp_err.h"
+#include "util/json_escape.h"
 #include "writers/schema.h"
 #include "writers/views.h"
 #include "writers/writer_int.h"
@@ -606,7 +607,7 @@ static int pg__put_text(struct writer_ctx *w, struct pg_state *s, const char *st
 			p++;
 			continue;
 		}
-		if (c >= 0x80 && (n = wfmt__utf8_len(p))) {
+		if (c >= 0x80 && (n = json_utf8_len(p))) {
 			p += n;
 			continue;
 		}

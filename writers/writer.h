@@ -52,12 +52,6 @@ bool writer_format_writes_table(enum writer_format fmt, const char *name);
 int writer__write(const struct result *res, const char *path, enum writer_format fmt,
 		  const struct writer_opts *opts);
 
-/* Makes the cleanup handlers for the fatal asynchronous signals (SIGINT, SIGTERM, SIGHUP,
- * SIGQUIT, SIGPIPE, SIGXFSZ, ...: writers/outfile.c; writer__write installs them for the
- * duration of each write and then restores them) stay for the process lifetime. While a
- * write is in progress they remove its temporary file (or roll its transaction back) and
- * exit 3; otherwise they end the process as the default action would. */
-int writer__install_signal_cleanup(void);
 /* Removes the partial output of the write in progress, if any; async-signal-safe, for a
  * handler of a fatal signal that then exits (util/mapguard.h). */
 void writer__cleanup_on_fault(void);

@@ -40,9 +40,6 @@ int wbuf__flush(struct wbuf *w);
 int wfmt__real(char *buf, size_t size, double v, int prec);
 /* Formats an int64 in decimal; returns the length. buf has at least 24 bytes. */
 size_t wfmt__int(char *buf, int64_t v);
-/* Length of the valid UTF-8 sequence at s (first byte >= 0x80), or 0 if invalid
- * (writers/json_writer.c). */
-size_t wfmt__utf8_len(const unsigned char *s);
 
 struct writer_ctx {
 	const struct result *res;

@@ -58,6 +58,8 @@ static int usage(void)
 int cmd_dump(int argc, char **argv)
 {
 	struct perf_reader_opts opts = { 0 };
+	struct cmd_reader_roles ro = { 0 };
+	struct hbbp_event_role *roles;
 	const struct perf_record *rec;
 	struct perf_reader *r;
 	const char *path = NULL;
@@ -85,7 +87,7 @@ int cmd_dump(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[i], "--no-sort")) {
 			opts.no_sort = true;
-		} else if (cmd_reader__arg(argc, argv, &i, &opts, &path)) {
+		} else if (cmd_reader__arg(argc, argv, &i, &ro, &path)) {
 			return usage();
 		}
 	}
@@ -95,6 +97,12 @@ int cmd_dump(int argc, char **argv)
 	}
 	if ((err = cmd_reader__open(&r, path, &opts)))
 		return err;
+	/* an --ebs-event / --lbr-event that names no usable event is an error here too */
+	if ((err = cmd_reader__roles(r, &ro, &roles))) {
+		perf_reader__delete(r);
+		return err;
+	}
+	free(roles);
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	while (n < limit && (err = perf_reader__next(r, &rec)) > 0) {
 		const struct perf_sample *s = &rec->sample;

@@ -1,14 +1,16 @@
 /* The options, opening and error ending shared by `hbbp-convert dump` and `stats`
  * (hbbp/cli/cmd_reader.h). Uses only the reader's public API.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hbbp/cli/cmd_reader.h"
 #include "util/hbbp_err.h"
 
-int cmd_reader__arg(int argc, char **argv, int *i, struct perf_reader_opts *opts,
+int cmd_reader__arg(int argc, char **argv, int *i, struct cmd_reader_roles *opts,
 		    const char **path)
 {
 	const char *a = argv[*i];
@@ -45,6 +47,26 @@ int cmd_reader__open(struct perf_reader **r, const char *path,
 	if (!err)
 		return 0;
 	fprintf(stderr, "hbbp-convert: error: %s\n", msg ? msg : hbbp_strerror(err));
+	return hbbp_exit_code(err);
+}
+
+int cmd_reader__roles(const struct perf_reader *r, const struct cmd_reader_roles *ro,
+		      struct hbbp_event_role **out)
+{
+	char msg[512];
+	int err;
+
+	*out = calloc(perf_reader__nr_events(r) + 1, sizeof(**out));
+	if (!*out) {
+		fprintf(stderr, "hbbp-convert: %s\n", hbbp_strerror(-ENOMEM));
+		return HBBP_EXIT_IO;
+	}
+	err = hbbp_roles__assign(r, ro->ebs_event, ro->lbr_event, *out, msg, sizeof(msg));
+	if (!err)
+		return 0;
+	fprintf(stderr, "hbbp-convert: %s\n", msg);
+	free(*out);
+	*out = NULL;
 	return hbbp_exit_code(err);
 }
 

@@ -16,6 +16,7 @@
 #include "bbmap/module.h"
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 struct mod_entry {
 	char *path;
@@ -235,17 +236,10 @@ int ref_mix__ips(struct ref_mix *m, const struct ref_mix *hint, struct ref_ip **
 				continue;
 			}
 			for (i = 0; i < blk->nr_insns; i++) {
-				if (n == cap) {
-					size_t nc = cap ? cap * 2 : 1024;
-					struct ref_ip *p = realloc(ips, nc * sizeof(*p));
-
-					if (!p) {
-						free(ips);
-						ref_agg__exit(&agg);
-						return -ENOMEM;
-					}
-					ips = p;
-					cap = nc;
+				if (grow_one((void **)&ips, &cap, sizeof(*ips), n)) {
+					free(ips);
+					ref_agg__exit(&agg);
+					return -ENOMEM;
 				}
 				memset(&ips[n], 0, sizeof(ips[n]));
 				ips[n].module = (char *)path;	/* borrowed from hint */

@@ -12,6 +12,7 @@
 
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define MAX_JSON   (1ULL << 32)
 #define MAX_DEPTH  64
@@ -353,20 +354,14 @@ int ref_json__read(const char *path, struct ref_mix **out)
 	for (;;) {
 		size_t r;
 
-		if (n + 65536 + 1 > cap) {
-			char *b;
-
-			cap = cap ? cap * 2 : 131072;
-			if (cap > MAX_JSON) {
-				err = -HBBP_ELIMIT;
-				pr_err("%s: larger than %llu bytes", path, MAX_JSON);
-				break;
-			}
-			if (!(b = realloc(buf, cap))) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = b;
+		if (n + 65536 + 1 > MAX_JSON) {
+			err = -HBBP_ELIMIT;
+			pr_err("%s: larger than %llu bytes", path, MAX_JSON);
+			break;
+		}
+		if (grow_array((void **)&buf, &cap, 1, n + 65536 + 1, MAX_JSON)) {
+			err = -ENOMEM;
+			break;
 		}
 		r = fread(buf + n, 1, 65536, f);
 		n += r;

@@ -29,15 +29,16 @@ static int run_choose_method(struct convert_run *run, const struct convert_opts 
 
 	for (i = 0; i < run->nr_events; i++) {
 		const struct perf_event_info *e = run->events[i];
+		const struct hbbp_event_role *ro = &run->roles[i];
 
-		if (e->role == PERF_ROLE_EBS)
+		if (ro->role == HBBP_ROLE_EBS)
 			has_ebs = true;
-		else if (e->role == PERF_ROLE_LBR && e->branch_any)
+		else if (ro->role == HBBP_ROLE_LBR && ro->branch_any)
 			has_lbr = true;
 		else if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 			pr_info("event '%s' is not an LBR source: %s", e->name ? e->name : "?",
-				e->role_reason ? e->role_reason :
-				(e->branch_any ? "unused role" :
+				ro->reason ? ro->reason :
+				(ro->branch_any ? "unused role" :
 				 "its branch stack was not recorded with the all-branches filter"));
 	}
 	run->method = o->method;
@@ -123,7 +124,7 @@ static int run_meta(struct convert_run *run, const struct convert_opts *o)
 	for (i = 0; i < run->nr_events; i++) {
 		const struct perf_event_info *e = run->events[i];
 		int n = snprintf(buf + len, sizeof(buf) - len, "%s%s=%s/%s%llu", i ? "," : "",
-				 e->name ? e->name : "?", perf_role_name(run->drv.acc.ev[i].role),
+				 e->name ? e->name : "?", hbbp_role_name(run->drv.acc.ev[i].role),
 				 perf_evattr__freq(&e->attr) ? "freq=" : "period=",
 				 (unsigned long long)e->attr.sample_period);
 
@@ -217,8 +218,6 @@ static double now_s(void)
 static void run_reader_opts(const struct convert_opts *o, struct perf_reader_opts *ro)
 {
 	memset(ro, 0, sizeof(*ro));
-	ro->ebs_event = o->ebs_event;
-	ro->lbr_event = o->lbr_event;
 	ro->samples_unordered = true;	/* sums of samples: their order does not matter */
 }
 
@@ -261,6 +260,7 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 		err = run->drv.flush_err;
 	}
 	run->two_parts = hbbp_segment__used(seg);
+	run->part_samples = hbbp_segment__nr_samples(seg);
 	perf_reader__set_mark(run->reader, 0, NULL, NULL);
 	hbbp_driver__set_bundle(&run->drv, NULL);	/* freed with the segment */
 	hbbp_segment__delete(seg);
@@ -291,6 +291,7 @@ void convert__run_exit(struct convert_run *run)
 	bbmap_session__delete(run->session);
 	perf_reader__delete(run->reader);
 	free(run->events);
+	free(run->roles);
 }
 
 /* Everything up to the result tables; on failure err is set and run is ready for
@@ -299,6 +300,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 {
 	struct perf_reader_opts ro;
 	const char *errmsg = NULL;
+	char msg[512];
 	size_t i;
 	int err;
 
@@ -320,13 +322,26 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	}
 	for (i = 0; i < run->nr_events; i++)
 		run->events[i] = perf_reader__event(run->reader, i);
+	/* method.md §2: the events' roles, decided once (events the reader meets after open, in
+	 * pipe mode, have none) */
+	run->roles = calloc(run->nr_events + 1, sizeof(*run->roles));
+	if (!run->roles) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = hbbp_roles__assign(run->reader, o->ebs_event, o->lbr_event, run->roles, msg,
+				 sizeof(msg));
+	if (err) {
+		pr_err("%s", msg);
+		goto out;
+	}
 	err = run_choose_method(run, o);
 	if (err)
 		goto out;
 	err = run_session(run, o);
 	if (err)
 		goto out;
-	err = hbbp_driver__init(&run->drv, &run->ops, run->events, run->nr_events);
+	err = hbbp_driver__init(&run->drv, &run->ops, run->events, run->roles, run->nr_events);
 	if (err)
 		goto out;
 	run->drv_ok = true;
@@ -353,7 +368,8 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 
 		/* tables the output does not write are not built */
 		mo.mix_only = !writer_format_writes_table(o->format, "blocks");
-		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events, &mo,
+		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events,
+				      perf_reader__stats(run->reader), &mo,
 				      &run->total);
 	}
 	if (err) {

@@ -51,11 +51,13 @@ struct convert_run {
 	struct hbbp_counts counts;
 	struct result *res;
 	const struct perf_event_info **events;
+	struct hbbp_event_role *roles;	/* of events (method.md §2) */
 	size_t nr_events;
 	enum hbbp_method method;
 	double total;
 	bool drv_ok, counts_ok;
 	bool two_parts;			/* the pass read the file in two parts */
+	uint64_t part_samples;		/* ... of which this many samples apart */
 	bool redo;			/* ... and must read it again in one */
 	int lbr_weighting;		/* the LBR weight used (HBBP_LBR_WEIGHT_PLAIN/TIME) */
 	struct hbbp_lbr_time lbr_time;	/* its durations (method.md §5b) */

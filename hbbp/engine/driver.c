@@ -18,12 +18,13 @@
 static int driver_merge_bundle(struct hbbp_driver *d);
 
 int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
-		      const struct perf_event_info *const *events, size_t nr_events)
+		      const struct perf_event_info *const *events,
+		      const struct hbbp_event_role *roles, size_t nr_events)
 {
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	err = hbbp_accum__init(&d->acc, ops, events, nr_events);
+	err = hbbp_accum__init(&d->acc, ops, events, roles, nr_events);
 	if (err)
 		return err;
 	hbbp_stack_cache__init(&d->stacks);
@@ -301,10 +302,9 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 		hbbp_lbr_time__weigh(d->acc.lbr_time, &it);
 		return hbbp_driver__apply(d, &it, it.raw);
 	}
-	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST:		/* counted by the reader (method.md §2: reported) */
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
-		hbbp_accum__lost(&d->acc, rec);
 		return 0;
 	case PERF_RECORD_READ:
 		return hbbp_accum__read_value(&d->acc, rec->read.pid, rec->read.tid,

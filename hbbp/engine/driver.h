@@ -49,9 +49,10 @@ struct hbbp_driver {
 	bool bundle_merged;
 };
 
-/* events[i] describes event i (see hbbp_accum__init). */
+/* events[i] and roles[i] describe event i (see hbbp_accum__init). */
 int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
-		      const struct perf_event_info *const *events, size_t nr_events);
+		      const struct perf_event_info *const *events,
+		      const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_driver__exit(struct hbbp_driver *d);
 /* Feeds one record (any type). Returns 0 or -ENOMEM; anomalies are counted, never fatal. */
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);

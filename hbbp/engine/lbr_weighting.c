@@ -29,8 +29,6 @@ static int lbr_time_read(struct hbbp_lbr_time *t, const char *path, int evidx,
 	struct perf_reader_opts ro2 = *ro;
 	int ret, err;
 
-	/* the roles are known: naming the event keeps the reader from warning again */
-	ro2.lbr_event = name;
 	err = perf_reader__open(&r, path, &ro2, &errmsg);
 
 	if (err) {
@@ -73,7 +71,7 @@ int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o
 	if (run->method == HBBP_METHOD_EBS)
 		return 0;
 	for (i = 0; i < run->nr_events; i++)
-		if (run->events[i]->role == PERF_ROLE_LBR && run->events[i]->branch_any) {
+		if (run->roles[i].role == HBBP_ROLE_LBR && run->roles[i].branch_any) {
 			lbr = run->events[i];
 			evidx = (int)i;
 			break;
@@ -144,7 +142,7 @@ int convert__lbr_weighting_meta(const struct convert_run *run)
 	if (!run->lbr_time_ok)
 		return 0;
 	for (i = 0; i < run->drv.acc.nr_events; i++)
-		if (run->drv.acc.ev[i].role == PERF_ROLE_LBR)
+		if (run->drv.acc.ev[i].role == HBBP_ROLE_LBR)
 			ev = &run->drv.acc.ev[i];
 	err = result__meta_text(run->res, "lbr_weighting",
 				convert__lbr_weighting_name(run->lbr_weighting));

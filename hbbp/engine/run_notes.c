@@ -49,7 +49,7 @@ const char *convert__ebs_unit(const struct convert_run *run)
 	size_t i;
 
 	for (i = 0; i < run->nr_events; i++)
-		if (run->events[i]->role == PERF_ROLE_EBS)
+		if (run->roles[i].role == HBBP_ROLE_EBS)
 			return names[event_unit(run->events[i])];
 	return names[UNIT_INSNS];
 }
@@ -166,18 +166,18 @@ static void notes_events(struct notes *n)
 		const struct hbbp_event_state *s = &run->drv.acc.ev[i];
 		const char *name = e->name ? e->name : "?";
 
-		if (s->role == PERF_ROLE_UNUSED)
+		if (s->role == HBBP_ROLE_UNUSED)
 			continue;
 		if (!s->samples) {
 			bool counting = !e->attr.sample_period && !perf_evattr__freq(&e->attr);
 
 			note(n, "event '%s' (%s) has no samples%s: its part of the estimate is empty%s",
-			     name, perf_role_name(s->role),
+			     name, hbbp_role_name(s->role),
 			     counting ? " (recorded as a counting event, without sampling)" : "",
 			     n->o->ebs_event || n->o->lbr_event ? "" :
 			     "; choose another with --ebs-event or --lbr-event");
 		}
-		if (s->role == PERF_ROLE_EBS && event_unit(e) != UNIT_INSNS) {
+		if (s->role == HBBP_ROLE_EBS && event_unit(e) != UNIT_INSNS) {
 			enum ebs_unit u = event_unit(e);
 
 			if (!n->err)
@@ -316,7 +316,7 @@ static void notes_lbr_unresolved(struct notes *n)
 	if (n->run->method != HBBP_METHOD_LBR)
 		return;
 	for (i = 0; i < d->nr_events; i++)
-		if (d->ev[i].role == PERF_ROLE_LBR)
+		if (d->ev[i].role == HBBP_ROLE_LBR)
 			sw += d->ev[i].stream_weight;
 	v = hbbp_unresolved__weighted(d, &nr);
 	if (!v) {

@@ -47,7 +47,7 @@ static void summary_unresolved(const struct convert_run *run)
 	if (!v)
 		return;
 	for (i = 0; i < d->nr_events; i++) {
-		if (d->ev[i].role == PERF_ROLE_LBR)
+		if (d->ev[i].role == HBBP_ROLE_LBR)
 			lbr_total += d->ev[i].stream_weight;
 	}
 	ebs_total = run->counts.ebs_weight_attributed;
@@ -85,7 +85,7 @@ static void summary_lbr_weighting(const struct convert_run *run)
 	for (i = 0; i < d->nr_events; i++) {
 		const struct hbbp_event_state *e = &d->ev[i];
 
-		if (e->role != PERF_ROLE_LBR)
+		if (e->role != HBBP_ROLE_LBR)
 			continue;
 		fprintf(stderr, "  LBR weight: time (method.md §5b, stacks sampled on time; "
 			"--lbr-weighting plain for period/(n-1)): %" PRIu64 " stacks by the mean "
@@ -112,17 +112,14 @@ static void summary_code_modules(const struct convert_run *run)
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected)
 {
 	const struct hbbp_accum *d = &run->drv.acc;
+	const struct hbbp_unresolved *u;
+	const uint64_t *key;
 	size_t i;
 
 	*total = *rejected = 0;
-	for (i = 0; i < d->unres.cap; i++) {
-		void *val;
-		const struct hbbp_unresolved *u;
+	hmap__for_each(&d->unres, i, key, u) {
 		struct bbmap_module *m = NULL;
 
-		if (!hmap__slot(&d->unres, i, &val))
-			continue;
-		u = val;
 		if (!u->dso || run->ops.dso_module(run->ops.ctx, u->dso, &m) != DSO_OK)
 			continue;
 		*total += u->lbr_total;
@@ -160,6 +157,7 @@ double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_b
 void convert__summary(const struct convert_run *run, const struct convert_opts *o)
 {
 	const struct hbbp_accum *d = &run->drv.acc;
+	const struct perf_reader_stats *rs = perf_reader__stats(run->reader);
 	const struct result_table *mix = result__table(run->res, "mix");
 	double sweight = 0, rej = 0;
 	size_t i, j;
@@ -176,18 +174,18 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 		const struct perf_event_info *ei = run->events[i];
 
 		fprintf(stderr, "  event %zu %-32s %-6s %" PRIu64 " samples", i,
-			ei->name ? ei->name : "?", perf_role_name(e->role), e->samples);
-		if (e->role == PERF_ROLE_EBS)
+			ei->name ? ei->name : "?", hbbp_role_name(e->role), e->samples);
+		if (e->role == HBBP_ROLE_EBS)
 			fprintf(stderr, ", %" PRIu64 " resolved", e->samples_used);
-		if (e->role == PERF_ROLE_LBR) {
+		if (e->role == HBBP_ROLE_LBR) {
 			fprintf(stderr, ", %" PRIu64 " stacks, %" PRIu64 " streams", e->samples_used,
 				e->streams);
 			sweight += e->stream_weight;
 		}
 		if (e->scale != 1.0)
 			fprintf(stderr, ", multiplexed x%.3f", e->scale);
-		if (e->role == PERF_ROLE_UNUSED && ei->role_reason)
-			fprintf(stderr, " (%s)", ei->role_reason);
+		if (e->role == HBBP_ROLE_UNUSED && e->role_reason)
+			fprintf(stderr, " (%s)", e->role_reason);
 		fputc('\n', stderr);
 	}
 	for (i = 0; i < REJ__COUNT; i++)
@@ -206,10 +204,11 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 	}
 	summary_lbr_weighting(run);
 	summary_code_modules(run);
-	if (d->nr_lost_records || d->nr_lost_samples || d->nr_throttle)
+	if (rs->nr_records[PERF_RECORD_LOST] || rs->nr_lost_samples || rs->nr_throttle)
 		fprintf(stderr, "  warning: %" PRIu64 " LOST records (%" PRIu64 " events), %" PRIu64
 			" lost samples, %" PRIu64 " THROTTLE records: the estimate is biased\n",
-			d->nr_lost_records, d->nr_lost, d->nr_lost_samples, d->nr_throttle);
+			rs->nr_records[PERF_RECORD_LOST], rs->nr_lost, rs->nr_lost_samples,
+			rs->nr_throttle);
 	summary_unresolved(run);
 	{
 		uint64_t nb;

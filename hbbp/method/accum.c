@@ -45,7 +45,8 @@ const char *hbbp_reject_name(enum hbbp_reject r)
 
 /* method.md §2: the roles come with the events; an LBR role needs the all-branches filter. */
 int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
-		     const struct perf_event_info *const *events, size_t nr_events)
+		     const struct perf_event_info *const *events,
+		     const struct hbbp_event_role *roles, size_t nr_events)
 {
 	size_t i;
 
@@ -56,17 +57,19 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 		return -ENOMEM;
 	a->nr_events = nr_events;
 	for (i = 0; i < nr_events; i++) {
-		a->ev[i].role = events[i]->role;
-		a->ev[i].branch_any = events[i]->branch_any;
+		a->ev[i].role = roles[i].role;
+		a->ev[i].role_reason = roles[i].reason;
+		a->ev[i].branch_any = roles[i].branch_any;
 		a->ev[i].name = events[i]->name;
 		a->ev[i].scale = 1.0;
 		/* An LBR role without the all-branches filter gives no valid streams. */
-		if (a->ev[i].role == PERF_ROLE_LBR && !a->ev[i].branch_any)
-			a->ev[i].role = PERF_ROLE_UNUSED;
+		if (a->ev[i].role == HBBP_ROLE_LBR && !a->ev[i].branch_any)
+			a->ev[i].role = HBBP_ROLE_UNUSED;
 	}
 	hmap__init(&a->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hmap__init(&a->streams, 5, sizeof(struct hbbp_stream_val));
 	hmap__init(&a->bias, 4, sizeof(struct hbbp_bias_val));
+	hmap__init(&a->targets, 2, sizeof(uint64_t));
 	hmap__init(&a->unres, 1, sizeof(struct hbbp_unresolved));
 	hmap__init(&a->reads, 3, 2 * sizeof(uint64_t));
 	return 0;
@@ -80,6 +83,7 @@ void hbbp_accum__exit(struct hbbp_accum *a)
 	hmap__exit(&a->ebs);
 	hmap__exit(&a->streams);
 	hmap__exit(&a->bias);
+	hmap__exit(&a->targets);
 	hmap__exit(&a->unres);
 	hmap__exit(&a->reads);
 	free(a->locs);
@@ -166,34 +170,6 @@ void hbbp_accum__scale(struct hbbp_accum *a)
 	}
 }
 
-/* method.md §2: THROTTLE and LOST records mean the estimate is biased (reported). */
-void hbbp_accum__lost(struct hbbp_accum *a, const struct perf_record *rec)
-{
-	int evidx = rec->evidx;
-	bool ev_ok = evidx >= 0 && (size_t)evidx < a->nr_events;
-
-	switch (rec->type) {
-	case PERF_RECORD_LOST:
-		a->nr_lost_records++;
-		a->nr_lost += rec->lost.lost;
-		if (ev_ok)
-			a->ev[evidx].lost += rec->lost.lost;
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		a->nr_lost_samples += rec->lost_samples.lost;
-		if (ev_ok)
-			a->ev[evidx].lost += rec->lost_samples.lost;
-		break;
-	case PERF_RECORD_THROTTLE:
-		a->nr_throttle++;
-		if (ev_ok)
-			a->ev[evidx].throttled++;
-		break;
-	default:
-		break;
-	}
-}
-
 bool hbbp_branch__spec_wrong(const struct perf_branch_entry *e)
 {
 	return PERF_BR_SPEC(e->flags) == PERF_BR_SPEC_WRONG_PATH;
@@ -226,10 +202,10 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->zero_entries = 0;
 	it->raw = NULL;
 	switch (ev[evidx].role) {
-	case PERF_ROLE_EBS:
+	case HBBP_ROLE_EBS:
 		it->kind = HBBP_ITEM_EBS;
 		return;
-	case PERF_ROLE_LBR:
+	case HBBP_ROLE_LBR:
 		break;
 	default:
 		it->kind = HBBP_ITEM_UNUSED;
@@ -460,6 +436,18 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 	err = accum_bias_slots(a, locs, n, cnt);
 	if (err)
 		return err;
+	/* method.md §3: every branch target seen in the LBR data starts a block (the oldest
+	 * entry's and those of rejected streams too; not a wrong-path entry's, never executed) */
+	for (k = 0; k < n; k++) {
+		uint64_t key[2];
+
+		if (!locs[2 * k + 1].dso || hbbp_branch__spec_wrong(&e[k]))
+			continue;
+		key[0] = (uintptr_t)locs[2 * k + 1].dso;
+		key[1] = locs[2 * k + 1].vaddr;
+		if (!hmap__get(&a->targets, key, NULL))
+			return -ENOMEM;
+	}
 	w = period / (double)(n - 1);
 	wp = period_plain / (double)(n - 1);
 	ev->streams += cnt * (n - 1);

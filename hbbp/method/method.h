@@ -21,6 +21,7 @@
 #include "util/hmap.h"
 #include "hbbp/method/lbr_time.h"
 #include "hbbp/method/leaders.h"
+#include "hbbp/method/roles.h"
 #include "reader/perf_reader.h"
 
 #define HBBP_DEFAULT_CUTOFF	18
@@ -80,7 +81,8 @@ enum hbbp_reject {
 const char *hbbp_reject_name(enum hbbp_reject r);	/* "to>from", "unmapped", ... */
 
 struct hbbp_event_state {
-	enum perf_role role;
+	enum hbbp_role role;
+	const char *role_reason;	/* why this role (hbbp/method/roles.h) */
 	bool branch_any;
 	const char *name;
 	uint64_t samples;		/* samples of this event seen */
@@ -93,7 +95,6 @@ struct hbbp_event_state {
 	/* time-weighted LBR (method.md §5b): stacks weighted by D(Y), of which with the
 	 * recording's mean duration (fallback) and with the IP refinement */
 	uint64_t lbr_time_stacks, lbr_time_fallback, lbr_time_by_ip;
-	uint64_t lost, throttled;	/* LOST / THROTTLE records naming this event */
 	uint64_t time_enabled, time_running;	/* summed over threads (READ) */
 	double scale;			/* enabled / running, 1 when not multiplexed */
 };
@@ -127,6 +128,7 @@ struct hbbp_accum {
 	struct hmap ebs;	/* (pid<<32|tid, dso, vaddr, ev) -> struct hbbp_ebs_val */
 	struct hmap streams;	/* (pid<<32|tid, dso, to, from, ev) -> struct hbbp_stream_val */
 	struct hmap bias;	/* (dso_from, from, dso_to, to) -> struct hbbp_bias_val */
+	struct hmap targets;	/* (dso, to): every branch target of the LBR data (§3) */
 	struct hmap unres;	/* (dso) -> struct hbbp_unresolved */
 	struct hmap reads;	/* (pid<<32|tid, cpu, ev) -> last time_enabled, time_running */
 	uint64_t rejected[REJ__COUNT];
@@ -141,7 +143,6 @@ struct hbbp_accum {
 	 * read-only while records are fed (a bundle's thread reads it too) */
 	const struct hbbp_lbr_time *lbr_time;
 	double rejected_comp[REJ__COUNT];
-	uint64_t nr_lost_records, nr_lost, nr_lost_samples, nr_throttle;
 	uint64_t nr_samples, nr_unused_samples;
 	uint64_t nr_record_errors;	/* code-ops errors on non-sample records */
 	struct hbbp_unresolved *acct_last;	/* last hbbp_accum__dso_acct result, valid */
@@ -150,10 +151,11 @@ struct hbbp_accum {
 	size_t alloc_locs;
 };
 
-/* events[i] describes event i (its role, branch_any and name are copied; method.md §2: an
+/* events[i] and roles[i] describe event i (its name and role are copied; method.md §2: an
  * LBR role without the all-branches filter gives no valid streams and is made unused). */
 int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
-		     const struct perf_event_info *const *events, size_t nr_events);
+		     const struct perf_event_info *const *events,
+		     const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_accum__exit(struct hbbp_accum *a);
 
 /* How an address is resolved for the accumulation (ops->lookup, or a cache in front of it):
@@ -198,8 +200,6 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 /* method.md §7: a cumulative (time_enabled, time_running) of event evidx on a thread/cpu. */
 int hbbp_accum__read_value(struct hbbp_accum *a, uint32_t pid, uint32_t tid, uint32_t cpu,
 			   int evidx, uint64_t enabled, uint64_t running);
-/* method.md §2: LOST, LOST_SAMPLES and THROTTLE records mean the estimate is biased. */
-void hbbp_accum__lost(struct hbbp_accum *a, const struct perf_record *rec);
 /* method.md §4: n EBS samples of event evidx on thread pid/tid at ip, resolved to loc (NULL:
  * unmapped), their periods summing to period. Counts the sample as used or unresolved and
  * writes the key of a->ebs they are summed under to key[4]; the caller sums them into a->ebs
@@ -211,7 +211,8 @@ int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t
 /* method.md §5: the stack e[0..n) (n >= 2, newest first) of thread pid/tid, seen cnt times
  * with periods summing to period, its ends resolved through lookup: n-1 streams of weight
  * period/(n-1) each, validated (rejections counted), accumulated per (thread, dso, to, from);
- * slot counters per branch for the bias flag. 0 or -ENOMEM. */
+ * slot counters per branch for the bias flag; every entry's target (but wrong-path ones) kept
+ * as a block leader (§3). 0 or -ENOMEM. */
 int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
 			  uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt);

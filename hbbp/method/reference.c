@@ -43,10 +43,9 @@ int hbbp_reference__record(struct hbbp_accum *a, const struct perf_record *rec)
 		if (it.kind == HBBP_ITEM_LBR)
 			return reference_lbr(a, &it);
 		return 0;
-	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST:		/* counted by the reader (method.md §2: reported) */
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
-		hbbp_accum__lost(a, rec);
 		return 0;
 	case PERF_RECORD_READ:
 		return hbbp_accum__read_value(a, rec->read.pid, rec->read.tid,

@@ -14,6 +14,7 @@
 #include "hbbp/pivot/mix.h"
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
+#include "util/grow.h"
 
 #define SEP '\x1f'
 
@@ -24,11 +25,6 @@ static const char *const key_names[KEY__COUNT] = {
 	[KEY_CATEGORY] = "category", [KEY_PACKING] = "packing", [KEY_WIDTH] = "width",
 	[KEY_MEM] = "mem", [KEY_TAXONOMY] = "taxonomy",
 };
-
-const char *hbbp_key_name(enum hbbp_key k)
-{
-	return (unsigned)k < KEY__COUNT ? key_names[k] : "?";
-}
 
 static bool key_is_int(enum hbbp_key k)
 {
@@ -120,6 +116,7 @@ struct mix_ctx {
 	struct hbbp_accum *d;
 	const struct hbbp_code_ops *ops;
 	const struct hbbp_mix_opts *o;
+	const struct perf_reader_stats *rs;	/* lost and throttled records */
 	char *buf;			/* reusable key buffer */
 	size_t len, alloc;
 };
@@ -464,15 +461,8 @@ static struct mix_row *rows_get(struct mix_rows *r, const char *key, size_t len)
 			return &r->v[*slot - 1];
 		k[1]++;		/* collision of both hashes: probe the next key */
 	}
-	if (r->nr == r->alloc) {
-		size_t n = r->alloc ? r->alloc * 2 : 256;
-		struct mix_row *nv = realloc(r->v, n * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		r->v = nv;
-		r->alloc = n;
-	}
+	if (grow_one((void **)&r->v, &r->alloc, sizeof(*r->v), r->nr))
+		return NULL;
 	row = &r->v[r->nr];
 	memset(row, 0, sizeof(*row));
 	row->key = strdup(key);
@@ -1060,12 +1050,11 @@ static int table_events(struct result *res, struct mix_ctx *x,
 		if (!err)
 			err = result_cell__text(t, &cell[9], (unsigned)s->role < 3 ? roles[s->role] :
 						"?");
-		if (!err && e->role_reason)
-			err = result_cell__text(t, &cell[10], e->role_reason);
+		if (!err && s->role_reason)
+			err = result_cell__text(t, &cell[10], s->role_reason);
 		result_cell__int(&cell[11], (int64_t)s->samples);
-		result_cell__int(&cell[12], (int64_t)(s->lost > e->nr_lost ? s->lost : e->nr_lost));
-		result_cell__int(&cell[13], (int64_t)(s->throttled > e->nr_throttle ? s->throttled :
-						      e->nr_throttle));
+		result_cell__int(&cell[12], (int64_t)(e->nr_lost + e->nr_lost_samples));
+		result_cell__int(&cell[13], (int64_t)e->nr_throttle);
 		result_cell__int(&cell[14], (int64_t)s->time_enabled);
 		result_cell__int(&cell[15], (int64_t)s->time_running);
 	}
@@ -1076,18 +1065,14 @@ const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum
 							  size_t *nr)
 {
 	const struct hbbp_unresolved **v = calloc(d->unres.nr + 1, sizeof(*v));
+	const struct hbbp_unresolved *u;
+	const uint64_t *key;
 	size_t i, n = 0;
 
 	*nr = 0;
 	if (!v)
 		return NULL;
-	for (i = 0; i < d->unres.cap; i++) {
-		void *val;
-		const struct hbbp_unresolved *u;
-
-		if (!hmap__slot(&d->unres, i, &val))
-			continue;
-		u = val;
+	hmap__for_each(&d->unres, i, key, u) {
 		if (u->ebs_weight > 0 || u->lbr_weight > 0)
 			v[n++] = u;
 	}
@@ -1137,6 +1122,10 @@ static int meta_unresolved(struct result *res, const struct mix_ctx *x)
 static int mix_meta(struct result *res, struct mix_ctx *x)
 {
 	const struct hbbp_accum *d = x->d;
+	const struct perf_reader_stats *rs = x->rs;
+	const struct hbbp_unresolved *u;
+	const uint64_t *ukey;
+	uint64_t lost_records = rs->nr_records[PERF_RECORD_LOST];
 	uint64_t ebs_used = 0, lbr_used = 0, streams = 0;
 	double unres_ebs = 0, unres_lbr = 0, sweight = 0;
 	char key[64];
@@ -1146,21 +1135,17 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 	for (i = 0; i < d->nr_events; i++) {
 		const struct hbbp_event_state *e = &d->ev[i];
 
-		if (e->role == PERF_ROLE_EBS)
+		if (e->role == HBBP_ROLE_EBS)
 			ebs_used += e->samples_used;
-		if (e->role == PERF_ROLE_LBR) {
+		if (e->role == HBBP_ROLE_LBR) {
 			lbr_used += e->samples_used;
 			streams += e->streams;
 			sweight += e->stream_weight;
 		}
 	}
-	for (i = 0; i < d->unres.cap; i++) {
-		void *val;
-
-		if (!hmap__slot(&d->unres, i, &val))
-			continue;
-		unres_ebs += ((struct hbbp_unresolved *)val)->ebs_weight;
-		unres_lbr += ((struct hbbp_unresolved *)val)->lbr_weight;
+	hmap__for_each(&d->unres, i, ukey, u) {
+		unres_ebs += u->ebs_weight;
+		unres_lbr += u->lbr_weight;
 	}
 	err = err ? err : result__meta_text(res, "method", hbbp_method_name(x->c->method));
 	err = err ? err : result__meta_int(res, "cutoff", x->c->cutoff);
@@ -1179,23 +1164,23 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 		if (!err)
 			err = result__meta_real(res, key, hbbp_round_count(d->rejected_weight[i]));
 	}
-	err = err ? err : result__meta_int(res, "lost_records", (int64_t)d->nr_lost_records);
-	err = err ? err : result__meta_int(res, "lost_events", (int64_t)d->nr_lost);
-	err = err ? err : result__meta_int(res, "lost_samples", (int64_t)d->nr_lost_samples);
-	err = err ? err : result__meta_int(res, "throttled", (int64_t)d->nr_throttle);
+	err = err ? err : result__meta_int(res, "lost_records", (int64_t)lost_records);
+	err = err ? err : result__meta_int(res, "lost_events", (int64_t)rs->nr_lost);
+	err = err ? err : result__meta_int(res, "lost_samples", (int64_t)rs->nr_lost_samples);
+	err = err ? err : result__meta_int(res, "throttled", (int64_t)rs->nr_throttle);
 	if (!err)
 		err = meta_unresolved(res, x);
 	err = err ? err : result__meta_real(res, "unresolved_ebs_weight", hbbp_round_count(unres_ebs));
 	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", hbbp_round_count(unres_lbr));
 	err = err ? err : result__meta_int(res, "biased_branches",
 					   (int64_t)x->c->nr_biased_branches);
-	if (!err && (d->nr_lost_records || d->nr_lost_samples || d->nr_throttle))
+	if (!err && (lost_records || rs->nr_lost_samples || rs->nr_throttle))
 		err = result__warn(res, "samples were lost or throttled (%" PRIu64 " LOST records, "
 				   "%" PRIu64 " lost samples, %" PRIu64 " THROTTLE records): the "
-				   "estimate is biased", d->nr_lost_records, d->nr_lost_samples,
-				   d->nr_throttle);
+				   "estimate is biased", lost_records, rs->nr_lost_samples,
+				   rs->nr_throttle);
 	for (i = 0; i < d->nr_events && !err; i++)
-		if (d->ev[i].role != PERF_ROLE_UNUSED && d->ev[i].scale != 1.0)
+		if (d->ev[i].role != HBBP_ROLE_UNUSED && d->ev[i].scale != 1.0)
 			err = result__warn(res, "event '%s' was multiplexed (running %.1f%% of the "
 					   "time): its estimates are scaled by %.4f",
 					   d->ev[i].name ? d->ev[i].name : "?",
@@ -1204,7 +1189,8 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 }
 
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
-		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,
+		    const struct perf_event_info *const *events,
+		    const struct perf_reader_stats *rs, const struct hbbp_mix_opts *o,
 		    double *total_out)
 {
 	struct mix_ctx x;
@@ -1216,6 +1202,7 @@ int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp
 	x.d = d;
 	x.ops = d->ops;
 	x.o = o;
+	x.rs = rs;
 	memset(&ids, 0, sizeof(ids));
 	err = mix_table(res, &x, total_out);
 	if (!err)

@@ -51,7 +51,6 @@ struct hbbp_mix_opts {
  * taxonomy_column is not NULL). Returns 0 or -HBBP_EUSAGE with a message in err. */
 int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *taxonomy_column,
 			 char *err, size_t errlen);
-const char *hbbp_key_name(enum hbbp_key k);
 /* The rounding of the mix's text values (writers/SCHEMA.md, "Numbers"): counts to integers
  * from 1000 on and 4 significant digits below, shares to 6 significant digits. */
 double hbbp_round_count(double x);
@@ -72,8 +71,10 @@ int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
 			const struct hbbp_mix_opts *o,
 			int (*fn)(void *ctx, const char *option, const char *value), void *ctx);
 
+/* rs: the reader's counts of LOST, LOST_SAMPLES and THROTTLE records (method.md §2). */
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
-		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,
+		    const struct perf_event_info *const *events,
+		    const struct perf_reader_stats *rs, const struct hbbp_mix_opts *o,
 		    double *total_out);
 
 #endif

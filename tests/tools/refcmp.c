@@ -203,14 +203,14 @@ static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 {
 	struct perf_reader_opts ro;
 	const struct perf_event_info **ev;
+	struct hbbp_event_role *roles;
+	char msgbuf[512];
 	const struct perf_record *rec;
 	const char *msg = NULL;
 	size_t i, n;
 	int err, ret;
 
 	memset(&ro, 0, sizeof(ro));
-	ro.ebs_event = o->ebs_event;
-	ro.lbr_event = o->lbr_event;
 	err = perf_reader__open(rd, o->input, &ro, &msg);
 	if (err) {
 		fprintf(stderr, "refcmp: %s\n", msg ? msg : hbbp_strerror(err));
@@ -226,8 +226,13 @@ static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		ev[i] = perf_reader__event(*rd, i);
-	err = hbbp_accum__init(a, ops, ev, n);
+	roles = calloc(n + 1, sizeof(*roles));
+	err = roles ? hbbp_roles__assign(*rd, o->ebs_event, o->lbr_event, roles, msgbuf,
+					 sizeof(msgbuf)) : -ENOMEM;
+	if (!err)
+		err = hbbp_accum__init(a, ops, ev, roles, n);
 	free(ev);
+	free(roles);
 	if (err)
 		return err;
 	a->compensated = true;
@@ -332,9 +337,10 @@ int main(int argc, char **argv)
 	cmp_blocks(&se, &sr, false, &nb);
 	cmp_blocks(&se, &sr, true, &nt);
 	cmp_accum(se.a, sr.a);
-	printf("%s: %s, blocks %zu, thread blocks %zu, max relative difference %.3g%s\n",
-	       o.input, run.two_parts ? "engine read it in two parts" : "engine read it in one part",
-	       nb, nt, max_rel, nr_diff ? ", DIFFERENT" : "");
+	printf("%s: engine read %llu of %llu samples apart, blocks %zu, thread blocks %zu, "
+	       "max relative difference %.3g%s\n", o.input,
+	       (unsigned long long)run.part_samples, (unsigned long long)acc.nr_samples, nb, nt,
+	       max_rel, nr_diff ? ", DIFFERENT" : "");
 	rc = nr_diff ? 1 : 0;
 out:
 	hbbp_counts__exit(&cnt);

@@ -88,6 +88,8 @@ static const struct hbbp_code_ops ops = {
 
 static struct perf_event_info evi;
 static const struct perf_event_info *evp[1] = { &evi };
+static const struct perf_reader_stats rstats;
+static const struct hbbp_event_role evr = { HBBP_ROLE_EBS, "instructions retired", false };
 
 /* Two threads of pid 7 ("prog" and, after a COMM, "worker"):
  *   tid 7: A 10x (lbr), B 4x (ebs-fallback)      tid 8: A 2x (lbr)
@@ -100,8 +102,7 @@ static void build(struct hbbp_accum *d, struct hbbp_counts *c)
 	insns_setup();
 	memset(&evi, 0, sizeof(evi));
 	evi.name = "inst";
-	evi.role = PERF_ROLE_EBS;
-	CHECK(!hbbp_accum__init(d, &ops, evp, 1));
+	CHECK(!hbbp_accum__init(d, &ops, evp, &evr, 1));
 
 	memset(c, 0, sizeof(*c));
 	c->method = HBBP_METHOD_HBBP;
@@ -166,7 +167,7 @@ static struct result_table *run(struct result **res, const char *by, struct hbbp
 	build(&d, &c);
 	CHECK(!hbbp_mix__parse_keys(o, by, NULL, err, sizeof(err)));
 	CHECK(!result__new(res));
-	CHECK(!hbbp_mix__build(*res, &c, &d, evp, o, total));
+	CHECK(!hbbp_mix__build(*res, &c, &d, evp, &rstats, o, total));
 	t = result__table(*res, "mix");
 	hbbp_counts__exit(&c);
 	hbbp_accum__exit(&d);

@@ -221,37 +221,6 @@ static void test_lazy_large_library(void)
 	bbmap_module__delete(m);
 }
 
-static void test_cache(void)
-{
-	struct bbmap_module_cache *c;
-	struct bbmap_module *a = NULL, *b = NULL, *d = NULL, *e = (void *)1;
-	char copy[] = "/tmp/hbbp-mod.XXXXXX";
-	char cmd[8300];
-	const uint8_t *id;
-	int fd;
-
-	CHECK_EQ_U64(bbmap_module_cache__new(&c), 0);
-	CHECK_EQ_U64(bbmap_module_cache__open(c, self, NULL, &a), 0);
-	CHECK_EQ_U64(bbmap_module_cache__open(c, self, NULL, &b), 0);
-	CHECK(a && a == b);
-	fd = mkstemp(copy);
-	CHECK(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", self, copy);
-	CHECK(system(cmd) == 0);
-	CHECK_EQ_U64(bbmap_module_cache__open(c, copy, NULL, &d), 0);
-	if (a && bbmap_module__build_id(a, &id))
-		CHECK(d == a);		/* same build-id: the shared instance */
-	CHECK_EQ_U64(bbmap_module_cache__open(c, "/nonexistent/x", NULL, &e), -HBBP_ENOTFOUND);
-	CHECK(e == NULL);
-	/* Each open returned a reference; the cache holds its own until deleted. */
-	bbmap_module__delete(a);
-	bbmap_module__delete(b);
-	bbmap_module__delete(d);
-	bbmap_module_cache__delete(c);
-	unlink(copy);
-}
-
 static void test_errors(void)
 {
 	struct bbmap_module *m = (void *)1;
@@ -334,7 +303,6 @@ int main(int argc, char **argv)
 	RUN_TEST(test_open_self);
 	RUN_TEST(test_blocks_and_leaders);
 	RUN_TEST(test_lazy_large_library);
-	RUN_TEST(test_cache);
 	RUN_TEST(test_errors);
 	RUN_TEST(test_insn_text);
 	return TEST_EXIT();
