@@ -3,7 +3,7 @@
 #   make              build ./hbbp-convert and ./pmusim
 #   make check        unit, round-trip, golden CLI, corpus and malformed-input tests
 #   make SAN=address,undefined check   the same under sanitizers (separate build dir)
-#   make fuzz         build the libFuzzer target on the reader (clang)
+#   make fuzz         build the libFuzzer targets of tests/fuzz (clang)
 #   make bench        conversion benchmark against perf and cat (BENCH_SIZES="100 1000" MiB)
 #   make install PREFIX=/usr/local DESTDIR=   (make uninstall with the same removes it)
 #   V=1               show the commands
