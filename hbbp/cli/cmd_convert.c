@@ -268,6 +268,29 @@ static int check_output_dir(const char *out)
 	return 0;
 }
 
+/* --append adds to a SQLite database: an existing output that is not one is refused
+ * before converting (the writer would fail after the work, naming a copy step). */
+static int check_append_target(const char *out)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	struct stat st;
+	FILE *f;
+	size_t n;
+
+	if (stat(out, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return 0;
+	f = fopen(out, "rb");
+	if (!f)
+		return 0;	/* the writer reports what it cannot open */
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	if (n == sizeof(head) && !memcmp(head, magic, sizeof(magic)))
+		return 0;
+	pr_err("--append -o %s: not a SQLite database (--append adds a run to one)", out);
+	return -HBBP_EUSAGE;
+}
+
 static int usage_error(void)
 {
 	fprintf(stderr, "Try 'hbbp-convert --help' for more information.\n");
@@ -476,6 +499,11 @@ int cmd_convert(int argc, char **argv)
 	    check_output_dir(o.output)) {
 		free(o.binaries);
 		return HBBP_EXIT_IO;
+	}
+	if (o.append && o.output && writer_format_is_file(o.format) &&
+	    check_append_target(o.output)) {
+		free(o.binaries);
+		return HBBP_EXIT_INPUT;
 	}
 	if (nr_inputs > 1 && o.format != WRITER_SQLITE && o.format != WRITER_POSTGRES) {
 		pr_err("several input files need SQLite output (-o FILE.sqlite): one run each");

@@ -202,3 +202,10 @@ if command -v perf >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 && mkdir -p 
 else
 	skip "say srcline paths: perf cannot record or cc missing"
 fi
+
+# --append into a file that is not a SQLite database: one line, before converting, untouched
+printf 'some text\n' > "$TMP/text.sqlite"
+refuses "say --append into a text file: not a SQLite database" 2 \
+	"error: --append -o $TMP/text.sqlite: not a SQLite database" \
+	"$HBBP" --append -o "$TMP/text.sqlite" "$D"
+check "say --append into a text file leaves it as it was" grep -qx 'some text' "$TMP/text.sqlite"
