@@ -481,6 +481,17 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
 		st = ZydisDecoderDecodeFull(&m->zy_dec, code, left, &zi, ops);
+		if (st == ZYDIS_STATUS_NO_MORE_DATA && r->soft_end_max > r->end) {
+			/* a window's cut: its last instruction runs past it */
+			uint64_t more = r->soft_end_max - addr;
+
+			st = ZydisDecoderDecodeFull(&m->zy_dec, code, more < 15 ? more : 15, &zi,
+						    ops);
+			if (ZYAN_SUCCESS(st)) {
+				r->end = addr + zi.length;
+				left = zi.length;
+			}
+		}
 		if (!ZYAN_SUCCESS(st)) {
 			/* Undecodable: one byte as BAD, counted, then go on. */
 			if (st == ZYDIS_STATUS_NO_MORE_DATA)
