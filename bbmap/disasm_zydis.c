@@ -217,7 +217,8 @@ static enum bbmap_packing simd_packing(const ZydisDecodedInstruction *zi, struct
 }
 
 /* objdump's (and capstone's) pseudo-op for a compare predicate in the immediate:
- * cmpsd xmm4, xmm1, 6 -> cmpnlesd xmm4, xmm1; vpcmpub k0, zmm0, zmm1, 4 -> vpcmpnequb. The
+ * cmpsd xmm4, xmm1, 6 -> cmpnlesd xmm4, xmm1; vpcmpub k0, zmm0, zmm1, 4 -> vpcmpnequb;
+ * pclmulqdq xmm0, xmm1, 0x10 -> pclmullqhqdq (objdump's and the SDM's names). The
  * mnemonic goes to mbuf; false when the instruction has no such form. */
 static bool cmp_pseudo(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
 		       char *mbuf, size_t n)
@@ -234,7 +235,7 @@ static bool cmp_pseudo(const ZydisDecodedInstruction *zi, const ZydisDecodedOper
 	unsigned i;
 	uint64_t v;
 
-	if (!zn || zi->operand_count_visible < 3)
+	if (!zn || zi->operand_count_visible < 2)
 		return false;
 	for (i = 0; i < zi->operand_count_visible; i++)
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
@@ -248,6 +249,14 @@ static bool cmp_pseudo(const ZydisDecodedInstruction *zi, const ZydisDecodedOper
 		if (v > 7)
 			return false;
 		snprintf(mbuf, n, "vpcmp%s%s", in[v], zn + 5);
+		return true;
+	}
+	if (!strcmp(zn, "pclmulqdq") || !strcmp(zn, "vpclmulqdq")) {
+		/* which quadword of each source: bit 0 the first, bit 4 the second */
+		if (v & ~0x11ull)
+			return false;
+		snprintf(mbuf, n, "%spclmul%sq%sqdq", zn[0] == 'v' ? "v" : "", v & 1 ? "h" : "l",
+			 v & 0x10 ? "h" : "l");
 		return true;
 	}
 	if (!strcmp(zn, "cmpps") || !strcmp(zn, "cmppd") || !strcmp(zn, "cmpss") ||
@@ -481,6 +490,17 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
 		st = ZydisDecoderDecodeFull(&m->zy_dec, code, left, &zi, ops);
+		if (st == ZYDIS_STATUS_NO_MORE_DATA && r->soft_end_max > r->end) {
+			/* a window's cut: its last instruction runs past it */
+			uint64_t more = r->soft_end_max - addr;
+
+			st = ZydisDecoderDecodeFull(&m->zy_dec, code, more < 15 ? more : 15, &zi,
+						    ops);
+			if (ZYAN_SUCCESS(st)) {
+				r->end = addr + zi.length;
+				left = zi.length;
+			}
+		}
 		if (!ZYAN_SUCCESS(st)) {
 			/* Undecodable: one byte as BAD, counted, then go on. */
 			if (st == ZYDIS_STATUS_NO_MORE_DATA)

@@ -520,7 +520,8 @@ static int region_build_blocks(struct bbmap_module *m, struct mod_region *r)
 /* Chooses [start, end) to decode for vaddr: its function (symbol or FDE range) clipped to
  * the code range, else a window of at most WINDOW bytes after the previous symbol. Never
  * overlaps a decoded region. */
-static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end)
+static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end,
+			 uint64_t *soft_max)
 {
 	const struct mod_code_range *cr = mod_elf__code_range(m, vaddr);
 	const struct bbmap_symbol *sym;
@@ -551,14 +552,21 @@ static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start
 			e = m->syms[i + 1].start;
 		/* nor into the functions .eh_frame describes around it */
 		mod_elf__fde_gap(m, vaddr, &s, &e);
-		if (e - vaddr > WINDOW)
+		if (e - vaddr > WINDOW) {
+			/* a cut at no known boundary: the last instruction may run past it */
+			*soft_max = e;
 			e = vaddr + WINDOW;
+		}
 	}
 	ri = region_upper(m, vaddr);
 	if (ri && m->regions[ri - 1]->end > s)
 		s = m->regions[ri - 1]->end;
 	if (ri < m->nr_regions && m->regions[ri]->start < e)
 		e = m->regions[ri]->start;
+	if (ri < m->nr_regions && m->regions[ri]->start < *soft_max)
+		*soft_max = m->regions[ri]->start;
+	if (*soft_max <= e)
+		*soft_max = 0;
 	if (s > vaddr || e <= vaddr)
 		return -HBBP_ENOTFOUND;
 	*start = s;
@@ -569,11 +577,11 @@ static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start
 static int region_decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out)
 {
 	struct mod_region *r;
-	uint64_t s, e;
+	uint64_t s, e, soft_max = 0;
 	size_t ri;
 	int err;
 
-	err = region_bounds(m, vaddr, &s, &e);
+	err = region_bounds(m, vaddr, &s, &e, &soft_max);
 	if (err)
 		return err;
 	r = calloc(1, sizeof(*r));
@@ -581,6 +589,7 @@ static int region_decode(struct bbmap_module *m, uint64_t vaddr, struct mod_regi
 		return -ENOMEM;
 	r->start = s;
 	r->end = e;
+	r->soft_end_max = soft_max;
 	err = mod_disasm__region(m, r);
 	if (!err) {
 		if (m->dwarf)

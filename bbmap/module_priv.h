@@ -31,6 +31,9 @@ struct mod_load_seg {
 /* A decoded region: one function (or window), its instructions and blocks. */
 struct mod_region {
 	uint64_t start, end;
+	uint64_t soft_end_max;			/* end is a cut at no known boundary: the
+						 * last instruction may run on up to here
+						 * (0: end is a boundary) */
 	struct bbmap_insn *insns;
 	uint32_t nr_insns;
 	struct bbmap_block *blocks;

@@ -10,7 +10,10 @@
 #   - 9B D9 /7 and the like: objdump joins fwait and the no-wait x87 control instruction into
 #     one (fstcw = fwait + fnstcw, fstsw, fstenv, fsave, finit, fclex); the SDM documents
 #     9B as the separate instruction FWAIT, and XED and Zydis decode two;
-#   - bytes objdump cannot decode (".byte 0x..", "(bad)") are "(bad)" here too.
+#   - bytes objdump cannot decode (".byte 0x..", "(bad)") are "(bad)" here too;
+#   - 64-bit pushf/popf: objdump's Intel names; the SDM and XED say pushfq/popfq;
+#   - far return: objdump "retf", XED iclass RET_FAR with the mnemonic ret;
+#   - objdump's encoding pseudo-prefixes {evex}, {vex}, {vex3} are not part of the name.
 # Not a test by itself: tests/cli/module_objdump.sh runs it.
 function base(m,   n, w, i) {
 	n = split(m, w, " ")
@@ -19,7 +22,7 @@ function base(m,   n, w, i) {
 }
 BEGIN {
 	FS = "\t"
-	split("bnd notrack rep repz repnz repe repne lock data16 data32 cs ds ss es fs gs addr32 addr16 xacquire xrelease", pl, " ")
+	split("bnd notrack rep repz repnz repe repne lock data16 data32 cs ds ss es fs gs addr32 addr16 xacquire xrelease {evex} {vex} {vex3}", pl, " ")
 	for (i in pl) pfx[pl[i]] = 1
 	split("movs stos lods scas cmps ins outs", sl, " ")
 	for (i in sl) strop[sl[i]] = 1
@@ -54,6 +57,8 @@ END {
 		if (o in strop && substr(u, 1, length(o)) == o && length(u) == length(o) + 1 &&
 		    index("bwdq", substr(u, length(u))) > 0) { mapped["string"]++; continue }
 		if (o == "xchg_ax_ax" && u == "nop") { mapped["xchg ax,ax"]++; continue }
+		if ((o == "pushf" || o == "popf") && u == o "q") { mapped["pushf/popf"]++; continue }
+		if (o == "retf" && u == "ret") { mapped["retf"]++; continue }
 		if (u == "fwait" && (q in next_of) && ours[next_of[q]] == "fn" substr(o, 2)) continue
 		if ((o == ".byte" || o == "(bad)") && u == "(bad)") { mapped["undecodable"]++; continue }
 		k = o " " u; if (!(k in d)) d[k] = q; dc[k]++; diff++
