@@ -500,11 +500,6 @@ int cmd_convert(int argc, char **argv)
 		free(o.binaries);
 		return HBBP_EXIT_IO;
 	}
-	if (o.append && o.output && writer_format_is_file(o.format) &&
-	    check_append_target(o.output)) {
-		free(o.binaries);
-		return HBBP_EXIT_INPUT;
-	}
 	if (nr_inputs > 1 && o.format != WRITER_SQLITE && o.format != WRITER_POSTGRES) {
 		pr_err("several input files need SQLite output (-o FILE.sqlite): one run each");
 		goto usage;
@@ -529,6 +524,12 @@ int cmd_convert(int argc, char **argv)
 			free(o.binaries);
 			return rc == -HBBP_EUSAGE ? HBBP_EXIT_USAGE : HBBP_EXIT_IO;
 		}
+	}
+	/* after the target checks: an output that is an input is refused as such first */
+	if (o.append && o.output && writer_format_is_file(o.format) &&
+	    check_append_target(o.output)) {
+		free(o.binaries);
+		return HBBP_EXIT_INPUT;
 	}
 	if (o.taxonomy_file) {
 		rc = bbmap_taxonomy__load(&tax, o.taxonomy_file);
