@@ -102,7 +102,9 @@ int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const 
 	err = mod_elf__load(m, debug_path);
 	if (err)
 		goto out_free;
-	mod_demangle__init(m);
+	m->demangle_flags = flags & (BBMAP_MODULE_DEMANGLE_SHORT | BBMAP_MODULE_NO_DEMANGLE);
+	if (!(flags & BBMAP_MODULE_NO_DEMANGLE))
+		mod_demangle__init(m);
 	if (!(flags & BBMAP_MODULE_NO_LINES))
 		mod_srcline__open(m);	/* inflating .debug_* costs: only when asked */
 	*out = m;
@@ -134,6 +136,7 @@ void bbmap_module__delete(struct bbmap_module *m)
 	for (i = 0; i < m->nr_fde_syms; i++)
 		free(m->fde_syms[i]);
 	free(m->fde_syms);
+	free(m->fdes);
 	for (i = 0; i < m->nr_syms; i++)
 		if (m->sym_state[i] & 2)
 			free((char *)m->syms[i].name);
@@ -154,8 +157,6 @@ struct bbmap_module *bbmap_module__get(struct bbmap_module *m)
 	return m;
 }
 
-const char *bbmap_module__path(const struct bbmap_module *m) { return m->path; }
-const char *bbmap_module__debug_file(const struct bbmap_module *m) { return m->debug_file; }
 enum bbmap_arch bbmap_module__arch(const struct bbmap_module *m) { return m->arch; }
 
 size_t bbmap_module__build_id(const struct bbmap_module *m, const uint8_t **id)
@@ -274,6 +275,7 @@ static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t va
 	size_t lo = 0, hi = m->nr_fde_syms;
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Addr start, end;
+	uint64_t fs, fe;
 	struct bbmap_symbol *s, **p;
 	char name[32];
 
@@ -287,14 +289,26 @@ static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t va
 	}
 	if (lo && vaddr - m->fde_syms[lo - 1]->start < m->fde_syms[lo - 1]->size)
 		return m->fde_syms[lo - 1];
-	if (!m->cfi || dwarf_cfi_addrframe(m->cfi, vaddr, &frame) != 0)
-		return NULL;
-	if (dwarf_frame_info(frame, &start, &end, NULL) < 0 || end <= start ||
-	    vaddr < start || vaddr >= end) {
+	switch (mod_elf__fde_range(m, vaddr, &fs, &fe)) {
+	case 0:			/* the whole function of the FDE */
+		start = fs;
+		end = fe;
+		break;
+	case -EOPNOTSUPP:	/* no table: libdw's row (a part of the function) */
+		if (!m->cfi || dwarf_cfi_addrframe(m->cfi, vaddr, &frame) != 0)
+			return NULL;
+		if (dwarf_frame_info(frame, &start, &end, NULL) < 0 || end <= start ||
+		    vaddr < start || vaddr >= end) {
+			free(frame);
+			return NULL;
+		}
 		free(frame);
+		break;
+	default:
 		return NULL;
 	}
-	free(frame);
+	if (end <= start || vaddr < start || vaddr >= end)
+		return NULL;
 	if (m->nr_fde_syms == m->alloc_fde_syms) {
 		size_t nc = m->alloc_fde_syms ? m->alloc_fde_syms * 2 : 64;
 
@@ -535,6 +549,8 @@ static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start
 		e = ce;
 		if ((size_t)(i + 1) < m->nr_syms && m->syms[i + 1].start < e)
 			e = m->syms[i + 1].start;
+		/* nor into the functions .eh_frame describes around it */
+		mod_elf__fde_gap(m, vaddr, &s, &e);
 		if (e - vaddr > WINDOW)
 			e = vaddr + WINDOW;
 	}
@@ -621,6 +637,26 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 	return 0;
 }
 
+int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
+			      const struct bbmap_block **blks, size_t *n)
+{
+	struct mod_region *r;
+	long bi;
+	int err;
+
+	*blks = NULL;
+	*n = 0;
+	err = region_for(m, vaddr, &r);
+	if (err)
+		return err;
+	bi = block_index(r, vaddr);
+	if (bi < 0 || insn_index(r, vaddr) < 0)
+		return -HBBP_ENOTFOUND;
+	*blks = &r->blocks[bi];
+	*n = r->nr_blocks - (size_t)bi;
+	return 0;
+}
+
 int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct bbmap_insn **in)
 {
 	struct mod_region *r;
@@ -682,90 +718,10 @@ void bbmap_module__forget_code(struct bbmap_module *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->nr_regions; i++)
-		region_free(m->regions[i]);
-	m->nr_regions = 0;
-}
-
-/* ---- cache ---- */
-
-struct bbmap_module_cache {
-	struct bbmap_module **mods;
-	char **debug_paths;		/* debug_path each was opened with (NULL: default) */
-	size_t nr, cap;
-};
-
-int bbmap_module_cache__new(struct bbmap_module_cache **out)
-{
-	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
-}
-
-void bbmap_module_cache__delete(struct bbmap_module_cache *c)
-{
-	size_t i;
-
-	if (!c)
+	if (!m->nr_regions)
 		return;
-	for (i = 0; i < c->nr; i++) {
-		bbmap_module__delete(c->mods[i]);
-		free(c->debug_paths[i]);
-	}
-	free(c->mods);
-	free(c->debug_paths);
-	free(c);
-}
-
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-int bbmap_module_cache__open(struct bbmap_module_cache *c, const char *path,
-			     const char *debug_path, struct bbmap_module **out)
-{
-	uint8_t id[64];
-	size_t idsz = 0, i;
-	struct bbmap_module *m;
-	int err;
-
-	*out = NULL;
-	if (bbmap_module__file_build_id(path, id, sizeof(id), &idsz) != 0)
-		idsz = 0;
-	for (i = 0; i < c->nr; i++) {
-		struct bbmap_module *o = c->mods[i];
-
-		if (!same_str(c->debug_paths[i], debug_path))
-			continue;
-		if (idsz ? (o->build_id_size == idsz && !memcmp(o->build_id, id, idsz))
-			 : (!o->build_id_size && !strcmp(o->path, path))) {
-			*out = bbmap_module__get(o);
-			return 0;
-		}
-	}
-	if (c->nr == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 16;
-		struct bbmap_module **pm = realloc(c->mods, nc * sizeof(*pm));
-		char **pd;
-
-		if (!pm)
-			return -ENOMEM;
-		c->mods = pm;
-		pd = realloc(c->debug_paths, nc * sizeof(*pd));
-		if (!pd)
-			return -ENOMEM;
-		c->debug_paths = pd;
-		c->cap = nc;
-	}
-	err = bbmap_module__open(&m, path, debug_path);
-	if (err)
-		return err;
-	c->debug_paths[c->nr] = debug_path ? strdup(debug_path) : NULL;
-	if (debug_path && !c->debug_paths[c->nr]) {
-		bbmap_module__delete(m);
-		return -ENOMEM;
-	}
-	c->mods[c->nr++] = m;
-	*out = bbmap_module__get(m);
-	return 0;
+	for (i = 0; i + 1 < m->nr_regions; i++)
+		region_free(m->regions[i]);
+	m->regions[0] = m->regions[m->nr_regions - 1];
+	m->nr_regions = 1;
 }

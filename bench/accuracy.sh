@@ -116,6 +116,34 @@ if [ $(echo $all | wc -w) -ge 2 ]; then
 		"$work/loo.txt" "$tab" >"$tab.new" && mv "$tab.new" "$tab"
 fi
 
+# Branch stacks sampled on time (method.md §5b): each workload recorded again with the LBR
+# stacks taken every CPERIOD cycles of pmusim's timing model (--lbr-event cycles, no other
+# effect), converted LBR-only with the plain weight period/(n-1) and with the time weight
+# period/((n-1) D(Y)); both compared as shares (compare --normalize: the plain weight counts
+# cycles, not executions), the time weight also in absolute counts.
+CPERIOD=401
+ctab=$work/cycles.txt
+: >"$ctab"
+for w in $all; do
+	set -- $(params "$w")
+	size=$1
+	d=$work/$w.cycles.data
+	cmd="$PMUSIM --effects none --lbr-event cycles --seed $SEED --lbr-depth $DEPTH --ebs-period 100003 --lbr-period $CPERIOD -o $d --truth $work/$w.ctruth.csv -- $work/bin/$w $size $(extra $w)"
+	echo "$cmd" >"$work/$w.ccmd"
+	echo "recording $w (cycles)" >&2
+	$PMUSIM -v ${cmd#"$PMUSIM"} 2>"$work/$w.cycles.log" >/dev/null || { cat "$work/$w.cycles.log" >&2; exit 1; }
+	cyc=$(awk '/cycles \(timing model\)/ { print $2; exit }' "$work/$w.cycles.log")
+	nl=$(awk '/EBS samples/ { for (i = 3; i < NF; i++) if ($(i + 1) == "LBR") { print $i; exit } }' "$work/$w.cycles.log")
+	for m in plain time; do
+		conv "$d" "$work/$w.c$m.csv" --method lbr --lbr-weighting $m
+	done
+	p=$("$HBBP" compare --normalize --ref "$work/$w.ctruth.csv" "$work/$w.cplain.csv" | awk '/^average weighted error/ { sub("%", "", $4); print $4 }')
+	t=$("$HBBP" compare --normalize --ref "$work/$w.ctruth.csv" "$work/$w.ctime.csv" | awk '/^average weighted error/ { sub("%", "", $4); print $4 }')
+	a=$(err "$work/$w.ctruth.csv" "$work/$w.ctime.csv")
+	echo "$w $cyc $nl $p $t $a" >>"$ctab"
+	echo "$w cycles: plain $p% time $t% (absolute $a%)" >&2
+done
+
 sh "$top/tests/cli/accuracy_callgrind_lbr.sh" >"$work/callgrind.log" 2>&1 || true
 cgline=$(sed -n 's/^ *LBR-only/LBR-only/p' "$work/callgrind.log")
 {
@@ -171,6 +199,21 @@ cgline=$(sed -n 's/^ *LBR-only/LBR-only/p' "$work/callgrind.log")
 		fi
 	done
 	echo
+	echo "Branch stacks sampled on time (method.md §5b): each workload recorded again by pmusim with"
+	echo "\`--lbr-event cycles --lbr-period $CPERIOD\` (a stack every $CPERIOD cycles of its timing model,"
+	echo "samples/pmusim/README.md \"Time\"; no other effect; LBR depth $DEPTH), converted with"
+	echo "\`--method lbr --lbr-weighting plain\` (period/(n-1)) and \`time\` (period/((n-1) D(Y)));"
+	echo "average weighted error of the shares (\`compare --normalize\`: the plain weight counts"
+	echo "cycles, not executions) and, for the time weight, of the absolute counts:"
+	echo
+	echo "| workload | cycles | LBR samples | plain LBR | time-weighted LBR | time-weighted, absolute counts | time / plain |"
+	echo "|---|---|---|---|---|---|---|"
+	awk '{ printf "| %s | %s | %s | %s%% | %s%% | %s%% | %.2f |\n", $1, $2, $3, $4, $5, $6, ($4 > 0 ? $5 / $4 : 0) }' "$ctab"
+	awk '{ p += $4; t += $5; a += $6; n++; if ($4 > 1 && $5 > $4 / 3) bad++ }
+		END { printf "| **average** | | | %.2f%% | %.2f%% | %.2f%% | |\n\n", p/n, t/n, a/n;
+			printf "Time-weighted at most a third of plain wherever plain exceeds 1%%: %s; average %.2f%% (<= 1%%: %s).\n",
+				(bad ? "not held on " bad " workload(s)" : "held"), t/n, (t/n <= 1 ? "held" : "not held") }' "$ctab"
+	echo
 	if [ -n "$cgline" ]; then
 		echo "Real LBR recording vs callgrind (tests/cli/accuracy_callgrind_lbr.sh): autofdo's"
 		echo "hierarchical_discriminator_test, recorded with \`perf record -b\` on cycles (LBR only),"
@@ -185,6 +228,7 @@ cgline=$(sed -n 's/^ *LBR-only/LBR-only/p' "$work/callgrind.log")
 	echo
 	echo '```'
 	for w in $all; do sed "s|$work|WORK|g; s|$top/||g" "$work/$w.cmd"; done
+	for w in $all; do sed "s|$work|WORK|g; s|$top/||g" "$work/$w.ccmd"; done
 	echo '```'
 } >"$out"
 cat "$out"

@@ -58,14 +58,6 @@ static inline bool perf_evattr__sample_id_all(const struct perf_evattr *a)
 	return a->flags & PERF_ATTR_FLAG_SAMPLE_ID_ALL;
 }
 
-/* What an event is used for by HBBP (method.md §2). */
-enum perf_role {
-	PERF_ROLE_UNUSED = 0,
-	PERF_ROLE_EBS,		/* instructions retired: its sample IPs are used */
-	PERF_ROLE_LBR,		/* taken branches (or any event) with an all-branches stack */
-};
-const char *perf_role_name(enum perf_role role);	/* "unused", "ebs", "lbr" */
-
 struct perf_event_info {
 	int idx;			/* position in the attr list */
 	const char *name;		/* as perf stored it (EVENT_DESC / EVENT_UPDATE), else
@@ -73,11 +65,10 @@ struct perf_event_info {
 	struct perf_evattr attr;
 	const uint64_t *ids;
 	size_t nr_ids;
-	enum perf_role role;
-	const char *role_reason;	/* why this role, or why not usable as LBR source */
-	bool branch_any;		/* branch stack with PERF_SAMPLE_BRANCH_ANY (streams valid) */
+	bool name_stored;		/* name came from the file (else made from type/config) */
 	uint64_t nr_samples;		/* samples delivered so far for this event */
 	uint64_t nr_lost;		/* LOST records naming this event's ids */
+	uint64_t nr_lost_samples;	/* LOST_SAMPLES records of this event */
 	uint64_t nr_throttle;		/* THROTTLE records naming this event's ids */
 	/* multiplexing, from READ records or sample READ values (method.md §7) */
 	uint64_t time_enabled;
@@ -254,8 +245,6 @@ struct perf_record {
 };
 
 struct perf_reader_opts {
-	const char *ebs_event;		/* --ebs-event: name (or perf-style spec) of the EBS event */
-	const char *lbr_event;		/* --lbr-event */
 	bool no_sort;			/* deliver in file order */
 	bool samples_unordered;		/* samples between two other timed records may come in
 					 * file order rather than time order (a consumer whose
@@ -281,12 +270,20 @@ struct perf_reader_stats {
 	uint64_t nr_unknown_id;		/* samples whose id maps to no event (dropped) */
 	uint64_t nr_out_of_order;
 	uint64_t nr_compressed_bytes, nr_decompressed_bytes;
-	uint64_t truncated_bytes;	/* bytes of a partial tail that were not read */
+	uint64_t truncated_bytes;	/* bytes the recording lacks: exact when the file header
+					 * gives the data size (its end - the file's size), else
+					 * at least the rest of the cut last record */
+	uint64_t partial_bytes;		/* bytes of a cut last record present, not read */
 	uint64_t nr_bad_features;	/* feature sections skipped because malformed */
+	uint64_t bad_features;		/* their feature numbers as bits (HEADER_*, < 64) */
+	bool empty_build_ids;		/* a BUILD_ID section of size 0: nothing to check
+					 * binaries against */
 };
+/* Name of a header feature (HEADER_BUILD_ID -> "BUILD_ID"), or "FEATURE_<n>". */
+const char *perf_feature__name(unsigned feat, char *buf, size_t len);
 
 /* Opens path (file, pipe stream, '-' for stdin, or perf.data directory). Reads the header,
- * attrs and features (in pipe mode: the leading HEADER_* records) and assigns roles.
+ * attrs and features (in pipe mode: the leading HEADER_* records).
  * On error *out is NULL and, if errmsg is not NULL, *errmsg points to a thread-local copy
  * of the message (valid until the same thread's next open). */
 int perf_reader__open(struct perf_reader **out, const char *path,
@@ -303,6 +300,8 @@ const char *perf_reader__errmsg(const struct perf_reader *r);
 const struct perf_header_info *perf_reader__header(const struct perf_reader *r);
 size_t perf_reader__nr_events(const struct perf_reader *r);
 const struct perf_event_info *perf_reader__event(const struct perf_reader *r, size_t idx);
+/* The name of the PMU of attr type `type` (HEADER_PMU_MAPPINGS), or NULL. */
+const char *perf_reader__pmu_name(const struct perf_reader *r, uint32_t type);
 const struct perf_reader_stats *perf_reader__stats(const struct perf_reader *r);
 
 /* Reading one file in two parts at once (perf_segment.c).

@@ -1,7 +1,7 @@
 /* Internal state of the perf.data reader, shared by the reader's own .c files only
  * (perf_reader.c: open/header/attrs, perf_feature.c: header features, perf_input.c: byte
  * streams and zstd, perf_decode.c: record and sample decoding, perf_order.c: time ordering,
- * perf_event_role.c: event names and roles). Nothing outside reader/ includes it.
+ * perf_event_name.c: event names). Nothing outside reader/ includes it.
  */
 #ifndef PERF_READER_INT_H
 #define PERF_READER_INT_H
@@ -113,6 +113,10 @@ struct perf_reader {
 	size_t nr_build_ids, cap_build_ids;
 	char *cmdline_buf;
 	char *strs[8];			/* owned header strings */
+	bool missing_known;		/* stats.truncated_bytes set from the file header */
+	char **retired_names;		/* event names replaced by EVENT_UPDATE: consumers may
+					 * hold them until the reader is deleted */
+	size_t nr_retired_names, cap_retired_names;
 
 	/* inputs: [0] = main stream; more for data.N files of a directory */
 	struct perf_input *inputs;
@@ -189,6 +193,7 @@ int perf_reader__add_event(struct perf_reader *r, const struct perf_evattr *a,
 			   const uint8_t *ids, size_t nr_ids, const char *file, uint64_t off);
 void perf_reader__finish_events(struct perf_reader *r);
 char *perf_reader__strdup(struct perf_reader *r, const char *s, size_t max);
+int perf_reader__retire_name(struct perf_reader *r, char *name);
 /* one build-id table entry or record 67; ancient: the pre-2.6.37 layout without pid */
 int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t size,
 			      bool ancient, const char *file, uint64_t off);
@@ -233,9 +238,8 @@ int perf_segment__find_start(struct perf_reader *r);
 /* main reader, before the next record of input 0: the mark reached? */
 int perf_segment__at_mark(struct perf_reader *r);
 
-/* perf_event_role.c */
+/* perf_event_name.c */
 void perf_event__default_name(struct perf_reader *r, struct perf_event_int *e);
-void perf_event__assign_roles(struct perf_reader *r);
 
 /* perf_order.c */
 int perf_order__next(struct perf_reader *r, const struct perf_record **rec);

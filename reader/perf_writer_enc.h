@@ -75,12 +75,6 @@ static inline void pw_set_u16(struct pw_buf *b, size_t off, uint16_t v)
 	memcpy(b->p + off, &v, 2);
 }
 
-static inline void pw_set_u64(struct pw_buf *b, size_t off, uint64_t v)
-{
-	if (b->swap)
-		v = __builtin_bswap64(v);
-	memcpy(b->p + off, &v, 8);
-}
 
 /* str64 (perf_header_string): u32 len, then the string, NUL and zero padding to 64. */
 void pw_put_str64(struct pw_buf *b, const char *s);

@@ -5,7 +5,7 @@
 need=${1:-check}
 pkgs=""
 for pc in libelf:libelf-dev libdw:libdw-dev capstone:libcapstone-dev libzstd:libzstd-dev \
-	  libtraceevent:libtraceevent-dev sqlite3:libsqlite3-dev; do
+	  libtraceevent:libtraceevent-dev sqlite3:libsqlite3-dev libpq:libpq-dev; do
 	mod=${pc%%:*} deb=${pc#*:}
 	pkg-config --exists "$mod" 2>/dev/null || pkgs="$pkgs $deb"
 done
@@ -31,6 +31,8 @@ if [ "$need" = check ]; then
 	command -v clang >/dev/null || pkgs="$pkgs clang"
 	dpkg-query -W -f='${Status}' libclang-rt-dev 2>/dev/null | grep -q 'ok installed' ||
 		pkgs="$pkgs libclang-rt-dev"
+	# tests/cli/store_pg.sh starts its own server (initdb, pg_ctl) from these binaries
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || pkgs="$pkgs postgresql"
 fi
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then

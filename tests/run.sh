@@ -32,6 +32,10 @@ for t in "$BUILD"/tests/test_* tests/cli/*.sh; do
 		tail -n 40 "$out.err"
 	fi
 done
+# A test (or the program under test) that replaced /dev/null by a file broke the machine.
+if [ ! -c /dev/null ]; then
+	echo "FAIL /dev/null is no longer a character device: a test wrote over it" | tee -a "$out"
+fi
 passed=$(grep -c '^PASS' "$out")
 failed=$(grep -c '^FAIL' "$out")
 skipped=$(grep -c '^SKIP' "$out")

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/hmap.h"
+#include "util/grow.h"
 
 void hmap__init(struct hmap *h, size_t key_words, size_t val_size)
 {
@@ -72,17 +73,7 @@ static int hmap_grow_index(struct hmap *h)
 
 static int hmap_grow_entries(struct hmap *h)
 {
-	size_t n = h->alloc ? h->alloc * 2 : 32;
-	unsigned char *ns;
-
-	if (n > SIZE_MAX / h->slot_size)
-		return -1;
-	ns = realloc(h->slots, n * h->slot_size);
-	if (!ns)
-		return -1;
-	h->slots = ns;
-	h->alloc = n;
-	return 0;
+	return grow_array((void **)&h->slots, &h->alloc, h->slot_size, h->nr + 1, SIZE_MAX) ? -1 : 0;
 }
 
 void *hmap__find(const struct hmap *h, const uint64_t *key)

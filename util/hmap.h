@@ -56,7 +56,7 @@ static inline void *hmap__val_at(const struct hmap *h, size_t i)
 #define hmap__for_each(h, i, key, val)						\
 	for ((i) = 0; (i) < (h)->nr &&						\
 		      ((key) = hmap__key_at((h), (i)), (void)(key),			\
-		       (val) = hmap__val_at((h), (i)), 1);			\
+		       (val) = hmap__val_at((h), (i)), (void)(val), 1);		\
 	     (i)++)
 
 #endif

@@ -8,80 +8,28 @@
  *   {"format_version": 1, "meta": {...}, "warnings": [...]}
  * and every further line is one row object of "mix" (so `tail -n +2` gives rows only).
  * Row objects map column names to values in column order. NULL, NaN and ±Inf are null;
- * integers are exact; reals use the shortest round-trip form. Strings: '"', '\\' and control
- * characters are escaped (\n \r \t \b \f, else \u00XX; also DEL as \u007f); valid UTF-8 is
- * passed through; each byte that is not part of a valid UTF-8 sequence (stray continuation,
- * overlong form, surrogate, > U+10FFFF, truncated) is written as \u00XX, the code point
- * with the byte's value, so the output is always valid UTF-8 JSON and no byte is lost.
- * Depends on writers/writer_int.h and libc.
+ * integers are exact; reals use the shortest round-trip form. Strings are escaped by
+ * util/json_escape.h (valid UTF-8 passed through, any other byte as \u00XX).
+ * Depends on writers/writer_int.h, util/json_escape.h and libc.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "util/json_escape.h"
 #include "writers/writer_int.h"
 #include "writers/schema.h"
 
 static const char *const json_tables[] = { "events", "mix", NULL };
 static const char *const jsonl_tables[] = { "mix", NULL };
 
-/* Length of the valid UTF-8 sequence at s (first byte >= 0x80), or 0 if invalid. */
-static size_t utf8__seq_len(const unsigned char *s)
+static void json__put(void *ctx, const char *s, size_t n)
 {
-	unsigned char c = s[0];
-
-	if (c >= 0xc2 && c <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-
-		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3 : 0;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-
-		return s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 &&
-		       (s[3] & 0xc0) == 0x80 ? 4 : 0;
-	}
-	return 0;
+	wbuf__put(ctx, s, n);
 }
 
 static void json__string(struct wbuf *out, const char *str)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)str, *run = s;
-	char esc[7] = "\\u00";
-
-	wbuf__putc(out, '"');
-	while (*s) {
-		unsigned char c = *s;
-		size_t n;
-
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			s++;
-			continue;
-		}
-		if (c >= 0x80 && (n = utf8__seq_len(s))) {
-			s += n;
-			continue;
-		}
-		wbuf__put(out, (const char *)run, (size_t)(s - run));
-		switch (c) {
-		case '"': wbuf__puts(out, "\\\""); break;
-		case '\\': wbuf__puts(out, "\\\\"); break;
-		case '\n': wbuf__puts(out, "\\n"); break;
-		case '\r': wbuf__puts(out, "\\r"); break;
-		case '\t': wbuf__puts(out, "\\t"); break;
-		case '\b': wbuf__puts(out, "\\b"); break;
-		case '\f': wbuf__puts(out, "\\f"); break;
-		default:
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 15];
-			wbuf__put(out, esc, 6);
-		}
-		run = ++s;
-	}
-	wbuf__put(out, (const char *)run, (size_t)(s - run));
-	wbuf__putc(out, '"');
+	json_escape(str, json__put, out);
 }
 
 static void json__value(struct wbuf *out, const struct result_cell *c, int prec)

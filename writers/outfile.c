@@ -1,12 +1,22 @@
-/* Atomic output files: a temporary file next to the target (".NAME.XXXXXX" via mkstemp),
- * renamed into place only when complete, and a signal handler that removes it when the
- * process is interrupted (SIGINT, SIGTERM, SIGHUP): the handler is async-signal-safe
- * (unlink, write, _exit) and ends the process with exit code 3 (HBBP_EXIT_IO).
- * Signals the process ignores when the handlers are installed stay ignored.
- * One temporary file is registered at a time (writer__write is not reentrant). SIGKILL
- * cannot be caught: it leaves the hidden temporary file, never a partial NAME.
- * Depends only on libc.
+/* Output files for the writers: a temporary file next to the target
+ * (".NAME.PID@HOST.XXXXXX" via mkstemp), renamed into place only when complete, and signal
+ * handlers for every asynchronous signal whose default action ends the process (HUP, INT,
+ * QUIT, PIPE, ALRM, TERM, USR1, USR2, XCPU, XFSZ, VTALRM, PROF, POLL, PWR).
+ *
+ * Two modes while a write is in progress:
+ *  - a temporary file is registered: the handler removes it (async-signal-safe: unlink,
+ *    write, _exit) and ends the process with exit code 3 (HBBP_EXIT_IO);
+ *  - an in-place write (a database appended to in its own transaction): the handler only
+ *    records the signal; the writer sees it (outfile__pending), rolls its transaction back
+ *    and calls outfile__exit_signalled().
+ * Otherwise the handler dies of the signal as the default action would. Signals the process
+ * ignores when the handlers are installed stay ignored. One write at a time (writer__write
+ * is not reentrant). SIGKILL cannot be caught: it can leave the temporary file, which the
+ * next write to the same target removes (its PID is in the name: removed when that process
+ * is gone on this host; reported when it is of another host or of an older version).
+ * Depends only on libc and util/hbbp_err.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,36 +25,57 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/hbbp_err.h"
 #include "writers/outfile.h"
 
-static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static const int cleanup_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
+	SIGVTALRM, SIGPROF, SIGPOLL, SIGPWR,
+};
 #define NR_SIGNALS (sizeof(cleanup_signals) / sizeof(cleanup_signals[0]))
 
 static volatile sig_atomic_t cleanup_armed;
+static volatile sig_atomic_t deferred;		/* an in-place write is in progress */
+static volatile sig_atomic_t pending_sig;	/* first signal seen while deferred */
 static char cleanup_path[PATH_MAX + 64];
 static char cleanup_journal[PATH_MAX + 72];	/* SQLite's rollback journal of the file */
 static struct sigaction saved_actions[NR_SIGNALS];
-static int handlers_installed;	/* 0: none, 1: for one write, 2: for the process lifetime */
+static int handlers_installed;	/* for the write in progress */
+
+static void sig_number(int sig, char num[4])
+{
+	num[0] = (char)('0' + (sig / 10) % 10);
+	num[1] = (char)('0' + sig % 10);
+	num[2] = 0;
+	if (sig < 10) {
+		num[0] = num[1];
+		num[1] = 0;
+	}
+}
 
 static void outfile__on_signal(int sig)
 {
-	char num[4] = { 0 };
+	char num[4];
 
 	if (cleanup_armed) {
 		unlink(cleanup_path);
 		unlink(cleanup_journal);
-		num[0] = (char)('0' + (sig / 10) % 10);
-		num[1] = (char)('0' + sig % 10);
+		sig_number(sig, num);
 		hbbp_sigsafe_puts(program_invocation_short_name);
 		hbbp_sigsafe_puts(": error: interrupted by signal ");
-		hbbp_sigsafe_puts(sig >= 10 ? num : num + 1);
+		hbbp_sigsafe_puts(num);
 		hbbp_sigsafe_puts(": removed partial output '");
 		hbbp_sigsafe_puts(cleanup_path);
 		hbbp_sigsafe_puts("'\n");
 		_exit(HBBP_EXIT_IO);
+	}
+	if (deferred) {
+		if (!pending_sig)
+			pending_sig = sig;
+		return;
 	}
 	/* Nothing to clean up: die of the signal as if no handler were installed. */
 	signal(sig, SIG_DFL);
@@ -81,21 +112,6 @@ static int outfile__install(void)
 	return 0;
 }
 
-int writer__install_signal_cleanup(void)
-{
-	int err;
-
-	if (handlers_installed == 2)
-		return 0;
-	if (handlers_installed == 0) {
-		err = outfile__install();
-		if (err)
-			return err;
-	}
-	handlers_installed = 2;
-	return 0;
-}
-
 int outfile__signals_begin(void)
 {
 	int err;
@@ -112,7 +128,7 @@ void outfile__signals_end(void)
 {
 	size_t i;
 
-	if (handlers_installed != 1)
+	if (!handlers_installed)
 		return;
 	for (i = 0; i < NR_SIGNALS; i++)
 		sigaction(cleanup_signals[i], &saved_actions[i], NULL);
@@ -135,20 +151,126 @@ static void outfile__unblock(const sigset_t *old)
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
-int outfile__create(const char *target, mode_t mode, char **tmp_out, int *fd_out)
+void outfile__defer_begin(void)
+{
+	pending_sig = 0;
+	deferred = 1;
+}
+
+int outfile__pending(void)
+{
+	return pending_sig;
+}
+
+void outfile__defer_end(void)
+{
+	deferred = 0;
+}
+
+void outfile__exit_signalled(const char *target, const char *what)
+{
+	pr_err("%s: interrupted by signal %d: %s", target, (int)pending_sig, what);
+	_exit(HBBP_EXIT_IO);
+}
+
+/* This host's name as it appears in temporary file names: [A-Za-z0-9-], at most 32. */
+static void outfile__host(char *buf, size_t size)
+{
+	char h[256];
+	size_t i, n = 0;
+
+	if (gethostname(h, sizeof(h)))
+		h[0] = 0;
+	h[sizeof(h) - 1] = 0;
+	for (i = 0; h[i] && n + 1 < size && n < 32; i++) {
+		char c = h[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '-')
+			buf[n++] = c;
+	}
+	if (!n)
+		buf[n++] = 'x';
+	buf[n] = 0;
+}
+
+/* Temporary files of earlier writes to DIR/BASE: ".BASE.PID@HOST.XXXXXX" of a process that
+ * is gone from this host are removed; those of other hosts or of a live process are left;
+ * a ".BASE.XXXXXX" (a version without the PID) older than a minute is reported. */
+static void outfile__stale(const char *dir, const char *base, const char *host)
+{
+	size_t blen = strlen(base), hlen = strlen(host);
+	DIR *d = opendir(*dir ? dir : ".");
+	struct dirent *e;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		const char *p = e->d_name, *at, *dot;
+		char path[PATH_MAX];
+		struct stat st;
+		char *end;
+		long pid;
+
+		if (p[0] != '.' || strncmp(p + 1, base, blen) || p[1 + blen] != '.')
+			continue;
+		p += 2 + blen;
+		if (snprintf(path, sizeof(path), "%s%s", dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		if (lstat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (strlen(p) == 6 && !strchr(p, '.') && !strchr(p, '@')) {
+			if (now - st.st_mtime > 60)
+				pr_warn("%s: a temporary file of an interrupted earlier write, it seems:"
+					" remove it if no conversion is writing there", path);
+			continue;
+		}
+		pid = strtol(p, &end, 10);
+		if (end == p || *end != '@' || pid <= 0 || pid > INT_MAX)
+			continue;
+		at = end + 1;
+		dot = strchr(at, '.');
+		if (!dot || strlen(dot + 1) != 6 || strchr(dot + 1, '.'))
+			continue;
+		if ((size_t)(dot - at) != hlen || strncmp(at, host, hlen)) {
+			if (now - st.st_mtime > 3600)
+				pr_warn("%s: a temporary file of process %ld on host '%.*s', older than"
+					" an hour: remove it if no conversion is running there", path,
+					pid, (int)(dot - at), at);
+			continue;
+		}
+		if (pid == (long)getpid() || !kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		if (!unlink(path))
+			pr_warn("%s: removed the temporary file of process %ld, which is gone",
+				path, pid);
+	}
+	closedir(d);
+}
+
+int outfile__create(const char *target, char **tmp_out, int *fd_out)
 {
 	const char *slash = strrchr(target, '/');
 	size_t dirlen = slash ? (size_t)(slash - target) + 1 : 0;
 	const char *base = target + dirlen;
+	char host[40], *dir;
 	sigset_t old;
 	char *tmp;
 	int fd, err = 0;
 
 	if (!*base)
 		return -EISDIR;
-	if (strlen(target) + 16 > PATH_MAX)
+	if (strlen(target) + 64 > PATH_MAX)
 		return -ENAMETOOLONG;
-	if (asprintf(&tmp, "%.*s.%s.XXXXXX", (int)dirlen, target, base) < 0)
+	outfile__host(host, sizeof(host));
+	dir = strndup(target, dirlen);
+	if (!dir)
+		return -ENOMEM;
+	outfile__stale(dir, base, host);
+	free(dir);
+	if (asprintf(&tmp, "%.*s.%s.%ld@%s.XXXXXX", (int)dirlen, target, base, (long)getpid(),
+		     host) < 0)
 		return -ENOMEM;
 	outfile__block(&old);
 	fd = mkostemp(tmp, O_CLOEXEC);
@@ -161,12 +283,6 @@ int outfile__create(const char *target, mode_t mode, char **tmp_out, int *fd_out
 	}
 	outfile__unblock(&old);
 	if (err) {
-		free(tmp);
-		return err;
-	}
-	if (fchmod(fd, mode)) {
-		err = -errno;
-		outfile__abandon(tmp, fd);
 		free(tmp);
 		return err;
 	}
@@ -190,13 +306,27 @@ void outfile__abandon(const char *tmp, int fd)
 	outfile__unblock(&old);
 }
 
-int outfile__commit(const char *tmp, int fd, const char *target)
+static void outfile__sync_dir(const char *target)
 {
 	const char *slash = strrchr(target, '/');
+	char *dir = slash ? strndup(target, (size_t)(slash - target) + 1) : strdup(".");
+	int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dir);
+}
+
+int outfile__commit(const char *tmp, int fd, const char *target, mode_t mode, bool noreplace)
+{
 	sigset_t old;
 	int err = 0;
 
-	if (fsync(fd)) {
+	/* The mode is set last, so a writer can reopen a temporary file whose final mode is
+	 * read-only (SQLite does). */
+	if (fchmod(fd, mode) || fsync(fd)) {
 		err = -errno;
 		outfile__abandon(tmp, -1);
 		close(fd);
@@ -208,31 +338,25 @@ int outfile__commit(const char *tmp, int fd, const char *target)
 		return err;
 	}
 	outfile__block(&old);
-	if (rename(tmp, target)) {
+	if (noreplace) {
+		/* never over a file another writer created meanwhile: the caller appends to it */
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_NOREPLACE)) {
+			err = -errno;
+			if (err == -EINVAL || err == -ENOSYS) {
+				err = link(tmp, target) ? -errno : 0;
+				unlink(tmp);
+			}
+		}
+	} else if (rename(tmp, target)) {
 		err = -errno;
-		unlink(tmp);
 	}
+	if (err)
+		unlink(tmp);
 	cleanup_armed = 0;
 	outfile__unblock(&old);
 	if (err)
 		return err;
 	/* Make the rename durable; best effort, as the output is already complete and in place. */
-	if (slash) {
-		char *dir = strndup(target, (size_t)(slash - target) + 1);
-		int dfd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		free(dir);
-	} else {
-		int dfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-	}
+	outfile__sync_dir(target);
 	return 0;
 }

@@ -1,27 +1,39 @@
 /* SQLite writer: every table of the result, each row with the run's run_id, plus the run
  * bookkeeping tables (runs, run_meta, warnings), indexes and the pivot views of
  * writers/SCHEMA.md. One transaction, prepared statements, PRAGMA user_version =
- * SCHEMA_FORMAT_VERSION. The file written is the temporary file of writer__write(), which
- * renames it into place; with --append the existing database is first copied into it with
- * the backup API, so a failed append leaves the original untouched. The temporary file needs
- * no rollback journal (journal_mode=OFF, synchronous=OFF): atomicity comes from the rename
- * and durability from writer__write's fsync. Depends on writers/, util/hbbp_err.h, sqlite3.
+ * SCHEMA_FORMAT_VERSION.
+ *  - A new database is the temporary file of writer__write(), which renames it into place;
+ *    it needs no rollback journal (journal_mode=OFF, synchronous=OFF): atomicity comes from
+ *    the rename and durability from writer__write's fsync.
+ *  - --append to an existing database adds the run in place in one BEGIN IMMEDIATE
+ *    transaction, under the database's own journal (rollback or WAL, as it is): concurrent
+ *    writers wait for each other (busy handler, up to SQLITE_BUSY_WAIT_S seconds), run ids
+ *    come from the table under the write lock, the version and the schema are read and
+ *    created under the same lock, and a failed, interrupted or killed append leaves the
+ *    database as it was (SQLite's journal rolls it back). Nothing is copied: the cost of an
+ *    append does not depend on the size of the database.
+ * Depends on writers/, util/hbbp_err.h, sqlite3.
  */
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
+#include "writers/views.h"
 #include "writers/writer_int.h"
+
+struct sqlite_wait;
 
 struct sqlite_state {
 	sqlite3 *db;
 	sqlite3_stmt *ins;
 	sqlite3_int64 run_id;
+	struct sqlite_wait *wait;
 };
 
 static const struct {
@@ -38,73 +50,28 @@ static const struct {
 };
 #define NR_SCHEMA_TABLES (sizeof(schema_tables) / sizeof(schema_tables[0]))
 
-/* Bookkeeping tables: "name type" column lists (the run_id column of runs is its key). */
+/* How long an append waits for another writer's lock before it fails. */
+#define SQLITE_BUSY_WAIT_S 600
+
+/* Bookkeeping tables: "name type" column lists (the run_id column of runs is its key).
+ * runs: the first 3 columns are those of the first version; an append to such a database
+ * adds the others (ALTER TABLE ... ADD COLUMN, in the run's transaction). */
 static const char *const runs_cols[] = { "run_id INTEGER", "created TEXT",
-					 "format_version INTEGER" };
+					 "format_version INTEGER", "label TEXT", "host TEXT",
+					 "recorded TEXT", "perf_version TEXT", "file TEXT" };
+#define NR_RUNS_COLS_V1 3
+#define NR_RUNS_COLS (sizeof(runs_cols) / sizeof(runs_cols[0]))
 static const char *const run_meta_cols[] = { "run_id INTEGER", "key TEXT", "value" };
 static const char *const warnings_cols[] = { "run_id INTEGER", "seq INTEGER", "message TEXT" };
 
 static const char sql_bookkeeping[] =
 	"CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY, created TEXT NOT NULL,"
-	" format_version INTEGER NOT NULL);"
+	" format_version INTEGER NOT NULL, label TEXT, host TEXT, recorded TEXT,"
+	" perf_version TEXT, file TEXT);"
 	"CREATE TABLE IF NOT EXISTS run_meta (run_id INTEGER NOT NULL REFERENCES runs,"
 	" key TEXT NOT NULL, value, PRIMARY KEY (run_id, key));"
 	"CREATE TABLE IF NOT EXISTS warnings (run_id INTEGER NOT NULL REFERENCES runs,"
 	" seq INTEGER NOT NULL, message TEXT, PRIMARY KEY (run_id, seq));";
-
-static const char sql_indexes[] =
-	"CREATE INDEX IF NOT EXISTS instructions_block ON instructions (run_id, block_id);"
-	"CREATE INDEX IF NOT EXISTS thread_blocks_block ON thread_blocks (run_id, block_id);"
-	"CREATE INDEX IF NOT EXISTS blocks_block ON blocks (run_id, block_id);"
-	"CREATE INDEX IF NOT EXISTS modules_module ON modules (run_id, module_id);"
-	"CREATE INDEX IF NOT EXISTS symbols_symbol ON symbols (run_id, symbol_id);";
-
-/* count: executions of the instructions, Σ over thread_blocks rows of the block's count,
- * once per instruction of the block; share: count over the run's total. */
-#define MIX_VIEW(view, key, keyexpr)							\
-	"CREATE VIEW IF NOT EXISTS " view " AS SELECT run_id, " key ", count,"		\
-	" count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"			\
-	" (SELECT tb.run_id AS run_id, " keyexpr ", SUM(tb.count) AS count"		\
-	" FROM thread_blocks tb JOIN instructions i"					\
-	" ON i.run_id = tb.run_id AND i.block_id = tb.block_id"			\
-	" GROUP BY tb.run_id, " key ")"						\
-	" ORDER BY run_id, count DESC, " key ";"
-
-static const char sql_views[] =
-	MIX_VIEW("mix_by_mnemonic", "mnemonic", "i.mnemonic AS mnemonic")
-	MIX_VIEW("mix_by_isa", "isa", "i.isa AS isa")
-	MIX_VIEW("mix_by_category", "category", "i.category AS category")
-	"CREATE VIEW IF NOT EXISTS mix_by_function AS SELECT run_id, module, symbol, count,"
-	" count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"
-	" (SELECT tb.run_id AS run_id, m.name AS module, s.name AS symbol,"
-	" SUM(tb.count * ni.n) AS count"
-	" FROM thread_blocks tb"
-	" JOIN (SELECT run_id, block_id, COUNT(*) AS n FROM instructions"
-	" GROUP BY run_id, block_id) ni ON ni.run_id = tb.run_id AND ni.block_id = tb.block_id"
-	" JOIN blocks b ON b.run_id = tb.run_id AND b.block_id = tb.block_id"
-	" LEFT JOIN modules m ON m.run_id = b.run_id AND m.module_id = b.module_id"
-	" LEFT JOIN symbols s ON s.run_id = b.run_id AND s.symbol_id = b.symbol_id"
-	" GROUP BY tb.run_id, b.module_id, b.symbol_id)"
-	" ORDER BY run_id, count DESC, module, symbol;"
-	"CREATE VIEW IF NOT EXISTS mix_by_thread AS SELECT run_id, pid, tid, comm, count,"
-	" count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"
-	" (SELECT tb.run_id AS run_id, tb.pid AS pid, tb.tid AS tid, tb.comm AS comm,"
-	" SUM(tb.count * ni.n) AS count"
-	" FROM thread_blocks tb"
-	" JOIN (SELECT run_id, block_id, COUNT(*) AS n FROM instructions"
-	" GROUP BY run_id, block_id) ni ON ni.run_id = tb.run_id AND ni.block_id = tb.block_id"
-	" GROUP BY tb.run_id, tb.pid, tb.tid, tb.comm)"
-	" ORDER BY run_id, count DESC, pid, tid;"
-	"CREATE VIEW IF NOT EXISTS block_detail AS SELECT b.run_id AS run_id,"
-	" b.block_id AS block_id, m.name AS module, m.path AS module_path,"
-	" s.name AS symbol, b.address AS address, b.address - s.address AS symbol_offset,"
-	" b.length AS length, b.bytes AS bytes, b.srcline AS srcline, b.count AS count,"
-	" b.ebs_count AS ebs_count, b.lbr_count AS lbr_count, b.source AS source,"
-	" b.ebs_samples AS ebs_samples, b.lbr_streams AS lbr_streams, b.biased AS biased,"
-	" b.bias_share AS bias_share"
-	" FROM blocks b"
-	" LEFT JOIN modules m ON m.run_id = b.run_id AND m.module_id = b.module_id"
-	" LEFT JOIN symbols s ON s.run_id = b.run_id AND s.symbol_id = b.symbol_id;";
 
 /* SQLite result code -> negative errno / -HBBP_E*. */
 static int sqlite__err(sqlite3 *db, int rc)
@@ -208,6 +175,22 @@ static const char *sql__type(enum result_type t)
 	return "";
 }
 
+/* The number of columns of table (0: no such table, or it cannot be read). */
+static size_t sqlite__nr_columns(sqlite3 *db, const char *table)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM pragma_table_info(?1)", -1, &st,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = (size_t)sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
 /* Compares the columns of an existing table with names[i]/types[i] (run_id first).
  * Returns 0 when they match, 1 when the table does not exist, else an error. */
 static int sqlite__check_table(struct writer_ctx *w, sqlite3 *db, const char *table,
@@ -295,7 +278,7 @@ static int sqlite__check_bookkeeping(struct writer_ctx *w, sqlite3 *db)
 		const char *const *cols;
 		size_t nr;
 	} tabs[] = {
-		{ "runs", runs_cols, 3 },
+		{ "runs", runs_cols, NR_RUNS_COLS },
 		{ "run_meta", run_meta_cols, 3 },
 		{ "warnings", warnings_cols, 3 },
 	};
@@ -303,10 +286,11 @@ static int sqlite__check_bookkeeping(struct writer_ctx *w, sqlite3 *db)
 	int err;
 
 	for (i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
-		const char *names[3], *types[3];
-		char buf[3][32];
+		const char *names[NR_RUNS_COLS], *types[NR_RUNS_COLS];
+		char buf[NR_RUNS_COLS][32];
+		size_t nr = tabs[i].nr;
 
-		for (k = 0; k < tabs[i].nr; k++) {
+		for (k = 0; k < nr; k++) {
 			const char *sp = strchr(tabs[i].cols[k], ' ');
 
 			snprintf(buf[k], sizeof(buf[k]), "%.*s",
@@ -315,7 +299,22 @@ static int sqlite__check_bookkeeping(struct writer_ctx *w, sqlite3 *db)
 			names[k] = buf[k];
 			types[k] = sp ? sp + 1 : "";
 		}
-		err = sqlite__check_table(w, db, tabs[i].name, tabs[i].nr, names, types);
+		if (tabs[i].cols == runs_cols && sqlite__nr_columns(db, "runs") ==
+		    NR_RUNS_COLS_V1) {
+			/* a database of the first version: check those, add the others */
+			err = sqlite__check_table(w, db, "runs", NR_RUNS_COLS_V1, names, types);
+			for (k = NR_RUNS_COLS_V1; !err && k < NR_RUNS_COLS; k++) {
+				char sql[96];
+
+				snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s",
+					 runs_cols[k]);
+				err = sqlite__exec(w, db, sql, "adding a column to table runs");
+			}
+			if (err < 0)
+				return err;
+			continue;
+		}
+		err = sqlite__check_table(w, db, tabs[i].name, nr, names, types);
 		if (err < 0)
 			return err;
 	}
@@ -388,67 +387,90 @@ static int sqlite__ensure_schema(struct writer_ctx *w, sqlite3 *db)
 	}
 	for (i = 0; !err && i < r->nr_tables; i++)
 		err = sqlite__ensure_table(w, db, r->tables[i]);
-	if (!err)
-		err = sqlite__exec(w, db, sql_views, "creating the views");
+	for (i = 0; !err && i < NR_STORE_VIEWS; i++) {
+		char *sql = NULL;
+
+		if (asprintf(&sql, "CREATE VIEW IF NOT EXISTS %s AS %s", store_views[i].name,
+			     store_views[i].select) < 0)
+			return -ENOMEM;
+		err = sqlite__exec(w, db, sql, "creating the views");
+		free(sql);
+	}
 	return err;
 }
 
-/* --append: copies the existing database into the temporary file and checks its version. */
-static int sqlite__copy_existing(struct writer_ctx *w, sqlite3 *dst)
+/* In place: checks the version of the database, under the write lock; sets it on an empty
+ * database. */
+static int sqlite__check_version(struct writer_ctx *w, sqlite3 *db)
 {
-	struct stat st;
-	sqlite3 *src = NULL;
-	sqlite3_backup *bk;
 	sqlite3_stmt *q = NULL;
 	int rc, err = 0, version = 0, nr_objects = 0;
+	char pragma[64];
 
-	if (stat(w->path, &st) || !S_ISREG(st.st_mode))
-		return 0;	/* nothing to append to: a new database */
-	rc = sqlite3_open_v2(w->path, &src, SQLITE_OPEN_READONLY, NULL);
-	if (rc != SQLITE_OK) {
-		err = sqlite__fail(w, src, rc, "opening the database to append to");
-		goto out;
-	}
-	bk = sqlite3_backup_init(dst, "main", src, "main");
-	if (!bk) {
-		err = sqlite__fail(w, dst, sqlite3_errcode(dst), "copying the database");
-		goto out;
-	}
-	rc = sqlite3_backup_step(bk, -1);
-	sqlite3_backup_finish(bk);
-	if (rc != SQLITE_DONE) {
-		err = sqlite__fail(w, rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? src : dst, rc,
-				   "copying the database");
-		if (rc == SQLITE_NOTADB)
-			err = -HBBP_EFORMAT;
-		goto out;
-	}
-	rc = sqlite3_prepare_v2(dst, "SELECT (SELECT user_version FROM pragma_user_version),"
+	rc = sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version),"
 				" (SELECT COUNT(*) FROM sqlite_schema)", -1, &q, NULL);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		version = sqlite3_column_int(q, 0);
 		nr_objects = sqlite3_column_int(q, 1);
 	} else {
-		err = sqlite__fail(w, dst, rc, "reading the database version");
-		goto out;
+		err = sqlite__fail(w, db, rc, "reading the database version");
+		sqlite3_finalize(q);
+		return err;
 	}
-	if (version != SCHEMA_FORMAT_VERSION && !(version == 0 && nr_objects == 0)) {
+	sqlite3_finalize(q);
+	if (version == SCHEMA_FORMAT_VERSION)
+		return 0;
+	if (version != 0 || nr_objects != 0) {
 		pr_err("%s: database schema version %d, this tool writes version %d: write a"
 		       " new database", w->path, version, SCHEMA_FORMAT_VERSION);
 		w->logged = true;
-		err = -HBBP_EFORMAT;
+		return -HBBP_EFORMAT;
 	}
-out:
-	sqlite3_finalize(q);
-	sqlite3_close(src);
-	return err;
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", SCHEMA_FORMAT_VERSION);
+	return sqlite__exec(w, db, pragma, "setting the schema version");
+}
+
+static double sqlite__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct sqlite_wait {
+	struct writer_ctx *w;
+	double start;
+	bool said;
+};
+
+/* Another connection holds the lock: wait (1 to 50 ms at a time) up to SQLITE_BUSY_WAIT_S
+ * seconds, saying so once after a second; give up at once when a signal came. */
+static int sqlite__busy(void *arg, int count)
+{
+	struct sqlite_wait *bw = arg;
+	double waited;
+
+	if (writer__interrupted())
+		return 0;
+	if (count == 0)
+		bw->start = sqlite__now();
+	waited = sqlite__now() - bw->start;
+	if (waited > SQLITE_BUSY_WAIT_S)
+		return 0;
+	if (waited > 1 && !bw->said) {
+		pr_info("%s: waiting for another writer to finish", bw->w->path);
+		bw->said = true;
+	}
+	usleep(count < 10 ? 1000 : count < 50 ? 10000 : 50000);
+	return 1;
 }
 
 static int sqlite__open(struct writer_ctx *w)
 {
+	static const char *const info[] = { "label", "host", "recorded", "perf_version", "file" };
 	struct sqlite_state *s = calloc(1, sizeof(*s));
 	sqlite3_stmt *st = NULL;
-	char pragma[64];
 	size_t i;
 	int rc, err;
 
@@ -458,28 +480,53 @@ static int sqlite__open(struct writer_ctx *w)
 	err = sqlite__check_result(w);
 	if (err)
 		return err;
-	rc = sqlite3_open_v2(w->tmp_path, &s->db, SQLITE_OPEN_READWRITE, NULL);
+	s->wait = calloc(1, sizeof(*s->wait));
+	if (!s->wait)
+		return -ENOMEM;
+	s->wait->w = w;
+	rc = sqlite3_open_v2(w->db_path, &s->db, SQLITE_OPEN_READWRITE, NULL);
 	if (rc != SQLITE_OK)
-		return sqlite__fail(w, s->db, rc, "opening the temporary database");
+		return sqlite__fail(w, s->db, rc, w->in_place ? "opening the database" :
+				    "opening the temporary database");
 	sqlite3_extended_result_codes(s->db, 1);
-	err = sqlite__exec(w, s->db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
-			   " PRAGMA cache_size = -32768;", "setting up the database");
-	if (!err && w->opts->append)
-		err = sqlite__copy_existing(w, s->db);
-	if (!err)
-		err = sqlite__exec(w, s->db, "BEGIN", "starting the transaction");
-	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", SCHEMA_FORMAT_VERSION);
-	if (!err)
-		err = sqlite__exec(w, s->db, pragma, "setting the schema version");
+	sqlite3_busy_handler(s->db, sqlite__busy, s->wait);
+	if (w->in_place) {
+		/* the database's own journal mode and durability; the lock before any read */
+		err = sqlite__exec(w, s->db, "PRAGMA cache_size = -32768;",
+				   "setting up the database");
+		if (!err)
+			err = sqlite__exec(w, s->db, "BEGIN IMMEDIATE", "locking the database");
+		if (!err)
+			err = sqlite__check_version(w, s->db);
+	} else {
+		char pragma[64];
+
+		err = sqlite__exec(w, s->db, "PRAGMA journal_mode = OFF; PRAGMA synchronous ="
+				   " OFF; PRAGMA cache_size = -32768;", "setting up the database");
+		if (!err)
+			err = sqlite__exec(w, s->db, "BEGIN", "starting the transaction");
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
+			 SCHEMA_FORMAT_VERSION);
+		if (!err)
+			err = sqlite__exec(w, s->db, pragma, "setting the schema version");
+	}
 	if (!err)
 		err = sqlite__ensure_schema(w, s->db);
 	if (err)
 		return err;
 
-	rc = sqlite3_prepare_v2(s->db, "INSERT INTO runs (created, format_version) VALUES"
-				" (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?1)", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(s->db, "INSERT INTO runs (created, format_version, label, host,"
+				" recorded, perf_version, file) VALUES"
+				" (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?1, ?2, ?3, ?4, ?5, ?6)",
+				-1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int(st, 1, SCHEMA_FORMAT_VERSION);
+		for (i = 0; i < sizeof(info) / sizeof(info[0]); i++) {
+			const char *v = writer__run_info(w, info[i]);
+
+			if (v)
+				sqlite3_bind_text(st, (int)i + 2, v, -1, SQLITE_STATIC);
+		}
 		rc = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);
@@ -587,20 +634,31 @@ static int sqlite__end(struct writer_ctx *w, const struct result_table *t)
 static int sqlite__close(struct writer_ctx *w, bool ok)
 {
 	struct sqlite_state *s = w->priv;
+	size_t i;
 	int err = 0, rc;
 
 	if (!s)
 		return ok ? -ENOMEM : 0;
 	sqlite3_finalize(s->ins);
-	if (ok)
-		err = sqlite__exec(w, s->db, sql_indexes, "creating the indexes");
+	for (i = 0; ok && !err && i < NR_STORE_INDEXES; i++) {
+		char sql[160];
+
+		snprintf(sql, sizeof(sql), "CREATE INDEX IF NOT EXISTS %s ON %s (run_id, %s)",
+			 store_indexes[i].name, store_indexes[i].table, store_indexes[i].col);
+		err = sqlite__exec(w, s->db, sql, "creating the indexes");
+	}
+	if (ok && !err && writer__interrupted())
+		err = -EINTR;
 	if (ok && !err)
 		err = sqlite__exec(w, s->db, "COMMIT", "committing");
+	if (s->db && (!ok || err) && !sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	rc = sqlite3_close(s->db);
 	if (ok && !err && rc != SQLITE_OK)
 		err = sqlite__fail(w, s->db, rc, "closing the database");
 	if (rc != SQLITE_OK)
 		sqlite3_close_v2(s->db);
+	free(s->wait);
 	free(s);
 	w->priv = NULL;
 	return err;

@@ -1,7 +1,10 @@
-/* Output writers: CSV (RFC 4180), JSON, JSON Lines and SQLite, behind one ops table.
- * Every writer writes a temporary ".NAME.XXXXXX" in the target's directory and renames it
- * into place, so an error leaves nothing behind; "-" writes to stdout (not SQLite).
- * Depends only on writers/result.h, libc and sqlite3.
+/* Output writers: CSV (RFC 4180), JSON, JSON Lines, SQLite and PostgreSQL, behind one ops
+ * table. A new or replaced file is written as a temporary ".NAME.PID@HOST.XXXXXX" in the
+ * target's directory and renamed into place, so an error leaves nothing behind; an existing
+ * SQLite database is appended to in place in one transaction; character devices and FIFOs
+ * are written directly; "-" writes to stdout (not SQLite); a PostgreSQL connection URI adds
+ * the run to a server in one transaction. An output that is one of the inputs is refused.
+ * Depends only on writers/result.h, libc, sqlite3 and libpq.
  */
 #ifndef WRITERS_WRITER_H
 #define WRITERS_WRITER_H
@@ -10,32 +13,45 @@
 
 #include "writers/result.h"
 
-enum writer_format { WRITER_CSV, WRITER_JSON, WRITER_JSONL, WRITER_SQLITE, WRITER_NONE };
+enum writer_format {
+	WRITER_CSV, WRITER_JSON, WRITER_JSONL, WRITER_SQLITE, WRITER_POSTGRES, WRITER_NONE
+};
 
 struct writer_opts {
 	bool append;		/* SQLite: add this run to an existing database */
 	int precision;		/* significant digits for reals (0: 17, round-trip exact) */
+	const char *label;	/* SQLite, PostgreSQL: runs.label (NULL: none) */
+	/* Files read for this output ("-": stdin): the output must not be one of them. */
+	const char *const *inputs;
+	size_t nr_inputs;
 };
 
-/* "csv", "json", "jsonl", "sqlite"/"db" -> format; WRITER_NONE if unknown. */
+/* "csv", "json", "jsonl", "sqlite"/"db", "postgresql"/"postgres"/"pg" -> format;
+ * WRITER_NONE if unknown. */
 enum writer_format writer_format_from_name(const char *name);
-/* From the output path's extension; WRITER_NONE if unknown. */
+/* From the output path: "postgresql://" or "postgres://" (a libpq URI), else the
+ * extension; WRITER_NONE if unknown. */
 enum writer_format writer_format_from_path(const char *path);
+/* Whether fmt writes into a file (CSV, JSON, JSON Lines, SQLite) or a server (PostgreSQL). */
+bool writer_format_is_file(enum writer_format fmt);
+
+/* Checks, before any work, that path can take fmt output without destroying anything: not
+ * one of opts->inputs, not a block device or socket, SQLite into a regular file, an existing
+ * file writable. Logs the reason; returns 0 or a negative errno / -HBBP_E* code.
+ * writer__write() checks the same again. */
+int writer__check_target(const char *path, enum writer_format fmt,
+			 const struct writer_opts *opts);
 
 /* Whether fmt writes the table named name (CSV and JSON Lines: mix; JSON: events and mix;
  * SQLite: every table). */
 bool writer_format_writes_table(enum writer_format fmt, const char *name);
 
 /* Writes res to path in fmt. Returns 0 or a negative errno / -HBBP_E* code; on error no
- * output file exists (an --append target keeps its previous content). */
+ * output file exists (a replaced file or an --append database keeps its previous content;
+ * a device or FIFO may have received part of the output). */
 int writer__write(const struct result *res, const char *path, enum writer_format fmt,
 		  const struct writer_opts *opts);
 
-/* Makes the cleanup handlers for SIGINT, SIGTERM and SIGHUP (which writer__write installs
- * for the duration of each write and then restores) stay for the process lifetime. While a
- * write is in progress they remove its temporary file and _exit(3); otherwise they end the
- * process as the default action would. */
-int writer__install_signal_cleanup(void);
 /* Removes the partial output of the write in progress, if any; async-signal-safe, for a
  * handler of a fatal signal that then exits (util/mapguard.h). */
 void writer__cleanup_on_fault(void);

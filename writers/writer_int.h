@@ -1,9 +1,11 @@
 /* Internals shared by the writers: the per-format ops table, the buffered output every
  * text writer uses, and the value formatting they share. Not for use outside writers/.
  *
- * writer__write() (writers/writer.c) creates the temporary output, then calls
+ * writer__write() (writers/writer.c) decides where the output goes (a temporary file, the
+ * SQLite database itself with --append, a device or FIFO, stdout, a server), then calls
  *   open -> for each table the format writes: begin, row (per row), end -> close
- * and renames the temporary file into place only when all of them returned 0.
+ * and renames a temporary file into place only when all of them returned 0. Between rows
+ * it stops with -EINTR when writer__interrupted() (a signal during an in-place write).
  * Output goes through write(2) directly (not stdio), so every byte's fate is checked and
  * the I/O fault shim of the tests sees every call.
  */
@@ -42,9 +44,14 @@ size_t wfmt__int(char *buf, int64_t v);
 struct writer_ctx {
 	const struct result *res;
 	const struct writer_opts *opts;
-	const char *path;	/* the final path ("-" for stdout): for messages and SQLite --append */
-	const char *tmp_path;	/* the file being written (NULL for stdout) */
-	int fd;			/* open on tmp_path or stdout */
+	const char *path;	/* the final path ("-" for stdout; PostgreSQL: the URI without its
+				 * password): for messages */
+	const char *conninfo;	/* PostgreSQL: the connection string as given */
+	const char *tmp_path;	/* the file being written (NULL for stdout, a device, in place) */
+	const char *db_path;	/* SQLite: the database file opened (tmp_path or, in place, the
+				 * target) */
+	bool in_place;		/* SQLite: adding a run to the existing database db_path */
+	int fd;			/* open on tmp_path, a device or stdout; -1 in place */
 	int precision;
 	struct wbuf *out;	/* text writers */
 	void *priv;		/* per-format state */
@@ -55,6 +62,7 @@ struct writer_ctx {
 struct writer_ops {
 	const char *name;
 	bool sqlite;				/* writes through SQLite: no stdout, no wbuf */
+	bool server;				/* writes to a server: no file, no wbuf */
 	/* Tables written, in this order; NULL: every table of the result in its order. */
 	const char *const *tables;
 	int (*open)(struct writer_ctx *w);
@@ -72,5 +80,14 @@ extern const struct writer_ops csv_writer_ops;
 extern const struct writer_ops json_writer_ops;
 extern const struct writer_ops jsonl_writer_ops;
 extern const struct writer_ops sqlite_writer_ops;
+extern const struct writer_ops pg_writer_ops;
+
+/* Whether the writer should stop: a signal arrived during an in-place write (the caller
+ * rolls back and exits; writers/outfile.c). */
+bool writer__interrupted(void);
+/* The runs columns every database store fills from the result's metadata and the options:
+ * label (opts), host (meta hostname), recorded (meta recorded, ISO 8601 UTC), perf_version,
+ * file. Returns the value or NULL. */
+const char *writer__run_info(const struct writer_ctx *w, const char *column);
 
 #endif

@@ -1,52 +1,48 @@
 /* hbbp-convert stats FILE: reads the whole file and prints one JSON object with the header
- * facts, the events (attr, sample count, role) and record counts by type. Uses only the
- * reader's public API.
+ * facts, the events (attr, sample count, role) and record counts by type. Uses the reader's
+ * public API and the method's event roles (hbbp/method/roles.h).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hbbp/cli/cmd_reader.h"
 #include "hbbp/cli/commands.h"
 #include "reader/perf_reader.h"
 #include "util/hbbp_err.h"
+#include "util/json_escape.h"
+
+static void json_put(void *ctx, const char *s, size_t n)
+{
+	fwrite(s, 1, n, ctx);
+}
 
 static void json_str(const char *s)
 {
-	if (!s) {
+	if (!s)
 		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", stdout);
-		else if (c == '\t')
-			fputs("\\t", stdout);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	else
+		json_escape(s, json_put, stdout);
 }
 
 static const char *tf(bool b) { return b ? "true" : "false"; }
 
+static const char stats_usage[] =
+	"usage: hbbp-convert stats [--ebs-event NAME] [--lbr-event NAME] FILE\n";
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: hbbp-convert stats [--ebs-event NAME] [--lbr-event NAME] FILE\n");
+	fputs(stats_usage, stderr);
 	return HBBP_EXIT_USAGE;
 }
 
 int cmd_stats(int argc, char **argv)
 {
 	struct perf_reader_opts opts = { .no_sort = true };
+	struct cmd_reader_roles ro = { 0 };
+	struct hbbp_event_role *roles;
 	const struct perf_reader_stats *st;
 	const struct perf_header_info *h;
 	const struct perf_record *rec;
@@ -57,17 +53,29 @@ int cmd_stats(int argc, char **argv)
 	int err, a;
 	bool first;
 
-	for (a = 1; a < argc; a++)
-		if (cmd_reader__arg(argc, argv, &a, &opts, &path))
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+			fputs(stats_usage, stdout);
+			return HBBP_EXIT_OK;
+		}
+		if (cmd_reader__arg(argc, argv, &a, &ro, &path))
 			return usage();
-	if (!path)
+	}
+	if (!path) {
+		fprintf(stderr, "hbbp-convert: error: stats: no FILE given\n");
 		return usage();
+	}
 	if ((err = cmd_reader__open(&r, path, &opts)))
 		return err;
 	while ((err = perf_reader__next(r, &rec)) > 0)
 		;
 	if (err < 0)
 		return cmd_reader__fail(r, err);
+	/* the roles of every event, once all are known (pipe mode: attrs along the stream) */
+	if ((err = cmd_reader__roles(r, &ro, &roles))) {
+		perf_reader__delete(r);
+		return err;
+	}
 	h = perf_reader__header(r);
 	st = perf_reader__stats(r);
 	printf("{\n  \"file\": ");
@@ -95,6 +103,16 @@ int cmd_stats(int argc, char **argv)
 	       "  \"byte_swapped\": %s,\n  \"truncated\": %s,\n  \"truncated_bytes\": %" PRIu64,
 	       tf(h->is_pipe), tf(h->compressed), tf(h->is_dir), tf(h->needs_swap),
 	       tf(h->truncated), st->truncated_bytes);
+	printf(",\n  \"partial_bytes\": %" PRIu64 ",\n  \"bad_features\": [", st->partial_bytes);
+	first = true;
+	for (t = 0; t < 64; t++)
+		if (st->bad_features & (1ULL << t)) {
+			char buf[32];
+
+			printf("%s\"%s\"", first ? "" : ", ", perf_feature__name(t, buf, sizeof(buf)));
+			first = false;
+		}
+	printf("],\n  \"empty_build_ids\": %s", tf(st->empty_build_ids));
 	printf(",\n  \"kcore_dir\": ");
 	json_str(h->kcore_dir);
 	printf(",\n  \"branch_stack\": %s,\n  \"tracing_data\": %s", tf(h->has_branch_stack),
@@ -126,8 +144,8 @@ int cmd_stats(int argc, char **argv)
 			printf("\"period\": %" PRIu64, e->attr.sample_period);
 		printf(", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"throttled\": %"
 		       PRIu64 ", \"role\": \"%s\", \"role_reason\": ", e->nr_samples, e->nr_lost,
-		       e->nr_throttle, perf_role_name(e->role));
-		json_str(e->role_reason);
+		       e->nr_throttle, hbbp_role_name(roles[i].role));
+		json_str(roles[i].reason);
 		putchar('}');
 	}
 	printf("%s],\n  \"records\": {", nr ? "\n  " : "");
@@ -150,12 +168,11 @@ int cmd_stats(int argc, char **argv)
 	       st->nr_lost, st->nr_lost_samples, st->nr_throttle, st->nr_unthrottle);
 	printf(",\n  \"compressed_bytes\": %" PRIu64 ",\n  \"decompressed_bytes\": %" PRIu64
 	       "\n}\n", st->nr_compressed_bytes, st->nr_decompressed_bytes);
-	if (h->truncated)
-		fprintf(stderr, "hbbp-convert: warning: %s: truncated recording, read up to the "
-			"last complete record\n", path);
+	cmd_reader__warn_partial(r, path);
 	perf_reader__delete(r);
+	free(roles);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "hbbp-convert: write error: %s\n", strerror(errno));
+		fprintf(stderr, "hbbp-convert: error: write error: %s\n", strerror(errno));
 		return HBBP_EXIT_IO;
 	}
 	return HBBP_EXIT_OK;

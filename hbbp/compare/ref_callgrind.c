@@ -30,6 +30,7 @@
 #include "util/hmap.h"
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define MAX_POS   8
 #define MAX_NAMES (1u << 24)
@@ -80,18 +81,10 @@ static int names_add(struct names *n, const char *s, size_t len, size_t *idx)
 			*idx = i;
 			return 0;
 		}
-	if (n->nr == n->cap) {
-		size_t c = n->cap ? n->cap * 2 : 64;
-		char **v;
-
-		if (c > MAX_NAMES)
-			return -HBBP_ELIMIT;
-		v = realloc(n->v, c * sizeof(char *));
-		if (!v)
-			return -ENOMEM;
-		n->v = v;
-		n->cap = c;
-	}
+	if (n->nr >= MAX_NAMES)
+		return -HBBP_ELIMIT;
+	if (grow_array((void **)&n->v, &n->cap, sizeof(*n->v), n->nr + 1, MAX_NAMES))
+		return -ENOMEM;
 	if (!(n->v[n->nr] = strndup(s, len)))
 		return -ENOMEM;
 	*idx = n->nr++;

@@ -12,6 +12,7 @@
 
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define MAX_FIELDS 64
 #define MAX_FIELD  65536
@@ -29,18 +30,10 @@ struct csv {
 
 static int csv_put(struct csv *c, int ch)
 {
-	if (c->len + 1 >= c->cap) {
-		size_t n = c->cap ? c->cap * 2 : 1024;
-		char *b;
-
-		if (n > (size_t)MAX_FIELD * 4)
-			return -HBBP_ELIMIT;
-		b = realloc(c->buf, n);
-		if (!b)
-			return -ENOMEM;
-		c->buf = b;
-		c->cap = n;
-	}
+	if (c->len + 2 > (size_t)MAX_FIELD * 4)
+		return -HBBP_ELIMIT;
+	if (grow_array((void **)&c->buf, &c->cap, 1, c->len + 2, (size_t)MAX_FIELD * 4))
+		return -ENOMEM;
 	c->buf[c->len++] = (char)ch;
 	return 0;
 }
@@ -229,7 +222,15 @@ int ref_csv__read(const char *path, struct ref_mix **out)
 		goto out;
 	}
 	for (i = 0; i < c.nr; i++) {
+		size_t d;
+
 		cols[i] = csv_field(&c, i);
+		for (d = 0; d < i; d++)
+			if (!strcmp(cols[d], cols[i])) {
+				pr_err("%s:1: column '%s' appears twice in the header", path, cols[i]);
+				err = -HBBP_EFORMAT;
+				goto out;
+			}
 		if (!strcmp(cols[i], "count"))
 			ci = i;
 		else if (!ref_mix__value_column(cols[i])) {

@@ -1,8 +1,9 @@
 /* Names the addresses of a mix read back for `compare` by disassembling the module files with
  * bbmap, so that a reference's mnemonics and iclasses are spelled exactly as
- * `hbbp-convert --by mnemonic` / `--by iclass` spell them (capstone's mnemonic verbatim); and
+ * `hbbp-convert --by mnemonic` / `--by iclass` spell them (bbmap's mnemonic verbatim); and
  * expands a `--by module,block` mix into per-instruction counts. Opened modules are cached
- * by path for the process (ref_decode__exit closes them).
+ * by path for the process (ref_decode__exit closes them). Only regular files are opened: the
+ * paths come from the reference, which is untrusted.
  * Depends on bbmap/module.h, hbbp/compare/ref.h and libc.
  */
 #include <errno.h>
@@ -10,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bbmap/module.h"
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 struct mod_entry {
 	char *path;
@@ -42,6 +45,17 @@ static struct bbmap_module *module_get(const char *path)
 		return NULL;
 	nr_mods++;
 	if (*path == '/' || strchr(path, '/')) {
+		struct stat st;
+
+		/* a path named inside a reference is untrusted: a FIFO or device would block
+		 * or never end, so only a regular file is opened */
+		if (stat(path, &st))
+			return NULL;
+		if (!S_ISREG(st.st_mode)) {
+			pr_warn("%s: named in the reference, but not a regular file: not read",
+				path);
+			return NULL;
+		}
 		if (bbmap_module__open(&e->m, path, NULL))
 			e->m = NULL;
 	}
@@ -222,17 +236,10 @@ int ref_mix__ips(struct ref_mix *m, const struct ref_mix *hint, struct ref_ip **
 				continue;
 			}
 			for (i = 0; i < blk->nr_insns; i++) {
-				if (n == cap) {
-					size_t nc = cap ? cap * 2 : 1024;
-					struct ref_ip *p = realloc(ips, nc * sizeof(*p));
-
-					if (!p) {
-						free(ips);
-						ref_agg__exit(&agg);
-						return -ENOMEM;
-					}
-					ips = p;
-					cap = nc;
+				if (grow_one((void **)&ips, &cap, sizeof(*ips), n)) {
+					free(ips);
+					ref_agg__exit(&agg);
+					return -ENOMEM;
 				}
 				memset(&ips[n], 0, sizeof(ips[n]));
 				ips[n].module = (char *)path;	/* borrowed from hint */

@@ -12,6 +12,7 @@
 
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define MAX_JSON   (1ULL << 32)
 #define MAX_DEPTH  64
@@ -211,6 +212,7 @@ static int jskip(struct jp *j, int depth)
 static int jrow(struct jp *j)
 {
 	char *names[MAX_FIELDS], *vals[MAX_FIELDS];
+	bool nulls[MAX_FIELDS];
 	const char *keys[MAX_FIELDS];
 	size_t n = 0, i, k;
 	double count = NAN;
@@ -232,8 +234,18 @@ static int jrow(struct jp *j)
 				err = jerr(j, "expected ':'");
 				break;
 			}
+			ws(j);
+			nulls[n] = j->end - j->p >= 4 && !strncmp(j->p, "null", 4);
 			if ((err = jscalar(j, &vals[n], &num))) {
 				free(names[n]);
+				break;
+			}
+			for (i = 0; i < n && !err; i++)
+				if (!strcmp(names[i], names[n]))
+					err = jerr(j, "a row names a column twice");
+			if (err) {
+				free(names[n]);
+				free(vals[n]);
 				break;
 			}
 			if (!strcmp(names[n], "count")) {
@@ -266,9 +278,12 @@ static int jrow(struct jp *j)
 	for (k = 0; !err && k < j->nk; k++) {
 		keys[k] = NULL;
 		for (i = 0; i < n; i++)
-			if (!strcmp(names[i], j->keys[k]))
+			if (!strcmp(names[i], j->keys[k])) {
 				keys[k] = vals[i];
-		if (!keys[k])
+				if (nulls[i])
+					err = jerr(j, "a key column is null");
+			}
+		if (!err && !keys[k])
 			err = jerr(j, "row lacks a key column of the first row");
 	}
 	if (!err)
@@ -339,20 +354,14 @@ int ref_json__read(const char *path, struct ref_mix **out)
 	for (;;) {
 		size_t r;
 
-		if (n + 65536 + 1 > cap) {
-			char *b;
-
-			cap = cap ? cap * 2 : 131072;
-			if (cap > MAX_JSON) {
-				err = -HBBP_ELIMIT;
-				pr_err("%s: larger than %llu bytes", path, MAX_JSON);
-				break;
-			}
-			if (!(b = realloc(buf, cap))) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = b;
+		if (n + 65536 + 1 > MAX_JSON) {
+			err = -HBBP_ELIMIT;
+			pr_err("%s: larger than %llu bytes", path, MAX_JSON);
+			break;
+		}
+		if (grow_array((void **)&buf, &cap, 1, n + 65536 + 1, MAX_JSON)) {
+			err = -ENOMEM;
+			break;
 		}
 		r = fread(buf + n, 1, 65536, f);
 		n += r;
@@ -366,6 +375,28 @@ int ref_json__read(const char *path, struct ref_mix **out)
 	j.s = j.p = buf;
 	j.end = buf + n;
 	ws(&j);
+	{
+		/* our documents start with "format_version": a version this reader does not
+		 * know is refused, not guessed at */
+		const char *v = strstr(j.p, "\"format_version\"");
+		const char *nl = memchr(j.p, '\n', (size_t)(j.end - j.p));
+
+		if (v && (!nl || v < nl)) {
+			char *e;
+			long ver;
+
+			v += strlen("\"format_version\"");
+			while (*v == ' ' || *v == ':')
+				v++;
+			ver = strtol(v, &e, 10);
+			if (e == v || ver != 1) {
+				pr_err("%s: format version %.*s is not supported (this tool reads 1)",
+				       path, (int)strcspn(v, ",}\n"), v);
+				err = -HBBP_EUNSUPP;
+				goto out;
+			}
+		}
+	}
 	{
 		/* JSON Lines: the header object then one row object per line */
 		const char *nl = memchr(j.p, '\n', (size_t)(j.end - j.p));

@@ -9,6 +9,7 @@
 
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define KEY_SEP '\x1f'
 
@@ -73,21 +74,18 @@ int ref_mix__add_row(struct ref_mix *m, const char *const *keys, double count)
 	size_t i;
 
 	if (m->nr_rows == m->alloc_rows) {
-		size_t n = m->alloc_rows ? m->alloc_rows * 2 : 64;
-		char **k;
-		double *c;
+		size_t kcap = m->alloc_rows, ccap = m->alloc_rows;
+		size_t w = m->nr_cols ? m->nr_cols : 1;
 
-		if (n > SIZE_MAX / sizeof(char *) / (m->nr_cols + 1))
+		if (w > SIZE_MAX / sizeof(char *))
 			return -HBBP_ELIMIT;
-		k = realloc(m->keys, n * (m->nr_cols ? m->nr_cols : 1) * sizeof(char *));
-		if (!k)
+		/* keys (w per row) and counts grow to the same number of rows */
+		if (grow_array((void **)&m->keys, &kcap, w * sizeof(char *), m->nr_rows + 1,
+			       SIZE_MAX) ||
+		    grow_array((void **)&m->counts, &ccap, sizeof(double), m->nr_rows + 1,
+			       SIZE_MAX))
 			return -ENOMEM;
-		m->keys = k;
-		c = realloc(m->counts, n * sizeof(double));
-		if (!c)
-			return -ENOMEM;
-		m->counts = c;
-		m->alloc_rows = n;
+		m->alloc_rows = kcap < ccap ? kcap : ccap;
 	}
 	for (i = 0; i < m->nr_cols; i++) {
 		char *s = strdup(keys[i] ? keys[i] : "");
@@ -109,18 +107,8 @@ int ref_mix__add_ip(struct ref_mix *m, const char *module, uint64_t addr, double
 {
 	struct ref_ip *ip;
 
-	if (m->nr_ips == m->alloc_ips) {
-		size_t n = m->alloc_ips ? m->alloc_ips * 2 : 256;
-		struct ref_ip *p;
-
-		if (n > SIZE_MAX / sizeof(*p))
-			return -HBBP_ELIMIT;
-		p = realloc(m->ips, n * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		m->ips = p;
-		m->alloc_ips = n;
-	}
+	if (grow_one((void **)&m->ips, &m->alloc_ips, sizeof(*m->ips), m->nr_ips))
+		return -ENOMEM;
 	ip = &m->ips[m->nr_ips];
 	memset(ip, 0, sizeof(*ip));
 	ip->module = strdup(module ? module : "");

@@ -27,6 +27,7 @@ int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 	b->nr_events = d->acc.nr_events;
 	for (i = 0; i < d->acc.nr_events; i++)
 		b->roles[i].role = d->acc.ev[i].role;
+	b->lbr_time = d->acc.lbr_time;	/* read-only during the pass */
 	hmap__init(&b->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hbbp_stack_cache__init(&b->stacks);
 	b->tmin = UINT64_MAX;
@@ -54,6 +55,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 	if (!(rec->sample.present & PERF_SAMPLE_TIME))
 		return 0;
 	hbbp_sample__digest(b->roles, b->nr_events, rec, &it);
+	hbbp_lbr_time__weigh(b->lbr_time, &it);
 	if (it.has_read)
 		return 0;
 	if (it.kind == HBBP_ITEM_LBR) {
@@ -64,8 +66,8 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 		if (!hbbp_driver__stack_key(&it, it.raw, qk ? qk : key))
 			return 0;
 		if (qk) {
-			if (hbbp_stack_cache__queue(&b->stacks, hbbp_stack_cache__hash(qk),
-						    (double)it.period, 1))
+			if (hbbp_stack_cache__queue_w(&b->stacks, hbbp_stack_cache__hash(qk),
+						      it.weight, (double)it.period, 1))
 				return -ENOMEM;
 		} else if (hbbp_stack_cache__drain(&b->stacks)) {
 			return -ENOMEM;
@@ -73,7 +75,8 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 			v = hbbp_stack_cache__get(&b->stacks, key, hbbp_stack_cache__hash(key));
 			if (!v)
 				return b->stacks.nr >= HBBP_STACK_CACHE_MAX ? 0 : -ENOMEM;
-			v->period += (double)it.period;
+			v->period += it.weight;
+			v->period_plain += (double)it.period;
 			v->n++;
 		}
 	} else if (it.kind == HBBP_ITEM_EBS) {
@@ -105,6 +108,9 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 		break;
 	case HBBP_ITEM_LBR:
 		ev->lbr_used++;
+		ev->lbr_time += it.lbr_time;
+		ev->lbr_fallback += it.lbr_fallback;
+		ev->lbr_by_ip += it.lbr_by_ip;
 		break;
 	default:
 		b->nr_unused_samples++;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "hbbp/engine/code_bbmap.h"
@@ -28,15 +29,16 @@ static int run_choose_method(struct convert_run *run, const struct convert_opts 
 
 	for (i = 0; i < run->nr_events; i++) {
 		const struct perf_event_info *e = run->events[i];
+		const struct hbbp_event_role *ro = &run->roles[i];
 
-		if (e->role == PERF_ROLE_EBS)
+		if (ro->role == HBBP_ROLE_EBS)
 			has_ebs = true;
-		else if (e->role == PERF_ROLE_LBR && e->branch_any)
+		else if (ro->role == HBBP_ROLE_LBR && ro->branch_any)
 			has_lbr = true;
 		else if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 			pr_info("event '%s' is not an LBR source: %s", e->name ? e->name : "?",
-				e->role_reason ? e->role_reason :
-				(e->branch_any ? "unused role" :
+				ro->reason ? ro->reason :
+				(ro->branch_any ? "unused role" :
 				 "its branch stack was not recorded with the all-branches filter"));
 	}
 	run->method = o->method;
@@ -50,8 +52,7 @@ static int run_choose_method(struct convert_run *run, const struct convert_opts 
 		return -HBBP_EUNSUPP;
 	}
 	if (!has_ebs && !has_lbr) {
-		pr_err("%s: no usable event: need an instructions-retired event (EBS) or an event "
-		       "with an all-branches LBR stack (perf record -b)", o->input);
+		convert__no_event(run, o);
 		return -HBBP_EUNSUPP;
 	}
 	if (o->method == HBBP_METHOD_HBBP && !has_ebs) {
@@ -68,6 +69,36 @@ static int run_choose_method(struct convert_run *run, const struct convert_opts 
 	return 0;
 }
 
+/* "recorded": when the recording started (UTC, ISO 8601), from the CLOCK_DATA feature
+ * (wall-clock time of a point of the sample clock) and the first sample's time; without it
+ * the file's modification time (the recording's end). "recorded_from" says which. */
+static int run_meta_recorded(struct convert_run *run, const struct convert_opts *o)
+{
+	const struct perf_header_info *h = perf_reader__header(run->reader);
+	char buf[32];
+	const char *from;
+	struct stat st;
+	struct tm tm;
+	time_t t;
+	int err;
+
+	if (h->clock_tod_ns && h->clock_ref_ns && h->first_sample_time) {
+		int64_t d = (int64_t)(h->first_sample_time - h->clock_ref_ns);
+
+		t = (time_t)(((int64_t)h->clock_tod_ns + d) / 1000000000);
+		from = "clock_data";
+	} else if (!h->is_pipe && strcmp(o->input, "-") && !stat(o->input, &st)) {
+		t = st.st_mtime;
+		from = "file_mtime";
+	} else {
+		return 0;
+	}
+	if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return 0;
+	err = result__meta_text(run->res, "recorded", buf);
+	return err ? err : result__meta_text(run->res, "recorded_from", from);
+}
+
 static int run_meta(struct convert_run *run, const struct convert_opts *o)
 {
 	const struct perf_header_info *h = perf_reader__header(run->reader);
@@ -76,6 +107,7 @@ static int run_meta(struct convert_run *run, const struct convert_opts *o)
 	int err = 0;
 
 	err = err ? err : result__meta_text(run->res, "file", o->input);
+	err = err ? err : run_meta_recorded(run, o);
 	if (h->version)
 		err = err ? err : result__meta_text(run->res, "perf_version", h->version);
 	if (h->hostname)
@@ -92,7 +124,7 @@ static int run_meta(struct convert_run *run, const struct convert_opts *o)
 	for (i = 0; i < run->nr_events; i++) {
 		const struct perf_event_info *e = run->events[i];
 		int n = snprintf(buf + len, sizeof(buf) - len, "%s%s=%s/%s%llu", i ? "," : "",
-				 e->name ? e->name : "?", perf_role_name(run->drv.acc.ev[i].role),
+				 e->name ? e->name : "?", hbbp_role_name(run->drv.acc.ev[i].role),
 				 perf_evattr__freq(&e->attr) ? "freq=" : "period=",
 				 (unsigned long long)e->attr.sample_period);
 
@@ -113,7 +145,7 @@ static bool run_wants_lines(const struct convert_opts *o)
 {
 	size_t i;
 
-	if (o->format == WRITER_SQLITE)
+	if (o->format == WRITER_SQLITE || o->format == WRITER_POSTGRES)
 		return true;
 	for (i = 0; i < o->mix.nr_keys; i++)
 		if (o->mix.keys[i] == KEY_SRCLINE)
@@ -186,8 +218,6 @@ static double now_s(void)
 static void run_reader_opts(const struct convert_opts *o, struct perf_reader_opts *ro)
 {
 	memset(ro, 0, sizeof(*ro));
-	ro->ebs_event = o->ebs_event;
-	ro->lbr_event = o->lbr_event;
 	ro->samples_unordered = true;	/* sums of samples: their order does not matter */
 }
 
@@ -230,6 +260,7 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 		err = run->drv.flush_err;
 	}
 	run->two_parts = hbbp_segment__used(seg);
+	run->part_samples = hbbp_segment__nr_samples(seg);
 	perf_reader__set_mark(run->reader, 0, NULL, NULL);
 	hbbp_driver__set_bundle(&run->drv, NULL);	/* freed with the segment */
 	hbbp_segment__delete(seg);
@@ -254,10 +285,13 @@ void convert__run_exit(struct convert_run *run)
 		hbbp_counts__exit(&run->counts);
 	if (run->drv_ok)
 		hbbp_driver__exit(&run->drv);
+	if (run->lbr_time_ok)
+		hbbp_lbr_time__exit(&run->lbr_time);
 	result__delete(run->res);
 	bbmap_session__delete(run->session);
 	perf_reader__delete(run->reader);
 	free(run->events);
+	free(run->roles);
 }
 
 /* Everything up to the result tables; on failure err is set and run is ready for
@@ -266,6 +300,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 {
 	struct perf_reader_opts ro;
 	const char *errmsg = NULL;
+	char msg[512];
 	size_t i;
 	int err;
 
@@ -287,16 +322,32 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	}
 	for (i = 0; i < run->nr_events; i++)
 		run->events[i] = perf_reader__event(run->reader, i);
+	/* method.md §2: the events' roles, decided once (events the reader meets after open, in
+	 * pipe mode, have none) */
+	run->roles = calloc(run->nr_events + 1, sizeof(*run->roles));
+	if (!run->roles) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = hbbp_roles__assign(run->reader, o->ebs_event, o->lbr_event, run->roles, msg,
+				 sizeof(msg));
+	if (err) {
+		pr_err("%s", msg);
+		goto out;
+	}
 	err = run_choose_method(run, o);
 	if (err)
 		goto out;
 	err = run_session(run, o);
 	if (err)
 		goto out;
-	err = hbbp_driver__init(&run->drv, &run->ops, run->events, run->nr_events);
+	err = hbbp_driver__init(&run->drv, &run->ops, run->events, run->roles, run->nr_events);
 	if (err)
 		goto out;
 	run->drv_ok = true;
+	err = convert__lbr_weighting(run, o, &ro);
+	if (err)
+		goto out;
 	err = run_pass(run, o);
 	if (err)
 		goto out;
@@ -310,12 +361,15 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	for (i = 0; i < run->nr_events; i++)
 		run->events[i] = perf_reader__event(run->reader, i);
 	err = run_meta(run, o);
+	if (!err)
+		err = convert__lbr_weighting_meta(run);
 	if (!err) {
 		struct hbbp_mix_opts mo = o->mix;
 
 		/* tables the output does not write are not built */
 		mo.mix_only = !writer_format_writes_table(o->format, "blocks");
-		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events, &mo,
+		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events,
+				      perf_reader__stats(run->reader), &mo,
 				      &run->total);
 	}
 	if (err) {
@@ -328,15 +382,17 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		uint64_t nb;
 
 		convert__code_module_weight(run, &total, &rejected);
-		err = result__meta_real(run->res, "lbr_weight_code_modules", total);
+		err = result__meta_real(run->res, "lbr_weight_code_modules", hbbp_round_count(total));
 		if (!err)
 			err = result__meta_real(run->res, "lbr_weight_code_modules_attributed",
-						total - rejected);
+						hbbp_round_count(total - rejected));
 		/* weight on bytes the decoder does not know: shown, never silent */
 		if (!err)
 			err = result__meta_real(run->res, "undecodable_weight",
-						convert__undecodable_weight(run, &nb));
+						hbbp_round_count(convert__undecodable_weight(run, &nb)));
 	}
+	if (!err)	/* what the result lacks or is weighted by, said once (run_notes.c) */
+		err = convert__notes(run, o);
 out:
 	if (!err)
 		return HBBP_EXIT_OK;
@@ -348,7 +404,10 @@ out:
 int convert__compute(struct convert_run *run, const struct convert_opts *o)
 {
 	struct convert_opts one;
-	int rc = run_compute_once(run, o);
+	int rc;
+
+	hbbp_log_subject(o->input);	/* every message of this input names it (-j runs) */
+	rc = run_compute_once(run, o);
 
 	if (!run->redo)
 		return rc;
@@ -369,8 +428,12 @@ static int run_output(struct convert_run *run, const struct convert_opts *o, boo
 	struct writer_opts wo;
 	int err;
 
+	hbbp_log_subject(o->input);
 	memset(&wo, 0, sizeof(wo));
 	wo.append = append;
+	wo.label = o->label;
+	wo.inputs = o->inputs ? o->inputs : &o->input;
+	wo.nr_inputs = o->inputs ? o->nr_inputs : 1;
 	err = writer__write(run->res, out, o->format, &wo);
 	if (err) {
 		pr_err("%s: cannot write: %s", strcmp(out, "-") ? out : "stdout",
@@ -453,7 +516,8 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 {
 	struct many m;
 	pthread_t *tids = NULL;
-	size_t i, nr_threads = 0;
+	size_t i, nr_threads = 0, nfailed = 0;
+	const char *first = NULL;
 	int rc = HBBP_EXIT_OK;
 	bool wrote = false;		/* later runs are appended to the database */
 
@@ -468,9 +532,12 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 			r = convert__run(&oi);
 			if (r == HBBP_EXIT_OK)
 				wrote = true;
-			else if (rc == HBBP_EXIT_OK)
+			else if (nfailed++, !first)
+				first = inputs[i];
+			if (r != HBBP_EXIT_OK && rc == HBBP_EXIT_OK)
 				rc = r;
 		}
+		convert__many_done(o, nr, nfailed, first, wrote);
 		return rc;
 	}
 	memset(&m, 0, sizeof(m));
@@ -514,7 +581,9 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 		convert__run_exit(&sl->run);
 		if (r == HBBP_EXIT_OK)
 			wrote = true;
-		else if (rc == HBBP_EXIT_OK)
+		else if (nfailed++, !first)
+			first = inputs[i];
+		if (r != HBBP_EXIT_OK && rc == HBBP_EXIT_OK)
 			rc = r;
 		pthread_mutex_lock(&m.lock);
 		m.written = i + 1;
@@ -527,5 +596,6 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 	pthread_mutex_destroy(&m.lock);
 	free(tids);
 	free(m.slots);
+	convert__many_done(o, nr, nfailed, first, wrote);
 	return rc;
 }

@@ -19,6 +19,10 @@ struct convert_opts {
 	const char *output;		/* NULL or "-": stdout */
 	enum writer_format format;
 	bool append;
+	const char *label;		/* --label: runs.label of a database output */
+	/* Every input of the command: the output must not be one of them (NULL: input). */
+	const char *const *inputs;
+	size_t nr_inputs;
 	enum hbbp_method method;
 	bool method_given;
 	unsigned cutoff;
@@ -34,6 +38,7 @@ struct convert_opts {
 	unsigned jobs;			/* threads for one input (>= 2: two parts at once) */
 	uint64_t split_min;		/* records of a file from which it is read in two
 					 * parts (hbbp/engine/segment.h); 0 never */
+	int lbr_weighting;		/* enum hbbp_lbr_weighting (--lbr-weighting) */
 };
 
 /* State of a finished run, for the summary. */
@@ -46,12 +51,17 @@ struct convert_run {
 	struct hbbp_counts counts;
 	struct result *res;
 	const struct perf_event_info **events;
+	struct hbbp_event_role *roles;	/* of events (method.md §2) */
 	size_t nr_events;
 	enum hbbp_method method;
 	double total;
 	bool drv_ok, counts_ok;
 	bool two_parts;			/* the pass read the file in two parts */
+	uint64_t part_samples;		/* ... of which this many samples apart */
 	bool redo;			/* ... and must read it again in one */
+	int lbr_weighting;		/* the LBR weight used (HBBP_LBR_WEIGHT_PLAIN/TIME) */
+	struct hbbp_lbr_time lbr_time;	/* its durations (method.md §5b) */
+	bool lbr_time_ok;		/* lbr_time initialised (the event counts time) */
 };
 
 /* The options of 'hbbp-convert FILE' without other arguments (CSV, the hybrid method at the
@@ -76,6 +86,22 @@ int convert__run(const struct convert_opts *o);
 int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
 		      unsigned jobs);
 void convert__summary(const struct convert_run *run, const struct convert_opts *o);
+/* hbbp/engine/run_notes.c: the error of a recording with no usable event (its events, the
+ * option to use); the warnings of a finished run, on stderr and in the result (0 or -ENOMEM);
+ * the unit of the EBS weight ("insns", "ns", "cycles", "period"). */
+void convert__no_event(const struct convert_run *run, const struct convert_opts *o);
+int convert__notes(struct convert_run *run, const struct convert_opts *o);
+const char *convert__ebs_unit(const struct convert_run *run);
+/* After several inputs: says how many failed (the first named) and what the output holds. */
+void convert__many_done(const struct convert_opts *o, size_t nr, size_t nfailed,
+			const char *first_failed, bool wrote);
+/* The LBR weight of the run (hbbp/engine/lbr_weighting.c): after the driver is set up and
+ * before the pass; reads the input once more for the time-weighted estimate. */
+int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o,
+			   const struct perf_reader_opts *ro);
+/* Its metadata (lbr_weighting, lbr_time_*) into run->res. */
+int convert__lbr_weighting_meta(const struct convert_run *run);
+const char *convert__lbr_weighting_name(int w);	/* "time", "plain", "auto" */
 void convert__progress(double fraction, bool done);
 /* LBR stream weight with an end in a dso whose code was found, and the part rejected. */
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected);

@@ -18,12 +18,13 @@
 static int driver_merge_bundle(struct hbbp_driver *d);
 
 int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
-		      const struct perf_event_info *const *events, size_t nr_events)
+		      const struct perf_event_info *const *events,
+		      const struct hbbp_event_role *roles, size_t nr_events)
 {
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	err = hbbp_accum__init(&d->acc, ops, events, nr_events);
+	err = hbbp_accum__init(&d->acc, ops, events, roles, nr_events);
 	if (err)
 		return err;
 	hbbp_stack_cache__init(&d->stacks);
@@ -97,12 +98,13 @@ static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int
 	return hbbp_sum_queue__add(&d->ebsq, &d->acc.ebs, key, period, n);
 }
 
+/* cnt stacks e[0..n), their weights summing to period (periods: period_plain) */
 static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode,
 			    int evidx, const struct perf_branch_entry *e, uint64_t n,
-			    double period, uint64_t cnt)
+			    double period, double period_plain, uint64_t cnt)
 {
-	return hbbp_accum__lbr_stack(&d->acc, driver_lookup, d, pid, tid, cpumode, evidx, e, n,
-				     period, cnt);
+	return hbbp_accum__lbr_stack_w(&d->acc, driver_lookup, d, pid, tid, cpumode, evidx, e,
+				       n, period, period_plain, cnt);
 }
 
 int hbbp_driver__flush(struct hbbp_driver *d)
@@ -124,7 +126,7 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 		}
 		err = driver_lbr_stack(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
 				       (int)((key[1] >> 16) & 0xffff), (int)(key[1] & 0xffff), e,
-				       n, v->period, v->n);
+				       n, v->period, v->period_plain, v->n);
 	}
 	hbbp_stack_cache__clear(&d->stacks);
 	return err;
@@ -148,9 +150,10 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
 	return true;
 }
 
-/* cnt stacks key (hash h), their periods summing to period, into the cache */
+/* cnt stacks key (hash h), their weights summing to period (periods: period_plain), into
+ * the cache */
 static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t h,
-			    double period, uint64_t cnt)
+			    double period, double period_plain, uint64_t cnt)
 {
 	struct hbbp_stack_val *v;
 	int err = hbbp_stack_cache__drain(&d->stacks);
@@ -167,6 +170,7 @@ static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t
 	if (!v)
 		return -ENOMEM;
 	v->period += period;
+	v->period_plain += period_plain;
 	v->n += cnt;
 	return 0;
 }
@@ -185,15 +189,17 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	if (it->kind != HBBP_ITEM_LBR)
 		return 0;
 	/* identical stacks are summed in the cache and resolved at the next flush: queued for
-	 * their lookup while there is room for all queued, else added at once */
+	 * their lookup while there is room for all queued, else added at once. Their weights
+	 * (period / D(Y) with method.md §5b) are summed, so the key need not hold the IP. */
 	key = hbbp_stack_cache__queue_key(&d->stacks);
 	if (!hbbp_driver__stack_key(it, e, key ? key : local))
 		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, it->nr,
-					(double)it->period, 1);
+					it->weight, (double)it->period, 1);
 	if (key)
-		return hbbp_stack_cache__queue(&d->stacks, hbbp_stack_cache__hash(key),
-					       (double)it->period, 1);
-	return driver_stack_add(d, local, hbbp_stack_cache__hash(local), (double)it->period, 1);
+		return hbbp_stack_cache__queue_w(&d->stacks, hbbp_stack_cache__hash(key),
+						 it->weight, (double)it->period, 1);
+	return driver_stack_add(d, local, hbbp_stack_cache__hash(local), it->weight,
+				(double)it->period, 1);
 }
 
 /* Records after which the address spaces are unchanged: no need to flush the stacks. */
@@ -234,6 +240,9 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		d->acc.ev[i].samples_used += b->ev[i].lbr_used;
 		d->acc.ev[i].stacks_short += b->ev[i].stacks_short;
 		d->acc.ev[i].zero_entries += b->ev[i].zero_entries;
+		d->acc.ev[i].lbr_time_stacks += b->ev[i].lbr_time;
+		d->acc.ev[i].lbr_time_fallback += b->ev[i].lbr_fallback;
+		d->acc.ev[i].lbr_time_by_ip += b->ev[i].lbr_by_ip;
 	}
 	hmap__for_each(&b->ebs, i, key, v) {
 		err = driver_ebs_add(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0], (int)key[1],
@@ -245,7 +254,8 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		const uint64_t *skey = hbbp_stack_cache__key(&b->stacks, i);
 
 		err = driver_stack_add(d, skey, hbbp_stack_cache__hash(skey),
-				       b->stacks.vals[i].period, b->stacks.vals[i].n);
+				       b->stacks.vals[i].period, b->stacks.vals[i].period_plain,
+				       b->stacks.vals[i].n);
 		if (err)
 			return err;
 	}
@@ -289,12 +299,12 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 		struct hbbp_sample_item it;
 
 		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, rec, &it);
+		hbbp_lbr_time__weigh(d->acc.lbr_time, &it);
 		return hbbp_driver__apply(d, &it, it.raw);
 	}
-	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST:		/* counted by the reader (method.md §2: reported) */
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
-		hbbp_accum__lost(&d->acc, rec);
 		return 0;
 	case PERF_RECORD_READ:
 		return hbbp_accum__read_value(&d->acc, rec->read.pid, rec->read.tid,

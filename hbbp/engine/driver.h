@@ -49,9 +49,10 @@ struct hbbp_driver {
 	bool bundle_merged;
 };
 
-/* events[i] describes event i (see hbbp_accum__init). */
+/* events[i] and roles[i] describe event i (see hbbp_accum__init). */
 int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
-		      const struct perf_event_info *const *events, size_t nr_events);
+		      const struct perf_event_info *const *events,
+		      const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_driver__exit(struct hbbp_driver *d);
 /* Feeds one record (any type). Returns 0 or -ENOMEM; anomalies are counted, never fatal. */
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);
@@ -74,12 +75,16 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
  * samples themselves only when every such record read before the segment has a time <= the
  * segment's first sample time, and every one read after it a time >= its last: otherwise
  * the driver fails with -HBBP_EREDO and the pass must be run again in one part. */
-struct hbbp_bundle_event { uint64_t samples, lbr_used, stacks_short, zero_entries; };
+struct hbbp_bundle_event {
+	uint64_t samples, lbr_used, stacks_short, zero_entries;
+	uint64_t lbr_time, lbr_fallback, lbr_by_ip;	/* method.md §5b counters */
+};
 struct hbbp_bundle {
 	struct hbbp_event_state *roles;	/* a copy of the events' roles (for hbbp_sample__digest):
 					 * the driver's own share cache lines with counters its
 					 * thread writes */
 	size_t nr_events;
+	const struct hbbp_lbr_time *lbr_time;	/* the accumulators' (read-only) */
 	struct hbbp_bundle_event *ev;	/* nr_events */
 	struct hmap ebs;		/* (pid<<32|tid, cpumode, ip, evidx) -> hbbp_ebs_val */
 	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */

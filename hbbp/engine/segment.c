@@ -167,6 +167,11 @@ bool hbbp_segment__used(const struct hbbp_segment *s)
 	return s && s->used;
 }
 
+uint64_t hbbp_segment__nr_samples(const struct hbbp_segment *s)
+{
+	return s && s->used ? s->b.nr_samples : 0;
+}
+
 void hbbp_segment__delete(struct hbbp_segment *s)
 {
 	if (!s)

@@ -26,5 +26,7 @@ int hbbp_segment__open(struct hbbp_segment **out, struct perf_reader *r, const c
 void hbbp_segment__delete(struct hbbp_segment *s);
 /* Whether the pass used the segment (its start was a record boundary, nothing failed). */
 bool hbbp_segment__used(const struct hbbp_segment *s);
+/* The samples the segment's bundle stood for (0 when not used). */
+uint64_t hbbp_segment__nr_samples(const struct hbbp_segment *s);
 
 #endif

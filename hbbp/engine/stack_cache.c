@@ -98,6 +98,7 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
 	c->index[i] = (uint32_t)(e + 1);
 	c->vals[e].period = 0;
 	c->vals[e].n = 0;
+	c->vals[e].period_plain = 0;
 	return &c->vals[e];
 }
 
@@ -120,6 +121,7 @@ static int queue_pop(struct hbbp_stack_cache *c)
 		return -ENOMEM;
 	v->period += c->qval[q].period;
 	v->n += c->qval[q].n;
+	v->period_plain += c->qval[q].period_plain;
 	c->qhead = (q + 1) % HBBP_STACK_QUEUE;
 	c->qnr--;
 	return 0;
@@ -145,11 +147,18 @@ static void queue_prefetch_entry(const struct hbbp_stack_cache *c, unsigned int 
 int hbbp_stack_cache__queue(struct hbbp_stack_cache *c, uint64_t hash, double period,
 			    uint64_t n)
 {
+	return hbbp_stack_cache__queue_w(c, hash, period, period, n);
+}
+
+int hbbp_stack_cache__queue_w(struct hbbp_stack_cache *c, uint64_t hash, double period,
+			      double period_plain, uint64_t n)
+{
 	unsigned int q = (c->qhead + c->qnr) % HBBP_STACK_QUEUE;
 
 	c->qhash[q] = hash;
 	c->qval[q].period = period;
 	c->qval[q].n = n;
+	c->qval[q].period_plain = period_plain;
 	__builtin_prefetch(&c->index[hash & (NR_SLOTS - 1)]);
 	c->qnr++;
 	/* the previous stack's slot was loaded one stack ago: now its entry */

@@ -22,7 +22,9 @@
 
 #define HBBP_STACK_QUEUE	4	/* stacks in flight */
 
-struct hbbp_stack_val { double period; uint64_t n; };
+/* period: the stacks' summed weight (their periods, or with the time-weighted LBR estimate
+ * period / D(Y) each, hbbp/method/lbr_time.h); period_plain: their summed periods */
+struct hbbp_stack_val { double period; uint64_t n; double period_plain; };
 
 struct hbbp_stack_cache {
 	uint32_t *index;		/* 2 * MAX slots: entry number + 1, 0 empty */
@@ -52,6 +54,9 @@ uint64_t *hbbp_stack_cache__queue_key(struct hbbp_stack_cache *c);
  * be summed (period, n) into its entry later. 0 or -ENOMEM. */
 int hbbp_stack_cache__queue(struct hbbp_stack_cache *c, uint64_t hash, double period,
 			    uint64_t n);
+/* The same with a weight (period) other than the summed periods (period_plain). */
+int hbbp_stack_cache__queue_w(struct hbbp_stack_cache *c, uint64_t hash, double period,
+			      double period_plain, uint64_t n);
 /* Sums the queued stacks into their entries: before nr, the keys or the values are read. */
 int hbbp_stack_cache__drain(struct hbbp_stack_cache *c);
 /* Entry i (0 <= i < nr) in insertion order. */

@@ -47,7 +47,7 @@ static void summary_unresolved(const struct convert_run *run)
 	if (!v)
 		return;
 	for (i = 0; i < d->nr_events; i++) {
-		if (d->ev[i].role == PERF_ROLE_LBR)
+		if (d->ev[i].role == HBBP_ROLE_LBR)
 			lbr_total += d->ev[i].stream_weight;
 	}
 	ebs_total = run->counts.ebs_weight_attributed;
@@ -64,14 +64,37 @@ static void summary_unresolved(const struct convert_run *run)
 		const char *st = v[i]->dso ?
 			bbmap_dso_status_name(run->ops.dso_module(run->ops.ctx, v[i]->dso, &m)) : "";
 
-		fprintf(stderr, "  %-40s %-10s EBS %.3g insns (%.1f%%)  LBR %.3g (%.1f%% of stream "
-			"weight)\n", name ? name : "?", st, v[i]->ebs_weight,
+		fprintf(stderr, "  %-40s %-10s EBS %.0f %s (%.1f%%)  LBR %.0f (%.1f%% of stream "
+			"weight)\n", name ? name : "?", st, v[i]->ebs_weight, convert__ebs_unit(run),
 			ebs_total > 0 ? 100 * v[i]->ebs_weight / ebs_total : 0, v[i]->lbr_weight,
 			lbr_total > 0 ? 100 * v[i]->lbr_weight / lbr_total : 0);
 	}
 	if (n > 8)
 		fprintf(stderr, "  ... and %zu more\n", n - 8);
 	free(v);
+}
+
+/* The time-weighted LBR estimate (method.md §5b), when it was used. */
+static void summary_lbr_weighting(const struct convert_run *run)
+{
+	const struct hbbp_accum *d = &run->drv.acc;
+	size_t i;
+
+	if (run->lbr_weighting != HBBP_LBR_WEIGHT_TIME)
+		return;
+	for (i = 0; i < d->nr_events; i++) {
+		const struct hbbp_event_state *e = &d->ev[i];
+
+		if (e->role != HBBP_ROLE_LBR)
+			continue;
+		fprintf(stderr, "  LBR weight: time (method.md §5b, stacks sampled on time; "
+			"--lbr-weighting plain for period/(n-1)): %" PRIu64 " stacks by the mean "
+			"duration of the streams from their interrupted stream's start (%" PRIu64
+			" of them refined by the IP), %" PRIu64 " by the recording's mean stream "
+			"duration %.1f cycles (no stream from that start); plain weight %.4g\n",
+			e->lbr_time_stacks, e->lbr_time_by_ip, e->lbr_time_fallback,
+			run->lbr_time.st.mean, e->stream_weight_plain);
+	}
 }
 
 /* LBR stream weight with an end in a module whose code was found, and how much of it was
@@ -89,17 +112,14 @@ static void summary_code_modules(const struct convert_run *run)
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected)
 {
 	const struct hbbp_accum *d = &run->drv.acc;
+	const struct hbbp_unresolved *u;
+	const uint64_t *key;
 	size_t i;
 
 	*total = *rejected = 0;
-	for (i = 0; i < d->unres.cap; i++) {
-		void *val;
-		const struct hbbp_unresolved *u;
+	hmap__for_each(&d->unres, i, key, u) {
 		struct bbmap_module *m = NULL;
 
-		if (!hmap__slot(&d->unres, i, &val))
-			continue;
-		u = val;
 		if (!u->dso || run->ops.dso_module(run->ops.ctx, u->dso, &m) != DSO_OK)
 			continue;
 		*total += u->lbr_total;
@@ -137,6 +157,7 @@ double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_b
 void convert__summary(const struct convert_run *run, const struct convert_opts *o)
 {
 	const struct hbbp_accum *d = &run->drv.acc;
+	const struct perf_reader_stats *rs = perf_reader__stats(run->reader);
 	const struct result_table *mix = result__table(run->res, "mix");
 	double sweight = 0, rej = 0;
 	size_t i, j;
@@ -144,24 +165,27 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 	fprintf(stderr, "%s: method %s", o->input, hbbp_method_name(run->method));
 	if (run->method == HBBP_METHOD_HBBP)
 		fprintf(stderr, " (LBR for blocks of <= %u instructions, else EBS)", o->cutoff);
+	if (run->method != HBBP_METHOD_LBR && strcmp(convert__ebs_unit(run), "insns"))
+		fprintf(stderr, ", EBS weighted by %s", !strcmp(convert__ebs_unit(run), "period") ?
+			"the event's period" : "time");
 	fputc('\n', stderr);
 	for (i = 0; i < d->nr_events; i++) {
 		const struct hbbp_event_state *e = &d->ev[i];
 		const struct perf_event_info *ei = run->events[i];
 
 		fprintf(stderr, "  event %zu %-32s %-6s %" PRIu64 " samples", i,
-			e->name ? e->name : "?", perf_role_name(e->role), e->samples);
-		if (e->role == PERF_ROLE_EBS)
+			ei->name ? ei->name : "?", hbbp_role_name(e->role), e->samples);
+		if (e->role == HBBP_ROLE_EBS)
 			fprintf(stderr, ", %" PRIu64 " resolved", e->samples_used);
-		if (e->role == PERF_ROLE_LBR) {
+		if (e->role == HBBP_ROLE_LBR) {
 			fprintf(stderr, ", %" PRIu64 " stacks, %" PRIu64 " streams", e->samples_used,
 				e->streams);
 			sweight += e->stream_weight;
 		}
 		if (e->scale != 1.0)
 			fprintf(stderr, ", multiplexed x%.3f", e->scale);
-		if (e->role == PERF_ROLE_UNUSED && ei->role_reason)
-			fprintf(stderr, " (%s)", ei->role_reason);
+		if (e->role == HBBP_ROLE_UNUSED && e->role_reason)
+			fprintf(stderr, " (%s)", e->role_reason);
 		fputc('\n', stderr);
 	}
 	for (i = 0; i < REJ__COUNT; i++)
@@ -178,11 +202,13 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 		}
 		fputc('\n', stderr);
 	}
+	summary_lbr_weighting(run);
 	summary_code_modules(run);
-	if (d->nr_lost_records || d->nr_lost_samples || d->nr_throttle)
+	if (rs->nr_records[PERF_RECORD_LOST] || rs->nr_lost_samples || rs->nr_throttle)
 		fprintf(stderr, "  warning: %" PRIu64 " LOST records (%" PRIu64 " events), %" PRIu64
 			" lost samples, %" PRIu64 " THROTTLE records: the estimate is biased\n",
-			d->nr_lost_records, d->nr_lost, d->nr_lost_samples, d->nr_throttle);
+			rs->nr_records[PERF_RECORD_LOST], rs->nr_lost, rs->nr_lost_samples,
+			rs->nr_throttle);
 	summary_unresolved(run);
 	{
 		uint64_t nb;
@@ -195,24 +221,27 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 	}
 	if (!mix)
 		return;
-	fprintf(stderr, "top of the mix (%zu rows, total %.6g):\n", mix->nr_rows, run->total);
+	fprintf(stderr, "top of the mix (%zu rows, total %.0f%s%s):\n", mix->nr_rows, run->total,
+		run->method == HBBP_METHOD_EBS && strcmp(convert__ebs_unit(run), "insns") ? " " : "",
+		run->method == HBBP_METHOD_EBS && strcmp(convert__ebs_unit(run), "insns") ?
+		convert__ebs_unit(run) : "");
+	/* perf report's layout: share, count, then the keys */
 	for (i = 0; i < mix->nr_rows && i < 10; i++) {
 		const struct result_cell *c = &mix->cells[i * mix->nr_cols];
+		double count = 0, share = 0;
 
-		fputs("  ", stderr);
 		for (j = 0; j < mix->nr_cols; j++) {
-			const char *name = mix->cols[j].name;
-
-			if (!strcmp(name, "count"))
-				fprintf(stderr, " %.6g", c[j].type == RES_REAL ? c[j].d : 0);
-			else if (!strcmp(name, "share"))
-				fprintf(stderr, " %5.2f%%", c[j].type == RES_REAL ? 100 * c[j].d : 0);
-			else if (j < o->mix.nr_keys) {
-				if (c[j].type == RES_TEXT)
-					fprintf(stderr, "%s%s", j ? " " : "", c[j].s);
-				else if (c[j].type == RES_INT)
-					fprintf(stderr, "%s%" PRId64, j ? " " : "", c[j].i);
-			}
+			if (!strcmp(mix->cols[j].name, "count") && c[j].type == RES_REAL)
+				count = c[j].d;
+			else if (!strcmp(mix->cols[j].name, "share") && c[j].type == RES_REAL)
+				share = c[j].d;
+		}
+		fprintf(stderr, "  %6.2f%%  %14.*f ", 100 * share, count >= 1000 ? 0 : 3, count);
+		for (j = 0; j < mix->nr_cols && j < o->mix.nr_keys; j++) {
+			if (c[j].type == RES_TEXT)
+				fprintf(stderr, " %s", c[j].s);
+			else if (c[j].type == RES_INT)
+				fprintf(stderr, " %" PRId64, c[j].i);
 		}
 		fputc('\n', stderr);
 	}

@@ -45,7 +45,8 @@ const char *hbbp_reject_name(enum hbbp_reject r)
 
 /* method.md §2: the roles come with the events; an LBR role needs the all-branches filter. */
 int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
-		     const struct perf_event_info *const *events, size_t nr_events)
+		     const struct perf_event_info *const *events,
+		     const struct hbbp_event_role *roles, size_t nr_events)
 {
 	size_t i;
 
@@ -56,17 +57,19 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 		return -ENOMEM;
 	a->nr_events = nr_events;
 	for (i = 0; i < nr_events; i++) {
-		a->ev[i].role = events[i]->role;
-		a->ev[i].branch_any = events[i]->branch_any;
+		a->ev[i].role = roles[i].role;
+		a->ev[i].role_reason = roles[i].reason;
+		a->ev[i].branch_any = roles[i].branch_any;
 		a->ev[i].name = events[i]->name;
 		a->ev[i].scale = 1.0;
 		/* An LBR role without the all-branches filter gives no valid streams. */
-		if (a->ev[i].role == PERF_ROLE_LBR && !a->ev[i].branch_any)
-			a->ev[i].role = PERF_ROLE_UNUSED;
+		if (a->ev[i].role == HBBP_ROLE_LBR && !a->ev[i].branch_any)
+			a->ev[i].role = HBBP_ROLE_UNUSED;
 	}
 	hmap__init(&a->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hmap__init(&a->streams, 5, sizeof(struct hbbp_stream_val));
 	hmap__init(&a->bias, 4, sizeof(struct hbbp_bias_val));
+	hmap__init(&a->targets, 2, sizeof(uint64_t));
 	hmap__init(&a->unres, 1, sizeof(struct hbbp_unresolved));
 	hmap__init(&a->reads, 3, 2 * sizeof(uint64_t));
 	return 0;
@@ -80,6 +83,7 @@ void hbbp_accum__exit(struct hbbp_accum *a)
 	hmap__exit(&a->ebs);
 	hmap__exit(&a->streams);
 	hmap__exit(&a->bias);
+	hmap__exit(&a->targets);
 	hmap__exit(&a->unres);
 	hmap__exit(&a->reads);
 	free(a->locs);
@@ -166,34 +170,6 @@ void hbbp_accum__scale(struct hbbp_accum *a)
 	}
 }
 
-/* method.md §2: THROTTLE and LOST records mean the estimate is biased (reported). */
-void hbbp_accum__lost(struct hbbp_accum *a, const struct perf_record *rec)
-{
-	int evidx = rec->evidx;
-	bool ev_ok = evidx >= 0 && (size_t)evidx < a->nr_events;
-
-	switch (rec->type) {
-	case PERF_RECORD_LOST:
-		a->nr_lost_records++;
-		a->nr_lost += rec->lost.lost;
-		if (ev_ok)
-			a->ev[evidx].lost += rec->lost.lost;
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		a->nr_lost_samples += rec->lost_samples.lost;
-		if (ev_ok)
-			a->ev[evidx].lost += rec->lost_samples.lost;
-		break;
-	case PERF_RECORD_THROTTLE:
-		a->nr_throttle++;
-		if (ev_ok)
-			a->ev[evidx].throttled++;
-		break;
-	default:
-		break;
-	}
-}
-
 bool hbbp_branch__spec_wrong(const struct perf_branch_entry *e)
 {
 	return PERF_BR_SPEC(e->flags) == PERF_BR_SPEC_WRONG_PATH;
@@ -226,10 +202,10 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->zero_entries = 0;
 	it->raw = NULL;
 	switch (ev[evidx].role) {
-	case PERF_ROLE_EBS:
+	case HBBP_ROLE_EBS:
 		it->kind = HBBP_ITEM_EBS;
 		return;
-	case PERF_ROLE_LBR:
+	case HBBP_ROLE_LBR:
 		break;
 	default:
 		it->kind = HBBP_ITEM_UNUSED;
@@ -247,6 +223,8 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->kind = HBBP_ITEM_LBR;
 	it->nr = n;
 	it->raw = e;
+	it->weight = (double)it->period;	/* §5; §5b: hbbp_lbr_time__weigh */
+	it->lbr_time = it->lbr_fallback = it->lbr_by_ip = 0;
 }
 
 /* The diagnostics of one sample (method.md §2, §5) and its read values (§7). */
@@ -270,6 +248,9 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 		break;
 	case HBBP_ITEM_LBR:
 		ev->samples_used++;
+		ev->lbr_time_stacks += it->lbr_time;
+		ev->lbr_time_fallback += it->lbr_fallback;
+		ev->lbr_time_by_ip += it->lbr_by_ip;
 		break;
 	default:
 		a->nr_unused_samples++;
@@ -423,10 +404,19 @@ int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lc
 			  uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt)
 {
+	return hbbp_accum__lbr_stack_w(a, lookup, lctx, pid, tid, cpumode, evidx, e, n, period,
+				       period, cnt);
+}
+
+int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
+			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
+			    const struct perf_branch_entry *e, uint64_t n, double period,
+			    double period_plain, uint64_t cnt)
+{
 	uint64_t k, thr = (uint64_t)pid << 32 | tid;
 	struct hbbp_event_state *ev = &a->ev[evidx];
 	struct bbmap_loc *locs;
-	double w;
+	double w, wp;
 	int err;
 
 	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
@@ -446,9 +436,23 @@ int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lc
 	err = accum_bias_slots(a, locs, n, cnt);
 	if (err)
 		return err;
+	/* method.md §3: every branch target seen in the LBR data starts a block (the oldest
+	 * entry's and those of rejected streams too; not a wrong-path entry's, never executed) */
+	for (k = 0; k < n; k++) {
+		uint64_t key[2];
+
+		if (!locs[2 * k + 1].dso || hbbp_branch__spec_wrong(&e[k]))
+			continue;
+		key[0] = (uintptr_t)locs[2 * k + 1].dso;
+		key[1] = locs[2 * k + 1].vaddr;
+		if (!hmap__get(&a->targets, key, NULL))
+			return -ENOMEM;
+	}
 	w = period / (double)(n - 1);
+	wp = period_plain / (double)(n - 1);
 	ev->streams += cnt * (n - 1);
 	ev->stream_weight += period;
+	ev->stream_weight_plain += period_plain;
 	for (k = 1; k < n; k++) {
 		const struct bbmap_loc *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
 		uint64_t to = e[k].to, from = e[k - 1].from;
@@ -483,6 +487,7 @@ int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lc
 			if (!v)
 				return -ENOMEM;
 			accum_add(a, &v->weight, &v->comp, w);
+			v->weight_plain += wp;
 			v->n += cnt;
 			err = 0;
 			rejected = false;

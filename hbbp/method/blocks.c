@@ -15,6 +15,7 @@
 #include "hbbp/method/leaders.h"
 #include "hbbp/method/method.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 struct mod_cache_val {
 	struct bbmap_module *mod;
@@ -71,15 +72,8 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
 		return -ENOMEM;
 	if (*slot)
 		return (long)(*slot - 1);
-	if (c->nr_blocks == c->alloc_blocks) {
-		size_t n = c->alloc_blocks ? c->alloc_blocks * 2 : 256;
-		struct hbbp_block *nb = realloc(c->blocks, n * sizeof(*nb));
-
-		if (!nb)
-			return -ENOMEM;
-		c->blocks = nb;
-		c->alloc_blocks = n;
-	}
+	if (grow_one((void **)&c->blocks, &c->alloc_blocks, sizeof(*c->blocks), c->nr_blocks))
+		return -ENOMEM;
 	b = &c->blocks[c->nr_blocks];
 	memset(b, 0, sizeof(*b));
 	b->kind = kind;
@@ -106,15 +100,9 @@ static struct hbbp_tblock *counts_tblock(struct hbbp_counts *c, uint64_t thr, si
 		return NULL;
 	if (*slot)
 		return &c->tblocks[*slot - 1];
-	if (c->nr_tblocks == c->alloc_tblocks) {
-		size_t n = c->alloc_tblocks ? c->alloc_tblocks * 2 : 256;
-		struct hbbp_tblock *nt = realloc(c->tblocks, n * sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		c->tblocks = nt;
-		c->alloc_tblocks = n;
-	}
+	if (grow_one((void **)&c->tblocks, &c->alloc_tblocks, sizeof(*c->tblocks),
+		     c->nr_tblocks))
+		return NULL;
 	t = &c->tblocks[c->nr_tblocks];
 	memset(t, 0, sizeof(*t));
 	t->pid = (uint32_t)(thr >> 32);
@@ -211,6 +199,7 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	uint64_t to = key[2], from = key[3], cur = to;
 	double w = v->weight * x->a->ev[key[4]].scale;
+	double wp = v->weight_plain * x->a->ev[key[4]].scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	size_t nsteps = 0, i;
 
@@ -225,15 +214,8 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 			return counts_reject(x, REJ_WALK_BOUND, w, dso, v->n, v->weight);
 		if (x->ops->block_at(x->ops->ctx, mod, cur, &blk) || blk->end <= cur)
 			return counts_reject(x, REJ_WALK_UNDECODED, w, dso, v->n, v->weight);
-		if (nsteps == x->alloc_path) {
-			size_t n = x->alloc_path ? x->alloc_path * 2 : 64;
-			struct walk_step *np = realloc(x->path, n * sizeof(*np));
-
-			if (!np)
-				return -ENOMEM;
-			x->path = np;
-			x->alloc_path = n;
-		}
+		if (grow_one((void **)&x->path, &x->alloc_path, sizeof(*x->path), nsteps))
+			return -ENOMEM;
 		st = &x->path[nsteps++];
 		st->start = blk->start;
 		st->end = blk->end;
@@ -259,11 +241,13 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 		if (bi < 0)
 			return (int)bi;
 		c->blocks[bi].lbr_sum += w;
+		c->blocks[bi].lbr_sum_plain += wp;
 		c->blocks[bi].lbr_streams += v->n;
 		t = counts_tblock(c, key[0], (size_t)bi);
 		if (!t)
 			return -ENOMEM;
 		t->lbr_sum += w;
+		t->lbr_sum_plain += wp;
 		t->lbr_streams += v->n;
 	}
 	c->lbr_weight_attributed += w;
@@ -300,18 +284,14 @@ static void block_mark_bias(struct counts_ctx *x, struct bbmap_dso *dso, uint64_
 static int counts_bias(struct counts_ctx *x)
 {
 	struct hmap per_from;
+	const struct hbbp_bias_val *e;
+	struct hbbp_bias_val *a;
+	const uint64_t *key;
 	size_t i;
 	int err = 0;
 
 	hmap__init(&per_from, 2, sizeof(struct hbbp_bias_val));
-	for (i = 0; i < x->a->bias.cap; i++) {
-		void *val;
-		const uint64_t *key = hmap__slot(&x->a->bias, i, &val);
-		const struct hbbp_bias_val *e = val;
-		struct hbbp_bias_val *a;
-
-		if (!key)
-			continue;
+	hmap__for_each(&x->a->bias, i, key, e) {
 		a = hmap__get(&per_from, key, NULL);
 		if (!a) {
 			err = -ENOMEM;
@@ -322,12 +302,8 @@ static int counts_bias(struct counts_ctx *x)
 		a->all += e->all;
 		a->expected += e->expected;
 	}
-	for (i = 0; i < per_from.cap; i++) {
-		void *val;
-		const uint64_t *key = hmap__slot(&per_from, i, &val);
-		struct hbbp_bias_val *a = val;
-
-		if (!key || !a->all)
+	hmap__for_each(&per_from, i, key, a) {
+		if (!a->all)
 			continue;
 		/* Reuse `expected` as the biased flag holder: store the share, negative if not. */
 		{
@@ -342,15 +318,10 @@ static int counts_bias(struct counts_ctx *x)
 			a->expected = biased ? share : -share - 1.0;
 		}
 	}
-	for (i = 0; i < x->a->bias.cap; i++) {
-		void *val;
-		const uint64_t *key = hmap__slot(&x->a->bias, i, &val);
-		const struct hbbp_bias_val *a;
+	hmap__for_each(&x->a->bias, i, key, e) {
 		double share;
 		bool biased;
 
-		if (!key)
-			continue;
 		a = hmap__find(&per_from, key);
 		if (!a)
 			continue;
@@ -516,6 +487,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 {
 	struct counts_ctx x;
 	struct hbbp_leaders leaders;
+	const uint64_t *tkey;
+	const uint64_t *tval;
 	size_t i, n = 0, *order = NULL;
 	int err = 0;
 
@@ -530,18 +503,17 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	x.ops = d->ops;
 	hmap__init(&x.mods, 1, sizeof(struct mod_cache_val));
 
-	/* 1. Every stream target is a block leader (before any block is looked at): gathered
-	 * per module in slot order, then added module by module (hbbp/method/leaders.h). */
+	/* 1. Every branch target of the LBR data is a block leader (method.md §3), before any
+	 * block is looked at: gathered per module in the order first seen, then added module by
+	 * module (hbbp/method/leaders.h). */
 	hbbp_leaders__init(&leaders);
-	for (i = 0; i < d->streams.cap && !err; i++) {
-		const uint64_t *key = hmap__slot(&d->streams, i, NULL);
-		struct bbmap_module *mod;
+	hmap__for_each(&d->targets, i, tkey, tval) {
+		struct bbmap_module *mod = ctx_module(&x, (struct bbmap_dso *)(uintptr_t)tkey[0]);
 
-		if (!key)
-			break;
-		mod = ctx_module(&x, (struct bbmap_dso *)(uintptr_t)key[1]);
 		if (mod)
-			err = hbbp_leaders__add(&leaders, mod, key[2]);
+			err = hbbp_leaders__add(&leaders, mod, tkey[1]);
+		if (err)
+			break;
 	}
 	if (!err)
 		err = x.ops->apply_leaders ?

@@ -19,7 +19,9 @@
 #include "bbmap/module.h"
 #include "bbmap/session.h"
 #include "util/hmap.h"
+#include "hbbp/method/lbr_time.h"
 #include "hbbp/method/leaders.h"
+#include "hbbp/method/roles.h"
 #include "reader/perf_reader.h"
 
 #define HBBP_DEFAULT_CUTOFF	18
@@ -79,7 +81,8 @@ enum hbbp_reject {
 const char *hbbp_reject_name(enum hbbp_reject r);	/* "to>from", "unmapped", ... */
 
 struct hbbp_event_state {
-	enum perf_role role;
+	enum hbbp_role role;
+	const char *role_reason;	/* why this role (hbbp/method/roles.h) */
 	bool branch_any;
 	const char *name;
 	uint64_t samples;		/* samples of this event seen */
@@ -88,7 +91,10 @@ struct hbbp_event_state {
 	uint64_t zero_entries;		/* 0/0 padding entries dropped from stacks */
 	uint64_t streams;		/* LBR streams seen (n-1 per stack) */
 	double stream_weight;		/* their total weight */
-	uint64_t lost, throttled;	/* LOST / THROTTLE records naming this event */
+	double stream_weight_plain;	/* ... with the plain weight period/(n-1) */
+	/* time-weighted LBR (method.md §5b): stacks weighted by D(Y), of which with the
+	 * recording's mean duration (fallback) and with the IP refinement */
+	uint64_t lbr_time_stacks, lbr_time_fallback, lbr_time_by_ip;
 	uint64_t time_enabled, time_running;	/* summed over threads (READ) */
 	double scale;			/* enabled / running, 1 when not multiplexed */
 };
@@ -106,8 +112,10 @@ struct hbbp_unresolved {
 };
 
 struct hbbp_ebs_val { double period; uint64_t n; };
-/* comp: the rounding error of weight's sum when hbbp_accum.compensated (else 0) */
-struct hbbp_stream_val { double weight; uint64_t n; double comp; };
+/* weight: the streams' summed weight (period/(n-1) each, or with the time-weighted LBR
+ * estimate period/((n-1) D(Y))); comp: the rounding error of weight's sum when
+ * hbbp_accum.compensated (else 0); weight_plain: with the plain weight period/(n-1) */
+struct hbbp_stream_val { double weight; uint64_t n; double comp; double weight_plain; };
 struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
 
 /* The method's accumulators (method.md §4, §5, §7), filled by whoever reads the records (the
@@ -120,6 +128,7 @@ struct hbbp_accum {
 	struct hmap ebs;	/* (pid<<32|tid, dso, vaddr, ev) -> struct hbbp_ebs_val */
 	struct hmap streams;	/* (pid<<32|tid, dso, to, from, ev) -> struct hbbp_stream_val */
 	struct hmap bias;	/* (dso_from, from, dso_to, to) -> struct hbbp_bias_val */
+	struct hmap targets;	/* (dso, to): every branch target of the LBR data (§3) */
 	struct hmap unres;	/* (dso) -> struct hbbp_unresolved */
 	struct hmap reads;	/* (pid<<32|tid, cpu, ev) -> last time_enabled, time_running */
 	uint64_t rejected[REJ__COUNT];
@@ -129,8 +138,11 @@ struct hbbp_accum {
 	 * share at a time (the reference), whose plain sums would drift from the few adds of
 	 * already summed stacks by about (adds x 1e-16). */
 	bool compensated;
+	/* the time-weighted LBR estimate (method.md §5b): the stream durations (finished) whose
+	 * D(Y) weighs each LBR sample (hbbp_lbr_time__weigh), or NULL for the plain weight;
+	 * read-only while records are fed (a bundle's thread reads it too) */
+	const struct hbbp_lbr_time *lbr_time;
 	double rejected_comp[REJ__COUNT];
-	uint64_t nr_lost_records, nr_lost, nr_lost_samples, nr_throttle;
 	uint64_t nr_samples, nr_unused_samples;
 	uint64_t nr_record_errors;	/* code-ops errors on non-sample records */
 	struct hbbp_unresolved *acct_last;	/* last hbbp_accum__dso_acct result, valid */
@@ -139,10 +151,11 @@ struct hbbp_accum {
 	size_t alloc_locs;
 };
 
-/* events[i] describes event i (its role, branch_any and name are copied; method.md §2: an
+/* events[i] and roles[i] describe event i (its name and role are copied; method.md §2: an
  * LBR role without the all-branches filter gives no valid streams and is made unused). */
 int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
-		     const struct perf_event_info *const *events, size_t nr_events);
+		     const struct perf_event_info *const *events,
+		     const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_accum__exit(struct hbbp_accum *a);
 
 /* How an address is resolved for the accumulation (ops->lookup, or a cache in front of it):
@@ -170,6 +183,11 @@ struct hbbp_sample_item {
 	uint64_t zero_entries;	/* 0/0 entries dropped */
 	uint64_t nr;		/* LBR: entries after the padding */
 	const struct perf_branch_entry *raw;	/* LBR: the record's entries (newest first) */
+	double weight;		/* LBR: the stack's weight: period, or period / D(Y) (§5b,
+				 * hbbp_lbr_time__weigh) */
+	uint8_t lbr_time;	/* LBR: weighted by D(Y) ... */
+	uint8_t lbr_fallback;	/* ... the recording's mean duration */
+	uint8_t lbr_by_ip;	/* ... of the streams holding the IP */
 };
 void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 			 const struct perf_record *rec, struct hbbp_sample_item *it);
@@ -182,8 +200,6 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 /* method.md §7: a cumulative (time_enabled, time_running) of event evidx on a thread/cpu. */
 int hbbp_accum__read_value(struct hbbp_accum *a, uint32_t pid, uint32_t tid, uint32_t cpu,
 			   int evidx, uint64_t enabled, uint64_t running);
-/* method.md §2: LOST, LOST_SAMPLES and THROTTLE records mean the estimate is biased. */
-void hbbp_accum__lost(struct hbbp_accum *a, const struct perf_record *rec);
 /* method.md §4: n EBS samples of event evidx on thread pid/tid at ip, resolved to loc (NULL:
  * unmapped), their periods summing to period. Counts the sample as used or unresolved and
  * writes the key of a->ebs they are summed under to key[4]; the caller sums them into a->ebs
@@ -195,10 +211,18 @@ int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t
 /* method.md §5: the stack e[0..n) (n >= 2, newest first) of thread pid/tid, seen cnt times
  * with periods summing to period, its ends resolved through lookup: n-1 streams of weight
  * period/(n-1) each, validated (rejections counted), accumulated per (thread, dso, to, from);
- * slot counters per branch for the bias flag. 0 or -ENOMEM. */
+ * slot counters per branch for the bias flag; every entry's target (but wrong-path ones) kept
+ * as a block leader (§3). 0 or -ENOMEM. */
 int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
 			  uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt);
+/* The same with the stacks' weights (period / D(Y) each, method.md §5b) summing to period and
+ * their periods to period_plain: streams of weight period/(n-1), and period_plain/(n-1) in
+ * the plain weight kept beside it. */
+int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
+			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
+			    const struct perf_branch_entry *e, uint64_t n, double period,
+			    double period_plain, uint64_t cnt);
 /* Adds the kept rounding errors into the sums (see compensated). */
 void hbbp_accum__compensate(struct hbbp_accum *a);
 /* method.md §7: sums the read values per event and sets each event's scale. */
@@ -255,6 +279,7 @@ struct hbbp_block {
 	double ebs_sum, lbr_sum;	/* scaled sum of periods / of stream weights */
 	uint64_t ebs_samples, lbr_streams;
 	double ebs_est, lbr_est;	/* BBEC estimates (pseudo blocks: ebs_est = instructions) */
+	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 	double count;			/* chosen estimate (0: no data for the chosen method) */
 	enum hbbp_source source;	/* which estimate count is */
 	bool biased;
@@ -267,6 +292,7 @@ struct hbbp_tblock {
 	double ebs_sum, lbr_sum;
 	uint64_t ebs_samples, lbr_streams;
 	double ebs_est, lbr_est, count;
+	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 };
 
 struct hbbp_counts {

@@ -17,11 +17,13 @@ static int reference_ebs(struct hbbp_accum *a, const struct hbbp_sample_item *it
 	return err ? err : hbbp_accum__sum(&a->ebs, key, (double)it->period, 1);
 }
 
-/* method.md §5: the stack's streams, its ends resolved as the sample comes. */
+/* method.md §5: the stack's streams, its ends resolved as the sample comes; §5b: weighted
+ * period / D(Y) when a->lbr_time is set (hbbp_lbr_time__weigh). */
 static int reference_lbr(struct hbbp_accum *a, const struct hbbp_sample_item *it)
 {
-	return hbbp_accum__lbr_stack(a, a->ops->lookup, a->ops->ctx, it->pid, it->tid,
-				     it->cpumode, it->evidx, it->raw, it->nr, (double)it->period, 1);
+	return hbbp_accum__lbr_stack_w(a, a->ops->lookup, a->ops->ctx, it->pid, it->tid,
+				       it->cpumode, it->evidx, it->raw, it->nr, it->weight,
+				       (double)it->period, 1);
 }
 
 int hbbp_reference__record(struct hbbp_accum *a, const struct perf_record *rec)
@@ -32,6 +34,7 @@ int hbbp_reference__record(struct hbbp_accum *a, const struct perf_record *rec)
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
 		hbbp_sample__digest(a->ev, a->nr_events, rec, &it);
+		hbbp_lbr_time__weigh(a->lbr_time, &it);
 		err = hbbp_accum__count_item(a, &it);
 		if (err)
 			return err;
@@ -40,10 +43,9 @@ int hbbp_reference__record(struct hbbp_accum *a, const struct perf_record *rec)
 		if (it.kind == HBBP_ITEM_LBR)
 			return reference_lbr(a, &it);
 		return 0;
-	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST:		/* counted by the reader (method.md §2: reported) */
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
-		hbbp_accum__lost(a, rec);
 		return 0;
 	case PERF_RECORD_READ:
 		return hbbp_accum__read_value(a, rec->read.pid, rec->read.tid,

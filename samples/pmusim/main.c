@@ -27,7 +27,11 @@ static void sim_usage(FILE *f)
 	fprintf(f,
 "usage: pmusim [options] -o OUT.data [--truth MIX.csv] -- PROGRAM [ARGS...]\n"
 "  --ebs-period N       instructions-retired sampling period (default 1000037)\n"
-"  --lbr-period N       taken-branches sampling period (default 100003)\n"
+"  --lbr-period N       LBR event sampling period (default 100003)\n"
+"  --lbr-event taken|cycles  the LBR event: taken branches (default) or core cycles of\n"
+"                       the timing model (stacks every N cycles, as perf record -b -e cycles)\n"
+"  --no-lbr-cycles      branch entries without cycle counts (as before Skylake)\n"
+"  --mem-latency N      cycles of a pointer-chasing load (default 5, an L1 hit)\n"
 "  --lbr-depth N        LBR entries per stack, 2..32 (default 32)\n"
 "  --effects none|realistic   hardware effects preset (default none)\n"
 "  --seed N             random seed (default 1)\n"
@@ -97,6 +101,7 @@ enum {
 	OPT_EBS = 256, OPT_LBR, OPT_DEPTH, OPT_EFFECTS, OPT_SEED, OPT_TRUTH, OPT_TRUTH_INSNS,
 	OPT_QEMU, OPT_CPU, OPT_LOG_COPY, OPT_SKID, OPT_SHADOW, OPT_RAND, OPT_FREEZE,
 	OPT_BIAS_FRAC, OPT_BIAS_PROB, OPT_FREEZE_INSNS, OPT_GROUP_PROB, OPT_GROUP_WIDTH, OPT_HELP,
+	OPT_LBR_EVENT, OPT_NO_LBR_CYCLES, OPT_MEM_LATENCY,
 };
 
 int main(int argc, char **argv)
@@ -121,6 +126,9 @@ int main(int argc, char **argv)
 		{ "group-width", required_argument, NULL, OPT_GROUP_WIDTH },
 		{ "bias-frac", required_argument, NULL, OPT_BIAS_FRAC },
 		{ "bias-prob", required_argument, NULL, OPT_BIAS_PROB },
+		{ "lbr-event", required_argument, NULL, OPT_LBR_EVENT },
+		{ "no-lbr-cycles", no_argument, NULL, OPT_NO_LBR_CYCLES },
+		{ "mem-latency", required_argument, NULL, OPT_MEM_LATENCY },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -176,6 +184,24 @@ int main(int argc, char **argv)
 			else if (c == OPT_GROUP_PROB) gprob = d;
 			else if (c == OPT_BIAS_FRAC) bfrac = d;
 			else bprob = d;
+			break;
+		case OPT_LBR_EVENT:
+			if (!strcmp(optarg, "cycles"))
+				po.lbr_event = SIM_LBR_CYCLES;
+			else if (!strcmp(optarg, "taken"))
+				po.lbr_event = SIM_LBR_TAKEN;
+			else {
+				fprintf(stderr, "pmusim: --lbr-event must be taken or cycles\n");
+				return HBBP_EXIT_USAGE;
+			}
+			break;
+		case OPT_NO_LBR_CYCLES: po.no_lbr_cycles = true; break;
+		case OPT_MEM_LATENCY:
+			if (sim_parse_u64(optarg, &v) || !v || v > 16383) {
+				fprintf(stderr, "pmusim: --mem-latency must be 1..16383 cycles\n");
+				return HBBP_EXIT_USAGE;
+			}
+			po.mem_latency = (unsigned)v;
 			break;
 		case OPT_EFFECTS: effects = optarg; break;
 		case OPT_TRUTH: truth = optarg; break;
@@ -329,6 +355,9 @@ int main(int argc, char **argv)
 			" bias-delayed), %" PRIu64 " lost at exit\n",
 			ps->nr_ebs, ps->nr_skidded, ps->nr_grouped, ps->nr_shadowed, ps->nr_lbr, ps->nr_frozen_late,
 			ps->nr_bias_delayed, ps->nr_dropped_pending);
+		fprintf(stderr, "pmusim: %" PRIu64 " cycles (timing model), %" PRIu64
+			" branch entries with a saturated cycle count\n", ps->nr_cycles,
+			ps->nr_saturated);
 		for (size_t i = 0; i < mods.n; i++)
 			fprintf(stderr, "pmusim: module %#" PRIx64 "-%#" PRIx64 " pgoff %#" PRIx64
 				" %s\n", mods.v[i].start, mods.v[i].start + mods.v[i].len,

@@ -2,8 +2,10 @@
  * counter with a last-branch-record ring (LBR), both sampling with a period, plus the hardware
  * effects the README documents (skid, retirement-group attribution, shadowing, period
  * randomisation, LBR depth, freeze skid in taken branches, PMI latency in instructions,
- * entry-slot bias). Fed by the trace; hands samples to a callback. Knows nothing of qemu or
- * of the perf.data format.
+ * entry-slot bias), and time: a cycle clock from the timing model (timing.c) that gives every
+ * LBR entry its cycle count and, with the cycles event, takes the stacks every N cycles.
+ * Fed by the trace; hands samples to a callback. Knows nothing of qemu or of the perf.data
+ * format.
  */
 #include <errno.h>
 #include <math.h>
@@ -46,6 +48,11 @@ struct sim_pmu {
 	uint64_t ninsn;			/* retired so far (the clock) */
 	uint64_t stream_pos;		/* instructions retired since the last taken branch */
 	uint64_t last_ip, last_to;
+	/* the cycle clock: now = stream_start + ceil(stream_q / 4) */
+	uint64_t cyc_now, stream_start;
+	uint64_t stream_q;		/* quarter cycles retired since the last taken branch */
+	uint64_t cyc_left;		/* cycles event: cycles still to count before overflow */
+	uint16_t cost_q[SIM_T_NR];
 	struct sim_pmu_stats st;
 };
 
@@ -109,6 +116,9 @@ int sim_pmu__new(struct sim_pmu **out, const struct sim_pmu_opts *o)
 	p->ebs_left = p->ebs_cur;
 	p->lbr_cur = sim_pmu__period(p, o->lbr_period);
 	p->lbr_left = p->lbr_cur;
+	p->cyc_left = p->lbr_cur;
+	for (unsigned c = 0; c < SIM_T_NR; c++)
+		p->cost_q[c] = (uint16_t)sim_timing__cost_q(c, o->mem_latency);
 	*out = p;
 	return 0;
 }
@@ -132,11 +142,16 @@ bool sim_pmu__bias_site(const struct sim_pmu *p, uint64_t from)
 	return sim_rand__unit(&s) < p->o.fx.bias_frac;
 }
 
-static void sim_pmu__push(struct sim_pmu *p, uint64_t from, uint64_t to)
+static void sim_pmu__push(struct sim_pmu *p, uint64_t from, uint64_t to, uint64_t cycles)
 {
 	p->head = (p->head + 1) % p->o.lbr_depth;
 	p->ring[p->head].from = from;
 	p->ring[p->head].to = to;
+	if (cycles > 0xffff) {
+		cycles = 0xffff;
+		p->st.nr_saturated++;
+	}
+	p->ring[p->head].cycles = p->o.no_lbr_cycles ? 0 : (uint16_t)cycles;
 }
 
 /* The stack, newest first. */
@@ -165,8 +180,12 @@ static int sim_pmu__emit_ebs(struct sim_pmu *p, uint64_t ip, uint64_t period)
 
 static int sim_pmu__emit_lbr(struct sim_pmu *p, uint64_t period)
 {
+	/* taken-branches event: the target of the overflowing branch; cycles event: the
+	 * instruction the overflow interrupted */
+	uint64_t ip = p->o.lbr_event == SIM_LBR_CYCLES || p->last_to == SIM_OUTSIDE ?
+		      p->last_ip : p->last_to;
 	struct sim_sample s = {
-		.event = 1, .ip = p->last_to != SIM_OUTSIDE ? p->last_to : p->last_ip,
+		.event = 1, .ip = ip,
 		.time = sim_pmu__time(p), .period = period,
 		.nr = p->o.lbr_depth, .stack = sim_pmu__snapshot(p),
 	};
@@ -180,8 +199,10 @@ int sim_pmu__start(struct sim_pmu *p, uint64_t entry)
 	 * process (K -> entry) as the newest, so the first stream starts at the entry point
 	 * and the first real branch already has depth-1 entries behind it. */
 	for (unsigned i = 0; i + 1 < p->o.lbr_depth; i++)
-		sim_pmu__push(p, SIM_OUTSIDE, SIM_OUTSIDE);
-	sim_pmu__push(p, SIM_OUTSIDE, entry);
+		sim_pmu__push(p, SIM_OUTSIDE, SIM_OUTSIDE, 0);
+	sim_pmu__push(p, SIM_OUTSIDE, entry, 0);
+	p->stream_start = p->cyc_now;
+	p->stream_q = 0;
 	return 0;
 }
 
@@ -246,10 +267,42 @@ static int sim_pmu__lbr_ready(struct sim_pmu *p)
 	return 0;
 }
 
+static int sim_pmu__cycles_overflow(struct sim_pmu *p);
+
+/* Moves the cycle clock to `now`; with the cycles event, every overflow on the way takes a
+ * stack (the running stream is interrupted, the IP is the last instruction retired). */
+static int sim_pmu__clock(struct sim_pmu *p, uint64_t now)
+{
+	if (now <= p->cyc_now)
+		return 0;
+	uint64_t delta = now - p->cyc_now;
+	p->cyc_now = now;
+	p->st.nr_cycles += delta;
+	if (p->o.lbr_event != SIM_LBR_CYCLES)
+		return 0;
+	while (delta >= p->cyc_left) {
+		delta -= p->cyc_left;
+		int err = sim_pmu__cycles_overflow(p);
+		if (err < 0)
+			return err;
+	}
+	p->cyc_left -= delta;
+	return 0;
+}
+
 static int sim_pmu__taken(struct sim_pmu *p, uint64_t from, uint64_t to)
 {
 	int err;
-	sim_pmu__push(p, from, to);
+	/* the stream ending at this branch lasted at least one cycle (a taken branch ends the
+	 * issue group); kernel code (from outside) has no reported duration */
+	uint64_t dur = (p->stream_q + 3) / 4;
+	if (!dur)
+		dur = 1;
+	if (from != SIM_OUTSIDE && (err = sim_pmu__clock(p, p->stream_start + dur)))
+		return err;
+	sim_pmu__push(p, from, to, from == SIM_OUTSIDE ? 0 : dur);
+	p->stream_start = p->cyc_now;
+	p->stream_q = 0;
 	p->last_to = to;
 	p->stream_pos = 0;
 	/* pending captures first: the new branch is in their stack */
@@ -265,7 +318,7 @@ static int sim_pmu__taken(struct sim_pmu *p, uint64_t from, uint64_t to)
 		if (err != 1)
 			i++;
 	}
-	if (--p->lbr_left == 0) {
+	if (p->o.lbr_event == SIM_LBR_TAKEN && --p->lbr_left == 0) {
 		struct sim_lbr_pending lp = {
 			.left = sim_pmu__geometric(p, p->o.fx.freeze_mean),
 			.insn_left = sim_pmu__geometric_long(p, p->o.fx.freeze_insns_mean),
@@ -289,6 +342,26 @@ int sim_pmu__branch(struct sim_pmu *p, uint64_t from, uint64_t to)
 	return sim_pmu__taken(p, from, to);
 }
 
+/* The cycles counter overflowed: the stack is taken now (or after the PMI latency). */
+static int sim_pmu__cycles_overflow(struct sim_pmu *p)
+{
+	struct sim_lbr_pending lp = {
+		.left = sim_pmu__geometric(p, p->o.fx.freeze_mean),
+		.insn_left = sim_pmu__geometric_long(p, p->o.fx.freeze_insns_mean),
+		.period = p->lbr_cur,
+	};
+	p->lbr_cur = sim_pmu__period(p, p->o.lbr_period);
+	p->cyc_left = p->lbr_cur;
+	if (lp.left || lp.insn_left)
+		p->st.nr_frozen_late++;
+	int err = lp.left || lp.insn_left ? 0 : sim_pmu__lbr_capture(p, &lp);
+	if (err < 0)
+		return err;
+	if (err == 0)
+		sim_pmu__lbr_queue(p, &lp);
+	return 0;
+}
+
 /* One retired instruction on the slow path. */
 static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 {
@@ -297,6 +370,9 @@ static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 		return err;
 	p->ninsn++;
 	p->last_ip = in->addr;
+	p->stream_q += p->cost_q[in->tclass < SIM_T_NR ? in->tclass : 0];
+	if ((err = sim_pmu__clock(p, p->stream_start + (p->stream_q + 3) / 4)))
+		return err;
 	for (unsigned i = 0; i < p->nlp; i++) {
 		struct sim_lbr_pending *lp = &p->lp[i];
 		if (!lp->left && lp->insn_left && --lp->insn_left == 0)
@@ -386,12 +462,18 @@ static bool sim_pmu__lbr_bulk(struct sim_pmu *p, uint32_t n)
 
 int sim_pmu__retire(struct sim_pmu *p, const struct sim_insn *insns, uint32_t n)
 {
-	if (!p->nep && p->ebs_left > n && sim_pmu__lbr_bulk(p, n)) {
+	uint64_t q = 0;
+	for (uint32_t i = 0; i < n; i++)
+		q += p->cost_q[insns[i].tclass < SIM_T_NR ? insns[i].tclass : 0];
+	uint64_t now = p->stream_start + (p->stream_q + q + 3) / 4;
+	bool cyc_ok = p->o.lbr_event != SIM_LBR_CYCLES || now - p->cyc_now < p->cyc_left;
+	if (!p->nep && p->ebs_left > n && cyc_ok && sim_pmu__lbr_bulk(p, n)) {
 		p->ebs_left -= n;
 		p->ninsn += n;
 		p->stream_pos += n;
 		p->last_ip = insns[n - 1].addr;
-		return 0;
+		p->stream_q += q;
+		return sim_pmu__clock(p, now);
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		int err = sim_pmu__retire_one(p, &insns[i]);

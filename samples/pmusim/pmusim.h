@@ -29,13 +29,32 @@ enum sim_kind {
 #define SIM_F_REP_STRING	0x1	/* rep-prefixed string op: qemu loops on itself */
 #define SIM_F_LONG_LATENCY	0x2	/* div, sqrt, pointer-chasing load (shadowing rule) */
 
+/* Timing classes (timing.c; costs in README.md, "Time"). */
+enum sim_tclass {
+	SIM_T_PLAIN = 0,	/* issue width: a quarter cycle */
+	SIM_T_LOAD,		/* reads memory */
+	SIM_T_CHASE,		/* pointer-chasing load (the shadowing rule's load) */
+	SIM_T_IDIV32, SIM_T_IDIV64,
+	SIM_T_DIV_S, SIM_T_DIV_D, SIM_T_SQRT_S, SIM_T_SQRT_D,
+	SIM_T_X87_DIV, SIM_T_X87_SQRT,
+	SIM_T_NR
+};
+
 struct sim_insn {
 	uint64_t addr;
 	uint32_t mn;		/* index into the mnemonic table */
 	uint8_t len;
 	uint8_t kind;		/* enum sim_kind */
 	uint8_t flags;		/* SIM_F_* */
+	uint8_t tclass;		/* enum sim_tclass */
 };
+
+struct cs_insn;
+/* The timing class of a decoded instruction (long_latency: the shadowing rule holds). */
+uint8_t sim_timing__class(const struct cs_insn *ci, bool long_latency);
+/* Its cost in quarter cycles; mem_latency (cycles, 0 = the model's L1 latency) replaces the
+ * cost of a pointer-chasing load. */
+unsigned sim_timing__cost_q(unsigned tclass, unsigned mem_latency);
 
 struct sim_tb {
 	uint64_t pc;
@@ -127,7 +146,9 @@ struct sim_effects {
 	double bias_prob;	/* P(capture delayed so a bias-prone branch lands in the oldest slot) */
 };
 
-struct sim_branch { uint64_t from, to; };
+/* One LBR entry; cycles: core cycles since the previous entry (the duration of the stream
+ * that ends at `from`), saturated at 0xffff, 0 = not reported (LBR_INFO.CYC_CNT). */
+struct sim_branch { uint64_t from, to; uint16_t cycles; };
 
 struct sim_sample {
 	int event;		/* 0 EBS, 1 LBR */
@@ -140,9 +161,17 @@ struct sim_sample {
 
 typedef int (*sim_sample_fn)(const struct sim_sample *s, void *ctx);
 
+enum sim_lbr_event {
+	SIM_LBR_TAKEN = 0,	/* br_inst_retired.near_taken: stacks every N taken branches */
+	SIM_LBR_CYCLES,		/* cycles: stacks every N core cycles (timing model) */
+};
+
 struct sim_pmu_opts {
 	uint64_t ebs_period, lbr_period;
 	unsigned lbr_depth;
+	int lbr_event;		/* enum sim_lbr_event */
+	bool no_lbr_cycles;	/* entries carry no cycle counts (before Skylake) */
+	unsigned mem_latency;	/* cycles of a pointer-chasing load (0: 5, an L1 hit) */
 	uint64_t seed;
 	struct sim_effects fx;
 	sim_sample_fn emit;
@@ -154,6 +183,8 @@ struct sim_pmu_stats {
 	uint64_t nr_skidded, nr_grouped, nr_shadowed, nr_frozen_late, nr_bias_delayed;
 	uint64_t nr_dropped_pending;	/* samples still pending at the end (lost) */
 	uint64_t nr_virtual_branches;	/* boundary entries (see README) */
+	uint64_t nr_cycles;		/* core cycles of the timing model */
+	uint64_t nr_saturated;		/* entries whose cycle count saturated at 0xffff */
 };
 
 int sim_pmu__new(struct sim_pmu **out, const struct sim_pmu_opts *o);

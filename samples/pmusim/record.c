@@ -1,6 +1,7 @@
 /* Writes the simulated recording as a real perf.data through reader/perf_writer.h, laid out
  * like `perf record -b -e inst_retired.prec_dist -e br_inst_retired.near_taken -- PROGRAM`
- * on Intel: two raw events (0x1c0 precise, 0x20c4) with
+ * on Intel (with the cycles event, `-e cycles` in place of the second: the generic hardware
+ * event 0): two events (raw 0x1c0 precise, raw 0x20c4 or cycles) with
  * IP|TID|TIME|ID|PERIOD|BRANCH_STACK|IDENTIFIER, user-only ANY branch stacks, FORK/COMM/MMAP2
  * before the samples (modules are only known after the run, so samples are spilled to a
  * temporary file first), EXIT last, and the build-id feature. Knows nothing of qemu.
@@ -123,6 +124,10 @@ static void sim_recorder__attrs(const struct sim_recorder *r, struct perf_evattr
 				  PERF_SAMPLE_BRANCH_HW_INDEX;
 	*lbr = *ebs;
 	lbr->config = 0x20c4;			/* BR_INST_RETIRED.NEAR_TAKEN */
+	if (r->po.lbr_event == SIM_LBR_CYCLES) {
+		lbr->type = PERF_TYPE_HARDWARE;
+		lbr->config = 0;		/* PERF_COUNT_HW_CPU_CYCLES */
+	}
 	lbr->sample_period = r->po.lbr_period;
 	lbr->flags = common;
 }
@@ -151,7 +156,8 @@ static int sim_recorder__replay(struct sim_recorder *r, struct perf_writer *w, u
 		for (uint32_t k = 0; k < h.nr; k++) {
 			br[k].from = sb[k].from;
 			br[k].to = sb[k].to;
-			br[k].flags = 0;
+			/* the cycles field: bits 4..19 (PERF_BR_CYCLES) */
+			br[k].flags = (uint64_t)sb[k].cycles << 4;
 		}
 		struct perf_sample s = {
 			.present = SIM_SAMPLE_TYPE,
@@ -191,7 +197,9 @@ int sim_recorder__close(struct sim_recorder *r, const struct sim_modules *m, uin
 	}
 	snprintf(cmd_ebs, sizeof(cmd_ebs), "inst_retired.prec_dist/period=%llu/",
 		 (unsigned long long)r->po.ebs_period);
-	snprintf(cmd_lbr, sizeof(cmd_lbr), "br_inst_retired.near_taken/period=%llu/",
+	const char *lbr_name = r->po.lbr_event == SIM_LBR_CYCLES ? "cycles" :
+			       "br_inst_retired.near_taken";
+	snprintf(cmd_lbr, sizeof(cmd_lbr), "%s/period=%llu/", lbr_name,
 		 (unsigned long long)r->po.lbr_period);
 	size_t k = 0;
 	cmdline[k++] = "perf";
@@ -222,7 +230,7 @@ int sim_recorder__close(struct sim_recorder *r, const struct sim_modules *m, uin
 	sim_recorder__attrs(r, &ebs, &lbr);
 	uint64_t id_ebs = SIM_ID_EBS, id_lbr = SIM_ID_LBR;
 	evidx[0] = perf_writer__add_event(w, &ebs, "inst_retired.prec_dist", &id_ebs, 1);
-	evidx[1] = perf_writer__add_event(w, &lbr, "br_inst_retired.near_taken", &id_lbr, 1);
+	evidx[1] = perf_writer__add_event(w, &lbr, lbr_name, &id_lbr, 1);
 	if (evidx[0] < 0 || evidx[1] < 0) {
 		err = evidx[0] < 0 ? evidx[0] : evidx[1];
 		goto out;

@@ -239,6 +239,7 @@ static void sim_trace__attrs(struct sim_trace *t, struct sim_insn *in)
 	in->kind = sim_kind_of(t->ci);
 	if (sim_is_long_latency(t->ci))
 		in->flags |= SIM_F_LONG_LATENCY;
+	in->tclass = sim_timing__class(t->ci, in->flags & SIM_F_LONG_LATENCY);
 	if (t->ci->detail && t->ci->detail->x86.prefix[0] &&
 	    (t->ci->detail->x86.prefix[0] == X86_PREFIX_REP ||
 	     t->ci->detail->x86.prefix[0] == X86_PREFIX_REPNE) &&

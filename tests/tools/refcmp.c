@@ -197,19 +197,20 @@ static void cmp_accum(const struct hbbp_accum *e, const struct hbbp_accum *r)
 
 /* The reference: its own reader (time order), session and accumulators. */
 static int reference_run(const struct convert_opts *o, enum hbbp_method method,
+			 const struct hbbp_lbr_time *lbr_time,
 			 struct bbmap_session **sess, struct hbbp_code_ops *ops,
 			 struct hbbp_accum *a, struct hbbp_counts *c, struct perf_reader **rd)
 {
 	struct perf_reader_opts ro;
 	const struct perf_event_info **ev;
+	struct hbbp_event_role *roles;
+	char msgbuf[512];
 	const struct perf_record *rec;
 	const char *msg = NULL;
 	size_t i, n;
 	int err, ret;
 
 	memset(&ro, 0, sizeof(ro));
-	ro.ebs_event = o->ebs_event;
-	ro.lbr_event = o->lbr_event;
 	err = perf_reader__open(rd, o->input, &ro, &msg);
 	if (err) {
 		fprintf(stderr, "refcmp: %s\n", msg ? msg : hbbp_strerror(err));
@@ -225,11 +226,17 @@ static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		ev[i] = perf_reader__event(*rd, i);
-	err = hbbp_accum__init(a, ops, ev, n);
+	roles = calloc(n + 1, sizeof(*roles));
+	err = roles ? hbbp_roles__assign(*rd, o->ebs_event, o->lbr_event, roles, msgbuf,
+					 sizeof(msgbuf)) : -ENOMEM;
+	if (!err)
+		err = hbbp_accum__init(a, ops, ev, roles, n);
 	free(ev);
+	free(roles);
 	if (err)
 		return err;
 	a->compensated = true;
+	a->lbr_time = lbr_time;	/* the engine's stream durations (method.md §5b), or NULL */
 	while ((ret = perf_reader__next(*rd, &rec)) > 0) {
 		err = hbbp_reference__record(a, rec);
 		if (err)
@@ -318,7 +325,7 @@ int main(int argc, char **argv)
 	}
 	memset(&cnt, 0, sizeof(cnt));
 	memset(&acc, 0, sizeof(acc));
-	err = reference_run(&o, run.method, &sess, &ops, &acc, &cnt, &rd);
+	err = reference_run(&o, run.method, run.drv.acc.lbr_time, &sess, &ops, &acc, &cnt, &rd);
 	if (err) {
 		fprintf(stderr, "refcmp: %s: the reference failed: %s\n", o.input,
 			hbbp_strerror(err));
@@ -330,9 +337,10 @@ int main(int argc, char **argv)
 	cmp_blocks(&se, &sr, false, &nb);
 	cmp_blocks(&se, &sr, true, &nt);
 	cmp_accum(se.a, sr.a);
-	printf("%s: %s, blocks %zu, thread blocks %zu, max relative difference %.3g%s\n",
-	       o.input, run.two_parts ? "engine read it in two parts" : "engine read it in one part",
-	       nb, nt, max_rel, nr_diff ? ", DIFFERENT" : "");
+	printf("%s: engine read %llu of %llu samples apart, blocks %zu, thread blocks %zu, "
+	       "max relative difference %.3g%s\n", o.input,
+	       (unsigned long long)run.part_samples, (unsigned long long)acc.nr_samples, nb, nt,
+	       max_rel, nr_diff ? ", DIFFERENT" : "");
 	rc = nr_diff ? 1 : 0;
 out:
 	hbbp_counts__exit(&cnt);

@@ -212,17 +212,19 @@ static void fake_setup(void)
 
 static struct perf_event_info ev_info[2];
 static const struct perf_event_info *ev_ptrs[2] = { &ev_info[0], &ev_info[1] };
+static struct hbbp_event_role ev_roles[2];
 
 static void events_setup(void)
 {
 	memset(ev_info, 0, sizeof(ev_info));
+	memset(ev_roles, 0, sizeof(ev_roles));
 	ev_info[0].idx = 0;
 	ev_info[0].name = "inst_retired";
-	ev_info[0].role = PERF_ROLE_EBS;
+	ev_roles[0].role = HBBP_ROLE_EBS;
 	ev_info[1].idx = 1;
 	ev_info[1].name = "br_taken";
-	ev_info[1].role = PERF_ROLE_LBR;
-	ev_info[1].branch_any = true;
+	ev_roles[1].role = HBBP_ROLE_LBR;
+	ev_roles[1].branch_any = true;
 }
 
 static int ebs_sample(struct hbbp_driver *d, uint32_t tid, uint64_t ip, uint64_t period)
@@ -296,7 +298,7 @@ static void test_stream_weighting(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
 	CHECK(!lbr_sample(&d, 100, 300, 4, st, NULL));
 	hbbp_driver__finish(&d);
 	CHECK_EQ_U64(d.acc.ev[1].streams, 3);
@@ -339,7 +341,7 @@ static void test_stream_rejects(void)
 	flags[8] = (uint64_t)PERF_BR_SPEC_WRONG_PATH << 24;
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
 	/* 9 entries, 8 streams, period 800 -> weight 100 each */
 	CHECK(!lbr_sample(&d, 100, 800, 9, st, flags));
 	/* cross-module: a:0x1000 (older to) -> b:0x2004 (newer from) */
@@ -395,7 +397,7 @@ static void test_learned_leader(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
 	CHECK(!lbr_sample(&d, 100, 20, 3, st, NULL));		/* 2 streams of 10 */
 	CHECK(!ebs_sample(&d, 100, RA(0x1010), 600));	/* EBS in the upper half */
 	CHECK(!ebs_sample(&d, 100, RA(0x100c), 90));		/* and in the lower half */
@@ -476,7 +478,7 @@ static void test_ebs_scale_threads(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
 	CHECK(!ebs_sample(&d, 100, RA(0x1004), 300));	/* tid 100 */
 	CHECK(!ebs_sample(&d, 101, RA(0x1008), 600));	/* tid 101, other period */
 	CHECK(!ebs_sample(&d, 101, 0x9000, 50));		/* unmapped */
@@ -545,7 +547,7 @@ static void test_bias(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
 	for (i = 0; i < 7; i++)
 		CHECK(!lbr_sample(&d, 100, 3, 4, st, NULL));
 	hbbp_driver__finish(&d);
@@ -576,9 +578,9 @@ static void test_no_branch_any(void)
 
 	fake_setup();
 	events_setup();
-	ev_info[1].branch_any = false;
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
-	CHECK(d.acc.ev[1].role == PERF_ROLE_UNUSED);
+	ev_roles[1].branch_any = false;
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
+	CHECK(d.acc.ev[1].role == HBBP_ROLE_UNUSED);
 	CHECK(!lbr_sample(&d, 100, 10, 2, st, NULL));
 	CHECK_EQ_U64(d.acc.streams.nr, 0);
 	CHECK_EQ_U64(d.acc.nr_unused_samples, 1);
@@ -595,7 +597,7 @@ static void test_zero_padding(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
 	CHECK(!lbr_sample(&d, 100, 30, 4, st, NULL));	/* 2 real entries: 1 stream of 30 */
 	hbbp_driver__finish(&d);
 	CHECK_EQ_U64(d.acc.ev[1].streams, 1);
@@ -620,7 +622,7 @@ static void test_lookup_cache(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
 	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
 	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
 	CHECK_EQ_U64(d.nr_lookups, 2);
@@ -677,7 +679,7 @@ static void test_bundle(void)
 	fake_setup();
 	events_setup();
 	/* the reference: the samples fed to a driver directly */
-	CHECK(!hbbp_driver__init(&ref, &fake_ops, ev_ptrs, 2));
+	CHECK(!hbbp_driver__init(&ref, &fake_ops, ev_ptrs, ev_roles, 2));
 	CHECK(!ebs_sample(&ref, 100, RA(0x1004), 7));
 	CHECK(!ebs_sample(&ref, 100, RA(0x1004), 5));
 	CHECK(!lbr_sample(&ref, 100, 60, 2, st, NULL));
@@ -685,7 +687,7 @@ static void test_bundle(void)
 	hbbp_driver__finish(&ref);
 
 	for (scenario = 0; scenario < 4; scenario++) {
-		CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
+		CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
 		CHECK(!hbbp_bundle__init(&b, &d));
 		memset(&r, 0, sizeof(r));
 		r.type = PERF_RECORD_SAMPLE;
@@ -761,6 +763,44 @@ static void test_bundle(void)
 	hbbp_driver__exit(&ref);
 }
 
+/* method.md §3: every branch target of the LBR data starts a block, not only the targets of
+ * accepted streams: e0.to (0x1004, no stream starts there) splits B1, and the target of a
+ * rejected stream (e2.to 0x1010 -> e1.from 0x1008: to > from) splits B2. The one accepted
+ * stream, 0x1000 -> e0.from 0x1014, then walks four blocks of 1, 2, 1 and 2 instructions. */
+static void test_all_targets_lead(void)
+{
+	struct hbbp_driver d;
+	struct hbbp_counts c;
+	const struct hbbp_block *b;
+	const uint64_t st[] = {
+		RA(0x1014), RA(0x1004),		/* e0: its target starts no stream */
+		RA(0x1008), RA(0x1000),		/* e1: stream 0x1000 .. e0.from 0x1014 */
+		RB(0x2004), RA(0x1010),		/* e2: stream 0x1010 .. e1.from 0x1008: to>from */
+	};
+	static const struct { uint64_t start; uint32_t len; } want[] = {
+		{ 0x1000, 1 }, { 0x1004, 2 }, { 0x100c, 1 }, { 0x1010, 2 },
+	};
+	size_t i;
+
+	fake_setup();
+	events_setup();
+	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
+	CHECK(!lbr_sample(&d, 100, 200, 3, st, NULL));
+	hbbp_driver__finish(&d);
+	CHECK_EQ_U64(d.acc.rejected[REJ_BACKWARD], 1);
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_LBR, 18));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		b = find_block(&c, "a", want[i].start);
+		CHECK(b != NULL);
+		if (b) {
+			CHECK_EQ_U64(b->nr_insns, want[i].len);
+			CHECK_EQ_DBL(b->lbr_est, 100.0, 1e-9);	/* 200 / (3 - 1) */
+		}
+	}
+	hbbp_counts__exit(&c);
+	hbbp_driver__exit(&d);
+}
+
 int main(void)
 {
 	RUN_TEST(test_bundle);
@@ -773,5 +813,6 @@ int main(void)
 	RUN_TEST(test_ebs_scale_threads);
 	RUN_TEST(test_bias);
 	RUN_TEST(test_no_branch_any);
+	RUN_TEST(test_all_targets_lead);
 	return TEST_EXIT();
 }

@@ -1,7 +1,8 @@
 /* Unit tests of pmusim's simulated PMU on synthetic instruction streams with hand-computed
  * expectations: period-1 exactness of EBS and LBR (including the process-boundary entries),
  * skid, retirement-group attribution, shadowing, period randomisation, freeze skid, PMI latency in instructions (freeze
- * after k retired instructions: the long/short stream shares) and the entry-slot bias. The simulator is
+ * after k retired instructions: the long/short stream shares), the entry-slot bias and the
+ * timing model (entry cycle counts, the cycles event's stacks). The simulator is
  * not part of the library, so its PMU source is compiled into this test.
  */
 #include <math.h>
@@ -10,6 +11,7 @@
 
 #include "tests/harness.h"
 #include "samples/pmusim/pmu.c"
+#include "samples/pmusim/timing.c"
 
 #define MAXA 64
 
@@ -59,6 +61,9 @@ static int collect(const struct sim_sample *s, void *ctx)
 	return 0;
 }
 
+/* The slot given the timing class of a 32-bit integer division (26 cycles), or 255. */
+static unsigned idiv_slot = 255;
+
 /* A loop program: slots 0..1 prologue, then `iters` times the body slots 2..6 (slot 6 a jcc
  * back to slot 2, taken except on the last iteration), a call at slot 7 to slots 10..11 (ret at
  * 11) returning to slot 8, and slot 9 the exit syscall. Returns retirements per slot. */
@@ -72,6 +77,8 @@ static void run_program(struct sim_pmu *p, unsigned iters, uint64_t count[MAXA],
 		in[i].len = 4;
 		if (i == long_lat_slot)
 			in[i].flags = SIM_F_LONG_LATENCY;
+		if (i == idiv_slot)
+			in[i].tclass = SIM_T_IDIV32;
 	}
 	memset(count, 0, MAXA * sizeof(*count));
 	sim_pmu__start(p, addr_of(0));
@@ -343,6 +350,96 @@ static void test_entry_slot_bias(void)
 	}
 }
 
+/* Timing: per LBR sample, the slot of its IP and the cycle counts of its entries. */
+struct tcollect {
+	uint64_t at[MAXA];		/* cycles-event samples per IP slot */
+	uint64_t nr, bad_cycles, loop_entries, first_entries;
+	uint64_t call_entries, ret_entries, kernel_nonzero;
+};
+
+static int tcollect(const struct sim_sample *s, void *ctx)
+{
+	struct tcollect *c = ctx;
+	if (s->event != 1)
+		return 0;
+	c->nr++;
+	int k = slot_of(s->ip);
+	if (k >= 0)
+		c->at[k]++;
+	/* loop body 2..6 with a division at slot 4: 4 quarter cycles + 26 cycles = 27 cycles;
+	 * the first stream (slots 0..6) 28; the last (2..7) 27.25 -> 28; c (10..11) 1 */
+	for (uint32_t i = 0; i + 1 < s->nr; i++) {
+		const struct sim_branch *e = &s->stack[i], *o = &s->stack[i + 1];
+		unsigned want;
+		if (e->from == SIM_OUTSIDE) {
+			c->kernel_nonzero += e->cycles != 0;
+			continue;
+		}
+		if (e->from == addr_of(6) && o->to == addr_of(2))
+			want = 27, c->loop_entries++;
+		else if (e->from == addr_of(6) && o->to == addr_of(0))
+			want = 28, c->first_entries++;
+		else if (e->from == addr_of(7))
+			want = 28, c->call_entries++;
+		else if (e->from == addr_of(11))
+			want = 1, c->ret_entries++;
+		else
+			continue;
+		c->bad_cycles += e->cycles != want;
+	}
+	return 0;
+}
+
+static void test_timing(void)
+{
+	struct tcollect c;
+	uint64_t count[MAXA];
+	struct sim_pmu *p = NULL;
+	/* the cycles event at period 1: one stack per cycle, its IP the instruction the cycle
+	 * ends in (a division's 26 cycles give 26 stacks on it) */
+	struct sim_pmu_opts o = { .ebs_period = 1000, .lbr_period = 1, .lbr_depth = 4,
+				  .lbr_event = SIM_LBR_CYCLES, .seed = 7, .emit = tcollect,
+				  .ctx = &c };
+	memset(&c, 0, sizeof(c));
+	idiv_slot = 4;
+	CHECK(sim_pmu__new(&p, &o) == 0);
+	if (!p)
+		return;
+	run_program(p, 20, count, 255);
+	/* hand-computed: 28 + 18 * 27 + 28 + 1 + 1 = 544 cycles. Per slot: the first stream
+	 * reaches cycle 1 at slot 0, 27 at the division, 28 at slot 5; every later iteration
+	 * 1 at slot 2 and 26 at the division; the last stream's call 1 more; c's and the
+	 * return's first instruction 1 each. */
+	CHECK_EQ_U64(sim_pmu__stats(p)->nr_cycles, 544);
+	CHECK_EQ_U64(c.nr, 544);
+	CHECK_EQ_U64(c.at[0], 1);
+	CHECK_EQ_U64(c.at[2], 19);
+	CHECK_EQ_U64(c.at[3], 0);
+	CHECK_EQ_U64(c.at[4], 20 * 26);
+	CHECK_EQ_U64(c.at[5], 1);
+	CHECK_EQ_U64(c.at[6], 0);
+	CHECK_EQ_U64(c.at[7], 1);
+	CHECK_EQ_U64(c.at[10], 1);
+	CHECK_EQ_U64(c.at[8], 1);
+	/* every entry's cycle count is the duration of the stream ending at it; kernel 0 */
+	CHECK_EQ_U64(c.bad_cycles, 0);
+	CHECK_EQ_U64(c.kernel_nonzero, 0);
+	CHECK(c.loop_entries > 0 && c.first_entries > 0 && c.call_entries > 0 && c.ret_entries > 0);
+	sim_pmu__delete(p);
+	/* --no-lbr-cycles: the same stacks, every count 0 */
+	memset(&c, 0, sizeof(c));
+	o.no_lbr_cycles = true;
+	CHECK(sim_pmu__new(&p, &o) == 0);
+	if (p) {
+		run_program(p, 20, count, 255);
+		CHECK_EQ_U64(c.nr, 544);
+		CHECK_EQ_U64(c.bad_cycles, c.loop_entries + c.first_entries + c.call_entries +
+			     c.ret_entries);
+		sim_pmu__delete(p);
+	}
+	idiv_slot = 255;
+}
+
 int main(void)
 {
 	RUN_TEST(test_period1_exact);
@@ -353,5 +450,6 @@ int main(void)
 	RUN_TEST(test_freeze_skid);
 	RUN_TEST(test_freeze_insns);
 	RUN_TEST(test_entry_slot_bias);
+	RUN_TEST(test_timing);
 	return TEST_EXIT();
 }

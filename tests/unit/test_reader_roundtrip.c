@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hbbp/method/roles.h"
 #include "reader/perf_reader.h"
 #include "tests/harness.h"
 
@@ -286,8 +287,14 @@ static int check_file(const struct params *p, int pipe_mode)
 	CHECK(ev->attr.flags & PERF_ATTR_FLAG_EXCLUDE_KERNEL);
 	CHECK(!(ev->attr.flags & PERF_ATTR_FLAG_EXCLUDE_USER));
 	CHECK_STR(ev->name, "r1c0:upp");
-	if (st & PERF_SAMPLE_IP)
-		CHECK_EQ_U64(ev->role, PERF_ROLE_EBS);
+	if (st & PERF_SAMPLE_IP) {
+		struct hbbp_event_role ro[1];
+		char rmsg[256];
+
+		CHECK(perf_reader__nr_events(r) == 1 &&
+		      !hbbp_roles__assign(r, NULL, NULL, ro, rmsg, sizeof(rmsg)) &&
+		      ro[0].role == HBBP_ROLE_EBS);
+	}
 	if (!pipe_mode)
 		CHECK_STR(perf_reader__header(r)->hostname, "testhost");
 	CHECK_EQ_U64(ev->nr_ids, 2);
@@ -661,12 +668,15 @@ static void test_window_skip(void)
 }
 
 /* roles: generic and raw encodings, the all-branches requirement, LBR-only fallback */
+static const char *roles_arch;	/* HEADER_ARCH of the next check_roles file, or NULL */
+
 static void check_roles(const uint32_t *types, const uint64_t *configs, const uint64_t *bsts,
 			size_t n, const int *want, const char *cpuid)
 {
 	const struct perf_record *rec;
 	struct perf_reader *r;
-	char path[128];
+	struct hbbp_event_role roles[8];
+	char path[128], msg[256];
 	size_t i;
 	FILE *f;
 
@@ -686,6 +696,19 @@ static void check_roles(const uint32_t *types, const uint64_t *configs, const ui
 		p32(64); p16(0); p16(0);
 		write_attr(&p);
 		p64(100 + i);
+		sz = (uint16_t)(len - start);
+		memcpy(buf + start + 6, &sz, 2);
+	}
+	if (roles_arch) {
+		size_t start = len;
+		uint16_t sz;
+
+		p32(80); p16(0); p16(0);
+		p64(6);		/* HEADER_ARCH */
+		p32(64);
+		memset(buf + len, 0, 64);
+		memcpy(buf + len, roles_arch, strlen(roles_arch));
+		len += 64;
 		sz = (uint16_t)(len - start);
 		memcpy(buf + start + 6, &sz, 2);
 	}
@@ -710,15 +733,17 @@ static void check_roles(const uint32_t *types, const uint64_t *configs, const ui
 	CHECK_EQ_U64(perf_reader__open(&r, path, NULL, NULL), 0);
 	while (perf_reader__next(r, &rec) > 0)
 		;
-	for (i = 0; i < n; i++) {
+	CHECK_EQ_U64(perf_reader__nr_events(r), n);
+	CHECK(n <= 8 && !hbbp_roles__assign(r, NULL, NULL, roles, msg, sizeof(msg)));
+	for (i = 0; i < n && i < 8; i++) {
 		const struct perf_event_info *e = perf_reader__event(r, i);
 
-		CHECK(e && e->role_reason);
-		if (e && (int)e->role != want[i])
+		CHECK(roles[i].reason != NULL);
+		if ((int)roles[i].role != want[i])
 			fprintf(stderr, "event %zu (%s): role %s (%s), want %s\n", i, e->name,
-				perf_role_name(e->role), e->role_reason,
-				perf_role_name((enum perf_role)want[i]));
-		CHECK(e && (int)e->role == want[i]);
+				hbbp_role_name(roles[i].role), roles[i].reason,
+				hbbp_role_name((enum hbbp_role)want[i]));
+		CHECK((int)roles[i].role == want[i]);
 	}
 	perf_reader__delete(r);
 	unlink(path);
@@ -728,7 +753,7 @@ static void test_roles(void)
 {
 	const uint64_t ANY = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
 	const uint64_t CS = PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER;
-	enum { U = PERF_ROLE_UNUSED, E = PERF_ROLE_EBS, L = PERF_ROLE_LBR };
+	enum { U = HBBP_ROLE_UNUSED, E = HBBP_ROLE_EBS, L = HBBP_ROLE_LBR };
 	{	/* Intel: cycles, r1c0, r20c4 -b, cycles with call stack */
 		uint32_t t[] = { 0, 4, 4, 0 };
 		uint64_t c[] = { 0, 0x1c0, 0x20c4, 0 }, b[] = { 0, 0, ANY, CS };
@@ -757,6 +782,16 @@ static void test_roles(void)
 		int w[] = { U, E, U };
 
 		check_roles(t, c, b, 3, w, "GenuineIntel,6,85,4");
+	}
+	{	/* Arm (aarch64): r8 is INST_RETIRED; x86's rc0 is another event there; with no
+		 * taken-branch event the all-branches stack (BRBE) is used LBR-only */
+		uint32_t t[] = { 4, 4, 4 };
+		uint64_t c[] = { 0xc0, 0x8, 0x11 }, b[] = { 0, 0, ANY };
+		int w[] = { U, E, L };
+
+		roles_arch = "aarch64";
+		check_roles(t, c, b, 3, w, "0x00000000410fd0c0");
+		roles_arch = NULL;
 	}
 }
 

@@ -1,0 +1,198 @@
+#!/bin/sh
+# The PostgreSQL store against a real server this test starts (Debian's postgresql package:
+# initdb into a temporary directory, a Unix socket there and no TCP, stopped at the end even
+# on failure; as root the server runs as the postgres user, or nobody):
+#  - 4 converters at once on an empty database (all racing to create the schema) give 4
+#    runs with distinct ids and labels; every view works and its shares sum to 1 per run;
+#  - the server holds what SQLite holds for the same recording: the same row count in every
+#    table and the same mix_by_mnemonic, computed by each engine from its own tables;
+#  - a converter killed (SIGKILL) in the middle of sending its rows leaves no row of its
+#    run; SIGTERM there rolls back, exits 3 and says so;
+#  - the PG* environment variables are honoured (-o postgresql:// alone);
+#  - a run with other mix columns is refused (exit 2); a connection failure exits 3 with a
+#    message that does not show the password.
+# Skips only where the server binaries are absent.
+. "$(dirname "$0")/../lib.sh"
+W=$BUILD/tools/writetest
+[ -x "$W" ] || { fail "store_pg: $W not built"; exit 0; }
+PGBIN=
+for b in /usr/lib/postgresql/*/bin; do [ -x "$b/initdb" ] && [ -x "$b/pg_ctl" ] && PGBIN=$b; done
+if [ -z "$PGBIN" ]; then
+	skip "store_pg: PostgreSQL server binaries absent (Debian: apt-get install postgresql)"
+	exit 0
+fi
+PSQL=$PGBIN/psql
+[ -x "$PSQL" ] || PSQL=psql
+
+as_server=
+if [ "$(id -u)" -eq 0 ]; then
+	u=postgres
+	id "$u" > /dev/null 2>&1 || u=nobody
+	as_server="runuser -u $u --"
+fi
+chmod 755 "$TMP"
+D=$TMP/pg
+mkdir "$D"
+[ -n "$as_server" ] && chown "$u" "$D"
+pg_stop() {
+	[ -f "$D/data/postmaster.pid" ] &&
+		$as_server "$PGBIN/pg_ctl" -D "$D/data" -m fast -t 30 stop > /dev/null 2>&1
+}
+trap 'pg_stop; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM HUP PIPE QUIT
+
+if ! $as_server "$PGBIN/initdb" -D "$D/data" -U hbbp --auth=trust -E UTF8 --no-locale \
+	> "$TMP/initdb.log" 2>&1; then
+	fail "store_pg: initdb failed"
+	cat "$TMP/initdb.log" >&2
+	exit 0
+fi
+if ! $as_server "$PGBIN/pg_ctl" -D "$D/data" -w -t 60 -l "$D/log" \
+	-o "-c listen_addresses='' -k $D -c fsync=off -c max_connections=40" start \
+	> "$TMP/pgctl.log" 2>&1; then
+	fail "store_pg: the server did not start"
+	cat "$TMP/pgctl.log" "$D/log" >&2
+	exit 0
+fi
+export PGHOST="$D" PGUSER=hbbp
+$PSQL -q -d postgres -c 'create database runs' -c 'create database envdb' \
+	-c 'create database other' -c 'create database killdb' > /dev/null 2>&1 || { fail "store_pg: createdb"; exit 0; }
+URI="postgresql:///runs?host=$D&user=hbbp"
+sql() { $PSQL -X -A -t -q -d "${DB:-runs}" -c "$1" 2>&1; }
+
+IN=$CORPUS/autofdo/propeller_sample.perfdata
+BIN="--binary propeller_sample.bin=$CORPUS/autofdo/propeller_sample_old.bin"
+if [ -f "$IN" ]; then
+	cp "$IN" "$TMP/in.data"
+else
+	skip "store_pg: corpus absent ($IN): the synthetic result only"
+fi
+
+# ---- 4 concurrent converters on an empty database ----
+pids=
+for i in 1 2 3 4; do
+	if [ -f "$TMP/in.data" ]; then
+		env -u PGHOST "$HBBP" -q $BIN --label "conc $i" -o "$URI" "$TMP/in.data" \
+			2> "$TMP/c.$i" &
+	else
+		env -u PGHOST "$W" -b 500 -t "conc $i" postgresql "$URI" 2> "$TMP/c.$i" &
+	fi
+	pids="$pids $!"
+done
+bad=0
+for p in $pids; do wait $p || bad=$((bad + 1)); done
+[ $bad = 0 ] || cat "$TMP"/c.* >&2
+check "store_pg: 4 concurrent converters on an empty database: all exit 0, 4 runs, 4 ids" \
+	[ $bad = 0 -a "$(sql 'select count(*), count(distinct run_id) from runs')" = "4|4" ]
+if [ -f "$TMP/in.data" ]; then
+	check "store_pg: the 4 runs carry their labels, host, file, perf version, time" \
+		[ "$(sql "select string_agg(label, ',' order by label) from runs
+			  where host is not null and file like '%in.data'
+			  and perf_version is not null and recorded is not null")" = \
+		  "conc 1,conc 2,conc 3,conc 4" ]
+fi
+st=ok
+for v in mix_by_mnemonic mix_by_isa mix_by_category mix_by_function mix_by_thread; do
+	got=$(sql "select count(*) from (select run_id, sum(share) s, count(*) n from $v
+		   group by run_id having abs(sum(share) - 1) < 1e-9 and count(*) > 0) t")
+	[ "$got" = 4 ] || st="$v: $got runs with shares summing to 1"
+done
+got=$(sql "select count(distinct run_id) from block_detail")
+[ "$got" = 4 ] || st="block_detail: $got runs"
+check "store_pg: every view works for the 4 runs, shares sum to 1 per run ($st)" [ "$st" = ok ]
+
+# ---- the same as SQLite holds ----
+if [ -f "$TMP/in.data" ] && command -v sqlite3 > /dev/null; then
+	"$HBBP" -q $BIN -o "$TMP/s.sqlite" "$TMP/in.data" 2> /dev/null
+	st=ok
+	for t in events modules symbols blocks instructions thread_blocks mix run_meta warnings; do
+		a=$(sqlite3 "$TMP/s.sqlite" "select count(*) from $t")
+		b=$(sql "select count(*) from $t where run_id = 1")
+		[ "$a" = "$b" ] || st="$st; $t: sqlite $a, postgresql $b"
+	done
+	sqlite3 -separator '|' "$TMP/s.sqlite" "select mnemonic, printf('%.12e', count),
+		printf('%.12e', share) from mix_by_mnemonic order by mnemonic" > "$TMP/m.sqlite"
+	sql "select mnemonic, to_char(count, '9.999999999999EEEE'), to_char(share,
+		'9.999999999999EEEE') from mix_by_mnemonic where run_id = 1 order by mnemonic
+		collate \"C\"" | sed 's/| */|/g; s/^ *//' > "$TMP/m.pg"
+	awk -F'|' 'NR == FNR { a[$1] = $2 "|" $3; n++; next }
+		{ split(a[$1], x, "|"); m++
+		  if (!($1 in a) || (x[1] - $2) ^ 2 > (1e-9 * $2) ^ 2 ||
+		      (x[2] - $3) ^ 2 > (1e-9 * $3) ^ 2) bad = 1 }
+		END { exit bad || n != m || n == 0 }' "$TMP/m.sqlite" "$TMP/m.pg" ||
+		st="$st; mix_by_mnemonic differs"
+	check "store_pg: the server holds what SQLite holds for the same recording ($st)" \
+		[ "$st" = ok ]
+fi
+
+# ---- a converter killed mid-run leaves nothing ----
+KURI="postgresql:///killdb?host=$D"
+"$W" -t first postgresql "$KURI" 2> /dev/null
+export DB=killdb
+before=$(sql 'select count(*) from runs')
+rows_before=$(sql 'select count(*) from blocks')
+for sig in KILL TERM; do
+	"$W" -n 200000 -b 200000 -t "killed $sig" postgresql "$KURI" > /dev/null 2> "$TMP/k.err" &
+	pid=$!
+	i=0
+	while [ $i -lt 500 ] && [ "$(sql "select count(*) from pg_stat_activity
+			where query like 'COPY %' and state = 'active'
+			and datname = 'killdb'")" = 0 ]; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	sleep 0.3	# the server ends the backend of a lost connection
+	want=3
+	[ $sig = KILL ] && want=137
+	st=ok
+	[ $sig = TERM ] && ! grep -q "interrupted by signal 15.*rolled back" "$TMP/k.err" &&
+		st="no message"
+	check "store_pg: SIG$sig while sending rows: exit $rc (want $want), no run, no row left ($st)" \
+		[ "$st" = ok -a $rc = $want -a "$(sql 'select count(*) from runs')" = "$before" \
+		  -a "$(sql 'select count(*) from blocks')" = "$rows_before" \
+		  -a "$(sql "select count(*) from run_meta where value like 'killed%'")" = 0 ]
+done
+unset DB
+
+# ---- PG* environment variables ----
+PGDATABASE=envdb "$W" -t env postgresql "postgresql://" 2> "$TMP/err"
+check "store_pg: -o postgresql:// takes host, user and database from PG* variables" \
+	[ $? = 0 -a "$(DB=envdb sql 'select count(*) from runs')" = 1 ]
+
+# ---- another mix column set, a connection failure ----
+"$W" -t a postgresql "postgresql:///other?host=$D" 2> /dev/null
+"$W" -x -t b postgresql "postgresql:///other?host=$D" > /dev/null 2> "$TMP/err"
+rc=$?
+grep -q 'table "mix" of the database has other columns' "$TMP/err" || rc="$rc, no message"
+check "store_pg: a run with other mix columns is refused (exit 2), one run kept" \
+	[ "$rc" = 2 -a "$(DB=other sql 'select count(*) from runs')" = 1 ]
+"$W" postgresql "postgresql://hbbp:s3cr3t@/nodb?host=$D/nowhere" > /dev/null 2> "$TMP/err"
+rc=$?
+grep -q "cannot connect" "$TMP/err" || rc="$rc, no message"
+grep -q "s3cr3t" "$TMP/err" && rc="$rc, password shown"
+check "store_pg: connection failure: exit 3, message without the password" [ "$rc" = 3 ]
+
+# ---- the dashboard queries of writers/SCHEMA.md ----
+if [ -f "$TMP/in.data" ]; then
+	for i in 1 2; do
+		"$HBBP" -q $BIN --label nightly -o "$URI" "$TMP/in.data" 2> /dev/null
+	done
+	awk '/^Dashboard queries/ { on = 1 } on && /^```sql/ { in_sql = 1; n = 1; next }
+	     in_sql && /^```/ { exit } in_sql && /^$/ { n++; next }
+	     in_sql { print > (dir "/dash." n ".sql") }' dir="$TMP" "$ROOT/writers/SCHEMA.md"
+	# propeller_sample runs no AVX-512: one row (one day, one host), share exactly 0
+	a=$($PSQL -X -A -t -q -d runs -f "$TMP/dash.1.sql" 2>&1 | cut -d'|' -f3 | sort -u)
+	# the two nightly runs: every category above 5%, one row per run and category
+	b=$($PSQL -X -A -t -q -d runs -f "$TMP/dash.2.sql" 2>&1 | cut -d'|' -f2 | sort | uniq -c |
+	    awk '{ print $1 }' | sort -u)
+	# the same recording twice: no function changed
+	# (each share is a sum the server may take in another order: equal within 1e-12)
+	c=$($PSQL -X -A -t -q -d runs -f "$TMP/dash.3.sql" 2>&1 | cut -d'|' -f3 |
+	    awk '{ v = $1 + 0; if ($1 !~ /^-?[0-9.e+-]+$/) print $1; else if (v > 1e-12 || v < -1e-12) print v; else print 0 }' |
+	    sort -u)
+	check "store_pg: the dashboard queries of SCHEMA.md run: AVX-512 share '$a' (want 0), categories per nightly run counted '$b', deltas '$c' (want 0)" \
+		[ "$a" = 0 -a -n "$b" -a "$(echo "$b" | wc -l)" = 1 -a "$c" = 0 ]
+fi

@@ -1,0 +1,93 @@
+/* The pivot views of the database stores (writers/SCHEMA.md), one definition for SQLite and
+ * PostgreSQL: each is "CREATE VIEW <name> AS <select>", in SQL both accept (every selected
+ * column grouped, window functions, no dialect functions). Depends on nothing.
+ */
+#ifndef WRITERS_VIEWS_H
+#define WRITERS_VIEWS_H
+
+/* count: executions of the instructions, Σ over thread_blocks rows of the block's count,
+ * once per instruction of the block; a block without code (length NULL, no instructions:
+ * its count is already instructions) once, keyed by its marker (in srcline); share: count
+ * over the run's total of every row, as in the CSV (writers/SCHEMA.md, "share"). Module
+ * names are the recorded names' last component, as the CSV's. */
+#define VIEW_MIX(key, col)								\
+	"SELECT run_id, " key ", count,"						\
+	" count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"			\
+	" (SELECT tb.run_id AS run_id, COALESCE(i." col ", b.srcline) AS " key ","	\
+	" SUM(tb.count) AS count"							\
+	" FROM thread_blocks tb JOIN blocks b"						\
+	" ON b.run_id = tb.run_id AND b.block_id = tb.block_id"			\
+	" LEFT JOIN instructions i ON i.run_id = tb.run_id AND i.block_id = tb.block_id" \
+	" WHERE tb.count > 0 AND (i.block_id IS NOT NULL OR b.length IS NULL)"	\
+	" GROUP BY tb.run_id, COALESCE(i." col ", b.srcline)) t"			\
+	" ORDER BY run_id, count DESC, " key
+/* instructions per block: the decoded ones, 1 for a block without code */
+#define VIEW_NI										\
+	" JOIN blocks b ON b.run_id = tb.run_id AND b.block_id = tb.block_id"		\
+	" LEFT JOIN (SELECT run_id, block_id, COUNT(*) AS n FROM instructions"		\
+	" GROUP BY run_id, block_id) ni ON ni.run_id = tb.run_id AND ni.block_id = tb.block_id"
+#define VIEW_NI_WHERE " WHERE tb.count > 0 AND (ni.n IS NOT NULL OR b.length IS NULL)"
+/* block_detail, with the address as hex text (the tables keep the 64-bit value as a signed
+ * integer, so kernel addresses are negative there): the one dialect difference. */
+#define VIEW_BLOCK_DETAIL(hex_address)							\
+	"SELECT b.run_id AS run_id,"							\
+	" b.block_id AS block_id, m.name AS module, m.path AS module_path,"		\
+	" s.name AS symbol, " hex_address " AS address,"				\
+	" b.address - s.address AS symbol_offset,"					\
+	" b.length AS length, b.bytes AS bytes, b.srcline AS srcline, b.count AS count," \
+	" b.ebs_count AS ebs_count, b.lbr_count AS lbr_count, b.source AS source,"	\
+	" b.ebs_samples AS ebs_samples, b.lbr_streams AS lbr_streams, b.biased AS biased," \
+	" b.bias_share AS bias_share"							\
+	" FROM blocks b"								\
+	" LEFT JOIN modules m ON m.run_id = b.run_id AND m.module_id = b.module_id"	\
+	" LEFT JOIN symbols s ON s.run_id = b.run_id AND s.symbol_id = b.symbol_id"
+
+/* select: SQLite's; select_pg: PostgreSQL's where it differs (else NULL). */
+static const struct {
+	const char *name;
+	const char *select;
+	const char *select_pg;
+} store_views[] = {
+	{ "mix_by_mnemonic", VIEW_MIX("mnemonic", "mnemonic"), NULL },
+	{ "mix_by_isa", VIEW_MIX("isa", "isa"), NULL },
+	{ "mix_by_category", VIEW_MIX("category", "category"), NULL },
+	{ "mix_by_function",
+	  "SELECT run_id, module, symbol, count,"
+	  " count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"
+	  " (SELECT tb.run_id AS run_id,"
+	  " COALESCE(replace(m.name, rtrim(m.name, replace(m.name, '/', '')), ''), '[unmapped]')"
+	  " AS module, COALESCE(s.name, '[unknown]') AS symbol,"
+	  " SUM(tb.count * COALESCE(ni.n, 1)) AS count"
+	  " FROM thread_blocks tb" VIEW_NI
+	  " LEFT JOIN modules m ON m.run_id = b.run_id AND m.module_id = b.module_id"
+	  " LEFT JOIN symbols s ON s.run_id = b.run_id AND s.symbol_id = b.symbol_id"
+	  VIEW_NI_WHERE
+	  " GROUP BY tb.run_id, 2, 3) t"
+	  " ORDER BY run_id, count DESC, module, symbol", NULL },
+	{ "mix_by_thread",
+	  "SELECT run_id, pid, tid, comm, count,"
+	  " count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"
+	  " (SELECT tb.run_id AS run_id, tb.pid AS pid, tb.tid AS tid,"
+	  " COALESCE(NULLIF(tb.comm, ''), '[unknown]') AS comm,"
+	  " SUM(tb.count * COALESCE(ni.n, 1)) AS count"
+	  " FROM thread_blocks tb" VIEW_NI VIEW_NI_WHERE
+	  " GROUP BY tb.run_id, tb.pid, tb.tid, 4) t"
+	  " ORDER BY run_id, count DESC, pid, tid", NULL },
+	{ "block_detail", VIEW_BLOCK_DETAIL("printf('0x%x', b.address)"),
+	  VIEW_BLOCK_DETAIL("'0x' || to_hex(b.address)") },
+};
+#define NR_STORE_VIEWS (sizeof(store_views) / sizeof(store_views[0]))
+
+/* Indexes: name, table, columns (after run_id). */
+static const struct {
+	const char *name, *table, *col;
+} store_indexes[] = {
+	{ "instructions_block", "instructions", "block_id" },
+	{ "thread_blocks_block", "thread_blocks", "block_id" },
+	{ "blocks_block", "blocks", "block_id" },
+	{ "modules_module", "modules", "module_id" },
+	{ "symbols_symbol", "symbols", "symbol_id" },
+};
+#define NR_STORE_INDEXES (sizeof(store_indexes) / sizeof(store_indexes[0]))
+
+#endif
