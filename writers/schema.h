@@ -2,7 +2,8 @@
  * hbbp/ (which fills them) and by the SQLite writer (which creates them and its views).
  * Column specs are "name:type", type in {int, real, text}; README documents them for users.
  *
- *  mix            the pivot rows: the --by key columns in the order given, then count, share
+ *  mix            the pivot rows: the --by key columns in the order given, then count,
+ *                 count_lo, count_hi (its 95% interval for the sampling noise), share
  *                 (and with --diagnostics: source, ebs_count, lbr_count, ebs_samples,
  *                 lbr_streams, biased). Columns vary with --by, so they are not listed here.
  *  events         one row per perf event of the recording
@@ -36,7 +37,8 @@ static const char *const schema_symbols[] = {
 };
 static const char *const schema_blocks[] = {
 	"block_id:int", "module_id:int", "symbol_id:int", "address:int", "length:int",
-	"bytes:int", "srcline:text", "count:real", "ebs_count:real", "lbr_count:real",
+	"bytes:int", "srcline:text", "count:real", "count_lo:real", "count_hi:real",
+	"ebs_count:real", "lbr_count:real",
 	"source:text", "ebs_samples:int", "lbr_streams:int", "biased:int", "bias_share:real",
 };
 static const char *const schema_instructions[] = {
@@ -45,8 +47,8 @@ static const char *const schema_instructions[] = {
 	"mem_read:int", "mem_write:int", "nr_ops:int", "length:int", "srcline:text",
 };
 static const char *const schema_thread_blocks[] = {
-	"pid:int", "tid:int", "comm:text", "block_id:int", "count:real", "ebs_count:real",
-	"lbr_count:real",
+	"pid:int", "tid:int", "comm:text", "block_id:int", "count:real", "count_lo:real",
+	"count_hi:real", "ebs_count:real", "lbr_count:real",
 };
 
 #define SCHEMA_NR(cols) (sizeof(cols) / sizeof((cols)[0]))

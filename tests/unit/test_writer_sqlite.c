@@ -78,7 +78,7 @@ static struct result *build(const struct tb *tbs, size_t nr_tbs, int extra_mix_c
 		result_cell__int(&c[1], i == 3 ? 2 : 1);
 		result_cell__int(&c[2], (int64_t)i);
 		result_cell__int(&c[3], i == 3 ? 0x5010 : 0x1000 + 0x100 * (int64_t)(i - 1));
-		result_cell__text(t, &c[10], "lbr");
+		result_cell__text(t, &c[12], "lbr");
 	}
 	result__add_table(r, "instructions", schema_instructions,
 			  SCHEMA_NR(schema_instructions), &t);
