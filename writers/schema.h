@@ -11,7 +11,9 @@
  *  symbols        functions with executed blocks
  *  blocks         every executed basic block with both estimates and the chosen one
  *  instructions   static attributes of every instruction of every executed block
- *  thread_blocks  per-thread block execution counts (what every pivot is computed from)
+ *  thread_blocks  per-thread block execution counts (what every pivot is computed from), with
+ *                 the count per batch of the samples (batch0..batch9, SCHEMA_BATCHES of them:
+ *                 the SQLite views compute their rows' intervals from them)
  *
  * Ids (module_id, symbol_id, block_id) are per run; SQLite adds run_id to every table.
  */
@@ -20,7 +22,7 @@
 
 #include <stddef.h>
 
-#define SCHEMA_FORMAT_VERSION 1
+#define SCHEMA_FORMAT_VERSION 2	/* 2: count_lo, count_hi, batch0..9 */
 
 static const char *const schema_events[] = {
 	"event_id:int", "name:text", "type:int", "config:int", "sample_type:int",
@@ -48,8 +50,15 @@ static const char *const schema_instructions[] = {
 };
 static const char *const schema_thread_blocks[] = {
 	"pid:int", "tid:int", "comm:text", "block_id:int", "count:real", "count_lo:real",
-	"count_hi:real", "ebs_count:real", "lbr_count:real",
+	"count_hi:real", "ebs_count:real", "lbr_count:real", "batch0:real", "batch1:real",
+	"batch2:real", "batch3:real", "batch4:real", "batch5:real", "batch6:real", "batch7:real",
+	"batch8:real", "batch9:real",
 };
+/* Batches of the samples (thread_blocks.batch0..): the intervals are batch means over them,
+ * with Student's t at SCHEMA_BATCHES - 1 degrees of freedom (SCHEMA_T975). */
+#define SCHEMA_BATCHES	10
+#define SCHEMA_T975	"2.26215716"
+#define SCHEMA_TB_BATCH0	9	/* column index of batch0 in schema_thread_blocks */
 
 #define SCHEMA_NR(cols) (sizeof(cols) / sizeof((cols)[0]))
 

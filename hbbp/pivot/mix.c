@@ -13,6 +13,10 @@
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
 
+_Static_assert(SCHEMA_BATCHES == HBBP_BATCHES, "thread_blocks has a column per batch");
+_Static_assert(SCHEMA_TB_BATCH0 + SCHEMA_BATCHES == SCHEMA_NR(schema_thread_blocks),
+	       "the batch columns end thread_blocks");
+
 #define SEP '\x1f'
 
 static const char *const key_names[KEY__COUNT] = {
@@ -900,7 +904,7 @@ static int tblock_cmp(const void *pa, const void *pb, void *arg)
 static int table_thread_blocks(struct result *res, struct mix_ctx *x, const struct ids *ids)
 {
 	const struct hbbp_counts *c = x->c;
-	size_t *order = calloc(c->nr_tblocks + 1, sizeof(size_t)), i, n = 0;
+	size_t *order = calloc(c->nr_tblocks + 1, sizeof(size_t)), i, j, n = 0;
 	struct result_table *t;
 	struct sort_ctx sc;
 	int err;
@@ -935,6 +939,8 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 		result_cell__real(&cell[6], tb->count_hi);
 		result_cell__real(&cell[7], tb->ebs_est);
 		result_cell__real(&cell[8], tb->lbr_est);
+		for (j = 0; j < HBBP_BATCHES; j++)
+			result_cell__real(&cell[SCHEMA_TB_BATCH0 + j], tb->count_bs.b[j]);
 	}
 	free(order);
 	return err;
