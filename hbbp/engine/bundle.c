@@ -27,6 +27,7 @@ int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 		return -ENOMEM;
 	}
 	b->roles->nr_events = d->nr_events;
+	b->roles->batch_slot = d->batch_slot;
 	for (i = 0; i < d->nr_events; i++)
 		b->roles->ev[i].role = d->ev[i].role;
 	hmap__init(&b->ebs, 4, sizeof(struct hbbp_ebs_val));

@@ -484,10 +484,14 @@ void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *
 	it->batch = 0;
 	if (evidx < 0 || (size_t)evidx >= d->nr_events)
 		return;
-	/* the batch: from the sample's time, else its place in the file (both the same however
-	 * the file is read) */
-	it->batch = hbbp_batch__of(s->present & PERF_SAMPLE_TIME ? s->time : rec->file_offset,
-				   s->ip, s->tid);
+	/* the batch: from the sample's time slot, else a hash of the sample (its time or its place
+	 * in the file): the same however the file is read */
+	if (d->batch_slot && (s->present & PERF_SAMPLE_TIME))
+		it->batch = hbbp_batch__of_time(s->time, d->batch_slot);
+	else
+		it->batch = hbbp_batch__of(s->present & PERF_SAMPLE_TIME ? s->time
+									  : rec->file_offset,
+					   s->ip, s->tid);
 	it->pid = s->pid;
 	it->tid = s->tid;
 	it->cpu = s->cpu;

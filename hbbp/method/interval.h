@@ -1,8 +1,15 @@
 /* How sure is each number (method.md §10): every sample is assigned to one of HBBP_BATCHES
- * batches by a hash of what identifies it (its time, else its place in the file, and its IP
- * and thread), every estimate is also summed per batch, and the 95% interval of a row is the
+ * batches, every estimate is also summed per batch, and the 95% interval of a row is the
  * spread of the row's estimate over the batches (batch means, Student t with K-1 degrees of
- * freedom). A row sums many blocks and one LBR stack feeds many blocks of a row; taking the
+ * freedom). The batches interleave in time: the recording's time span (first to last sample,
+ * perf's SAMPLE_TIME header) is cut into K * HBBP_BATCH_CYCLES slots and slot i feeds batch
+ * i mod K, so each batch is a systematic subsample spread over the whole run. Samples taken at
+ * a regular period (as a PMU does) count a row with less noise than independent draws would;
+ * subsamples that keep that regularity measure it, while a random assignment would measure
+ * the noise of independent draws, too wide by up to a factor 2 on loops (measured on pmusim).
+ * Without a time span (pipe mode, no SAMPLE_TIME header, samples without time) the batch is
+ * a hash of the sample (its time, else its file offset, IP and thread): independent draws,
+ * the wider interval. A row sums many blocks and one LBR stack feeds many blocks of a row; taking the
  * spread of the row's own per-batch sums accounts for that correlation, which summing
  * per-block variances would not. The interval covers the sampling noise only, never the
  * hardware's bias (skid, shadowing, the entry bias of the LBR).
@@ -15,6 +22,7 @@
 #include <stdint.h>
 
 #define HBBP_BATCHES	10	/* K: batches every estimate is also summed over */
+#define HBBP_BATCH_CYCLES 64	/* times each batch recurs over the recording's time span */
 
 /* The per-batch sums of one estimate. */
 struct hbbp_bsum { double b[HBBP_BATCHES]; };
@@ -31,6 +39,23 @@ static inline unsigned int hbbp_batch__of(uint64_t key, uint64_t ip, uint32_t ti
 	z *= 0x94d049bb133111ebULL;
 	z ^= z >> 31;
 	return (unsigned int)((z >> 32) * HBBP_BATCHES >> 32);
+}
+
+/* The time per slot of a recording whose samples span [first, last] (0: no span, hash). */
+static inline uint64_t hbbp_batch__slot(uint64_t first, uint64_t last)
+{
+	uint64_t s;
+
+	if (!first || last <= first)
+		return 0;
+	s = (last - first) / ((uint64_t)HBBP_BATCHES * HBBP_BATCH_CYCLES);
+	return s ? s : 1;
+}
+
+/* The batch of a sample at time in slots of slot (> 0). */
+static inline unsigned int hbbp_batch__of_time(uint64_t time, uint64_t slot)
+{
+	return (unsigned int)(time / slot % HBBP_BATCHES);
 }
 
 /* a += f * b, batch by batch */
