@@ -41,12 +41,12 @@ PE=${PE:-1009} PL=${PL:-101} PEQ=${PEQ:-101} PLQ=${PLQ:-11}
 # periods 101 and 11 (about as many samples).
 params() {
 	case $1 in
-	primes)  echo "8000 $PE $PL | 800 $PEQ $PLQ" ;;
-	objects) echo "12 $PE $PL | 2 $PEQ $PLQ" ;;
-	vector)  echo "400 $PE $PL | 40 $PEQ $PLQ" ;;
-	interp)  echo "4000 $PE $PL | 400 $PEQ $PLQ" ;;
-	libcmix) echo "900 $PE $PL | 90 $PEQ $PLQ" ;;
-	divloop) echo "130000 $PE $PL | 13000 $PEQ $PLQ" ;;
+	primes)  echo "8000 $PE $PL | 2000 $PE $PL" ;;
+	objects) echo "12 $PE $PL | 3 $PE $PL" ;;
+	vector)  echo "400 $PE $PL | 100 $PE $PL" ;;
+	interp)  echo "4000 $PE $PL | 1000 $PE $PL" ;;
+	libcmix) echo "900 $PE $PL | 225 $PE $PL" ;;
+	divloop) echo "130000 $PE $PL | 32500 $PE $PL" ;;
 	*) echo "unknown workload $1" >&2; exit 2 ;;
 	esac
 }
