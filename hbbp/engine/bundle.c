@@ -105,12 +105,14 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 	ev->zero_entries += it.zero_entries;
 	switch (it.kind) {
 	case HBBP_ITEM_EBS:
+		ev->bs.b[it.batch] += (double)it.period;
 		break;
 	case HBBP_ITEM_LBR_SHORT:
 		ev->stacks_short++;
 		break;
 	case HBBP_ITEM_LBR:
 		ev->lbr_used++;
+		ev->bs.b[it.batch] += (double)it.period;
 		break;
 	default:
 		b->nr_unused_samples++;

@@ -598,6 +598,7 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	ev->zero_entries += it->zero_entries;
 	switch (it->kind) {
 	case HBBP_ITEM_EBS:
+		ev->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += (double)it->period;
 		return driver_ebs_add(d, it->pid, it->tid, it->cpumode, it->ip, it->evidx,
 				      (double)it->period, 1, it->batch, NULL);
 	case HBBP_ITEM_LBR_SHORT:
@@ -610,6 +611,7 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		return 0;
 	}
 	ev->samples_used++;
+	ev->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += (double)it->period;
 	/* identical stacks are summed in the cache and resolved at the next flush: queued for
 	 * their lookup while there is room for all queued, else added at once */
 	key = hbbp_stack_cache__queue_key(&d->stacks);
@@ -663,6 +665,7 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		d->ev[i].samples_used += b->ev[i].lbr_used;
 		d->ev[i].stacks_short += b->ev[i].stacks_short;
 		d->ev[i].zero_entries += b->ev[i].zero_entries;
+		hbbp_bsum__axpy(&d->ev[i].bs, 1.0, &b->ev[i].bs);
 	}
 	for (i = 0; i < b->ebs.nr; i++) {
 		void *val;

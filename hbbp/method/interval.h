@@ -67,6 +67,13 @@ static inline void hbbp_bsum__axpy(struct hbbp_bsum *a, double f, const struct h
 		a->b[i] += f * b->b[i];
 }
 
+/* The ratio factors of a role whose used samples' periods sum to w[i] in batch i: f[i] =
+ * (sum of w) / w[i], the batch's sum scaled to the whole by the weight it actually holds
+ * (the PMU counts every event: the periods of a role's samples sum to a known total, and a
+ * batch that happened to get more of them must not look like more executions). Where some
+ * batch holds no weight (a handful of samples) every f[i] = K, plain batch means. */
+void hbbp_interval__ratio(const struct hbbp_bsum *w, struct hbbp_bsum *f);
+
 /* The 0.975 quantile of Student's t with df degrees of freedom (df >= 1; large df: the
  * normal's 1.96). */
 double hbbp_t975(unsigned int df);
@@ -79,5 +86,8 @@ double hbbp_t975(unsigned int df);
  * non-finite or negative est [0, 0]. */
 void hbbp_interval__batch_means(double est, const double *batch, size_t k, double *lo,
 				double *hi);
+/* The same from the batch estimates x[0..k) of est (x[i] = k * batch[i] above, or a batch's
+ * sum times its ratio factor). */
+void hbbp_interval__estimates(double est, const double *x, size_t k, double *lo, double *hi);
 
 #endif
