@@ -60,7 +60,7 @@ echo "  $rows rows >= 0.5%, $cov% covered, median width of rows >= 1%: $width%" 
 check "interval_calibration: the exact count is inside for 90-98% of $rows rows ($cov%)" \
 	awk -v n="$rows" -v c="$cov" 'BEGIN { exit !(n >= 500 && c >= 90 && c <= 98) }'
 # every output row of the runs: finite, ordered
-bad=$(cat "$TMP"/cal/*.csv | awk -F, '/^mnemonic,/ { for (i = 1; i <= NF; i++) c[$i] = i; next }
+bad=$(cat "$TMP"/cal/*.hbbp.csv | awk -F, '/^mnemonic,/ { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ x = $c["count"]; lo = $c["count_lo"]; hi = $c["count_hi"]
 	  if (x "" ~ /nan|inf/ || lo "" ~ /nan|inf/ || hi "" ~ /nan|inf/ || lo < 0 ||
 	      lo > x + 1e-9 * x || hi < x - 1e-9 * x) n++ }
