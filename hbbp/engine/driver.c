@@ -349,8 +349,9 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 {
 	uint64_t k, thr = (uint64_t)pid << 32 | tid;
 	struct hbbp_event_state *ev = &d->ev[evidx];
+	struct hbbp_bsum wbs;
 	double w;
-	int err;
+	int err, only = -1;
 
 	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
 	if (2 * n > d->alloc_locs) {
@@ -397,6 +398,12 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 	w = period / (double)(n - 1);
 	ev->streams += cnt * (n - 1);
 	ev->stream_weight += period;
+	/* the batch sums of each stream: bs / (n-1); most stacks were seen in one batch only */
+	for (k = 0; k < HBBP_BATCHES; k++) {
+		wbs.b[k] = bs->b[k] / (double)(n - 1);
+		if (bs->b[k] != 0)
+			only = only == -1 ? (int)k : -2;
+	}
 	for (k = 1; k < n; k++) {
 		const struct bbmap_loc *lto = &d->locs[2 * k + 1], *lfrom = &d->locs[2 * (k - 1)];
 		uint64_t to = e[k].to, from = e[k - 1].from;
@@ -432,7 +439,10 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 				return -ENOMEM;
 			v->weight += w;
 			v->n += cnt;
-			hbbp_bsum__axpy(&v->bs, 1.0 / (double)(n - 1), bs);
+			if (only >= 0)
+				v->bs.b[only] += wbs.b[only];
+			else
+				hbbp_bsum__axpy(&v->bs, 1.0, &wbs);
 			err = 0;
 			rejected = false;
 		}

@@ -41,21 +41,25 @@ static inline unsigned int hbbp_batch__of(uint64_t key, uint64_t ip, uint32_t ti
 	return (unsigned int)((z >> 32) * HBBP_BATCHES >> 32);
 }
 
-/* The time per slot of a recording whose samples span [first, last] (0: no span, hash). */
-static inline uint64_t hbbp_batch__slot(uint64_t first, uint64_t last)
+/* The time per slot of a recording whose samples span [first, last], as a shift: slots of
+ * 2^(shift - 1) (the power of two at or below span / (K * cycles)); 0: no span, hash. */
+static inline unsigned int hbbp_batch__slot(uint64_t first, uint64_t last)
 {
 	uint64_t s;
+	unsigned int shift = 1;
 
 	if (!first || last <= first)
 		return 0;
 	s = (last - first) / ((uint64_t)HBBP_BATCHES * HBBP_BATCH_CYCLES);
-	return s ? s : 1;
+	while (shift < 63 && s >> shift)
+		shift++;
+	return shift;
 }
 
-/* The batch of a sample at time in slots of slot (> 0). */
-static inline unsigned int hbbp_batch__of_time(uint64_t time, uint64_t slot)
+/* The batch of a sample at time in slots of hbbp_batch__slot's shift (> 0). */
+static inline unsigned int hbbp_batch__of_time(uint64_t time, unsigned int shift)
 {
-	return (unsigned int)(time / slot % HBBP_BATCHES);
+	return (unsigned int)((time >> (shift - 1)) % HBBP_BATCHES);
 }
 
 /* a += f * b, batch by batch */

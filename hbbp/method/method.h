@@ -115,7 +115,7 @@ struct hbbp_lookup_slot {
 
 struct hbbp_driver {
 	const struct hbbp_code_ops *ops;
-	uint64_t batch_slot;		/* time per batch slot (hbbp/method/interval.h; 0: hash) */
+	unsigned int batch_slot;	/* hbbp_batch__slot's shift (method/interval.h; 0: hash) */
 	struct hbbp_lookup_slot lcache[HBBP_LOOKUP_CACHE];
 	uint32_t lgen;			/* current generation (0 never valid) */
 	uint32_t lpid;			/* pid the generation belongs to */

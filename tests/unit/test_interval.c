@@ -138,15 +138,16 @@ static void test_batch_hash(void)
 	CHECK(bad == 0);
 	for (i = 0; i < HBBP_BATCHES; i++)
 		CHECK(n[i] > 9500 && n[i] < 10500);
-	/* time slots: a span of 6400 in 10 x 64 slots of 10; time 1025 is slot 102, batch 2;
-	 * consecutive slots feed consecutive batches */
-	CHECK_EQ_U64(hbbp_batch__slot(1000, 7400), 10);
-	CHECK(hbbp_batch__of_time(1025, 10) == 2);
-	CHECK(hbbp_batch__of_time(1035, 10) == 3);
-	CHECK(hbbp_batch__of_time(1115, 10) == 1);
+	/* time slots: a span of 6400 in 10 x 64 slots of 10, rounded down to 8 (shift 4);
+	 * time 1025 is slot 128, batch 8; consecutive slots feed consecutive batches */
+	CHECK_EQ_U64(hbbp_batch__slot(1000, 7400), 4);
+	CHECK(hbbp_batch__of_time(1025, 4) == 8);
+	CHECK(hbbp_batch__of_time(1033, 4) == 9);
+	CHECK(hbbp_batch__of_time(1041, 4) == 0);
 	CHECK_EQ_U64(hbbp_batch__slot(1000, 1000), 0);		/* no span: hash */
 	CHECK_EQ_U64(hbbp_batch__slot(0, 5000), 0);		/* no header */
 	CHECK_EQ_U64(hbbp_batch__slot(1000, 1100), 1);		/* short span: slots of 1 */
+	CHECK(hbbp_batch__of_time(1007, 1) == 7);
 	/* the same sample always gets the same batch */
 	CHECK(hbbp_batch__of(123, 456, 7) == hbbp_batch__of(123, 456, 7));
 }
