@@ -28,6 +28,7 @@ static const struct {
 	{ "stats", cmd_stats },
 	{ "compare", cmd_compare },
 	{ "train", cmd_train },
+	{ "disasm", cmd_disasm },
 };
 
 int main(int argc, char **argv)
