@@ -4,8 +4,9 @@
 # hbbp, sweeps the cutoff from 4 to 40 (re-converting only), compares every mix against the
 # exact truth with `hbbp-convert compare`, and writes a Markdown table (default
 # bench/ACCURACY.md), then appends the calibration of the intervals (bench/calibrate.sh,
-# twenty more recordings of each workload without hardware effects). Depends only on ./hbbp-convert, ./pmusim, qemu-x86_64, a C compiler and
-# tests/tools/blocklen (built by make check-build).
+# twenty more recordings of each workload without hardware effects). Depends only on
+# ./hbbp-convert, ./pmusim, qemu-x86_64, a C compiler and tests/tools/blocklen (built by
+# make check-build).
 # Usage: bench/accuracy.sh [-o OUT.md] [-w WORKDIR] [WORKLOAD...]
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
