@@ -27,6 +27,10 @@ if [ "$need" = check ]; then
 	command -v zstd >/dev/null || pkgs="$pkgs zstd"
 	command -v jq >/dev/null || pkgs="$pkgs jq"
 	command -v aarch64-linux-gnu-objdump >/dev/null || pkgs="$pkgs binutils-aarch64-linux-gnu"
+	# make fuzz (tests/cli/fuzz_build.sh): clang with its libFuzzer runtime
+	command -v clang >/dev/null || pkgs="$pkgs clang"
+	dpkg-query -W -f='${Status}' libclang-rt-dev 2>/dev/null | grep -q 'ok installed' ||
+		pkgs="$pkgs libclang-rt-dev"
 fi
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then

@@ -10,6 +10,7 @@ int cmd_dump(int argc, char **argv);	/* hbbp-convert dump [--limit N] FILE */
 int cmd_stats(int argc, char **argv);	/* hbbp-convert stats FILE */
 int cmd_compare(int argc, char **argv);	/* hbbp-convert compare --ref REF MIX */
 int cmd_train(int argc, char **argv);	/* hbbp-convert train --ref REF ... PERF_DATA... */
+int cmd_version(void);			/* hbbp-convert --version */
 int cmd_disasm(int argc, char **argv);	/* hbbp-convert disasm [-f text|csv] BINARY */
 
 #endif
