@@ -269,17 +269,21 @@ static int check_output_dir(const char *out)
 }
 
 /* --append adds to a SQLite database: an existing output that is not one is refused
- * before converting (the writer would fail after the work, naming a copy step). */
-static int check_append_target(const char *out)
+ * before converting (the writer would fail after the work, naming a copy step). An output
+ * that is one of the inputs inputs[0..nr) is left to the writer, which refuses it as such. */
+static int check_append_target(const char *out, const char *const *inputs, size_t nr)
 {
 	static const char magic[16] = "SQLite format 3";
 	char head[16];
-	struct stat st;
+	struct stat st, ist;
 	FILE *f;
 	size_t n;
 
 	if (stat(out, &st) || !S_ISREG(st.st_mode) || !st.st_size)
 		return 0;
+	for (n = 0; inputs && n < nr; n++)
+		if (!stat(inputs[n], &ist) && ist.st_dev == st.st_dev && ist.st_ino == st.st_ino)
+			return 0;
 	f = fopen(out, "rb");
 	if (!f)
 		return 0;	/* the writer reports what it cannot open */
@@ -501,7 +505,7 @@ int cmd_convert(int argc, char **argv)
 		return HBBP_EXIT_IO;
 	}
 	if (o.append && o.output && writer_format_is_file(o.format) &&
-	    check_append_target(o.output)) {
+	    check_append_target(o.output, inputs, inputs ? nr_inputs : 0)) {
 		free(o.binaries);
 		return HBBP_EXIT_INPUT;
 	}
