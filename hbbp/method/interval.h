@@ -4,7 +4,9 @@
  * freedom). A row sums many blocks and one LBR stack feeds many blocks of a row; taking the
  * spread of the row's own per-batch sums accounts for that correlation, which summing
  * per-block variances would not. A batch's sum is scaled to the whole run by its share of the
- * role's sampled weight (hbbp_interval__ratio).
+ * role's sampled weight (hbbp_interval__ratio): the periods of its samples, also when the
+ * LBR sums hold the stacks' time weights period / D(Y) (method.md §5b, hbbp/method/lbr_time.h),
+ * which every batch sums as the estimate does.
  * The batches interleave in time: the recording's time span (first to last sample, perf's
  * SAMPLE_TIME header) is cut into at least K * HBBP_BATCH_CYCLES slots of a power-of-two
  * length and slot i feeds batch i mod K, so each batch is a systematic subsample spread over
