@@ -7,7 +7,7 @@
  *  1. the schema, under a transaction-scoped advisory lock (PG_SCHEMA_LOCK), so that
  *     converters starting at once on an empty database do not race on CREATE: tables,
  *     views and indexes are created when missing and checked when present (same columns
- *     and types as this run's, format_version 1);
+ *     and types as this run's, format_version SCHEMA_FORMAT_VERSION);
  *  2. the run: INSERT INTO runs ... RETURNING run_id (an identity column: ids unique
  *     under any concurrency), run_meta, warnings, then every table through COPY FROM STDIN
  *     (text format), then COMMIT. Converters write runs concurrently; nothing of a run is

@@ -1,26 +1,48 @@
 /* The pivot views of the database stores (writers/SCHEMA.md), one definition for SQLite and
  * PostgreSQL: each is "CREATE VIEW <name> AS <select>", in SQL both accept (every selected
- * column grouped, window functions, no dialect functions). Depends on nothing.
+ * column grouped, window functions, sqrt, no other dialect functions). Depends on
+ * writers/schema.h only.
  */
 #ifndef WRITERS_VIEWS_H
 #define WRITERS_VIEWS_H
+
+#include "writers/schema.h"
 
 /* count: executions of the instructions, Σ over thread_blocks rows of the block's count,
  * once per instruction of the block; a block without code (length NULL, no instructions:
  * its count is already instructions) once, keyed by its marker (in srcline); share: count
  * over the run's total of every row, as in the CSV (writers/SCHEMA.md, "share"). Module
- * names are the recorded names' last component, as the CSV's. */
-#define VIEW_MIX(key, col)								\
+ * names are the recorded names' last component, as the CSV's. count_lo, count_hi: the 95%
+ * interval of count from its batch estimates b0..b9 over 10 (the thread_blocks columns
+ * batch0..9 summed as count is; batch means, as hbbp/method/interval.c computes it for the
+ * mix table): count -/+ t(9) * sqrt(Σ (10 b_i - count)^2 / 90), the low end at least 0.
+ * sqrt: SQLite's math functions, PostgreSQL's own. */
+_Static_assert(SCHEMA_BATCHES == 10, "the views below spell out 10 batches");
+#define VIEW_B(i, f)	", SUM(tb.batch" #i f ") AS b" #i
+#define VIEW_BATCHES(f)	VIEW_B(0, f) VIEW_B(1, f) VIEW_B(2, f) VIEW_B(3, f) VIEW_B(4, f)	\
+			VIEW_B(5, f) VIEW_B(6, f) VIEW_B(7, f) VIEW_B(8, f) VIEW_B(9, f)
+#define VIEW_D(i)	"(10 * b" #i " - count) * (10 * b" #i " - count)"
+#define VIEW_HALF	" " SCHEMA_T975 " * sqrt((" VIEW_D(0) " + " VIEW_D(1) " + " VIEW_D(2)	\
+			" + " VIEW_D(3) " + " VIEW_D(4) " + " VIEW_D(5) " + " VIEW_D(6) " + "	\
+			VIEW_D(7) " + " VIEW_D(8) " + " VIEW_D(9) ") / 90.0) AS half"
+/* the outer selects of a view over a subquery (run_id, key..., count, b0..b9) that follows,
+ * closed by VIEW_TAIL */
+#define VIEW_HEAD(key)									\
 	"SELECT run_id, " key ", count,"						\
+	" CASE WHEN count > 0 AND count - half > 0 THEN count - half ELSE 0 END AS count_lo," \
+	" CASE WHEN count > 0 THEN count + half ELSE 0 END AS count_hi,"		\
 	" count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"			\
+	" (SELECT run_id, " key ", count," VIEW_HALF " FROM"
+#define VIEW_TAIL(order)	" t) u ORDER BY run_id, count DESC, " order
+#define VIEW_MIX(key, col)								\
+	VIEW_HEAD(key)									\
 	" (SELECT tb.run_id AS run_id, COALESCE(i." col ", b.srcline) AS " key ","	\
-	" SUM(tb.count) AS count"							\
+	" SUM(tb.count) AS count" VIEW_BATCHES("")					\
 	" FROM thread_blocks tb JOIN blocks b"						\
 	" ON b.run_id = tb.run_id AND b.block_id = tb.block_id"			\
 	" LEFT JOIN instructions i ON i.run_id = tb.run_id AND i.block_id = tb.block_id" \
 	" WHERE tb.count > 0 AND (i.block_id IS NOT NULL OR b.length IS NULL)"	\
-	" GROUP BY tb.run_id, COALESCE(i." col ", b.srcline)) t"			\
-	" ORDER BY run_id, count DESC, " key
+	" GROUP BY tb.run_id, COALESCE(i." col ", b.srcline))" VIEW_TAIL(key)
 /* instructions per block: the decoded ones, 1 for a block without code */
 #define VIEW_NI										\
 	" JOIN blocks b ON b.run_id = tb.run_id AND b.block_id = tb.block_id"		\
@@ -35,6 +57,7 @@
 	" s.name AS symbol, " hex_address " AS address,"				\
 	" b.address - s.address AS symbol_offset,"					\
 	" b.length AS length, b.bytes AS bytes, b.srcline AS srcline, b.count AS count," \
+	" b.count_lo AS count_lo, b.count_hi AS count_hi,"				\
 	" b.ebs_count AS ebs_count, b.lbr_count AS lbr_count, b.source AS source,"	\
 	" b.ebs_samples AS ebs_samples, b.lbr_streams AS lbr_streams, b.biased AS biased," \
 	" b.bias_share AS bias_share"							\
@@ -52,27 +75,23 @@ static const struct {
 	{ "mix_by_isa", VIEW_MIX("isa", "isa"), NULL },
 	{ "mix_by_category", VIEW_MIX("category", "category"), NULL },
 	{ "mix_by_function",
-	  "SELECT run_id, module, symbol, count,"
-	  " count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"
+	  VIEW_HEAD("module, symbol")
 	  " (SELECT tb.run_id AS run_id,"
 	  " COALESCE(replace(m.name, rtrim(m.name, replace(m.name, '/', '')), ''), '[unmapped]')"
 	  " AS module, COALESCE(s.name, '[unknown]') AS symbol,"
-	  " SUM(tb.count * COALESCE(ni.n, 1)) AS count"
+	  " SUM(tb.count * COALESCE(ni.n, 1)) AS count" VIEW_BATCHES(" * COALESCE(ni.n, 1)")
 	  " FROM thread_blocks tb" VIEW_NI
 	  " LEFT JOIN modules m ON m.run_id = b.run_id AND m.module_id = b.module_id"
 	  " LEFT JOIN symbols s ON s.run_id = b.run_id AND s.symbol_id = b.symbol_id"
 	  VIEW_NI_WHERE
-	  " GROUP BY tb.run_id, 2, 3) t"
-	  " ORDER BY run_id, count DESC, module, symbol", NULL },
+	  " GROUP BY tb.run_id, 2, 3)" VIEW_TAIL("module, symbol"), NULL },
 	{ "mix_by_thread",
-	  "SELECT run_id, pid, tid, comm, count,"
-	  " count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"
+	  VIEW_HEAD("pid, tid, comm")
 	  " (SELECT tb.run_id AS run_id, tb.pid AS pid, tb.tid AS tid,"
 	  " COALESCE(NULLIF(tb.comm, ''), '[unknown]') AS comm,"
-	  " SUM(tb.count * COALESCE(ni.n, 1)) AS count"
+	  " SUM(tb.count * COALESCE(ni.n, 1)) AS count" VIEW_BATCHES(" * COALESCE(ni.n, 1)")
 	  " FROM thread_blocks tb" VIEW_NI VIEW_NI_WHERE
-	  " GROUP BY tb.run_id, tb.pid, tb.tid, 4) t"
-	  " ORDER BY run_id, count DESC, pid, tid", NULL },
+	  " GROUP BY tb.run_id, tb.pid, tb.tid, 4)" VIEW_TAIL("pid, tid"), NULL },
 	{ "block_detail", VIEW_BLOCK_DETAIL("printf('0x%x', b.address)"),
 	  VIEW_BLOCK_DETAIL("'0x' || to_hex(b.address)") },
 };

@@ -269,7 +269,8 @@ static int check_output_dir(const char *out)
 }
 
 /* --append adds to a SQLite database: an existing output that is not one is refused
- * before converting (the writer would fail after the work, naming a copy step). */
+ * before converting (the writer would fail after the work, naming a copy step). An output
+ * that is one of the inputs inputs[0..nr) is left to the writer, which refuses it as such. */
 static int check_append_target(const char *out)
 {
 	static const char magic[16] = "SQLite format 3";

@@ -25,6 +25,7 @@ int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 		return -ENOMEM;
 	}
 	b->nr_events = d->acc.nr_events;
+	b->batch_slot = d->acc.batch_slot;
 	for (i = 0; i < d->acc.nr_events; i++)
 		b->roles[i].role = d->acc.ev[i].role;
 	b->lbr_time = d->acc.lbr_time;	/* read-only during the pass */
@@ -55,6 +56,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 	if (!(rec->sample.present & PERF_SAMPLE_TIME))
 		return 0;
 	hbbp_sample__digest(b->roles, b->nr_events, rec, &it);
+	it.batch = hbbp_sample__batch(rec, b->batch_slot);
 	hbbp_lbr_time__weigh(b->lbr_time, &it);
 	if (it.has_read)
 		return 0;
@@ -67,7 +69,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 			return 0;
 		if (qk) {
 			if (hbbp_stack_cache__queue_w(&b->stacks, hbbp_stack_cache__hash(qk),
-						      it.weight, (double)it.period, 1))
+						      it.weight, (double)it.period, 1, it.batch))
 				return -ENOMEM;
 		} else if (hbbp_stack_cache__drain(&b->stacks)) {
 			return -ENOMEM;
@@ -78,13 +80,14 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 			v->period += it.weight;
 			v->period_plain += (double)it.period;
 			v->n++;
+			v->bs.b[it.batch] += it.weight;	/* the weight, per batch */
 		}
 	} else if (it.kind == HBBP_ITEM_EBS) {
 		key[0] = (uint64_t)it.pid << 32 | it.tid;
 		key[1] = (uint64_t)(uint32_t)it.cpumode;
 		key[2] = it.ip;
 		key[3] = (uint64_t)it.evidx;
-		if (hbbp_sum_queue__add(&b->ebsq, &b->ebs, key, (double)it.period, 1))
+		if (hbbp_sum_queue__add(&b->ebsq, &b->ebs, key, (double)it.period, 1, it.batch))
 			return -ENOMEM;
 	}
 	/* the counters of hbbp_driver__apply */
@@ -102,6 +105,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 	ev->zero_entries += it.zero_entries;
 	switch (it.kind) {
 	case HBBP_ITEM_EBS:
+		ev->bs.b[it.batch] += (double)it.period;
 		break;
 	case HBBP_ITEM_LBR_SHORT:
 		ev->stacks_short++;
@@ -111,6 +115,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 		ev->lbr_time += it.lbr_time;
 		ev->lbr_fallback += it.lbr_fallback;
 		ev->lbr_by_ip += it.lbr_by_ip;
+		ev->bs.b[it.batch] += (double)it.period;	/* the periods (interval.h) */
 		break;
 	default:
 		b->nr_unused_samples++;

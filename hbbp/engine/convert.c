@@ -348,6 +348,11 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	err = convert__lbr_weighting(run, o, &ro);
 	if (err)
 		goto out;
+	{	/* the samples' batches interleave over the recorded time span (interval.h) */
+		const struct perf_header_info *h = perf_reader__header(run->reader);
+
+		run->drv.acc.batch_slot = hbbp_batch__slot(h->first_sample_time, h->last_sample_time);
+	}
 	err = run_pass(run, o);
 	if (err)
 		goto out;

@@ -85,9 +85,11 @@ static int driver_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 	return sl->rc;
 }
 
-/* n EBS samples of thread pid/tid at ip, their periods summing to period (method.md §4) */
+/* n EBS samples of thread pid/tid at ip, their periods summing to period (method.md §4): per
+ * batch bs, or all in batch batch when bs is NULL */
 static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode,
-			  uint64_t ip, int evidx, double period, uint64_t n)
+			  uint64_t ip, int evidx, double period, uint64_t n, unsigned int batch,
+			  const struct hbbp_bsum *bs)
 {
 	struct bbmap_loc loc;
 	uint64_t key[4];
@@ -95,16 +97,19 @@ static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int
 
 	if (hbbp_accum__ebs_key(&d->acc, pid, tid, evidx, mapped ? &loc : NULL, period, n, key))
 		return -ENOMEM;
-	return hbbp_sum_queue__add(&d->ebsq, &d->acc.ebs, key, period, n);
+	if (bs)
+		return hbbp_sum_queue__add_sums(&d->ebsq, &d->acc.ebs, key, period, n, bs);
+	return hbbp_sum_queue__add(&d->ebsq, &d->acc.ebs, key, period, n, batch);
 }
 
 /* cnt stacks e[0..n), their weights summing to period (periods: period_plain) */
 static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode,
 			    int evidx, const struct perf_branch_entry *e, uint64_t n,
-			    double period, double period_plain, uint64_t cnt)
+			    double period, double period_plain, uint64_t cnt,
+			    const struct hbbp_bsum *bs)
 {
 	return hbbp_accum__lbr_stack_w(&d->acc, driver_lookup, d, pid, tid, cpumode, evidx, e,
-				       n, period, period_plain, cnt);
+				       n, period, period_plain, cnt, bs);
 }
 
 int hbbp_driver__flush(struct hbbp_driver *d)
@@ -126,7 +131,7 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 		}
 		err = driver_lbr_stack(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
 				       (int)((key[1] >> 16) & 0xffff), (int)(key[1] & 0xffff), e,
-				       n, v->period, v->period_plain, v->n);
+				       n, v->period, v->period_plain, v->n, &v->bs);
 	}
 	hbbp_stack_cache__clear(&d->stacks);
 	return err;
@@ -150,10 +155,11 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
 	return true;
 }
 
-/* cnt stacks key (hash h), their weights summing to period (periods: period_plain), into
- * the cache */
+/* cnt stacks key (hash h), their weights summing to period (per batch bs, or all in batch
+ * batch when bs is NULL; periods: period_plain), into the cache */
 static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t h,
-			    double period, double period_plain, uint64_t cnt)
+			    double period, double period_plain, uint64_t cnt, unsigned int batch,
+			    const struct hbbp_bsum *bs)
 {
 	struct hbbp_stack_val *v;
 	int err = hbbp_stack_cache__drain(&d->stacks);
@@ -172,6 +178,10 @@ static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t
 	v->period += period;
 	v->period_plain += period_plain;
 	v->n += cnt;
+	if (bs)
+		hbbp_bsum__axpy(&v->bs, 1.0, bs);
+	else
+		v->bs.b[batch < HBBP_BATCHES ? batch : 0] += period;
 	return 0;
 }
 
@@ -185,21 +195,26 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		return err;
 	if (it->kind == HBBP_ITEM_EBS)
 		return driver_ebs_add(d, it->pid, it->tid, it->cpumode, it->ip, it->evidx,
-				      (double)it->period, 1);
+				      (double)it->period, 1, it->batch, NULL);
 	if (it->kind != HBBP_ITEM_LBR)
 		return 0;
 	/* identical stacks are summed in the cache and resolved at the next flush: queued for
 	 * their lookup while there is room for all queued, else added at once. Their weights
 	 * (period / D(Y) with method.md §5b) are summed, so the key need not hold the IP. */
 	key = hbbp_stack_cache__queue_key(&d->stacks);
-	if (!hbbp_driver__stack_key(it, e, key ? key : local))
+	if (!hbbp_driver__stack_key(it, e, key ? key : local)) {
+		struct hbbp_bsum bs;
+
+		memset(&bs, 0, sizeof(bs));
+		bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] = it->weight;
 		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, it->nr,
-					it->weight, (double)it->period, 1);
+					it->weight, (double)it->period, 1, &bs);
+	}
 	if (key)
 		return hbbp_stack_cache__queue_w(&d->stacks, hbbp_stack_cache__hash(key),
-						 it->weight, (double)it->period, 1);
+						 it->weight, (double)it->period, 1, it->batch);
 	return driver_stack_add(d, local, hbbp_stack_cache__hash(local), it->weight,
-				(double)it->period, 1);
+				(double)it->period, 1, it->batch, NULL);
 }
 
 /* Records after which the address spaces are unchanged: no need to flush the stacks. */
@@ -243,10 +258,11 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		d->acc.ev[i].lbr_time_stacks += b->ev[i].lbr_time;
 		d->acc.ev[i].lbr_time_fallback += b->ev[i].lbr_fallback;
 		d->acc.ev[i].lbr_time_by_ip += b->ev[i].lbr_by_ip;
+		hbbp_bsum__axpy(&d->acc.ev[i].bs, 1.0, &b->ev[i].bs);
 	}
 	hmap__for_each(&b->ebs, i, key, v) {
 		err = driver_ebs_add(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0], (int)key[1],
-				     key[2], (int)key[3], v->period, v->n);
+				     key[2], (int)key[3], v->period, v->n, 0, &v->bs);
 		if (err)
 			return err;
 	}
@@ -255,7 +271,7 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 
 		err = driver_stack_add(d, skey, hbbp_stack_cache__hash(skey),
 				       b->stacks.vals[i].period, b->stacks.vals[i].period_plain,
-				       b->stacks.vals[i].n);
+				       b->stacks.vals[i].n, 0, &b->stacks.vals[i].bs);
 		if (err)
 			return err;
 	}
@@ -299,6 +315,7 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 		struct hbbp_sample_item it;
 
 		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, rec, &it);
+		it.batch = hbbp_sample__batch(rec, d->acc.batch_slot);
 		hbbp_lbr_time__weigh(d->acc.lbr_time, &it);
 		return hbbp_driver__apply(d, &it, it.raw);
 	}

@@ -78,6 +78,7 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
 struct hbbp_bundle_event {
 	uint64_t samples, lbr_used, stacks_short, zero_entries;
 	uint64_t lbr_time, lbr_fallback, lbr_by_ip;	/* method.md §5b counters */
+	struct hbbp_bsum bs;		/* see hbbp_event_state.bs */
 };
 struct hbbp_bundle {
 	struct hbbp_event_state *roles;	/* a copy of the events' roles (for hbbp_sample__digest):
@@ -85,6 +86,7 @@ struct hbbp_bundle {
 					 * thread writes */
 	size_t nr_events;
 	const struct hbbp_lbr_time *lbr_time;	/* the accumulators' (read-only) */
+	unsigned int batch_slot;	/* the driver's (hbbp_sample__batch) */
 	struct hbbp_bundle_event *ev;	/* nr_events */
 	struct hmap ebs;		/* (pid<<32|tid, cpumode, ip, evidx) -> hbbp_ebs_val */
 	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */

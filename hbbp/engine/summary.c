@@ -221,22 +221,28 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 	}
 	if (!mix)
 		return;
-	fprintf(stderr, "top of the mix (%zu rows, total %.0f%s%s):\n", mix->nr_rows, run->total,
+	fprintf(stderr, "top of the mix (%zu rows, total %.0f%s%s; share, count [95%% interval]):\n",
+		mix->nr_rows, run->total,
 		run->method == HBBP_METHOD_EBS && strcmp(convert__ebs_unit(run), "insns") ? " " : "",
 		run->method == HBBP_METHOD_EBS && strcmp(convert__ebs_unit(run), "insns") ?
 		convert__ebs_unit(run) : "");
 	/* perf report's layout: share, count, then the keys */
 	for (i = 0; i < mix->nr_rows && i < 10; i++) {
 		const struct result_cell *c = &mix->cells[i * mix->nr_cols];
-		double count = 0, share = 0;
+		double count = 0, share = 0, lo = 0, hi = 0;
 
 		for (j = 0; j < mix->nr_cols; j++) {
 			if (!strcmp(mix->cols[j].name, "count") && c[j].type == RES_REAL)
 				count = c[j].d;
 			else if (!strcmp(mix->cols[j].name, "share") && c[j].type == RES_REAL)
 				share = c[j].d;
+			else if (!strcmp(mix->cols[j].name, "count_lo") && c[j].type == RES_REAL)
+				lo = c[j].d;
+			else if (!strcmp(mix->cols[j].name, "count_hi") && c[j].type == RES_REAL)
+				hi = c[j].d;
 		}
-		fprintf(stderr, "  %6.2f%%  %14.*f ", 100 * share, count >= 1000 ? 0 : 3, count);
+		fprintf(stderr, "  %6.2f%%  %14.*f [%.*f, %.*f] ", 100 * share, count >= 1000 ? 0 : 3,
+			count, lo >= 1000 ? 0 : 3, lo, hi >= 1000 ? 0 : 3, hi);
 		for (j = 0; j < mix->nr_cols && j < o->mix.nr_keys; j++) {
 			if (c[j].type == RES_TEXT)
 				fprintf(stderr, " %s", c[j].s);

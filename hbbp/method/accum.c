@@ -175,6 +175,16 @@ bool hbbp_branch__spec_wrong(const struct perf_branch_entry *e)
 	return PERF_BR_SPEC(e->flags) == PERF_BR_SPEC_WRONG_PATH;
 }
 
+unsigned int hbbp_sample__batch(const struct perf_record *rec, unsigned int slot)
+{
+	const struct perf_sample *s = &rec->sample;
+
+	if (slot && (s->present & PERF_SAMPLE_TIME))
+		return hbbp_batch__of_time(s->time, slot);
+	return hbbp_batch__of(s->present & PERF_SAMPLE_TIME ? s->time : rec->file_offset, s->ip,
+			      s->tid);
+}
+
 /* method.md §2 (EBS samples give their IP, LBR samples their stack, by the event's role) and
  * §5 (a partly filled LBR is padded with 0/0 entries at its oldest end: they are no branches). */
 void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
@@ -188,6 +198,7 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->kind = HBBP_ITEM_BAD_EVENT;
 	it->evidx = evidx;
 	it->nr = 0;
+	it->batch = 0;
 	if (evidx < 0 || (size_t)evidx >= nr_events)
 		return;
 	it->pid = s->pid;
@@ -242,6 +253,7 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 	ev->zero_entries += it->zero_entries;
 	switch (it->kind) {
 	case HBBP_ITEM_EBS:
+		ev->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += (double)it->period;
 		break;
 	case HBBP_ITEM_LBR_SHORT:
 		ev->stacks_short++;
@@ -251,6 +263,8 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 		ev->lbr_time_stacks += it->lbr_time;
 		ev->lbr_time_fallback += it->lbr_fallback;
 		ev->lbr_time_by_ip += it->lbr_by_ip;
+		/* the periods (not the time weights): the role's known total (interval.h) */
+		ev->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += (double)it->period;
 		break;
 	default:
 		a->nr_unused_samples++;
@@ -262,7 +276,8 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 	return 0;
 }
 
-int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t n)
+int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t n,
+		    unsigned int batch)
 {
 	struct hbbp_ebs_val *v = hmap__get(h, key, NULL);
 
@@ -270,6 +285,7 @@ int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t
 		return -ENOMEM;
 	v->period += period;
 	v->n += n;
+	v->bs.b[batch < HBBP_BATCHES ? batch : 0] += period;
 	return 0;
 }
 
@@ -402,22 +418,24 @@ static int accum_bias_slots(struct hbbp_accum *a, const struct bbmap_loc *locs, 
 /* method.md §5: the streams e[k].to .. e[k-1].from of a stack and their rejections. */
 int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
 			  uint32_t pid, uint32_t tid, int cpumode, int evidx,
-			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt)
+			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt,
+			  const struct hbbp_bsum *bs)
 {
 	return hbbp_accum__lbr_stack_w(a, lookup, lctx, pid, tid, cpumode, evidx, e, n, period,
-				       period, cnt);
+				       period, cnt, bs);
 }
 
 int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
 			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			    const struct perf_branch_entry *e, uint64_t n, double period,
-			    double period_plain, uint64_t cnt)
+			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
 {
 	uint64_t k, thr = (uint64_t)pid << 32 | tid;
 	struct hbbp_event_state *ev = &a->ev[evidx];
 	struct bbmap_loc *locs;
+	struct hbbp_bsum wbs;
 	double w, wp;
-	int err;
+	int err, only = -1;
 
 	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
 	if (grow_array((void **)&a->locs, &a->alloc_locs, sizeof(*a->locs), 2 * n, SIZE_MAX))
@@ -453,6 +471,12 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 	ev->streams += cnt * (n - 1);
 	ev->stream_weight += period;
 	ev->stream_weight_plain += period_plain;
+	/* the batch sums of each stream: bs / (n-1); most stacks were seen in one batch only */
+	for (k = 0; k < HBBP_BATCHES; k++) {
+		wbs.b[k] = bs->b[k] / (double)(n - 1);
+		if (bs->b[k] != 0)
+			only = only == -1 ? (int)k : -2;
+	}
 	for (k = 1; k < n; k++) {
 		const struct bbmap_loc *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
 		uint64_t to = e[k].to, from = e[k - 1].from;
@@ -489,6 +513,10 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 			accum_add(a, &v->weight, &v->comp, w);
 			v->weight_plain += wp;
 			v->n += cnt;
+			if (only >= 0)
+				v->bs.b[only] += wbs.b[only];
+			else
+				hbbp_bsum__axpy(&v->bs, 1.0, &wbs);
 			err = 0;
 			rejected = false;
 		}

@@ -4,8 +4,10 @@
  * multiplexing scale of each event is applied, branches seen in the oldest/newest stack slot
  * far more often than chance flag their blocks as biased, and the hybrid rule picks one
  * estimate per block. Weight that cannot be attributed is kept as pseudo blocks (EBS) or
- * counted as rejected (LBR), never dropped silently.
- * Depends on hbbp/method/method.h; reaches code only through struct hbbp_code_ops.
+ * counted as rejected (LBR), never dropped silently. Every sum is also kept per batch of the
+ * samples, and the chosen source of each block (decided on all the samples) gives its count
+ * in every batch: the spread over the batches is the count's 95% interval (method.md §10).
+ * Depends on hbbp/method/method.h and hbbp/method/interval.h; reaches code only through struct hbbp_code_ops.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -167,11 +169,13 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 		return (int)bi;
 	c->blocks[bi].ebs_sum += w;
 	c->blocks[bi].ebs_samples += v->n;
+	hbbp_bsum__axpy(&c->blocks[bi].ebs_bs, x->a->ev[key[3]].scale, &v->bs);
 	t = counts_tblock(c, key[0], (size_t)bi);
 	if (!t)
 		return -ENOMEM;
 	t->ebs_sum += w;
 	t->ebs_samples += v->n;
+	hbbp_bsum__axpy(&t->ebs_bs, x->a->ev[key[3]].scale, &v->bs);
 	return 0;
 }
 
@@ -198,8 +202,8 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	struct hbbp_counts *c = x->c;
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	uint64_t to = key[2], from = key[3], cur = to;
-	double w = v->weight * x->a->ev[key[4]].scale;
-	double wp = v->weight_plain * x->a->ev[key[4]].scale;
+	double scale = x->a->ev[key[4]].scale, w = v->weight * scale;
+	double wp = v->weight_plain * scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	size_t nsteps = 0, i;
 
@@ -243,12 +247,14 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 		c->blocks[bi].lbr_sum += w;
 		c->blocks[bi].lbr_sum_plain += wp;
 		c->blocks[bi].lbr_streams += v->n;
+		hbbp_bsum__axpy(&c->blocks[bi].lbr_bs, scale, &v->bs);
 		t = counts_tblock(c, key[0], (size_t)bi);
 		if (!t)
 			return -ENOMEM;
 		t->lbr_sum += w;
 		t->lbr_sum_plain += wp;
 		t->lbr_streams += v->n;
+		hbbp_bsum__axpy(&t->lbr_bs, scale, &v->bs);
 	}
 	c->lbr_weight_attributed += w;
 	return 0;
@@ -482,6 +488,60 @@ fail:
 	return NULL;
 }
 
+/* The count of block b per batch, from its (or a thread's share of its) per-batch sums, with
+ * the source chosen for b: what hbbp_block__choose and the thread shares compute, batch by
+ * batch. */
+static void block_count_bs(const struct hbbp_block *b, const struct hbbp_bsum *ebs,
+			   const struct hbbp_bsum *lbr, struct hbbp_bsum *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (hbbp_block__uses_lbr(b))
+		hbbp_bsum__axpy(out, 1.0, lbr);
+	else if (hbbp_source_is_ebs(b->source) && b->kind != HBBP_BLK_CODE)
+		hbbp_bsum__axpy(out, 1.0, ebs);
+	else if (hbbp_source_is_ebs(b->source) && b->nr_insns)
+		hbbp_bsum__axpy(out, 1.0 / b->nr_insns, ebs);
+}
+
+bool hbbp_block__uses_lbr(const struct hbbp_block *b)
+{
+	return b->kind == HBBP_BLK_CODE && hbbp_source_is_lbr(b->source);
+}
+
+void hbbp_counts__batch_estimates(const struct hbbp_counts *c, const struct hbbp_bsum *e,
+				  const struct hbbp_bsum *l, double *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < HBBP_BATCHES; i++) {
+		x[i] = 0;
+		if (e)
+			x[i] += e->b[i] * (c->ratio ? c->ebs_ratio.b[i] : HBBP_BATCHES);
+		if (l)
+			x[i] += l->b[i] * (c->ratio ? c->lbr_ratio.b[i] : HBBP_BATCHES);
+	}
+}
+
+/* The ratio factors of each role (see struct hbbp_counts): its events' used periods per batch,
+ * scaled for multiplexing as the estimates are. */
+static void counts_ratio(struct hbbp_counts *c, const struct hbbp_accum *a)
+{
+	struct hbbp_bsum we, wl;
+	size_t i;
+
+	memset(&we, 0, sizeof(we));
+	memset(&wl, 0, sizeof(wl));
+	for (i = 0; i < a->nr_events; i++) {
+		if (a->ev[i].role == HBBP_ROLE_EBS)
+			hbbp_bsum__axpy(&we, a->ev[i].scale, &a->ev[i].bs);
+		else if (a->ev[i].role == HBBP_ROLE_LBR)
+			hbbp_bsum__axpy(&wl, a->ev[i].scale, &a->ev[i].bs);
+	}
+	hbbp_interval__ratio(&we, &c->ebs_ratio);
+	hbbp_interval__ratio(&wl, &c->lbr_ratio);
+	c->ratio = true;
+}
+
 int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_method method,
 			 unsigned cutoff)
 {
@@ -547,13 +607,26 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		err = counts_bias(&x);
 	if (err)
 		goto out;
-	/* 4. The hybrid choice per block, applied to every thread's share of it. */
-	for (i = 0; i < c->nr_blocks; i++)
-		hbbp_block__choose(&c->blocks[i], method, cutoff);
+	/* 4. The hybrid choice per block, applied to every thread's share of it and to every
+	 * batch of the samples (the choice is made once, on all of them; method.md §10). */
+	counts_ratio(c, d);
+	for (i = 0; i < c->nr_blocks; i++) {
+		struct hbbp_block *b = &c->blocks[i];
+		struct hbbp_bsum bs;
+		double bx[HBBP_BATCHES];
+
+		hbbp_block__choose(b, method, cutoff);
+		block_count_bs(b, &b->ebs_bs, &b->lbr_bs, &bs);
+		hbbp_counts__batch_estimates(c, hbbp_block__uses_lbr(b) ? NULL : &bs,
+					     hbbp_block__uses_lbr(b) ? &bs : NULL, bx);
+		hbbp_interval__estimates(b->count, bx, HBBP_BATCHES, &b->count_lo, &b->count_hi);
+	}
 	for (i = 0; i < c->nr_tblocks; i++) {
 		struct hbbp_tblock *t = &c->tblocks[i];
 		const struct hbbp_block *b = &c->blocks[t->block];
 		bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
+		bool use_lbr = hbbp_block__uses_lbr(b);
+		double bx[HBBP_BATCHES];
 
 		if (b->kind == HBBP_BLK_CODE)
 			t->ebs_est = b->nr_insns ? t->ebs_sum / b->nr_insns : 0;
@@ -561,6 +634,10 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 			t->ebs_est = t->ebs_sum;
 		t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
 		t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
+		block_count_bs(b, &t->ebs_bs, &t->lbr_bs, &t->count_bs);
+		hbbp_counts__batch_estimates(c, use_lbr ? NULL : &t->count_bs,
+					     use_lbr ? &t->count_bs : NULL, bx);
+		hbbp_interval__estimates(t->count, bx, HBBP_BATCHES, &t->count_lo, &t->count_hi);
 	}
 out:
 	hmap__exit(&x.mods);

@@ -18,6 +18,7 @@
 
 #include "bbmap/module.h"
 #include "bbmap/session.h"
+#include "hbbp/method/interval.h"
 #include "util/hmap.h"
 #include "hbbp/method/lbr_time.h"
 #include "hbbp/method/leaders.h"
@@ -97,6 +98,7 @@ struct hbbp_event_state {
 	uint64_t lbr_time_stacks, lbr_time_fallback, lbr_time_by_ip;
 	uint64_t time_enabled, time_running;	/* summed over threads (READ) */
 	double scale;			/* enabled / running, 1 when not multiplexed */
+	struct hbbp_bsum bs;		/* periods of its used samples (EBS, LBR stacks) per batch */
 };
 
 /* Per-dso (NULL: unmapped) accounting: weight that could not be attributed to code, and
@@ -111,11 +113,15 @@ struct hbbp_unresolved {
 	double lbr_rejected;		/* of which rejected (any reason) */
 };
 
-struct hbbp_ebs_val { double period; uint64_t n; };
+/* Every sum also kept per batch of the samples (bs, hbbp/method/interval.h): the spread of a
+ * row's estimate over the batches gives its interval (method.md §10). */
+struct hbbp_ebs_val { double period; uint64_t n; struct hbbp_bsum bs; };
 /* weight: the streams' summed weight (period/(n-1) each, or with the time-weighted LBR
- * estimate period/((n-1) D(Y))); comp: the rounding error of weight's sum when
- * hbbp_accum.compensated (else 0); weight_plain: with the plain weight period/(n-1) */
-struct hbbp_stream_val { double weight; uint64_t n; double comp; double weight_plain; };
+ * estimate period/((n-1) D(Y))), bs the same per batch; comp: the rounding error of weight's
+ * sum when hbbp_accum.compensated (else 0); weight_plain: with the plain weight period/(n-1) */
+struct hbbp_stream_val {
+	double weight; uint64_t n; double comp; double weight_plain; struct hbbp_bsum bs;
+};
 struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
 
 /* The method's accumulators (method.md §4, §5, §7), filled by whoever reads the records (the
@@ -123,6 +129,7 @@ struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
  * the attribution (hbbp_counts__compute) and the result tables. */
 struct hbbp_accum {
 	const struct hbbp_code_ops *ops;
+	unsigned int batch_slot;	/* hbbp_batch__slot's shift (interval.h; 0: hash) */
 	size_t nr_events;
 	struct hbbp_event_state *ev;
 	struct hmap ebs;	/* (pid<<32|tid, dso, vaddr, ev) -> struct hbbp_ebs_val */
@@ -182,6 +189,7 @@ struct hbbp_sample_item {
 	uint64_t has_read;
 	uint64_t zero_entries;	/* 0/0 entries dropped */
 	uint64_t nr;		/* LBR: entries after the padding */
+	uint32_t batch;		/* the sample's batch (hbbp_sample__batch) */
 	const struct perf_branch_entry *raw;	/* LBR: the record's entries (newest first) */
 	double weight;		/* LBR: the stack's weight: period, or period / D(Y) (§5b,
 				 * hbbp_lbr_time__weigh) */
@@ -191,6 +199,10 @@ struct hbbp_sample_item {
 };
 void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 			 const struct perf_record *rec, struct hbbp_sample_item *it);
+/* The batch of a sample (method.md §10, interval.h): its time slot when the recording's span
+ * is known (slot: hbbp_batch__slot's shift), else a hash of its time or file offset, IP and
+ * thread. The same however the file is read. */
+unsigned int hbbp_sample__batch(const struct perf_record *rec, unsigned int slot);
 /* Whether a branch entry is flagged wrong-path speculative (method.md §5: rejected). */
 bool hbbp_branch__spec_wrong(const struct perf_branch_entry *e);
 
@@ -206,23 +218,26 @@ int hbbp_accum__read_value(struct hbbp_accum *a, uint32_t pid, uint32_t tid, uin
  * (hbbp_accum__sum, or later). 0 or -ENOMEM. */
 int hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 			const struct bbmap_loc *loc, double period, uint64_t n, uint64_t *key);
-/* Adds (period, n) to the value of key in h (a map of struct hbbp_ebs_val). 0 or -ENOMEM. */
-int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t n);
+/* Adds (period, n) to the value of key in h (a map of struct hbbp_ebs_val), period to batch
+ * batch's sum. 0 or -ENOMEM. */
+int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t n,
+		    unsigned int batch);
 /* method.md §5: the stack e[0..n) (n >= 2, newest first) of thread pid/tid, seen cnt times
- * with periods summing to period, its ends resolved through lookup: n-1 streams of weight
- * period/(n-1) each, validated (rejections counted), accumulated per (thread, dso, to, from);
- * slot counters per branch for the bias flag; every entry's target (but wrong-path ones) kept
- * as a block leader (§3). 0 or -ENOMEM. */
+ * with periods summing to period (bs: per batch), its ends resolved through lookup: n-1
+ * streams of weight period/(n-1) each, validated (rejections counted), accumulated per
+ * (thread, dso, to, from); slot counters per branch for the bias flag; every entry's target
+ * (but wrong-path ones) kept as a block leader (§3). 0 or -ENOMEM. */
 int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
 			  uint32_t pid, uint32_t tid, int cpumode, int evidx,
-			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt);
-/* The same with the stacks' weights (period / D(Y) each, method.md §5b) summing to period and
- * their periods to period_plain: streams of weight period/(n-1), and period_plain/(n-1) in
- * the plain weight kept beside it. */
+			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt,
+			  const struct hbbp_bsum *bs);
+/* The same with the stacks' weights (period / D(Y) each, method.md §5b) summing to period
+ * (bs: per batch) and their periods to period_plain: streams of weight period/(n-1), and
+ * period_plain/(n-1) in the plain weight kept beside it. */
 int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
 			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			    const struct perf_branch_entry *e, uint64_t n, double period,
-			    double period_plain, uint64_t cnt);
+			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs);
 /* Adds the kept rounding errors into the sums (see compensated). */
 void hbbp_accum__compensate(struct hbbp_accum *a);
 /* method.md §7: sums the read values per event and sets each event's scale. */
@@ -281,6 +296,8 @@ struct hbbp_block {
 	double ebs_est, lbr_est;	/* BBEC estimates (pseudo blocks: ebs_est = instructions) */
 	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 	double count;			/* chosen estimate (0: no data for the chosen method) */
+	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
+	struct hbbp_bsum ebs_bs, lbr_bs;	/* ebs_sum, lbr_sum per batch */
 	enum hbbp_source source;	/* which estimate count is */
 	bool biased;
 	double bias_share;		/* highest oldest/newest-slot share of its branches */
@@ -293,6 +310,9 @@ struct hbbp_tblock {
 	uint64_t ebs_samples, lbr_streams;
 	double ebs_est, lbr_est, count;
 	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
+	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
+	struct hbbp_bsum ebs_bs, lbr_bs;	/* ebs_sum, lbr_sum per batch */
+	struct hbbp_bsum count_bs;	/* count per batch (the block's source in every batch) */
 };
 
 struct hbbp_counts {
@@ -307,6 +327,11 @@ struct hbbp_counts {
 	uint64_t nr_biased_branches;
 	double lbr_weight_attributed;	/* scaled stream weight walked successfully */
 	double ebs_weight_attributed;	/* scaled period landing in decoded blocks */
+	/* Per batch, the factor from a batch's sum to the estimate of the whole (interval.h):
+	 * the role's total weight over the batch's (the PMU counts every event, so the periods
+	 * of all samples sum to a known total); HBBP_BATCHES where no factor (ratio false). */
+	bool ratio;
+	struct hbbp_bsum ebs_ratio, lbr_ratio;
 };
 
 /* Attribution: leaders from stream targets, EBS and stream attribution, bias, hybrid choice.
@@ -314,6 +339,13 @@ struct hbbp_counts {
 int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *a, enum hbbp_method method,
 			 unsigned cutoff);
 void hbbp_counts__exit(struct hbbp_counts *c);
+/* The batch estimates x[0..HBBP_BATCHES) of a count summed per batch as e (from blocks
+ * counted by EBS; NULL: none) and l (by LBR; NULL: none): each batch's sum times its role's
+ * ratio factor (interval.h). */
+void hbbp_counts__batch_estimates(const struct hbbp_counts *c, const struct hbbp_bsum *e,
+				  const struct hbbp_bsum *l, double *x);
+/* Whether b's count comes from LBR streams (after hbbp_block__choose). */
+bool hbbp_block__uses_lbr(const struct hbbp_block *b);
 /* Sets a block's estimates (method.md §4, §5) and applies the hybrid rule (§6) to it. */
 void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned cutoff);
 

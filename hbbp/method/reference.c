@@ -2,6 +2,8 @@
  * one sample's share at a time, with their rounding errors kept (hbbp_accum.compensated).
  * Depends on hbbp/method/method.h only.
  */
+#include <string.h>
+
 #include "hbbp/method/reference.h"
 
 /* method.md §4: the period goes to the instruction at the sample's IP. */
@@ -14,16 +16,20 @@ static int reference_ebs(struct hbbp_accum *a, const struct hbbp_sample_item *it
 	int err = hbbp_accum__ebs_key(a, it->pid, it->tid, it->evidx, mapped ? &loc : NULL,
 				      (double)it->period, 1, key);
 
-	return err ? err : hbbp_accum__sum(&a->ebs, key, (double)it->period, 1);
+	return err ? err : hbbp_accum__sum(&a->ebs, key, (double)it->period, 1, it->batch);
 }
 
 /* method.md §5: the stack's streams, its ends resolved as the sample comes; §5b: weighted
  * period / D(Y) when a->lbr_time is set (hbbp_lbr_time__weigh). */
 static int reference_lbr(struct hbbp_accum *a, const struct hbbp_sample_item *it)
 {
+	struct hbbp_bsum bs;
+
+	memset(&bs, 0, sizeof(bs));
+	bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] = it->weight;
 	return hbbp_accum__lbr_stack_w(a, a->ops->lookup, a->ops->ctx, it->pid, it->tid,
 				       it->cpumode, it->evidx, it->raw, it->nr, it->weight,
-				       (double)it->period, 1);
+				       (double)it->period, 1, &bs);
 }
 
 int hbbp_reference__record(struct hbbp_accum *a, const struct perf_record *rec)
@@ -34,6 +40,7 @@ int hbbp_reference__record(struct hbbp_accum *a, const struct perf_record *rec)
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
 		hbbp_sample__digest(a->ev, a->nr_events, rec, &it);
+		it.batch = hbbp_sample__batch(rec, a->batch_slot);
 		hbbp_lbr_time__weigh(a->lbr_time, &it);
 		err = hbbp_accum__count_item(a, &it);
 		if (err)

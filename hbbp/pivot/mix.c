@@ -16,6 +16,10 @@
 #include "writers/schema.h"
 #include "util/grow.h"
 
+_Static_assert(SCHEMA_BATCHES == HBBP_BATCHES, "thread_blocks has a column per batch");
+_Static_assert(SCHEMA_TB_BATCH0 + SCHEMA_BATCHES == SCHEMA_NR(schema_thread_blocks),
+	       "the batch columns end thread_blocks");
+
 #define SEP '\x1f'
 
 static const char *const key_names[KEY__COUNT] = {
@@ -404,6 +408,7 @@ struct mix_row {
 	char *key;
 	double count, ebs_count, lbr_count;
 	double lbr_count_plain;		/* lbr_count with the plain weight (method.md §5) */
+	struct hbbp_bsum bs_ebs, bs_lbr;	/* count per batch, from EBS / LBR blocks */
 	uint64_t ebs_samples, lbr_streams;
 	size_t stamp;
 	unsigned sources;
@@ -503,6 +508,8 @@ static int mix_add(struct mix_ctx *x, struct mix_rows *rows, const struct hbbp_t
 	if (!row)
 		return -ENOMEM;
 	row->count += t->count;
+	hbbp_bsum__axpy(hbbp_block__uses_lbr(b) ? &row->bs_lbr : &row->bs_ebs, 1.0,
+			&t->count_bs);
 	row->ebs_count += t->ebs_est;
 	row->lbr_count += t->lbr_est;
 	row->lbr_count_plain += b->kind == HBBP_BLK_CODE ? t->lbr_sum_plain : 0;
@@ -558,7 +565,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	const struct hbbp_counts *c = x->c;
 	struct mix_rows rows;
 	struct result_table *t;
-	const char *cols[HBBP_MAX_KEYS + 9];
+	const char *cols[HBBP_MAX_KEYS + 12];
 	char colspec[HBBP_MAX_KEYS][128];
 	size_t i, j, nc = 0, n;
 	double total = 0;
@@ -600,6 +607,8 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		cols[nc++] = colspec[i];
 	}
 	cols[nc++] = "count:real";
+	cols[nc++] = "count_lo:real";
+	cols[nc++] = "count_hi:real";
 	cols[nc++] = "share:real";
 	if (o->diagnostics) {
 		cols[nc++] = "source:text";
@@ -618,6 +627,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		const struct mix_row *row = &rows.v[i];
 		struct result_cell *cell = result_table__add_row(t);
 		const char *p = row->key;
+		double lo, hi, bx[HBBP_BATCHES];
 
 		if (!cell) {
 			err = -ENOMEM;
@@ -636,7 +646,11 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 			}
 			p += l + (p[l] ? 1 : 0);
 		}
+		hbbp_counts__batch_estimates(c, &row->bs_ebs, &row->bs_lbr, bx);
+		hbbp_interval__estimates(row->count, bx, HBBP_BATCHES, &lo, &hi);
 		result_cell__real(&cell[j++], hbbp_round_count(row->count));
+		result_cell__real(&cell[j++], hbbp_round_count(lo));
+		result_cell__real(&cell[j++], hbbp_round_count(hi));
 		result_cell__real(&cell[j++], hbbp_round_share(total > 0 ? row->count / total : 0));
 		if (o->diagnostics && !err) {
 			err = result_cell__text(t, &cell[j++], source_name(row->sources));
@@ -924,14 +938,16 @@ static int table_blocks(struct result *res, struct mix_ctx *x, const struct ids 
 			snprintf(src, sizeof(src), "%s", kind_marker(b->kind));
 		err = result_cell__text(t, &cell[6], src);
 		result_cell__real(&cell[7], b->count);
-		result_cell__real(&cell[8], b->ebs_est);
-		result_cell__real(&cell[9], b->lbr_est);
+		result_cell__real(&cell[8], b->count_lo);
+		result_cell__real(&cell[9], b->count_hi);
+		result_cell__real(&cell[10], b->ebs_est);
+		result_cell__real(&cell[11], b->lbr_est);
 		if (!err)
-			err = result_cell__text(t, &cell[10], hbbp_source_name(b->source));
-		result_cell__int(&cell[11], (int64_t)b->ebs_samples);
-		result_cell__int(&cell[12], (int64_t)b->lbr_streams);
-		result_cell__int(&cell[13], b->biased);
-		result_cell__real(&cell[14], b->bias_share);
+			err = result_cell__text(t, &cell[12], hbbp_source_name(b->source));
+		result_cell__int(&cell[13], (int64_t)b->ebs_samples);
+		result_cell__int(&cell[14], (int64_t)b->lbr_streams);
+		result_cell__int(&cell[15], b->biased);
+		result_cell__real(&cell[16], b->bias_share);
 		for (j = 0; blk && j < blk->nr_insns && !err; j++) {
 			const struct bbmap_insn *in = &blk->insns[j];
 			struct result_cell *ic = result_table__add_row(ti);
@@ -985,7 +1001,7 @@ static int tblock_cmp(const void *pa, const void *pb, void *arg)
 static int table_thread_blocks(struct result *res, struct mix_ctx *x, const struct ids *ids)
 {
 	const struct hbbp_counts *c = x->c;
-	size_t *order = calloc(c->nr_tblocks + 1, sizeof(size_t)), i, n = 0;
+	size_t *order = calloc(c->nr_tblocks + 1, sizeof(size_t)), i, j, n = 0;
 	struct result_table *t;
 	struct sort_ctx sc;
 	int err;
@@ -1005,6 +1021,8 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 		const struct hbbp_tblock *tb = &c->tblocks[order[i]];
 		struct result_cell *cell = result_table__add_row(t);
 		const char *comm = hbbp_accum__comm(x->d, tb->pid, tb->tid);
+		double bx[HBBP_BATCHES];
+		bool lbr;
 
 		if (!cell) {
 			err = -ENOMEM;
@@ -1016,8 +1034,16 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 			err = result_cell__text(t, &cell[2], comm);
 		result_cell__int(&cell[3], ids->block_id[tb->block]);
 		result_cell__real(&cell[4], tb->count);
-		result_cell__real(&cell[5], tb->ebs_est);
-		result_cell__real(&cell[6], tb->lbr_est);
+		result_cell__real(&cell[5], tb->count_lo);
+		result_cell__real(&cell[6], tb->count_hi);
+		result_cell__real(&cell[7], tb->ebs_est);
+		result_cell__real(&cell[8], tb->lbr_est);
+		/* the batch estimates over K: the views sum them and take their spread */
+		lbr = hbbp_block__uses_lbr(&c->blocks[tb->block]);
+		hbbp_counts__batch_estimates(c, lbr ? NULL : &tb->count_bs,
+					     lbr ? &tb->count_bs : NULL, bx);
+		for (j = 0; j < HBBP_BATCHES; j++)
+			result_cell__real(&cell[SCHEMA_TB_BATCH0 + j], bx[j] / HBBP_BATCHES);
 	}
 	free(order);
 	return err;

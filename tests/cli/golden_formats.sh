@@ -25,7 +25,7 @@ args="--by pid,comm,module,symbol,block,mnemonic,isa,mem --diagnostics"
 ok=1
 conv $args -o "$TMP/o.csv" && conv $args -o "$TMP/o.json" && conv $args -o "$TMP/o.jsonl" &&
 	conv $args -o "$TMP/o.sqlite" || ok=0
-cols="pid,comm,module,symbol,block,mnemonic,isa,mem,count,share,source,ebs_count,lbr_count,ebs_samples,lbr_streams,biased,lbr_count_plain"
+cols="pid,comm,module,symbol,block,mnemonic,isa,mem,count,count_lo,count_hi,share,source,ebs_count,lbr_count,ebs_samples,lbr_streams,biased,lbr_count_plain"
 [ $ok = 1 ] && sqlite3 -csv -header "$TMP/o.sqlite" "select $cols from mix order by rowid" > "$TMP/o.sql.csv" || ok=0
 if [ $ok = 1 ] && python3 - "$TMP/o.csv" "$TMP/o.json" "$TMP/o.jsonl" "$TMP/o.sql.csv" <<'PY'
 import csv, json, sys
@@ -66,12 +66,17 @@ PY
 then pass golden_formats_agree; else fail golden_formats_agree; fi
 
 # The SQL view from thread_blocks x instructions vs the tool's own pivot, every row: the
-# weight without code is a row under its marker in both (writers/SCHEMA.md, "share").
+# weight without code is a row under its marker in both (writers/SCHEMA.md, "share"); count,
+# and the interval the view computes from thread_blocks' batch columns against the one of
+# the mix (rounded there as counts are: integers from 1000 on, else 4 significant digits).
 if conv --by mnemonic -o "$TMP/m.csv" &&
-   sqlite3 -csv "$TMP/o.sqlite" "select mnemonic, count from mix_by_mnemonic where run_id = 1" > "$TMP/view.csv"; then
-	awk -F, 'NR == FNR { gsub(/"/, "", $1); v[$1] = $2; n++; next }
+   sqlite3 -csv "$TMP/o.sqlite" "select mnemonic, count, count_lo, count_hi from mix_by_mnemonic where run_id = 1" > "$TMP/view.csv"; then
+	awk -F, 'function off(a, b) { a -= b; if (a < 0) a = -a; return a > (b >= 1000 ? 0.5 : 5e-4 * b) + 1e-9 }
+		NR == FNR { gsub(/"/, "", $1); v[$1] = $2; lo[$1] = $3; hi[$1] = $4; n++; next }
 		FNR > 1 { m++; d = $2 - v[$1]; if (d < 0) d = -d
-			if (!($1 in v) || d > 1e-9 * $2) { print "view " $1 ": " v[$1] " != " $2; bad = 1 } }
+			if (!($1 in v) || d > 1e-9 * $2 || off(lo[$1], $3) || off(hi[$1], $4)) {
+				print "view " $1 ": " v[$1] "," lo[$1] "," hi[$1] " != " $2 "," $3 "," $4
+				bad = 1 } }
 		END { if (m != n) { print m " rows vs " n " in the view"; bad = 1 }; exit bad }' \
 		"$TMP/view.csv" "$TMP/m.csv" >&2 && pass golden_sqlite_view || fail golden_sqlite_view
 else

@@ -5,7 +5,8 @@
 #  - 4 converters at once on an empty database (all racing to create the schema) give 4
 #    runs with distinct ids and labels; every view works and its shares sum to 1 per run;
 #  - the server holds what SQLite holds for the same recording: the same row count in every
-#    table and the same mix_by_mnemonic, computed by each engine from its own tables;
+#    table and the same mix_by_mnemonic (count, share, count_lo, count_hi), computed by each
+#    engine from its own tables;
 #  - a converter killed (SIGKILL) in the middle of sending its rows leaves no row of its
 #    run; SIGTERM there rolls back, exits 3 and says so;
 #  - the PG* environment variables are honoured (-o postgresql:// alone);
@@ -111,14 +112,18 @@ if [ -f "$TMP/in.data" ] && command -v sqlite3 > /dev/null; then
 		[ "$a" = "$b" ] || st="$st; $t: sqlite $a, postgresql $b"
 	done
 	sqlite3 -separator '|' "$TMP/s.sqlite" "select mnemonic, printf('%.12e', count),
-		printf('%.12e', share) from mix_by_mnemonic order by mnemonic" > "$TMP/m.sqlite"
+		printf('%.12e', share), printf('%.12e', count_lo), printf('%.12e', count_hi)
+		from mix_by_mnemonic order by mnemonic" > "$TMP/m.sqlite"
 	sql "select mnemonic, to_char(count, '9.999999999999EEEE'), to_char(share,
+		'9.999999999999EEEE'), to_char(count_lo, '9.999999999999EEEE'), to_char(count_hi,
 		'9.999999999999EEEE') from mix_by_mnemonic where run_id = 1 order by mnemonic
 		collate \"C\"" | sed 's/| */|/g; s/^ *//' > "$TMP/m.pg"
-	awk -F'|' 'NR == FNR { a[$1] = $2 "|" $3; n++; next }
+	# count_lo, count_hi (sqrt in both dialects): within 1e-9 of the count
+	awk -F'|' 'NR == FNR { a[$1] = $2 "|" $3 "|" $4 "|" $5; n++; next }
 		{ split(a[$1], x, "|"); m++
 		  if (!($1 in a) || (x[1] - $2) ^ 2 > (1e-9 * $2) ^ 2 ||
-		      (x[2] - $3) ^ 2 > (1e-9 * $3) ^ 2) bad = 1 }
+		      (x[2] - $3) ^ 2 > (1e-9 * $3) ^ 2 || (x[3] - $4) ^ 2 > (1e-9 * $2) ^ 2 ||
+		      (x[4] - $5) ^ 2 > (1e-9 * $2) ^ 2 || $5 < $2) bad = 1 }
 		END { exit bad || n != m || n == 0 }' "$TMP/m.sqlite" "$TMP/m.pg" ||
 		st="$st; mix_by_mnemonic differs"
 	check "store_pg: the server holds what SQLite holds for the same recording ($st)" \

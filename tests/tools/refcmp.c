@@ -5,8 +5,11 @@
  * order, every sample resolved and summed when it comes, in its own address-space session).
  * Every block (by module name, kind and start) must be in both with the same length, sample
  * and stream counts, source and bias flag, and the same sums, estimates and count within
- * 1e-12 relative (the order of the floating-point sums differs); so must the per-thread
- * blocks, the rejected streams per reason and the per-event counters.
+ * 1e-12 relative (the order of the floating-point sums differs), and so must their sums
+ * per batch and 95% intervals (method.md §10, both with the engine's batch slots) and the
+ * sums with the plain LBR weight (§5b) within 1e-9 (summed without compensation), and each
+ * block's sums over the batches equal its sums (the time weight in the batches too); so must the per-thread blocks, the rejected streams
+ * per reason and the per-event counters.
  * usage: refcmp [--binary NAME=PATH]... [--symfs DIR] [--buildid-dir DIR] [--split BYTES]
  *               [-j N] [--method hbbp|ebs|lbr] FILE
  * Prints one line "blocks N, thread blocks M, max relative difference D" and exits 0 when
@@ -26,6 +29,9 @@
 #include "util/hbbp_err.h"
 
 #define REL_TOL	1e-12
+/* the sums per batch and with the plain LBR weight are kept without the compensated
+ * summation of the others (hbbp_accum.compensated) */
+#define REL_TOL_PLAIN	1e-9
 
 struct side {
 	const struct hbbp_code_ops *ops;
@@ -42,18 +48,58 @@ static void differ(const char *what, const char *key)
 		fprintf(stderr, "refcmp: %s differs at %s\n", what, key);
 }
 
-static void cmp_real(const char *what, const char *key, double e, double r)
+static void cmp_real_tol(const char *what, const char *key, double e, double r, double tol)
 {
 	double m = fabs(e) > fabs(r) ? fabs(e) : fabs(r);
 	double rel = m > 0 ? fabs(e - r) / m : 0;
 
 	if (rel > max_rel)
 		max_rel = rel;
-	if (!(rel <= REL_TOL)) {
+	if (!(rel <= tol)) {
 		differ(what, key);
 		if (nr_diff <= 20)
 			fprintf(stderr, "  engine %.17g reference %.17g\n", e, r);
 	}
+}
+
+static void cmp_real(const char *what, const char *key, double e, double r)
+{
+	cmp_real_tol(what, key, e, r, REL_TOL);
+}
+
+/* Per batch (method.md §10): e and r summed over the batches in another order. */
+static void cmp_bsum(const char *what, const char *key, const struct hbbp_bsum *e,
+		     const struct hbbp_bsum *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < HBBP_BATCHES; i++)
+		cmp_real_tol(what, key, e->b[i], r->b[i], REL_TOL_PLAIN);
+}
+
+/* The batches of a sum hold the sum (the time weight of §5b included): over them, sum. */
+static void cmp_batches_sum(const char *what, const char *key, const struct hbbp_bsum *bs,
+			    double sum)
+{
+	double t = 0;
+	unsigned int i;
+
+	for (i = 0; i < HBBP_BATCHES; i++)
+		t += bs->b[i];
+	cmp_real_tol(what, key, t, sum, REL_TOL_PLAIN);
+}
+
+/* An interval end near 0 (count - half) loses digits to the cancellation: compared relative
+ * to the count it was computed from. */
+static void cmp_end(const char *what, const char *key, double e, double r, double count)
+{
+	double m = fabs(count);
+
+	if (m > 0 && fabs(e) < m && fabs(r) < m) {
+		e = count + e;
+		r = count + r;
+	}
+	cmp_real_tol(what, key, e, r, REL_TOL_PLAIN);
 }
 
 static void cmp_u64(const char *what, const char *key, uint64_t e, uint64_t r)
@@ -141,6 +187,13 @@ static void cmp_blocks(const struct side *e, const struct side *r, bool thr, siz
 			cmp_real("thread ebs_sum", k, a->ebs_sum, b->ebs_sum);
 			cmp_real("thread lbr_sum", k, a->lbr_sum, b->lbr_sum);
 			cmp_real("thread count", k, a->count, b->count);
+			cmp_real_tol("thread lbr_sum_plain", k, a->lbr_sum_plain, b->lbr_sum_plain,
+				     REL_TOL_PLAIN);
+			cmp_bsum("thread ebs batch", k, &a->ebs_bs, &b->ebs_bs);
+			cmp_bsum("thread lbr batch", k, &a->lbr_bs, &b->lbr_bs);
+			cmp_bsum("thread count batch", k, &a->count_bs, &b->count_bs);
+			cmp_end("thread count_lo", k, a->count_lo, b->count_lo, a->count);
+			cmp_end("thread count_hi", k, a->count_hi, b->count_hi, a->count);
 		} else {
 			const struct hbbp_block *a = &e->c->blocks[key_index(ke[i])];
 			const struct hbbp_block *b = &r->c->blocks[key_index(kr[j])];
@@ -157,6 +210,15 @@ static void cmp_blocks(const struct side *e, const struct side *r, bool thr, siz
 			cmp_real("ebs_est", k, a->ebs_est, b->ebs_est);
 			cmp_real("lbr_est", k, a->lbr_est, b->lbr_est);
 			cmp_real("count", k, a->count, b->count);
+			cmp_real_tol("lbr_sum_plain", k, a->lbr_sum_plain, b->lbr_sum_plain,
+				     REL_TOL_PLAIN);
+			cmp_bsum("ebs batch", k, &a->ebs_bs, &b->ebs_bs);
+			cmp_bsum("lbr batch", k, &a->lbr_bs, &b->lbr_bs);
+			cmp_batches_sum("engine ebs batches vs ebs_sum", k, &a->ebs_bs, a->ebs_sum);
+			cmp_batches_sum("engine lbr batches vs lbr_sum", k, &a->lbr_bs, a->lbr_sum);
+			cmp_batches_sum("reference lbr batches vs lbr_sum", k, &b->lbr_bs, b->lbr_sum);
+			cmp_end("count_lo", k, a->count_lo, b->count_lo, a->count);
+			cmp_end("count_hi", k, a->count_hi, b->count_hi, a->count);
 		}
 		i++;
 		j++;
@@ -192,12 +254,15 @@ static void cmp_accum(const struct hbbp_accum *e, const struct hbbp_accum *r)
 		cmp_u64("event streams", k, a->streams, b->streams);
 		cmp_real("event stream weight", k, a->stream_weight, b->stream_weight);
 		cmp_real("event scale", k, a->scale, b->scale);
+		cmp_real_tol("event stream weight plain", k, a->stream_weight_plain,
+			     b->stream_weight_plain, REL_TOL_PLAIN);
+		cmp_bsum("event batch", k, &a->bs, &b->bs);
 	}
 }
 
 /* The reference: its own reader (time order), session and accumulators. */
 static int reference_run(const struct convert_opts *o, enum hbbp_method method,
-			 const struct hbbp_lbr_time *lbr_time,
+			 const struct hbbp_lbr_time *lbr_time, unsigned int batch_slot,
 			 struct bbmap_session **sess, struct hbbp_code_ops *ops,
 			 struct hbbp_accum *a, struct hbbp_counts *c, struct perf_reader **rd)
 {
@@ -237,6 +302,7 @@ static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 		return err;
 	a->compensated = true;
 	a->lbr_time = lbr_time;	/* the engine's stream durations (method.md §5b), or NULL */
+	a->batch_slot = batch_slot;	/* the engine's batch slots (method.md §10) */
 	while ((ret = perf_reader__next(*rd, &rec)) > 0) {
 		err = hbbp_reference__record(a, rec);
 		if (err)
@@ -325,7 +391,8 @@ int main(int argc, char **argv)
 	}
 	memset(&cnt, 0, sizeof(cnt));
 	memset(&acc, 0, sizeof(acc));
-	err = reference_run(&o, run.method, run.drv.acc.lbr_time, &sess, &ops, &acc, &cnt, &rd);
+	err = reference_run(&o, run.method, run.drv.acc.lbr_time,
+			    run.drv.acc.batch_slot, &sess, &ops, &acc, &cnt, &rd);
 	if (err) {
 		fprintf(stderr, "refcmp: %s: the reference failed: %s\n", o.input,
 			hbbp_strerror(err));
