@@ -112,7 +112,7 @@ static bool run_wants_lines(const struct convert_opts *o)
 {
 	size_t i;
 
-	if (o->format == WRITER_SQLITE)
+	if (o->format == WRITER_SQLITE || o->all_tables)
 		return true;
 	for (i = 0; i < o->mix.nr_keys; i++)
 		if (o->mix.keys[i] == KEY_SRCLINE)
@@ -292,7 +292,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		struct hbbp_mix_opts mo = o->mix;
 
 		/* tables the output does not write are not built */
-		mo.mix_only = !writer_format_writes_table(o->format, "blocks");
+		mo.mix_only = !o->all_tables && !writer_format_writes_table(o->format, "blocks");
 		err = hbbp_mix__build(run->res, &run->counts, &run->drv, run->events, &mo,
 				      &run->total);
 	}
@@ -331,6 +331,16 @@ static int run_compute(struct convert_run *run, const struct convert_opts *o)
 	one = *o;
 	one.split_min = 0;
 	return run_compute_once(run, &one);
+}
+
+int convert__compute(struct convert_run *run, const struct convert_opts *o)
+{
+	return run_compute(run, o);
+}
+
+void convert__run_exit(struct convert_run *run)
+{
+	run_exit(run);
 }
 
 /* Writes the result of a computed run (append: add it to an existing SQLite database) and

@@ -34,6 +34,8 @@ struct convert_opts {
 	unsigned jobs;			/* threads for one input (>= 2: two parts at once) */
 	uint64_t split_min;		/* records of a file from which it is read in two
 					 * parts (hbbp/engine/segment.h); 0 never */
+	bool all_tables;		/* build every result table and read source lines
+					 * whatever the format (annotate, report) */
 };
 
 /* State of a finished run, for the summary. */
@@ -61,6 +63,15 @@ int convert__run(const struct convert_opts *o);
  * first failing exit code, else HBBP_EXIT_OK. */
 int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
 		      unsigned jobs);
+/* Runs the conversion up to the result tables without writing them (annotate, report,
+ * diff): run->res holds the tables and run->session the modules, until convert__run_exit,
+ * which also frees a failed run. Returns an exit code (HBBP_EXIT_*). */
+int convert__compute(struct convert_run *run, const struct convert_opts *o);
+void convert__run_exit(struct convert_run *run);
+/* The listing text of the instruction at module vaddr addr of the module recorded as module
+ * (the modules table's name) in the run ctx (a struct convert_run): 0, or -HBBP_ENOTFOUND.
+ * hbbp/engine/insn_text.c: the one place a listing asks the disassembler. */
+int convert__insn_text(void *ctx, const char *module, uint64_t addr, char *buf, size_t len);
 void convert__summary(const struct convert_run *run, const struct convert_opts *o);
 void convert__progress(double fraction, bool done);
 /* LBR stream weight with an end in a dso whose code was found, and the part rejected. */
