@@ -13,8 +13,13 @@ export LC_ALL=C
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; }
 skip() { echo "SKIP $*"; }
-# check NAME COMMAND...: PASS if the command succeeds.
+# check NAME COMMAND...: PASS if the one command succeeds. A condition of several commands
+# (a && b) must not follow it: the shell binds `&& b` outside check. Use expect for those.
 check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+# expect NAME 'CONDITION': PASS if the whole CONDITION, a shell list such as '[ a ] && b', holds.
+# It runs as one unit (as git's test_expect_success runs its quoted body), with the test's
+# variables and functions in scope. tests/run.sh refuses the weak form (tests/weak_checks.awk).
+expect() { name=$1; shift; if eval "$*"; then pass "$name"; else fail "$name"; fi; }
 have_corpus() { [ -f "$CORPUS/MANIFEST.md" ]; }
 # have_bench_tools NAME: benchgen ($GEN) and pmusim built and qemu-x86_64 installed; else a
 # SKIP line for NAME and false.

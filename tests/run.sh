@@ -7,6 +7,13 @@ BUILD=${BUILD:-build/rel}
 export BUILD HBBP=${HBBP:-./hbbp-convert}
 out=$(mktemp)
 failed_progs=0
+# A check whose condition goes on with && or || after it passes on its first command alone:
+# refuse the form (tests/lib.sh: use expect NAME 'a && b').
+awk -f tests/weak_checks.awk tests/cli/*.sh tests/*.sh > "$out.weak"
+if [ -s "$out.weak" ]; then
+	sed 's/^/FAIL weak check form (use expect): /' "$out.weak" | tee -a "$out"
+fi
+rm -f "$out.weak"
 for t in "$BUILD"/tests/test_* tests/cli/*.sh; do
 	[ -e "$t" ] || continue
 	case $t in *.d|*.o) continue ;; esac

@@ -88,8 +88,8 @@ check "convert_jobs_single: each run equals its file converted alone" [ $ok = 1 
 rc_csv=$?
 "$HBBP" $BIN -j 0 -o "$TMP/x.db" "$TMP/g.data" 2>/dev/null
 rc_j0=$?
-check "convert_jobs_usage: CSV with two inputs and -j 0 are usage errors ($rc_csv, $rc_j0)" \
-	[ $rc_csv -eq 1 ] && [ $rc_j0 -eq 1 ] && [ ! -e "$TMP/x.csv" ] && [ ! -e "$TMP/x.db" ]
+expect "convert_jobs_usage: CSV with two inputs and -j 0 are usage errors ($rc_csv, $rc_j0)" \
+	'[ $rc_csv -eq 1 ] && [ $rc_j0 -eq 1 ] && [ ! -e "$TMP/x.csv" ] && [ ! -e "$TMP/x.db" ]'
 
 ok=1
 for f in $inputs; do

@@ -47,19 +47,19 @@ PY
 			rb1=$?
 			"$HBBP" -q --split 1 -o "$TMP/b2.csv" "$TMP/bad.data" 2>"$TMP/b2.err"
 			rb2=$?
-			check "convert_split_corrupt: a corrupt record in the segment: exit 2, the one-part message" \
-				[ $rb1 = 2 ] && [ $rb2 = 2 ] && cmp -s "$TMP/b1.err" "$TMP/b2.err" &&
-				grep -q 'record size 4 < header size' "$TMP/b2.err" && [ ! -e "$TMP/b2.csv" ]
+			expect "convert_split_corrupt: a corrupt record in the segment: exit 2, the one-part message" \
+				'[ $rb1 = 2 ] && [ $rb2 = 2 ] && cmp -s "$TMP/b1.err" "$TMP/b2.err" &&
+				grep -q "record size 4 < header size" "$TMP/b2.err" && [ ! -e "$TMP/b2.csv" ]'
 		fi
 		if [ $mt = 5 ]; then
-			check "convert_split_redo: an older MMAP after the segment: read again in one part, same rows" \
-				grep -q 'read again in one part' "$TMP/s2.err" &&
-				cmp -s "$TMP/s1.csv" "$TMP/s2.csv"
+			expect "convert_split_redo: an older MMAP after the segment: read again in one part, same rows" \
+				'grep -q "read again in one part" "$TMP/s2.err" &&
+				cmp -s "$TMP/s1.csv" "$TMP/s2.csv"'
 		else
-			check "convert_split_inorder: records in order: the segment is used, same rows" \
-				grep -q 'part read apart' "$TMP/s2.err" &&
-				! grep -q 'read again in one part' "$TMP/s2.err" &&
-				[ -s "$TMP/s1.csv" ] && cmp -s "$TMP/s1.csv" "$TMP/s2.csv"
+			expect "convert_split_inorder: records in order: the segment is used, same rows" \
+				'grep -q "part read apart" "$TMP/s2.err" &&
+				! grep -q "read again in one part" "$TMP/s2.err" &&
+				[ -s "$TMP/s1.csv" ] && cmp -s "$TMP/s1.csv" "$TMP/s2.csv"'
 		fi
 	done
 else
@@ -106,7 +106,7 @@ for f in $(find "$CORPUS" -type f \( -name '*.data' -o -name '*.perfdata' -o -na
 	fi
 done
 echo "  $files files, the segment used on $used, read again in one part on $redo" >&2
-check "convert_split_corpus: two-part and one-part rows agree on every corpus file ($files)" \
-	[ $ok = 1 ] && [ $files -gt 50 ]
+expect "convert_split_corpus: two-part and one-part rows agree on every corpus file ($files)" \
+	'[ $ok = 1 ] && [ $files -gt 50 ]'
 check "convert_split_used: the segment was used on corpus files ($used)" [ $used -ge 5 ]
 check "convert_split_jobs: two parts on one or two threads give identical rows" [ $jobs_ok = 1 ]

@@ -15,7 +15,7 @@ ls "$d" | grep -q '^data\.' || { skip "reader_dir: no data.N files written"; exi
 check "reader_dir: stats says directory" grep -q '"directory": true' "$TMP/stats.json"
 ours=$(grep -o '"samples": [0-9]*' "$TMP/stats.json" | awk '{ s += $2 } END { print s + 0 }')
 theirs=$(perf report --stats -i "$d" 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
-check "reader_dir: sample count equals perf report ($ours, $theirs)" [ "$ours" = "$theirs" ] && [ "$ours" -gt 0 ]
+expect "reader_dir: sample count equals perf report ($ours, $theirs)" '[ "$ours" = "$theirs" ] && [ "$ours" -gt 0 ]'
 "$HBBP" dump "$d" | cut -d' ' -f2- | sort > "$TMP/ours"
 perf script --hide-call-graph -F pid,tid,ip,period -i "$d" 2>/dev/null |
 	awk '{ ip = $3; sub(/^0+/, "", ip); print $1 " 0x" ip " " $2 }' | sort > "$TMP/perf"

@@ -19,9 +19,12 @@ rc=$?
 check "reader_truncated: exit 0 (got $rc)" [ $rc -eq 0 ]
 check "reader_truncated: warning on stderr" grep -q 'truncated' "$TMP/t.err"
 n=$(wc -l < "$TMP/t.txt")
-head -n "$n" "$TMP/full.txt" > "$TMP/prefix.txt"
-check "reader_truncated: $n samples, a prefix of the full dump" \
-	[ "$n" -gt 0 ] && [ "$n" -lt "$(wc -l < "$TMP/full.txt")" ] && cmp -s "$TMP/prefix.txt" "$TMP/t.txt"
+# The event is named by the (lost) EVENT_DESC feature in the full file, from its attr in the
+# cut one (cycles:ppp vs cycles:pppH): compare the samples without the name.
+head -n "$n" "$TMP/full.txt" | cut -d' ' -f2- > "$TMP/prefix.txt"
+cut -d' ' -f2- "$TMP/t.txt" > "$TMP/t.nameless"
+expect "reader_truncated: $n samples, a prefix of the full dump" \
+	'[ "$n" -gt 0 ] && [ "$n" -lt "$(wc -l < "$TMP/full.txt")" ] && cmp -s "$TMP/prefix.txt" "$TMP/t.nameless"'
 "$HBBP" stats "$TMP/t.data" > "$TMP/t.json" 2>/dev/null
 check "reader_truncated: stats says truncated" grep -q '"truncated": true' "$TMP/t.json"
 
@@ -34,6 +37,6 @@ if [ -f "$pipe" ]; then
 	rc=$?
 	n=$(wc -l < "$TMP/p.txt")
 	head -n "$n" "$TMP/pfull.txt" > "$TMP/pprefix.txt"
-	check "reader_truncated: cut pipe stream read to its last record (exit $rc, $n samples)" \
-		[ $rc -eq 0 ] && [ "$n" -gt 0 ] && cmp -s "$TMP/pprefix.txt" "$TMP/p.txt"
+	expect "reader_truncated: cut pipe stream read to its last record (exit $rc, $n samples)" \
+		'[ $rc -eq 0 ] && [ "$n" -gt 0 ] && cmp -s "$TMP/pprefix.txt" "$TMP/p.txt"'
 fi
