@@ -24,6 +24,8 @@ if [ "$need" = check ]; then
 	command -v zstd >/dev/null || pkgs="$pkgs zstd"
 	command -v jq >/dev/null || pkgs="$pkgs jq"
 	command -v aarch64-linux-gnu-objdump >/dev/null || pkgs="$pkgs binutils-aarch64-linux-gnu"
+	# headless rendering of the HTML report (tests/cli/report.sh)
+	command -v chromium >/dev/null || pkgs="$pkgs chromium"
 fi
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
