@@ -2,7 +2,8 @@
  * hbbp/ (which fills them) and by the SQLite writer (which creates them and its views).
  * Column specs are "name:type", type in {int, real, text}; README documents them for users.
  *
- *  mix            the pivot rows: the --by key columns in the order given, then count, share
+ *  mix            the pivot rows: the --by key columns in the order given, then count,
+ *                 count_lo, count_hi (its 95% interval for the sampling noise), share
  *                 (and with --diagnostics: source, ebs_count, lbr_count, ebs_samples,
  *                 lbr_streams, biased). Columns vary with --by, so they are not listed here.
  *  events         one row per perf event of the recording
@@ -10,7 +11,9 @@
  *  symbols        functions with executed blocks
  *  blocks         every executed basic block with both estimates and the chosen one
  *  instructions   static attributes of every instruction of every executed block
- *  thread_blocks  per-thread block execution counts (what every pivot is computed from)
+ *  thread_blocks  per-thread block execution counts (what every pivot is computed from), with
+ *                 the count per batch of the samples (batch0..batch9, SCHEMA_BATCHES of them:
+ *                 the SQLite views compute their rows' intervals from them)
  *
  * Ids (module_id, symbol_id, block_id) are per run; SQLite adds run_id to every table.
  */
@@ -19,7 +22,7 @@
 
 #include <stddef.h>
 
-#define SCHEMA_FORMAT_VERSION 1
+#define SCHEMA_FORMAT_VERSION 2	/* 2: count_lo, count_hi, batch0..9 */
 
 static const char *const schema_events[] = {
 	"event_id:int", "name:text", "type:int", "config:int", "sample_type:int",
@@ -36,7 +39,8 @@ static const char *const schema_symbols[] = {
 };
 static const char *const schema_blocks[] = {
 	"block_id:int", "module_id:int", "symbol_id:int", "address:int", "length:int",
-	"bytes:int", "srcline:text", "count:real", "ebs_count:real", "lbr_count:real",
+	"bytes:int", "srcline:text", "count:real", "count_lo:real", "count_hi:real",
+	"ebs_count:real", "lbr_count:real",
 	"source:text", "ebs_samples:int", "lbr_streams:int", "biased:int", "bias_share:real",
 };
 static const char *const schema_instructions[] = {
@@ -45,9 +49,16 @@ static const char *const schema_instructions[] = {
 	"mem_read:int", "mem_write:int", "nr_ops:int", "length:int", "srcline:text",
 };
 static const char *const schema_thread_blocks[] = {
-	"pid:int", "tid:int", "comm:text", "block_id:int", "count:real", "ebs_count:real",
-	"lbr_count:real",
+	"pid:int", "tid:int", "comm:text", "block_id:int", "count:real", "count_lo:real",
+	"count_hi:real", "ebs_count:real", "lbr_count:real", "batch0:real", "batch1:real",
+	"batch2:real", "batch3:real", "batch4:real", "batch5:real", "batch6:real", "batch7:real",
+	"batch8:real", "batch9:real",
 };
+/* Batches of the samples (thread_blocks.batch0..): the intervals are batch means over them,
+ * with Student's t at SCHEMA_BATCHES - 1 degrees of freedom (SCHEMA_T975). */
+#define SCHEMA_BATCHES	10
+#define SCHEMA_T975	"2.26215716"
+#define SCHEMA_TB_BATCH0	9	/* column index of batch0 in schema_thread_blocks */
 
 #define SCHEMA_NR(cols) (sizeof(cols) / sizeof((cols)[0]))
 

@@ -60,45 +60,61 @@ static const char sql_indexes[] =
 	"CREATE INDEX IF NOT EXISTS symbols_symbol ON symbols (run_id, symbol_id);";
 
 /* count: executions of the instructions, Σ over thread_blocks rows of the block's count,
- * once per instruction of the block; share: count over the run's total. */
-#define MIX_VIEW(view, key, keyexpr)							\
+ * once per instruction of the block; share: count over the run's total; count_lo, count_hi:
+ * the 95% interval of count from its sums per batch of the samples b0..b9 (batch means, as
+ * hbbp/method/interval.c computes it for the mix table): count -/+ t(9) * sqrt(Σ (10 b_i -
+ * count)^2 / 90), the low end at least 0. Needs SQLite's math functions (sqrt). */
+_Static_assert(SCHEMA_BATCHES == 10, "the views below spell out 10 batches");
+#define VIEW_B(i, f)	", SUM(tb.batch" #i f ") AS b" #i
+#define VIEW_BATCHES(f)	VIEW_B(0, f) VIEW_B(1, f) VIEW_B(2, f) VIEW_B(3, f) VIEW_B(4, f)	\
+			VIEW_B(5, f) VIEW_B(6, f) VIEW_B(7, f) VIEW_B(8, f) VIEW_B(9, f)
+#define VIEW_D(i)	"(10 * b" #i " - count) * (10 * b" #i " - count)"
+#define VIEW_HALF	" " SCHEMA_T975 " * sqrt((" VIEW_D(0) " + " VIEW_D(1) " + " VIEW_D(2)	\
+			" + " VIEW_D(3) " + " VIEW_D(4) " + " VIEW_D(5) " + " VIEW_D(6) " + "	\
+			VIEW_D(7) " + " VIEW_D(8) " + " VIEW_D(9) ") / 90.0) AS half"
+/* the outer select of a view over (run_id, key..., count, b0..b9) */
+#define VIEW_HEAD(view, key)								\
 	"CREATE VIEW IF NOT EXISTS " view " AS SELECT run_id, " key ", count,"		\
+	" CASE WHEN count > 0 AND count - half > 0 THEN count - half ELSE 0 END AS count_lo,"	\
+	" CASE WHEN count > 0 THEN count + half ELSE 0 END AS count_hi,"			\
 	" count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"			\
-	" (SELECT tb.run_id AS run_id, " keyexpr ", SUM(tb.count) AS count"		\
+	" (SELECT run_id, " key ", count," VIEW_HALF " FROM"
+#define MIX_VIEW(view, key, keyexpr)							\
+	VIEW_HEAD(view, key)								\
+	" (SELECT tb.run_id AS run_id, " keyexpr ", SUM(tb.count) AS count" VIEW_BATCHES("")	\
 	" FROM thread_blocks tb JOIN instructions i"					\
 	" ON i.run_id = tb.run_id AND i.block_id = tb.block_id"			\
-	" GROUP BY tb.run_id, " key ")"						\
+	" GROUP BY tb.run_id, " key "))"						\
 	" ORDER BY run_id, count DESC, " key ";"
 
 static const char sql_views[] =
 	MIX_VIEW("mix_by_mnemonic", "mnemonic", "i.mnemonic AS mnemonic")
 	MIX_VIEW("mix_by_isa", "isa", "i.isa AS isa")
 	MIX_VIEW("mix_by_category", "category", "i.category AS category")
-	"CREATE VIEW IF NOT EXISTS mix_by_function AS SELECT run_id, module, symbol, count,"
-	" count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"
+	VIEW_HEAD("mix_by_function", "module, symbol")
 	" (SELECT tb.run_id AS run_id, m.name AS module, s.name AS symbol,"
-	" SUM(tb.count * ni.n) AS count"
+	" SUM(tb.count * ni.n) AS count" VIEW_BATCHES(" * ni.n")
 	" FROM thread_blocks tb"
 	" JOIN (SELECT run_id, block_id, COUNT(*) AS n FROM instructions"
 	" GROUP BY run_id, block_id) ni ON ni.run_id = tb.run_id AND ni.block_id = tb.block_id"
 	" JOIN blocks b ON b.run_id = tb.run_id AND b.block_id = tb.block_id"
 	" LEFT JOIN modules m ON m.run_id = b.run_id AND m.module_id = b.module_id"
 	" LEFT JOIN symbols s ON s.run_id = b.run_id AND s.symbol_id = b.symbol_id"
-	" GROUP BY tb.run_id, b.module_id, b.symbol_id)"
+	" GROUP BY tb.run_id, b.module_id, b.symbol_id))"
 	" ORDER BY run_id, count DESC, module, symbol;"
-	"CREATE VIEW IF NOT EXISTS mix_by_thread AS SELECT run_id, pid, tid, comm, count,"
-	" count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"
+	VIEW_HEAD("mix_by_thread", "pid, tid, comm")
 	" (SELECT tb.run_id AS run_id, tb.pid AS pid, tb.tid AS tid, tb.comm AS comm,"
-	" SUM(tb.count * ni.n) AS count"
+	" SUM(tb.count * ni.n) AS count" VIEW_BATCHES(" * ni.n")
 	" FROM thread_blocks tb"
 	" JOIN (SELECT run_id, block_id, COUNT(*) AS n FROM instructions"
 	" GROUP BY run_id, block_id) ni ON ni.run_id = tb.run_id AND ni.block_id = tb.block_id"
-	" GROUP BY tb.run_id, tb.pid, tb.tid, tb.comm)"
+	" GROUP BY tb.run_id, tb.pid, tb.tid, tb.comm))"
 	" ORDER BY run_id, count DESC, pid, tid;"
 	"CREATE VIEW IF NOT EXISTS block_detail AS SELECT b.run_id AS run_id,"
 	" b.block_id AS block_id, m.name AS module, m.path AS module_path,"
 	" s.name AS symbol, b.address AS address, b.address - s.address AS symbol_offset,"
 	" b.length AS length, b.bytes AS bytes, b.srcline AS srcline, b.count AS count,"
+	" b.count_lo AS count_lo, b.count_hi AS count_hi,"
 	" b.ebs_count AS ebs_count, b.lbr_count AS lbr_count, b.source AS source,"
 	" b.ebs_samples AS ebs_samples, b.lbr_streams AS lbr_streams, b.biased AS biased,"
 	" b.bias_share AS bias_share"

@@ -151,8 +151,9 @@ int ref_mix__fopen(const char *path, const char *mode, FILE **f)
 
 bool ref_mix__value_column(const char *name)
 {
-	static const char *const v[] = { "count", "share", "source", "ebs_count", "lbr_count",
-					 "ebs_samples", "lbr_streams", "biased", "bias_share" };
+	static const char *const v[] = { "count", "count_lo", "count_hi", "share", "source",
+					 "ebs_count", "lbr_count", "ebs_samples", "lbr_streams",
+					 "biased", "bias_share" };
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)

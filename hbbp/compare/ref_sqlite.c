@@ -18,9 +18,9 @@
 
 static bool value_column(const char *name)
 {
-	static const char *const v[] = { "run_id", "count", "share", "source", "ebs_count",
-					 "lbr_count", "ebs_samples", "lbr_streams", "biased",
-					 "bias_share" };
+	static const char *const v[] = { "run_id", "count", "count_lo", "count_hi", "share",
+					 "source", "ebs_count", "lbr_count", "ebs_samples",
+					 "lbr_streams", "biased", "bias_share" };
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)

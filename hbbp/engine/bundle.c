@@ -69,7 +69,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 			return 0;
 		if (qk) {
 			if (hbbp_stack_cache__queue(&b->stacks, hbbp_stack_cache__hash(qk),
-						    (double)it.period, 1))
+						    (double)it.period, 1, it.batch))
 				return -ENOMEM;
 		} else if (hbbp_stack_cache__drain(&b->stacks)) {
 			return -ENOMEM;
@@ -79,13 +79,14 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 				return b->stacks.nr >= HBBP_STACK_CACHE_MAX ? 0 : -ENOMEM;
 			v->period += (double)it.period;
 			v->n++;
+			v->bs.b[it.batch] += (double)it.period;
 		}
 	} else if (it.kind == HBBP_ITEM_EBS) {
 		key[0] = (uint64_t)it.pid << 32 | it.tid;
 		key[1] = (uint64_t)(uint32_t)it.cpumode;
 		key[2] = it.ip;
 		key[3] = (uint64_t)it.evidx;
-		if (hbbp_sum_queue__add(&b->ebsq, &b->ebs, key, (double)it.period, 1))
+		if (hbbp_sum_queue__add(&b->ebsq, &b->ebs, key, (double)it.period, 1, it.batch))
 			return -ENOMEM;
 	}
 	/* the counters of hbbp_driver__apply */

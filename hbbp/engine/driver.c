@@ -5,6 +5,8 @@
  * and accumulated per (thread, dso, to, from); slot counters per branch feed the bias flag.
  * Identical stacks (most repeat) are first summed by their raw addresses and resolved once,
  * before the next record that may change an address space.
+ * Every sum is also kept per batch of the samples (hbbp/method/interval.h, method.md §10): a
+ * sample's batch comes from the sample alone, so the sums are those of any reading order.
  * No allocation per sample beyond amortised hash growth. Never prints; never opens files.
  * Depends on hbbp/method/method.h, util/hmap.h and the reader's record structs only.
  */
@@ -272,9 +274,11 @@ static int branch_cpumode(int sample_cpumode, uint64_t addr)
 	return kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 }
 
-/* n EBS samples of thread pid/tid at ip, their periods summing to period */
+/* n EBS samples of thread pid/tid at ip, their periods summing to period: per batch bs, or
+ * all in batch batch when bs is NULL */
 static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode,
-			  uint64_t ip, int evidx, double period, uint64_t n)
+			  uint64_t ip, int evidx, double period, uint64_t n, unsigned int batch,
+			  const struct hbbp_bsum *bs)
 {
 	struct bbmap_loc loc;
 	uint64_t key[4];
@@ -292,7 +296,9 @@ static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int
 	key[1] = (uintptr_t)loc.dso;
 	key[2] = loc.vaddr;
 	key[3] = (uint64_t)evidx;
-	return hbbp_sum_queue__add(&d->ebsq, &d->ebs, key, period, n);
+	if (bs)
+		return hbbp_sum_queue__add_sums(&d->ebsq, &d->ebs, key, period, n, bs);
+	return hbbp_sum_queue__add(&d->ebsq, &d->ebs, key, period, n, batch);
 }
 
 static int driver_reject(struct hbbp_driver *d, enum hbbp_reject why, double w, uint64_t cnt,
@@ -336,10 +342,10 @@ static bool entry_spec_wrong(const struct perf_branch_entry *e)
 }
 
 /* Resolves, validates and accumulates the stack e[0..n) (n >= 2, newest first) of thread
- * pid/tid, seen cnt times with periods summing to period. */
+ * pid/tid, seen cnt times with periods summing to period, bs per batch. */
 static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode,
 			    int evidx, const struct perf_branch_entry *e, uint64_t n,
-			    double period, uint64_t cnt)
+			    double period, uint64_t cnt, const struct hbbp_bsum *bs)
 {
 	uint64_t k, thr = (uint64_t)pid << 32 | tid;
 	struct hbbp_event_state *ev = &d->ev[evidx];
@@ -426,6 +432,7 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 				return -ENOMEM;
 			v->weight += w;
 			v->n += cnt;
+			hbbp_bsum__axpy(&v->bs, 1.0 / (double)(n - 1), bs);
 			err = 0;
 			rejected = false;
 		}
@@ -457,7 +464,7 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 		}
 		err = driver_lbr_stack(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
 				       (int)((key[1] >> 16) & 0xffff), (int)(key[1] & 0xffff), e,
-				       n, v->period, v->n);
+				       n, v->period, v->n, &v->bs);
 	}
 	hbbp_stack_cache__clear(&d->stacks);
 	return err;
@@ -474,8 +481,13 @@ void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *
 	it->kind = HBBP_ITEM_BAD_EVENT;
 	it->evidx = evidx;
 	it->nr = 0;
+	it->batch = 0;
 	if (evidx < 0 || (size_t)evidx >= d->nr_events)
 		return;
+	/* the batch: from the sample's time, else its place in the file (both the same however
+	 * the file is read) */
+	it->batch = hbbp_batch__of(s->present & PERF_SAMPLE_TIME ? s->time : rec->file_offset,
+				   s->ip, s->tid);
 	it->pid = s->pid;
 	it->tid = s->tid;
 	it->cpu = s->cpu;
@@ -530,9 +542,11 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
 	return true;
 }
 
-/* cnt stacks key (hash h), their periods summing to period, into the cache */
+/* cnt stacks key (hash h), their periods summing to period (per batch bs, or all in batch
+ * batch when bs is NULL), into the cache */
 static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t h,
-			    double period, uint64_t cnt)
+			    double period, uint64_t cnt, unsigned int batch,
+			    const struct hbbp_bsum *bs)
 {
 	struct hbbp_stack_val *v;
 	int err = hbbp_stack_cache__drain(&d->stacks);
@@ -550,6 +564,10 @@ static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t
 		return -ENOMEM;
 	v->period += period;
 	v->n += cnt;
+	if (bs)
+		hbbp_bsum__axpy(&v->bs, 1.0, bs);
+	else
+		v->bs.b[batch < HBBP_BATCHES ? batch : 0] += period;
 	return 0;
 }
 
@@ -577,7 +595,7 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	switch (it->kind) {
 	case HBBP_ITEM_EBS:
 		return driver_ebs_add(d, it->pid, it->tid, it->cpumode, it->ip, it->evidx,
-				      (double)it->period, 1);
+				      (double)it->period, 1, it->batch, NULL);
 	case HBBP_ITEM_LBR_SHORT:
 		ev->stacks_short++;
 		return 0;
@@ -591,13 +609,19 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	/* identical stacks are summed in the cache and resolved at the next flush: queued for
 	 * their lookup while there is room for all queued, else added at once */
 	key = hbbp_stack_cache__queue_key(&d->stacks);
-	if (!hbbp_driver__stack_key(it, e, key ? key : local))
+	if (!hbbp_driver__stack_key(it, e, key ? key : local)) {
+		struct hbbp_bsum bs;
+
+		memset(&bs, 0, sizeof(bs));
+		bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] = (double)it->period;
 		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, n,
-					(double)it->period, 1);
+					(double)it->period, 1, &bs);
+	}
 	if (key)
 		return hbbp_stack_cache__queue(&d->stacks, hbbp_stack_cache__hash(key),
-					       (double)it->period, 1);
-	return driver_stack_add(d, local, hbbp_stack_cache__hash(local), (double)it->period, 1);
+					       (double)it->period, 1, it->batch);
+	return driver_stack_add(d, local, hbbp_stack_cache__hash(local), (double)it->period, 1,
+				it->batch, NULL);
 }
 
 /* Records after which the address spaces are unchanged: no need to flush the stacks. */
@@ -642,7 +666,7 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		const struct hbbp_ebs_val *v = val;
 
 		err = driver_ebs_add(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0], (int)key[1],
-				     key[2], (int)key[3], v->period, v->n);
+				     key[2], (int)key[3], v->period, v->n, 0, &v->bs);
 		if (err)
 			return err;
 	}
@@ -650,7 +674,8 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		const uint64_t *key = hbbp_stack_cache__key(&b->stacks, i);
 
 		err = driver_stack_add(d, key, hbbp_stack_cache__hash(key),
-				       b->stacks.vals[i].period, b->stacks.vals[i].n);
+				       b->stacks.vals[i].period, b->stacks.vals[i].n, 0,
+				       &b->stacks.vals[i].bs);
 		if (err)
 			return err;
 	}

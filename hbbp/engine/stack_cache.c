@@ -96,8 +96,7 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
 	memcpy(k, key, words * sizeof(*k));
 	c->slot[e] = (uint32_t)i;
 	c->index[i] = (uint32_t)(e + 1);
-	c->vals[e].period = 0;
-	c->vals[e].n = 0;
+	memset(&c->vals[e], 0, sizeof(c->vals[e]));
 	return &c->vals[e];
 }
 
@@ -120,6 +119,7 @@ static int queue_pop(struct hbbp_stack_cache *c)
 		return -ENOMEM;
 	v->period += c->qval[q].period;
 	v->n += c->qval[q].n;
+	v->bs.b[c->qbatch[q]] += c->qval[q].period;
 	c->qhead = (q + 1) % HBBP_STACK_QUEUE;
 	c->qnr--;
 	return 0;
@@ -140,16 +140,18 @@ static void queue_prefetch_entry(const struct hbbp_stack_cache *c, unsigned int 
 		__builtin_prefetch(k + off);
 	__builtin_prefetch(k + bytes - 1);
 	__builtin_prefetch(&c->vals[e - 1]);
+	__builtin_prefetch(&c->vals[e - 1].bs.b[c->qbatch[q]]);
 }
 
 int hbbp_stack_cache__queue(struct hbbp_stack_cache *c, uint64_t hash, double period,
-			    uint64_t n)
+			    uint64_t n, unsigned int batch)
 {
 	unsigned int q = (c->qhead + c->qnr) % HBBP_STACK_QUEUE;
 
 	c->qhash[q] = hash;
 	c->qval[q].period = period;
 	c->qval[q].n = n;
+	c->qbatch[q] = batch < HBBP_BATCHES ? batch : 0;
 	__builtin_prefetch(&c->index[hash & (NR_SLOTS - 1)]);
 	c->qnr++;
 	/* the previous stack's slot was loaded one stack ago: now its entry */

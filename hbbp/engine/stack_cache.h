@@ -7,13 +7,18 @@
  * stacks later, in the order it was queued. Sums and insertion order are those of adding each
  * stack at once; the queue only hides the memory latency of a cache that is mostly cold (the
  * records stream through the CPU caches in between).
- * Depends on libc (the .c file also on util/huge_alloc.h for the keys).
+ * Each entry also sums its periods per batch (hbbp/method/interval.h): the batch of each
+ * stack added is given with it, so identical stacks of different batches share one entry.
+ * Depends on libc and hbbp/method/interval.h (the .c file also on util/huge_alloc.h for the
+ * keys).
  */
 #ifndef HBBP_STACK_CACHE_H
 #define HBBP_STACK_CACHE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hbbp/method/interval.h"
 
 #define HBBP_STACK_CACHE_DEPTH	32
 #define HBBP_STACK_CACHE_MAX	16384	/* distinct stacks held (about 9 MB of keys) */
@@ -22,7 +27,7 @@
 
 #define HBBP_STACK_QUEUE	4	/* stacks in flight */
 
-struct hbbp_stack_val { double period; uint64_t n; };
+struct hbbp_stack_val { double period; uint64_t n; struct hbbp_bsum bs; };
 
 struct hbbp_stack_cache {
 	uint32_t *index;		/* 2 * MAX slots: entry number + 1, 0 empty */
@@ -32,7 +37,8 @@ struct hbbp_stack_cache {
 	size_t nr;
 	uint64_t *qkeys;		/* HBBP_STACK_QUEUE keys of queued stacks */
 	uint64_t qhash[HBBP_STACK_QUEUE];
-	struct hbbp_stack_val qval[HBBP_STACK_QUEUE];
+	struct hbbp_stack_val qval[HBBP_STACK_QUEUE];	/* period and n (bs unused) */
+	unsigned int qbatch[HBBP_STACK_QUEUE];		/* the batch of each queued stack */
 	unsigned int qhead, qnr;	/* the oldest queued stack, how many */
 };
 
@@ -49,9 +55,9 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
  * caller then drains the queue and adds the stack with hbbp_stack_cache__get. */
 uint64_t *hbbp_stack_cache__queue_key(struct hbbp_stack_cache *c);
 /* Queues the stack written to the buffer of hbbp_stack_cache__queue_key (hash its hash), to
- * be summed (period, n) into its entry later. 0 or -ENOMEM. */
+ * be summed (period, n, and period into batch batch) into its entry later. 0 or -ENOMEM. */
 int hbbp_stack_cache__queue(struct hbbp_stack_cache *c, uint64_t hash, double period,
-			    uint64_t n);
+			    uint64_t n, unsigned int batch);
 /* Sums the queued stacks into their entries: before nr, the keys or the values are read. */
 int hbbp_stack_cache__drain(struct hbbp_stack_cache *c);
 /* Entry i (0 <= i < nr) in insertion order. */

@@ -159,7 +159,8 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 	summary_unresolved(run);
 	if (!mix)
 		return;
-	fprintf(stderr, "top of the mix (%zu rows, total %.6g):\n", mix->nr_rows, run->total);
+	fprintf(stderr, "top of the mix (%zu rows, total %.6g; count [95%% interval] share):\n",
+		mix->nr_rows, run->total);
 	for (i = 0; i < mix->nr_rows && i < 10; i++) {
 		const struct result_cell *c = &mix->cells[i * mix->nr_cols];
 
@@ -169,6 +170,10 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 
 			if (!strcmp(name, "count"))
 				fprintf(stderr, " %.6g", c[j].type == RES_REAL ? c[j].d : 0);
+			else if (!strcmp(name, "count_lo"))	/* the 95% interval */
+				fprintf(stderr, " [%.6g", c[j].type == RES_REAL ? c[j].d : 0);
+			else if (!strcmp(name, "count_hi"))
+				fprintf(stderr, ", %.6g]", c[j].type == RES_REAL ? c[j].d : 0);
 			else if (!strcmp(name, "share"))
 				fprintf(stderr, " %5.2f%%", c[j].type == RES_REAL ? 100 * c[j].d : 0);
 			else if (j < o->mix.nr_keys) {

@@ -4,8 +4,10 @@
  * multiplexing scale of each event is applied, branches seen in the oldest/newest stack slot
  * far more often than chance flag their blocks as biased, and the hybrid rule picks one
  * estimate per block. Weight that cannot be attributed is kept as pseudo blocks (EBS) or
- * counted as rejected (LBR), never dropped silently.
- * Depends on hbbp/method/method.h; reaches code only through struct hbbp_code_ops.
+ * counted as rejected (LBR), never dropped silently. Every sum is also kept per batch of the
+ * samples, and the chosen source of each block (decided on all the samples) gives its count
+ * in every batch: the spread over the batches is the count's 95% interval (method.md §10).
+ * Depends on hbbp/method/method.h and hbbp/method/interval.h; reaches code only through struct hbbp_code_ops.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -179,11 +181,13 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 		return (int)bi;
 	c->blocks[bi].ebs_sum += w;
 	c->blocks[bi].ebs_samples += v->n;
+	hbbp_bsum__axpy(&c->blocks[bi].ebs_bs, x->d->ev[key[3]].scale, &v->bs);
 	t = counts_tblock(c, key[0], (size_t)bi);
 	if (!t)
 		return -ENOMEM;
 	t->ebs_sum += w;
 	t->ebs_samples += v->n;
+	hbbp_bsum__axpy(&t->ebs_bs, x->d->ev[key[3]].scale, &v->bs);
 	return 0;
 }
 
@@ -210,7 +214,7 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	struct hbbp_counts *c = x->c;
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	uint64_t to = key[2], from = key[3], cur = to;
-	double w = v->weight * x->d->ev[key[4]].scale;
+	double scale = x->d->ev[key[4]].scale, w = v->weight * scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	size_t nsteps = 0, i;
 
@@ -260,11 +264,13 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 			return (int)bi;
 		c->blocks[bi].lbr_sum += w;
 		c->blocks[bi].lbr_streams += v->n;
+		hbbp_bsum__axpy(&c->blocks[bi].lbr_bs, scale, &v->bs);
 		t = counts_tblock(c, key[0], (size_t)bi);
 		if (!t)
 			return -ENOMEM;
 		t->lbr_sum += w;
 		t->lbr_streams += v->n;
+		hbbp_bsum__axpy(&t->lbr_bs, scale, &v->bs);
 	}
 	c->lbr_weight_attributed += w;
 	return 0;
@@ -514,6 +520,23 @@ fail:
 	return NULL;
 }
 
+/* The count of block b per batch, from its (or a thread's share of its) per-batch sums, with
+ * the source chosen for b: what hbbp_block__choose and the thread shares compute, batch by
+ * batch. */
+static void block_count_bs(const struct hbbp_block *b, const struct hbbp_bsum *ebs,
+			   const struct hbbp_bsum *lbr, struct hbbp_bsum *out)
+{
+	bool use_lbr = !strncmp(b->source, "lbr", 3), use_ebs = !strncmp(b->source, "ebs", 3);
+
+	memset(out, 0, sizeof(*out));
+	if (use_lbr && b->kind == HBBP_BLK_CODE)
+		hbbp_bsum__axpy(out, 1.0, lbr);
+	else if (use_ebs && b->kind != HBBP_BLK_CODE)
+		hbbp_bsum__axpy(out, 1.0, ebs);
+	else if (use_ebs && b->nr_insns)
+		hbbp_bsum__axpy(out, 1.0 / b->nr_insns, ebs);
+}
+
 int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp_method method,
 			 unsigned cutoff)
 {
@@ -576,9 +599,17 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 		err = counts_bias(&x);
 	if (err)
 		goto out;
-	/* 4. The hybrid choice per block, applied to every thread's share of it. */
-	for (i = 0; i < c->nr_blocks; i++)
-		hbbp_block__choose(&c->blocks[i], method, cutoff);
+	/* 4. The hybrid choice per block, applied to every thread's share of it and to every
+	 * batch of the samples (the choice is made once, on all of them). */
+	for (i = 0; i < c->nr_blocks; i++) {
+		struct hbbp_block *b = &c->blocks[i];
+		struct hbbp_bsum bs;
+
+		hbbp_block__choose(b, method, cutoff);
+		block_count_bs(b, &b->ebs_bs, &b->lbr_bs, &bs);
+		hbbp_interval__batch_means(b->count, bs.b, HBBP_BATCHES, &b->count_lo,
+					   &b->count_hi);
+	}
 	for (i = 0; i < c->nr_tblocks; i++) {
 		struct hbbp_tblock *t = &c->tblocks[i];
 		const struct hbbp_block *b = &c->blocks[t->block];
@@ -590,6 +621,9 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 			t->ebs_est = t->ebs_sum;
 		t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
 		t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
+		block_count_bs(b, &t->ebs_bs, &t->lbr_bs, &t->count_bs);
+		hbbp_interval__batch_means(t->count, t->count_bs.b, HBBP_BATCHES, &t->count_lo,
+					   &t->count_hi);
 	}
 out:
 	hmap__exit(&x.mods);

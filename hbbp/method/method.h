@@ -16,6 +16,7 @@
 
 #include "bbmap/module.h"
 #include "bbmap/session.h"
+#include "hbbp/method/interval.h"
 #include "util/hmap.h"
 #include "hbbp/engine/stack_cache.h"
 #include "hbbp/engine/sum_queue.h"
@@ -148,8 +149,10 @@ struct hbbp_driver {
 	bool bundle_merged;
 };
 
-struct hbbp_ebs_val { double period; uint64_t n; };
-struct hbbp_stream_val { double weight; uint64_t n; };
+/* Every sum also kept per batch of the samples (bs, hbbp/method/interval.h): the spread of a
+ * row's estimate over the batches gives its interval. */
+struct hbbp_ebs_val { double period; uint64_t n; struct hbbp_bsum bs; };
+struct hbbp_stream_val { double weight; uint64_t n; struct hbbp_bsum bs; };
 struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
 
 /* events[i] describes event i (its role, branch_any and name are copied). */
@@ -180,6 +183,7 @@ struct hbbp_sample_item {
 	uint64_t has_read;
 	uint64_t zero_entries;	/* 0/0 entries dropped */
 	uint64_t nr;		/* LBR: entries after the padding */
+	uint32_t batch;		/* the sample's batch (hbbp_batch__of) */
 	const struct perf_branch_entry *raw;	/* LBR: the record's entries (newest first) */
 };
 void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *rec,
@@ -257,6 +261,8 @@ struct hbbp_block {
 	uint64_t ebs_samples, lbr_streams;
 	double ebs_est, lbr_est;	/* BBEC estimates (pseudo blocks: ebs_est = instructions) */
 	double count;			/* chosen estimate (0: no data for the chosen method) */
+	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
+	struct hbbp_bsum ebs_bs, lbr_bs;	/* ebs_sum, lbr_sum per batch */
 	const char *source;		/* "lbr", "ebs", "lbr-fallback", "ebs-fallback", "" */
 	bool biased;
 	double bias_share;		/* highest oldest/newest-slot share of its branches */
@@ -268,6 +274,9 @@ struct hbbp_tblock {
 	double ebs_sum, lbr_sum;
 	uint64_t ebs_samples, lbr_streams;
 	double ebs_est, lbr_est, count;
+	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
+	struct hbbp_bsum ebs_bs, lbr_bs;	/* ebs_sum, lbr_sum per batch */
+	struct hbbp_bsum count_bs;	/* count per batch (the block's source in every batch) */
 };
 
 struct hbbp_counts {

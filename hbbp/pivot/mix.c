@@ -13,6 +13,10 @@
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
 
+_Static_assert(SCHEMA_BATCHES == HBBP_BATCHES, "thread_blocks has a column per batch");
+_Static_assert(SCHEMA_TB_BATCH0 + SCHEMA_BATCHES == SCHEMA_NR(schema_thread_blocks),
+	       "the batch columns end thread_blocks");
+
 #define SEP '\x1f'
 
 static const char *const key_names[KEY__COUNT] = {
@@ -302,6 +306,7 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 struct mix_row {
 	char *key;
 	double count, ebs_count, lbr_count;
+	struct hbbp_bsum bs;		/* count per batch of the samples */
 	uint64_t ebs_samples, lbr_streams;
 	size_t stamp;
 	unsigned sources;
@@ -411,6 +416,7 @@ static int mix_add(struct mix_ctx *x, struct mix_rows *rows, const struct hbbp_t
 	if (!row)
 		return -ENOMEM;
 	row->count += t->count;
+	hbbp_bsum__axpy(&row->bs, 1.0, &t->count_bs);
 	row->ebs_count += t->ebs_est;
 	row->lbr_count += t->lbr_est;
 	if (row->stamp != ti + 1) {
@@ -465,7 +471,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	const struct hbbp_counts *c = x->c;
 	struct mix_rows rows;
 	struct result_table *t;
-	const char *cols[HBBP_MAX_KEYS + 8];
+	const char *cols[HBBP_MAX_KEYS + 12];
 	char colspec[HBBP_MAX_KEYS][128];
 	size_t i, j, nc = 0, n;
 	double total = 0;
@@ -507,6 +513,8 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		cols[nc++] = colspec[i];
 	}
 	cols[nc++] = "count:real";
+	cols[nc++] = "count_lo:real";
+	cols[nc++] = "count_hi:real";
 	cols[nc++] = "share:real";
 	if (o->diagnostics) {
 		cols[nc++] = "source:text";
@@ -524,6 +532,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		const struct mix_row *row = &rows.v[i];
 		struct result_cell *cell = result_table__add_row(t);
 		const char *p = row->key;
+		double lo, hi;
 
 		if (!cell) {
 			err = -ENOMEM;
@@ -542,7 +551,10 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 			}
 			p += l + (p[l] ? 1 : 0);
 		}
+		hbbp_interval__batch_means(row->count, row->bs.b, HBBP_BATCHES, &lo, &hi);
 		result_cell__real(&cell[j++], row->count);
+		result_cell__real(&cell[j++], lo);
+		result_cell__real(&cell[j++], hi);
 		result_cell__real(&cell[j++], total > 0 ? row->count / total : 0);
 		if (o->diagnostics && !err) {
 			err = result_cell__text(t, &cell[j++], source_name(row->sources));
@@ -829,14 +841,16 @@ static int table_blocks(struct result *res, struct mix_ctx *x, const struct ids 
 			snprintf(src, sizeof(src), "%s", kind_marker(b->kind));
 		err = result_cell__text(t, &cell[6], src);
 		result_cell__real(&cell[7], b->count);
-		result_cell__real(&cell[8], b->ebs_est);
-		result_cell__real(&cell[9], b->lbr_est);
+		result_cell__real(&cell[8], b->count_lo);
+		result_cell__real(&cell[9], b->count_hi);
+		result_cell__real(&cell[10], b->ebs_est);
+		result_cell__real(&cell[11], b->lbr_est);
 		if (!err)
-			err = result_cell__text(t, &cell[10], b->source);
-		result_cell__int(&cell[11], (int64_t)b->ebs_samples);
-		result_cell__int(&cell[12], (int64_t)b->lbr_streams);
-		result_cell__int(&cell[13], b->biased);
-		result_cell__real(&cell[14], b->bias_share);
+			err = result_cell__text(t, &cell[12], b->source);
+		result_cell__int(&cell[13], (int64_t)b->ebs_samples);
+		result_cell__int(&cell[14], (int64_t)b->lbr_streams);
+		result_cell__int(&cell[15], b->biased);
+		result_cell__real(&cell[16], b->bias_share);
 		for (j = 0; blk && j < blk->nr_insns && !err; j++) {
 			const struct bbmap_insn *in = &blk->insns[j];
 			struct result_cell *ic = result_table__add_row(ti);
@@ -890,7 +904,7 @@ static int tblock_cmp(const void *pa, const void *pb, void *arg)
 static int table_thread_blocks(struct result *res, struct mix_ctx *x, const struct ids *ids)
 {
 	const struct hbbp_counts *c = x->c;
-	size_t *order = calloc(c->nr_tblocks + 1, sizeof(size_t)), i, n = 0;
+	size_t *order = calloc(c->nr_tblocks + 1, sizeof(size_t)), i, j, n = 0;
 	struct result_table *t;
 	struct sort_ctx sc;
 	int err;
@@ -921,8 +935,12 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 			err = result_cell__text(t, &cell[2], comm);
 		result_cell__int(&cell[3], ids->block_id[tb->block]);
 		result_cell__real(&cell[4], tb->count);
-		result_cell__real(&cell[5], tb->ebs_est);
-		result_cell__real(&cell[6], tb->lbr_est);
+		result_cell__real(&cell[5], tb->count_lo);
+		result_cell__real(&cell[6], tb->count_hi);
+		result_cell__real(&cell[7], tb->ebs_est);
+		result_cell__real(&cell[8], tb->lbr_est);
+		for (j = 0; j < HBBP_BATCHES; j++)
+			result_cell__real(&cell[SCHEMA_TB_BATCH0 + j], tb->count_bs.b[j]);
 	}
 	free(order);
 	return err;

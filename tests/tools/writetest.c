@@ -106,9 +106,11 @@ static int fill(struct result *r, long rows, long blocks, long scale, const char
 		result_cell__int(&c[4], 4);
 		result_cell__int(&c[5], 16);
 		result_cell__real(&c[7], (double)((i + 1) * scale));
-		result_cell__real(&c[8], (double)((i + 1) * scale));
-		result_cell__real(&c[9], (double)((i + 1) * scale));
-		err = result_cell__text(t, &c[10], "lbr");
+		result_cell__real(&c[8], (double)((i + 1) * scale) * 0.9);
+		result_cell__real(&c[9], (double)((i + 1) * scale) * 1.1);
+		result_cell__real(&c[10], (double)((i + 1) * scale));
+		result_cell__real(&c[11], (double)((i + 1) * scale));
+		err = result_cell__text(t, &c[12], "lbr");
 	}
 	err = err ? err : result__add_table(r, "instructions", schema_instructions,
 					    SCHEMA_NR(schema_instructions), &t);

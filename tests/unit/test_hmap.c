@@ -143,13 +143,16 @@ static void test_stack_queue(void)
 		CHECK(qk != NULL);
 		if (!qk)
 			break;
+		unsigned int batch = (unsigned int)(rnd(&s) % HBBP_BATCHES);
+
 		memcpy(qk, key, sizeof(key));
-		CHECK(!hbbp_stack_cache__queue(&q, hbbp_stack_cache__hash(qk), period, 1));
+		CHECK(!hbbp_stack_cache__queue(&q, hbbp_stack_cache__hash(qk), period, 1, batch));
 		v = hbbp_stack_cache__get(&ref, key, hbbp_stack_cache__hash(key));
 		CHECK(v != NULL);
 		if (v) {
 			v->period += period;
 			v->n++;
+			v->bs.b[batch] += period;
 		}
 	}
 	CHECK(q.qnr > 0);		/* some were still queued */
@@ -161,7 +164,8 @@ static void test_stack_queue(void)
 
 		same += !memcmp(hbbp_stack_cache__key(&q, i), hbbp_stack_cache__key(&ref, i),
 				words * sizeof(uint64_t)) &&
-			q.vals[i].n == ref.vals[i].n && q.vals[i].period == ref.vals[i].period;
+			q.vals[i].n == ref.vals[i].n && q.vals[i].period == ref.vals[i].period &&
+			!memcmp(&q.vals[i].bs, &ref.vals[i].bs, sizeof(ref.vals[i].bs));
 	}
 	CHECK_EQ_U64(same, ref.nr);
 	/* near full: a stack is queued only while every queued one may still find room */
@@ -178,7 +182,7 @@ static void test_stack_queue(void)
 		if (!qk)
 			break;
 		stack_key(qk, 7, 2, i);
-		CHECK(!hbbp_stack_cache__queue(&q, hbbp_stack_cache__hash(qk), 1, 1));
+		CHECK(!hbbp_stack_cache__queue(&q, hbbp_stack_cache__hash(qk), 1, 1, 0));
 	}
 	CHECK(hbbp_stack_cache__queue_key(&q) == NULL);
 	CHECK(!hbbp_stack_cache__drain(&q));
@@ -187,7 +191,7 @@ static void test_stack_queue(void)
 	hbbp_stack_cache__exit(&ref);
 }
 
-struct sum { double period; uint64_t n; };
+struct sum { double period; uint64_t n; struct hbbp_bsum bs; };
 
 static void test_sum_queue(void)
 {
@@ -209,12 +213,14 @@ static void test_sum_queue(void)
 		key[1] = k % 5;
 		key[2] = 0x400000 + k * 16;
 		key[3] = k & 1;
-		CHECK(!hbbp_sum_queue__add(&sq, &q, key, period, 1 + k % 2));
+		CHECK(!hbbp_sum_queue__add(&sq, &q, key, period, 1 + k % 2,
+					   (unsigned int)(i % HBBP_BATCHES)));
 		v = hmap__get(&ref, key, NULL);
 		CHECK(v != NULL);
 		if (v) {
 			v->period += period;
 			v->n += 1 + k % 2;
+			v->bs.b[i % HBBP_BATCHES] += period;
 		}
 	}
 	CHECK(sq.nr > 0);
@@ -227,7 +233,9 @@ static void test_sum_queue(void)
 
 		same += !memcmp(kq, kr, 4 * sizeof(uint64_t)) &&
 			((struct sum *)vq)->period == ((struct sum *)vr)->period &&
-			((struct sum *)vq)->n == ((struct sum *)vr)->n;
+			((struct sum *)vq)->n == ((struct sum *)vr)->n &&
+			!memcmp(&((struct sum *)vq)->bs, &((struct sum *)vr)->bs,
+				sizeof(struct hbbp_bsum));
 	}
 	CHECK_EQ_U64(same, ref.nr);
 	hmap__exit(&q);

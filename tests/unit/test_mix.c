@@ -132,6 +132,11 @@ static void build(struct hbbp_driver *d, struct hbbp_counts *c)
 		.ebs_samples = 2 };
 	t[3] = (struct hbbp_tblock){ .pid = 7, .tid = 8, .block = 2, .count = 30, .ebs_est = 30,
 		.ebs_samples = 3 };
+	/* counts per batch of the samples (sums: the counts above) */
+	t[0].count_bs = (struct hbbp_bsum){ { 5, 5 } };
+	t[1].count_bs = (struct hbbp_bsum){ { 0, 0, 1, 1 } };
+	t[2].count_bs = (struct hbbp_bsum){ { 1, 1, 1, 1 } };
+	t[3].count_bs = (struct hbbp_bsum){ { 10, 10, 10 } };
 	hmap__init(&c->bidx, 3, 8);
 	hmap__init(&c->tidx, 2, 8);
 }
@@ -187,11 +192,26 @@ static void test_mix_mnemonic(void)
 
 	memset(&o, 0, sizeof(o));
 	t = run(&res, "mnemonic", &o, &total);
-	CHECK(t && t->nr_rows == 6 && t->nr_cols == 3);
+	CHECK(t && t->nr_rows == 6 && t->nr_cols == 5);
 	CHECK_EQ_DBL(total, 74, 0);
 	if (t && t->nr_rows == 6) {
 		CHECK_STR(text(t, 0, "mnemonic"), "[no code]");
 		CHECK_EQ_DBL(real(t, 0, "count"), 30, 0);
+		/* intervals (hbbp/method/interval.h, K = 10, t(9) = 2.26215716): [no code] 30 from
+		 * batches 10, 10, 10, 0...: batch estimates 100 x3, 0 x7, s^2 = (3 * 70^2 + 7 * 30^2)
+		 * / 9, half width 2.26215716 * sqrt(s^2 / 10) = 34.555021: [0, 64.555021] */
+		CHECK_EQ_DBL(real(t, 0, "count_lo"), 0, 0);
+		CHECK_EQ_DBL(real(t, 0, "count_hi"), 64.555021, 1e-5);
+		/* mov = block A of threads 7 and 8 summed batch by batch (one stack feeds both):
+		 * 5+0, 5+0, 0+1, 0+1: estimates 50, 50, 10, 10, 0 x6 around 12, s^2 = 3760 / 9,
+		 * half 14.621618 (summing the two shares' own variances would give 15.38) */
+		CHECK_STR(text(t, 3, "mnemonic"), "mov");
+		CHECK_EQ_DBL(real(t, 3, "count_lo"), 0, 0);
+		CHECK_EQ_DBL(real(t, 3, "count_hi"), 26.621618, 1e-5);
+		/* vaddps 4 from 1, 1, 1, 1: estimates 10 x4, 0 x6, s^2 = (4 * 36 + 6 * 16) / 9,
+		 * half 3.694087: [0.305913, 7.694087] */
+		CHECK_EQ_DBL(real(t, 5, "count_lo"), 0.305913, 1e-5);
+		CHECK_EQ_DBL(real(t, 5, "count_hi"), 7.694087, 1e-5);
 		CHECK_EQ_DBL(real(t, 0, "share"), 30.0 / 74, 1e-12);
 		/* ties at 12 sorted by key */
 		CHECK_STR(text(t, 1, "mnemonic"), "add");

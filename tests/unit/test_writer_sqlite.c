@@ -78,7 +78,7 @@ static struct result *build(const struct tb *tbs, size_t nr_tbs, int extra_mix_c
 		result_cell__int(&c[1], i == 3 ? 2 : 1);
 		result_cell__int(&c[2], (int64_t)i);
 		result_cell__int(&c[3], i == 3 ? 0x5010 : 0x1000 + 0x100 * (int64_t)(i - 1));
-		result_cell__text(t, &c[10], "lbr");
+		result_cell__text(t, &c[12], "lbr");
 	}
 	result__add_table(r, "instructions", schema_instructions,
 			  SCHEMA_NR(schema_instructions), &t);
@@ -98,6 +98,10 @@ static struct result *build(const struct tb *tbs, size_t nr_tbs, int extra_mix_c
 		result_cell__text(t, &c[2], "prog");
 		result_cell__int(&c[3], tbs[i].block);
 		result_cell__real(&c[4], tbs[i].count);
+		/* the whole count in batch tid % 10, the other batches 0 */
+		for (size_t b = 0; b < SCHEMA_BATCHES; b++)
+			result_cell__real(&c[SCHEMA_TB_BATCH0 + b],
+					  b == (size_t)tbs[i].tid % 10 ? tbs[i].count : 0);
 	}
 	result__add_table(r, "mix", extra_mix_col ? mix3 : mix2, extra_mix_col ? 4 : 3, &t);
 	c = result_table__add_row(t);
@@ -181,8 +185,8 @@ static void test_writer_sqlite_views(void)
 
 	CHECK(writer__write(r, db_path, WRITER_SQLITE, NULL) == 0);
 	result__delete(r);
-	CHECK_QUERY("PRAGMA user_version", "1\n");
-	CHECK_QUERY("SELECT run_id, format_version FROM runs", "1|1\n");
+	CHECK_QUERY("PRAGMA user_version", "2\n");
+	CHECK_QUERY("SELECT run_id, format_version FROM runs", "1|2\n");
 	CHECK_QUERY("SELECT run_id, key, value, typeof(value) FROM run_meta ORDER BY key",
 		    "1|cutoff|18|integer\n1|file|hand.data|text\n1|scale|1.25|real\n");
 	CHECK_QUERY("SELECT * FROM warnings", "1|0|first warning\n");
@@ -190,7 +194,16 @@ static void test_writer_sqlite_views(void)
 	CHECK_QUERY("SELECT run_id, mnemonic, count, share * 670 FROM mix_by_mnemonic",
 		    "1|vaddps|300|300\n1|cmp|150|150\n1|jne|150|150\n1|mov|30|30\n"
 		    "1|ret|20|20\n1|add|10|10\n1|jmp|10|10\n");
-	CHECK_QUERY("SELECT * FROM mix_by_mnemonic LIMIT 1", "1|vaddps|300|0.447761\n");
+	CHECK_QUERY("SELECT * FROM mix_by_mnemonic LIMIT 1",
+		    "1|vaddps|300|0|782.829|0.447761\n");
+	/* intervals by hand (batch means, K = 10, t(9) = 2.26215716): vaddps 300 = 2 x (100 in
+	 * batch 0 + 50 in batch 1): batch estimates 2000, 1000, 0 x8 around 300, deviations
+	 * 1700, 700, -300 x8: half width 2.26215716 * sqrt(4.1e6 / 90) = 482.829111;
+	 * add 10 (one block, batch 0): [0, 10 * (1 + t)] = [0, 32.621572]; cmp 150 = 100 in
+	 * batch 0 + 50 in batch 1: half = t * sqrt((850^2 + 350^2 + 8 * 150^2) / 90) */
+	CHECK_QUERY("SELECT mnemonic, count_lo, round(count_hi * 1000) FROM mix_by_mnemonic"
+		    " WHERE mnemonic IN ('add', 'cmp', 'vaddps') ORDER BY mnemonic",
+		    "add|0|32622\ncmp|0|391415\nvaddps|0|782829\n");
 	CHECK_QUERY("SELECT run_id, isa, count, share * 670 FROM mix_by_isa",
 		    "1|base|370|370\n1|avx|300|300\n");
 	CHECK_QUERY("SELECT run_id, category, count, share * 670 FROM mix_by_category",
@@ -225,7 +238,8 @@ static void test_writer_sqlite_append(void)
 		    "2|mov|5|0.5\n2|ret|5|0.5\n");
 	CHECK_QUERY("SELECT run_id, sum(share) FROM mix_by_mnemonic GROUP BY run_id",
 		    "1|1\n2|1\n");
-	CHECK_QUERY("SELECT * FROM mix_by_thread WHERE run_id = 2", "2|10|12|prog|10|1\n");
+	CHECK_QUERY("SELECT * FROM mix_by_thread WHERE run_id = 2",
+		    "2|10|12|prog|10|0|32.6216|1\n");
 }
 
 /* Failures: the previous database stays byte for byte, and nothing else is left. */

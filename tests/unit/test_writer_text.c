@@ -124,7 +124,7 @@ static void test_writer_csv_bytes(void)
 static void test_writer_json_bytes(void)
 {
 	static const char expect[] =
-		"{\"format_version\": 1, \"meta\": {\"file\": \"a \\\"b\\\".data\", "
+		"{\"format_version\": 2, \"meta\": {\"file\": \"a \\\"b\\\".data\", "
 		"\"cutoff\": 18, \"scale\": 0.1}, \"warnings\": [\"lost 3\\tsamples\"],\n"
 		"\"events\": [\n"
 		"{\"event_id\": 0, \"name\": \"instructions:u\"}\n"
@@ -140,7 +140,7 @@ static void test_writer_json_bytes(void)
 		"\"mnemonic\": \" sp\", \"n\": -1, \"count\": null}\n"
 		"]}\n";
 	static const char expect_l[] =
-		"{\"format_version\": 1, \"meta\": {\"file\": \"a \\\"b\\\".data\", "
+		"{\"format_version\": 2, \"meta\": {\"file\": \"a \\\"b\\\".data\", "
 		"\"cutoff\": 18, \"scale\": 0.1}, \"warnings\": [\"lost 3\\tsamples\"]}\n"
 		"{\"module\": \"lib,c.so\", \"mnemonic\": \"mov\", \"n\": -9223372036854775808, "
 		"\"count\": 0.1}\n"
@@ -338,7 +338,7 @@ static void test_writer_no_mix(void)
 	snprintf(path, sizeof(path), "%s/e.json", dir);
 	CHECK(writer__write(r, path, WRITER_JSON, NULL) == 0);
 	got = slurp(path);
-	CHECK_STR(got, "{\"format_version\": 1, \"meta\": {\"k\": \"\\u0001\\u001f\"}, "
+	CHECK_STR(got, "{\"format_version\": 2, \"meta\": {\"k\": \"\\u0001\\u001f\"}, "
 		       "\"warnings\": [],\n\"rows\": []}\n");
 	free(got);
 	unlink(path);

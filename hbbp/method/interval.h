@@ -1,0 +1,58 @@
+/* How sure is each number (method.md §10): every sample is assigned to one of HBBP_BATCHES
+ * batches by a hash of what identifies it (its time, else its place in the file, and its IP
+ * and thread), every estimate is also summed per batch, and the 95% interval of a row is the
+ * spread of the row's estimate over the batches (batch means, Student t with K-1 degrees of
+ * freedom). A row sums many blocks and one LBR stack feeds many blocks of a row; taking the
+ * spread of the row's own per-batch sums accounts for that correlation, which summing
+ * per-block variances would not. The interval covers the sampling noise only, never the
+ * hardware's bias (skid, shadowing, the entry bias of the LBR).
+ * Depends on libc and libm only.
+ */
+#ifndef HBBP_INTERVAL_H
+#define HBBP_INTERVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HBBP_BATCHES	10	/* K: batches every estimate is also summed over */
+
+/* The per-batch sums of one estimate. */
+struct hbbp_bsum { double b[HBBP_BATCHES]; };
+
+/* The batch of a sample: a hash of key (its time when the recording has one, else its file
+ * offset), ip and tid. The same for a sample however the file is read (threads, two parts). */
+static inline unsigned int hbbp_batch__of(uint64_t key, uint64_t ip, uint32_t tid)
+{
+	uint64_t z = key ^ (ip * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)tid << 40);
+
+	z ^= z >> 30;
+	z *= 0xbf58476d1ce4e5b9ULL;
+	z ^= z >> 27;
+	z *= 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (unsigned int)((z >> 32) * HBBP_BATCHES >> 32);
+}
+
+/* a += f * b, batch by batch */
+static inline void hbbp_bsum__axpy(struct hbbp_bsum *a, double f, const struct hbbp_bsum *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < HBBP_BATCHES; i++)
+		a->b[i] += f * b->b[i];
+}
+
+/* The 0.975 quantile of Student's t with df degrees of freedom (df >= 1; large df: the
+ * normal's 1.96). */
+double hbbp_t975(unsigned int df);
+
+/* The 95% interval [*lo, *hi] of est, an estimate summed over k >= 2 batches as batch[0..k)
+ * (sum of batch = est): est -/+ t(k-1) * s / sqrt(k), s^2 = sum (k * batch[i] - est)^2 / (k-1)
+ * the spread of the batch estimates around est. lo >= 0 and hi >= est, both finite whatever
+ * the input: a row whose weight all came from one batch (one sample) gets s / sqrt(k) = est,
+ * so [0, est * (1 + t(k-1))], wide and finite; a non-finite spread gets that width too, a
+ * non-finite or negative est [0, 0]. */
+void hbbp_interval__batch_means(double est, const double *batch, size_t k, double *lo,
+				double *hi);
+
+#endif

@@ -1,0 +1,113 @@
+/* Unit tests of the interval arithmetic (hbbp/method/interval.c) on hand-computed values:
+ * Student's t quantiles against the printed tables, the batch-means interval of a spread
+ * worked out by hand, a row from one sample (wide, finite), rows with no weight and
+ * non-finite inputs (never NaN or inf, lo >= 0), and the batch hash (every batch in range,
+ * each about a tenth of consecutive times).
+ */
+#include <math.h>
+
+#include "hbbp/method/interval.h"
+#include "tests/harness.h"
+
+static void test_t975(void)
+{
+	/* Student t, two-sided 95% (e.g. NIST/SEMATECH handbook table 1.3.6.7.2) */
+	CHECK_EQ_DBL(hbbp_t975(1), 12.706, 1e-3);
+	CHECK_EQ_DBL(hbbp_t975(9), 2.262, 1e-3);
+	CHECK_EQ_DBL(hbbp_t975(30), 2.042, 1e-3);
+	CHECK_EQ_DBL(hbbp_t975(100), 1.984, 1e-3);
+	CHECK_EQ_DBL(hbbp_t975(1000), 1.962, 1e-3);
+}
+
+static void test_spread(void)
+{
+	/* K = 10 batches of 12, 8, 12, 8, ...: batch estimates 120, 80, ... around 100, each
+	 * 20 off: s^2 = 10 * 400 / 9, s / sqrt(10) = sqrt(400 / 9) = 20 / 3,
+	 * half width = 2.26215716 * 20 / 3 = 15.0810477 */
+	double b[10] = { 12, 8, 12, 8, 12, 8, 12, 8, 12, 8 }, lo, hi;
+
+	hbbp_interval__batch_means(100, b, 10, &lo, &hi);
+	CHECK_EQ_DBL(lo, 100 - 15.0810477, 1e-6);
+	CHECK_EQ_DBL(hi, 100 + 15.0810477, 1e-6);
+	/* all batches equal: no spread, a zero-width interval */
+	for (int i = 0; i < 10; i++)
+		b[i] = 10;
+	hbbp_interval__batch_means(100, b, 10, &lo, &hi);
+	CHECK_EQ_DBL(lo, 100, 1e-9);
+	CHECK_EQ_DBL(hi, 100, 1e-9);
+	/* K = 4 batches 1, 2, 3, 4 (est 10): estimates 4, 8, 12, 16, deviations -6 -2 2 6,
+	 * s^2 = 80 / 3, s / 2 = 2.5819889, t(3) = 3.18244631: half = 8.2170410, lo 1.7829590 */
+	double c[4] = { 1, 2, 3, 4 };
+
+	hbbp_interval__batch_means(10, c, 4, &lo, &hi);
+	CHECK_EQ_DBL(lo, 10 - 8.2170410, 1e-6);
+	CHECK_EQ_DBL(hi, 10 + 8.2170410, 1e-6);
+	/* a spread wider than the estimate: lo clamps at 0 */
+	double d[4] = { 0, 0, 0, 10 };
+
+	hbbp_interval__batch_means(10, d, 4, &lo, &hi);
+	CHECK(lo == 0);
+	CHECK_EQ_DBL(hi, 10 + 3.18244631 * 10, 1e-6);
+}
+
+static void test_degenerate(void)
+{
+	double b[10] = { 0 }, lo = -1, hi = -1;
+
+	/* one sample of weight 5 in batch 3: s / sqrt(K) = 5, [0, 5 * (1 + t(9))] */
+	b[3] = 5;
+	hbbp_interval__batch_means(5, b, 10, &lo, &hi);
+	CHECK(lo == 0);
+	CHECK_EQ_DBL(hi, 5 * (1 + 2.26215716), 1e-6);
+	/* no sample at all */
+	b[3] = 0;
+	hbbp_interval__batch_means(0, b, 10, &lo, &hi);
+	CHECK(lo == 0 && hi == 0);
+	/* non-finite input: never NaN or inf */
+	hbbp_interval__batch_means(NAN, b, 10, &lo, &hi);
+	CHECK(lo == 0 && hi == 0);
+	hbbp_interval__batch_means(INFINITY, b, 10, &lo, &hi);
+	CHECK(isfinite(lo) && isfinite(hi) && lo >= 0);
+	b[0] = INFINITY;
+	hbbp_interval__batch_means(7, b, 10, &lo, &hi);
+	CHECK(isfinite(lo) && isfinite(hi) && lo >= 0 && hi >= 7);
+	b[0] = NAN;
+	hbbp_interval__batch_means(7, b, 10, &lo, &hi);
+	CHECK(isfinite(lo) && isfinite(hi) && lo >= 0 && hi >= 7);
+	/* huge values: finite */
+	b[0] = 1e308;
+	hbbp_interval__batch_means(1e308, b, 10, &lo, &hi);
+	CHECK(isfinite(lo) && isfinite(hi) && lo >= 0 && hi >= 1e308);
+	/* fewer than two batches: no spread to measure */
+	hbbp_interval__batch_means(3, b, 1, &lo, &hi);
+	CHECK(lo == 0 && hi == 0);
+}
+
+static void test_batch_hash(void)
+{
+	unsigned int n[HBBP_BATCHES] = { 0 }, i;
+	unsigned int bad = 0;
+
+	for (i = 0; i < 100000; i++) {
+		unsigned int b = hbbp_batch__of(1000000ULL + 997ULL * i, 0x401000, 42);
+
+		if (b >= HBBP_BATCHES)
+			bad++;
+		else
+			n[b]++;
+	}
+	CHECK(bad == 0);
+	for (i = 0; i < HBBP_BATCHES; i++)
+		CHECK(n[i] > 9500 && n[i] < 10500);
+	/* the same sample always gets the same batch */
+	CHECK(hbbp_batch__of(123, 456, 7) == hbbp_batch__of(123, 456, 7));
+}
+
+int main(void)
+{
+	RUN_TEST(test_t975);
+	RUN_TEST(test_spread);
+	RUN_TEST(test_degenerate);
+	RUN_TEST(test_batch_hash);
+	return TEST_EXIT();
+}
