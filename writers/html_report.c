@@ -142,7 +142,9 @@ static const char style[] =
 "table.asm tr.src td{color:#2a5db0}details{margin:.4em 0}summary{cursor:pointer}"
 "code{font:12px ui-monospace,monospace}";
 
-/* Sorting by a click on a column heading: numbers by their data-v, text otherwise. Written
+/* Sorting by a click on a column heading: numbers by their data-v, text otherwise; then
+ * marks <html> with data-js="ready" and data-load-ms (milliseconds from the start of the
+ * navigation to the end of the page's parsing: how long the page takes to open). Written
  * without comments and without any "//". */
 static const char script[] =
 "(function(){"
@@ -162,7 +164,8 @@ static const char script[] =
 "for(var k=0;k<rs.length;k++)b.appendChild(rs[k]);});"
 "})(hs[j],j);"
 "})(ts[i]);"
-"document.documentElement.setAttribute('data-js','ready');"
+"var de=document.documentElement;de.setAttribute('data-js','ready');"
+"if(window.performance)de.setAttribute('data-load-ms',String(Math.round(performance.now())));"
 "})();";
 
 /* ---- charts ---- */
