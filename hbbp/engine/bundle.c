@@ -27,6 +27,7 @@ int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 		return -ENOMEM;
 	}
 	b->roles->nr_events = d->nr_events;
+	b->roles->batch_slot = d->batch_slot;
 	for (i = 0; i < d->nr_events; i++)
 		b->roles->ev[i].role = d->ev[i].role;
 	hmap__init(&b->ebs, 4, sizeof(struct hbbp_ebs_val));
@@ -104,12 +105,14 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 	ev->zero_entries += it.zero_entries;
 	switch (it.kind) {
 	case HBBP_ITEM_EBS:
+		ev->bs.b[it.batch] += (double)it.period;
 		break;
 	case HBBP_ITEM_LBR_SHORT:
 		ev->stacks_short++;
 		break;
 	case HBBP_ITEM_LBR:
 		ev->lbr_used++;
+		ev->bs.b[it.batch] += (double)it.period;
 		break;
 	default:
 		b->nr_unused_samples++;

@@ -275,6 +275,11 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	if (err)
 		goto out;
 	run->drv_ok = true;
+	{	/* the samples' batches interleave over the recorded time span (interval.h) */
+		const struct perf_header_info *h = perf_reader__header(run->reader);
+
+		run->drv.batch_slot = hbbp_batch__slot(h->first_sample_time, h->last_sample_time);
+	}
 	err = run_pass(run, o);
 	if (err)
 		goto out;

@@ -349,8 +349,9 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 {
 	uint64_t k, thr = (uint64_t)pid << 32 | tid;
 	struct hbbp_event_state *ev = &d->ev[evidx];
+	struct hbbp_bsum wbs;
 	double w;
-	int err;
+	int err, only = -1;
 
 	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
 	if (2 * n > d->alloc_locs) {
@@ -397,6 +398,12 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 	w = period / (double)(n - 1);
 	ev->streams += cnt * (n - 1);
 	ev->stream_weight += period;
+	/* the batch sums of each stream: bs / (n-1); most stacks were seen in one batch only */
+	for (k = 0; k < HBBP_BATCHES; k++) {
+		wbs.b[k] = bs->b[k] / (double)(n - 1);
+		if (bs->b[k] != 0)
+			only = only == -1 ? (int)k : -2;
+	}
 	for (k = 1; k < n; k++) {
 		const struct bbmap_loc *lto = &d->locs[2 * k + 1], *lfrom = &d->locs[2 * (k - 1)];
 		uint64_t to = e[k].to, from = e[k - 1].from;
@@ -432,7 +439,10 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 				return -ENOMEM;
 			v->weight += w;
 			v->n += cnt;
-			hbbp_bsum__axpy(&v->bs, 1.0 / (double)(n - 1), bs);
+			if (only >= 0)
+				v->bs.b[only] += wbs.b[only];
+			else
+				hbbp_bsum__axpy(&v->bs, 1.0, &wbs);
 			err = 0;
 			rejected = false;
 		}
@@ -484,10 +494,14 @@ void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *
 	it->batch = 0;
 	if (evidx < 0 || (size_t)evidx >= d->nr_events)
 		return;
-	/* the batch: from the sample's time, else its place in the file (both the same however
-	 * the file is read) */
-	it->batch = hbbp_batch__of(s->present & PERF_SAMPLE_TIME ? s->time : rec->file_offset,
-				   s->ip, s->tid);
+	/* the batch: from the sample's time slot, else a hash of the sample (its time or its place
+	 * in the file): the same however the file is read */
+	if (d->batch_slot && (s->present & PERF_SAMPLE_TIME))
+		it->batch = hbbp_batch__of_time(s->time, d->batch_slot);
+	else
+		it->batch = hbbp_batch__of(s->present & PERF_SAMPLE_TIME ? s->time
+									  : rec->file_offset,
+					   s->ip, s->tid);
 	it->pid = s->pid;
 	it->tid = s->tid;
 	it->cpu = s->cpu;
@@ -594,6 +608,7 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	ev->zero_entries += it->zero_entries;
 	switch (it->kind) {
 	case HBBP_ITEM_EBS:
+		ev->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += (double)it->period;
 		return driver_ebs_add(d, it->pid, it->tid, it->cpumode, it->ip, it->evidx,
 				      (double)it->period, 1, it->batch, NULL);
 	case HBBP_ITEM_LBR_SHORT:
@@ -606,6 +621,7 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		return 0;
 	}
 	ev->samples_used++;
+	ev->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += (double)it->period;
 	/* identical stacks are summed in the cache and resolved at the next flush: queued for
 	 * their lookup while there is room for all queued, else added at once */
 	key = hbbp_stack_cache__queue_key(&d->stacks);
@@ -659,6 +675,7 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		d->ev[i].samples_used += b->ev[i].lbr_used;
 		d->ev[i].stacks_short += b->ev[i].stacks_short;
 		d->ev[i].zero_entries += b->ev[i].zero_entries;
+		hbbp_bsum__axpy(&d->ev[i].bs, 1.0, &b->ev[i].bs);
 	}
 	for (i = 0; i < b->ebs.nr; i++) {
 		void *val;

@@ -537,6 +537,45 @@ static void block_count_bs(const struct hbbp_block *b, const struct hbbp_bsum *e
 		hbbp_bsum__axpy(out, 1.0 / b->nr_insns, ebs);
 }
 
+bool hbbp_block__uses_lbr(const struct hbbp_block *b)
+{
+	return b->kind == HBBP_BLK_CODE && !strncmp(b->source, "lbr", 3);
+}
+
+void hbbp_counts__batch_estimates(const struct hbbp_counts *c, const struct hbbp_bsum *e,
+				  const struct hbbp_bsum *l, double *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < HBBP_BATCHES; i++) {
+		x[i] = 0;
+		if (e)
+			x[i] += e->b[i] * (c->ratio ? c->ebs_ratio.b[i] : HBBP_BATCHES);
+		if (l)
+			x[i] += l->b[i] * (c->ratio ? c->lbr_ratio.b[i] : HBBP_BATCHES);
+	}
+}
+
+/* The ratio factors of each role (see struct hbbp_counts): its events' used periods per batch,
+ * scaled for multiplexing as the estimates are. */
+static void counts_ratio(struct hbbp_counts *c, const struct hbbp_driver *d)
+{
+	struct hbbp_bsum we, wl;
+	size_t i;
+
+	memset(&we, 0, sizeof(we));
+	memset(&wl, 0, sizeof(wl));
+	for (i = 0; i < d->nr_events; i++) {
+		if (d->ev[i].role == PERF_ROLE_EBS)
+			hbbp_bsum__axpy(&we, d->ev[i].scale, &d->ev[i].bs);
+		else if (d->ev[i].role == PERF_ROLE_LBR)
+			hbbp_bsum__axpy(&wl, d->ev[i].scale, &d->ev[i].bs);
+	}
+	hbbp_interval__ratio(&we, &c->ebs_ratio);
+	hbbp_interval__ratio(&wl, &c->lbr_ratio);
+	c->ratio = true;
+}
+
 int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp_method method,
 			 unsigned cutoff)
 {
@@ -601,19 +640,23 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 		goto out;
 	/* 4. The hybrid choice per block, applied to every thread's share of it and to every
 	 * batch of the samples (the choice is made once, on all of them). */
+	counts_ratio(c, d);
 	for (i = 0; i < c->nr_blocks; i++) {
 		struct hbbp_block *b = &c->blocks[i];
 		struct hbbp_bsum bs;
+		double bx[HBBP_BATCHES];
 
 		hbbp_block__choose(b, method, cutoff);
 		block_count_bs(b, &b->ebs_bs, &b->lbr_bs, &bs);
-		hbbp_interval__batch_means(b->count, bs.b, HBBP_BATCHES, &b->count_lo,
-					   &b->count_hi);
+		hbbp_counts__batch_estimates(c, hbbp_block__uses_lbr(b) ? NULL : &bs,
+					     hbbp_block__uses_lbr(b) ? &bs : NULL, bx);
+		hbbp_interval__estimates(b->count, bx, HBBP_BATCHES, &b->count_lo, &b->count_hi);
 	}
 	for (i = 0; i < c->nr_tblocks; i++) {
 		struct hbbp_tblock *t = &c->tblocks[i];
 		const struct hbbp_block *b = &c->blocks[t->block];
 		bool lbr = !strncmp(b->source, "lbr", 3), ebs = !strncmp(b->source, "ebs", 3);
+		double bx[HBBP_BATCHES];
 
 		if (b->kind == HBBP_BLK_CODE)
 			t->ebs_est = b->nr_insns ? t->ebs_sum / b->nr_insns : 0;
@@ -622,8 +665,9 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 		t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
 		t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
 		block_count_bs(b, &t->ebs_bs, &t->lbr_bs, &t->count_bs);
-		hbbp_interval__batch_means(t->count, t->count_bs.b, HBBP_BATCHES, &t->count_lo,
-					   &t->count_hi);
+		hbbp_counts__batch_estimates(c, lbr ? NULL : &t->count_bs,
+					     lbr ? &t->count_bs : NULL, bx);
+		hbbp_interval__estimates(t->count, bx, HBBP_BATCHES, &t->count_lo, &t->count_hi);
 	}
 out:
 	hmap__exit(&x.mods);

@@ -3,6 +3,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 
 #include "hbbp/method/interval.h"
 
@@ -25,8 +26,34 @@ double hbbp_t975(unsigned int df)
 	return 1.95996398 + (1.95996398 * 1.95996398 * 1.95996398 + 1.95996398) / (4.0 * df);
 }
 
+void hbbp_interval__ratio(const struct hbbp_bsum *w, struct hbbp_bsum *f)
+{
+	double tot = 0;
+	unsigned int i;
+	bool ok = true;
+
+	for (i = 0; i < HBBP_BATCHES; i++) {
+		tot += w->b[i];
+		ok &= w->b[i] > 0 && isfinite(w->b[i]);
+	}
+	for (i = 0; i < HBBP_BATCHES; i++)
+		f->b[i] = ok && isfinite(tot) ? tot / w->b[i] : HBBP_BATCHES;
+}
+
 void hbbp_interval__batch_means(double est, const double *batch, size_t k, double *lo,
 				double *hi)
+{
+	double x[64];
+	size_t i;
+
+	if (k > 64)
+		k = 64;
+	for (i = 0; i < k; i++)
+		x[i] = (double)k * batch[i];
+	hbbp_interval__estimates(est, x, k, lo, hi);
+}
+
+void hbbp_interval__estimates(double est, const double *x, size_t k, double *lo, double *hi)
 {
 	double ss = 0, half, t = hbbp_t975(k > 1 ? (unsigned int)(k - 1) : 1);
 	size_t i;
@@ -35,7 +62,7 @@ void hbbp_interval__batch_means(double est, const double *batch, size_t k, doubl
 	if (!isfinite(est) || est <= 0 || k < 2)
 		return;
 	for (i = 0; i < k; i++) {
-		double dev = (double)k * batch[i] - est;
+		double dev = x[i] - est;
 
 		ss += dev * dev;
 	}

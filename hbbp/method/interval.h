@@ -1,8 +1,15 @@
 /* How sure is each number (method.md §10): every sample is assigned to one of HBBP_BATCHES
- * batches by a hash of what identifies it (its time, else its place in the file, and its IP
- * and thread), every estimate is also summed per batch, and the 95% interval of a row is the
+ * batches, every estimate is also summed per batch, and the 95% interval of a row is the
  * spread of the row's estimate over the batches (batch means, Student t with K-1 degrees of
- * freedom). A row sums many blocks and one LBR stack feeds many blocks of a row; taking the
+ * freedom). The batches interleave in time: the recording's time span (first to last sample,
+ * perf's SAMPLE_TIME header) is cut into K * HBBP_BATCH_CYCLES slots and slot i feeds batch
+ * i mod K, so each batch is a systematic subsample spread over the whole run. Samples taken at
+ * a regular period (as a PMU does) count a row with less noise than independent draws would;
+ * subsamples that keep that regularity measure it, while a random assignment would measure
+ * the noise of independent draws, too wide by up to a factor 2 on loops (measured on pmusim).
+ * Without a time span (pipe mode, no SAMPLE_TIME header, samples without time) the batch is
+ * a hash of the sample (its time, else its file offset, IP and thread): independent draws,
+ * the wider interval. A row sums many blocks and one LBR stack feeds many blocks of a row; taking the
  * spread of the row's own per-batch sums accounts for that correlation, which summing
  * per-block variances would not. The interval covers the sampling noise only, never the
  * hardware's bias (skid, shadowing, the entry bias of the LBR).
@@ -15,6 +22,7 @@
 #include <stdint.h>
 
 #define HBBP_BATCHES	10	/* K: batches every estimate is also summed over */
+#define HBBP_BATCH_CYCLES 64	/* times each batch recurs over the recording's time span */
 
 /* The per-batch sums of one estimate. */
 struct hbbp_bsum { double b[HBBP_BATCHES]; };
@@ -33,6 +41,27 @@ static inline unsigned int hbbp_batch__of(uint64_t key, uint64_t ip, uint32_t ti
 	return (unsigned int)((z >> 32) * HBBP_BATCHES >> 32);
 }
 
+/* The time per slot of a recording whose samples span [first, last], as a shift: slots of
+ * 2^(shift - 1) (the power of two at or below span / (K * cycles)); 0: no span, hash. */
+static inline unsigned int hbbp_batch__slot(uint64_t first, uint64_t last)
+{
+	uint64_t s;
+	unsigned int shift = 1;
+
+	if (!first || last <= first)
+		return 0;
+	s = (last - first) / ((uint64_t)HBBP_BATCHES * HBBP_BATCH_CYCLES);
+	while (shift < 63 && s >> shift)
+		shift++;
+	return shift;
+}
+
+/* The batch of a sample at time in slots of hbbp_batch__slot's shift (> 0). */
+static inline unsigned int hbbp_batch__of_time(uint64_t time, unsigned int shift)
+{
+	return (unsigned int)((time >> (shift - 1)) % HBBP_BATCHES);
+}
+
 /* a += f * b, batch by batch */
 static inline void hbbp_bsum__axpy(struct hbbp_bsum *a, double f, const struct hbbp_bsum *b)
 {
@@ -41,6 +70,13 @@ static inline void hbbp_bsum__axpy(struct hbbp_bsum *a, double f, const struct h
 	for (i = 0; i < HBBP_BATCHES; i++)
 		a->b[i] += f * b->b[i];
 }
+
+/* The ratio factors of a role whose used samples' periods sum to w[i] in batch i: f[i] =
+ * (sum of w) / w[i], the batch's sum scaled to the whole by the weight it actually holds
+ * (the PMU counts every event: the periods of a role's samples sum to a known total, and a
+ * batch that happened to get more of them must not look like more executions). Where some
+ * batch holds no weight (a handful of samples) every f[i] = K, plain batch means. */
+void hbbp_interval__ratio(const struct hbbp_bsum *w, struct hbbp_bsum *f);
 
 /* The 0.975 quantile of Student's t with df degrees of freedom (df >= 1; large df: the
  * normal's 1.96). */
@@ -54,5 +90,8 @@ double hbbp_t975(unsigned int df);
  * non-finite or negative est [0, 0]. */
 void hbbp_interval__batch_means(double est, const double *batch, size_t k, double *lo,
 				double *hi);
+/* The same from the batch estimates x[0..k) of est (x[i] = k * batch[i] above, or a batch's
+ * sum times its ratio factor). */
+void hbbp_interval__estimates(double est, const double *x, size_t k, double *lo, double *hi);
 
 #endif

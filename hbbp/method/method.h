@@ -87,6 +87,7 @@ struct hbbp_event_state {
 	uint64_t lost, throttled;	/* LOST / THROTTLE records naming this event */
 	uint64_t time_enabled, time_running;	/* summed over threads (READ) */
 	double scale;			/* enabled / running, 1 when not multiplexed */
+	struct hbbp_bsum bs;		/* periods of its used samples (EBS, LBR stacks) per batch */
 };
 
 /* Per-dso (NULL: unmapped) accounting: weight that could not be attributed to code, and
@@ -114,6 +115,7 @@ struct hbbp_lookup_slot {
 
 struct hbbp_driver {
 	const struct hbbp_code_ops *ops;
+	unsigned int batch_slot;	/* hbbp_batch__slot's shift (method/interval.h; 0: hash) */
 	struct hbbp_lookup_slot lcache[HBBP_LOOKUP_CACHE];
 	uint32_t lgen;			/* current generation (0 never valid) */
 	uint32_t lpid;			/* pid the generation belongs to */
@@ -204,7 +206,10 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
  * samples themselves only when every such record read before the segment has a time <= the
  * segment's first sample time, and every one read after it a time >= its last: otherwise
  * the driver fails with -HBBP_EREDO and the pass must be run again in one part. */
-struct hbbp_bundle_event { uint64_t samples, lbr_used, stacks_short, zero_entries; };
+struct hbbp_bundle_event {
+	uint64_t samples, lbr_used, stacks_short, zero_entries;
+	struct hbbp_bsum bs;		/* see hbbp_event_state.bs */
+};
 struct hbbp_bundle {
 	struct hbbp_driver *roles;	/* a copy of the driver's event roles alone (for
 					 * hbbp_driver__digest): the driver's own share cache
@@ -291,6 +296,11 @@ struct hbbp_counts {
 	uint64_t nr_biased_branches;
 	double lbr_weight_attributed;	/* scaled stream weight walked successfully */
 	double ebs_weight_attributed;	/* scaled period landing in decoded blocks */
+	/* Per batch, the factor from a batch's sum to the estimate of the whole (interval.h):
+	 * the role's total weight over the batch's (the PMU counts every event, so the periods
+	 * of all samples sum to a known total); HBBP_BATCHES where no factor (ratio false). */
+	bool ratio;
+	struct hbbp_bsum ebs_ratio, lbr_ratio;
 };
 
 /* Attribution: leaders from stream targets, EBS and stream attribution, bias, hybrid choice.
@@ -298,6 +308,13 @@ struct hbbp_counts {
 int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp_method method,
 			 unsigned cutoff);
 void hbbp_counts__exit(struct hbbp_counts *c);
+/* The batch estimates x[0..HBBP_BATCHES) of a count summed per batch as e (from blocks
+ * counted by EBS; NULL: none) and l (by LBR; NULL: none): each batch's sum times its role's
+ * ratio factor (interval.h). */
+void hbbp_counts__batch_estimates(const struct hbbp_counts *c, const struct hbbp_bsum *e,
+				  const struct hbbp_bsum *l, double *x);
+/* Whether b's count comes from LBR streams (after hbbp_block__choose). */
+bool hbbp_block__uses_lbr(const struct hbbp_block *b);
 /* Applies the hybrid rule to one block (exposed for tests). */
 void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned cutoff);
 

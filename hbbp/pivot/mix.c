@@ -306,7 +306,7 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 struct mix_row {
 	char *key;
 	double count, ebs_count, lbr_count;
-	struct hbbp_bsum bs;		/* count per batch of the samples */
+	struct hbbp_bsum bs_ebs, bs_lbr;	/* count per batch, from EBS / LBR blocks */
 	uint64_t ebs_samples, lbr_streams;
 	size_t stamp;
 	unsigned sources;
@@ -416,7 +416,8 @@ static int mix_add(struct mix_ctx *x, struct mix_rows *rows, const struct hbbp_t
 	if (!row)
 		return -ENOMEM;
 	row->count += t->count;
-	hbbp_bsum__axpy(&row->bs, 1.0, &t->count_bs);
+	hbbp_bsum__axpy(hbbp_block__uses_lbr(b) ? &row->bs_lbr : &row->bs_ebs, 1.0,
+			&t->count_bs);
 	row->ebs_count += t->ebs_est;
 	row->lbr_count += t->lbr_est;
 	if (row->stamp != ti + 1) {
@@ -532,7 +533,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		const struct mix_row *row = &rows.v[i];
 		struct result_cell *cell = result_table__add_row(t);
 		const char *p = row->key;
-		double lo, hi;
+		double lo, hi, bx[HBBP_BATCHES];
 
 		if (!cell) {
 			err = -ENOMEM;
@@ -551,7 +552,8 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 			}
 			p += l + (p[l] ? 1 : 0);
 		}
-		hbbp_interval__batch_means(row->count, row->bs.b, HBBP_BATCHES, &lo, &hi);
+		hbbp_counts__batch_estimates(c, &row->bs_ebs, &row->bs_lbr, bx);
+		hbbp_interval__estimates(row->count, bx, HBBP_BATCHES, &lo, &hi);
 		result_cell__real(&cell[j++], row->count);
 		result_cell__real(&cell[j++], lo);
 		result_cell__real(&cell[j++], hi);
@@ -924,6 +926,8 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 		const struct hbbp_tblock *tb = &c->tblocks[order[i]];
 		struct result_cell *cell = result_table__add_row(t);
 		const char *comm = hbbp_driver__comm(x->d, tb->pid, tb->tid);
+		double bx[HBBP_BATCHES];
+		bool lbr;
 
 		if (!cell) {
 			err = -ENOMEM;
@@ -939,8 +943,12 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 		result_cell__real(&cell[6], tb->count_hi);
 		result_cell__real(&cell[7], tb->ebs_est);
 		result_cell__real(&cell[8], tb->lbr_est);
+		/* the batch estimates over K: the views sum them and take their spread */
+		lbr = hbbp_block__uses_lbr(&c->blocks[tb->block]);
+		hbbp_counts__batch_estimates(c, lbr ? NULL : &tb->count_bs,
+					     lbr ? &tb->count_bs : NULL, bx);
 		for (j = 0; j < HBBP_BATCHES; j++)
-			result_cell__real(&cell[SCHEMA_TB_BATCH0 + j], tb->count_bs.b[j]);
+			result_cell__real(&cell[SCHEMA_TB_BATCH0 + j], bx[j] / HBBP_BATCHES);
 	}
 	free(order);
 	return err;

@@ -36,12 +36,12 @@ B="--binary /golden/prog=$PROG"
 
 # default: CSV with the default keys on stdout; header then 18 rows
 "$HBBP" "$TMP/g.data" $B -q > "$TMP/o.csv" 2>"$TMP/err" &&
-	[ "$(head -1 "$TMP/o.csv")" = "module,symbol,mnemonic,count,share" ] &&
+	[ "$(head -1 "$TMP/o.csv")" = "module,symbol,mnemonic,count,count_lo,count_hi,share" ] &&
 	[ "$(wc -l < "$TMP/o.csv")" -eq 19 ] && pass cli_stdout_default || fail cli_stdout_default
 # --top 3: three rows, shares still relative to all rows (3600 / 11010)
 "$HBBP" "$TMP/g.data" $B -q --top 3 --by mnemonic -o - > "$TMP/t.csv" 2>"$TMP/err" &&
 	[ "$(wc -l < "$TMP/t.csv")" -eq 4 ] &&
-	awk -F, 'NR == 2 { d = $3 - 8605 / 11010; exit !($1 == "inc" && d < 1e-12 && d > -1e-12) }' "$TMP/t.csv" &&
+	awk -F, 'NR == 2 { d = $5 - 8605 / 11010; exit !($1 == "inc" && d < 1e-12 && d > -1e-12) }' "$TMP/t.csv" &&
 	pass cli_top || fail cli_top
 # the summary: method, events with roles, rejections, lost/throttled, top of the mix
 "$HBBP" "$TMP/g.data" $B -o "$TMP/s.csv" 2>"$TMP/err" &&

@@ -25,7 +25,7 @@ args="--by pid,comm,module,symbol,block,mnemonic,isa,mem --diagnostics"
 ok=1
 conv $args -o "$TMP/o.csv" && conv $args -o "$TMP/o.json" && conv $args -o "$TMP/o.jsonl" &&
 	conv $args -o "$TMP/o.sqlite" || ok=0
-cols="pid,comm,module,symbol,block,mnemonic,isa,mem,count,share,source,ebs_count,lbr_count,ebs_samples,lbr_streams,biased"
+cols="pid,comm,module,symbol,block,mnemonic,isa,mem,count,count_lo,count_hi,share,source,ebs_count,lbr_count,ebs_samples,lbr_streams,biased"
 [ $ok = 1 ] && sqlite3 -csv -header "$TMP/o.sqlite" "select $cols from mix order by rowid" > "$TMP/o.sql.csv" || ok=0
 if [ $ok = 1 ] && python3 - "$TMP/o.csv" "$TMP/o.json" "$TMP/o.jsonl" "$TMP/o.sql.csv" <<'PY'
 import csv, json, sys
@@ -66,12 +66,16 @@ PY
 then pass golden_formats_agree; else fail golden_formats_agree; fi
 
 # The SQL view from thread_blocks x instructions vs the tool's own pivot (code rows only:
-# the view has no instructions for "[no code]"/"[unmapped]" weight).
+# the view has no instructions for "[no code]"/"[unmapped]" weight): count, and the interval
+# the view computes from thread_blocks' batch columns against the one of the mix.
 if conv --by mnemonic -o "$TMP/m.csv" &&
-   sqlite3 -csv "$TMP/o.sqlite" "select mnemonic, count from mix_by_mnemonic where run_id = 1" > "$TMP/view.csv"; then
-	awk -F, 'NR == FNR { v[$1] = $2; n++; next }
-		FNR > 1 && $1 !~ /^\[/ { m++; d = $2 - v[$1]; if (d < 0) d = -d
-			if (!($1 in v) || d > 1e-9 * $2) { print "view " $1 ": " v[$1] " != " $2; bad = 1 } }
+   sqlite3 -csv "$TMP/o.sqlite" "select mnemonic, count, count_lo, count_hi from mix_by_mnemonic where run_id = 1" > "$TMP/view.csv"; then
+	awk -F, 'function off(a, b) { a -= b; if (a < 0) a = -a; return a > 1e-9 * (b > 1 ? b : 1) }
+		NR == FNR { v[$1] = $2; lo[$1] = $3; hi[$1] = $4; n++; next }
+		FNR > 1 && $1 !~ /^\[/ { m++
+			if (!($1 in v) || off(v[$1], $2) || off(lo[$1], $3) || off(hi[$1], $4)) {
+				print "view " $1 ": " v[$1] "," lo[$1] "," hi[$1] " != " $2 "," $3 "," $4
+				bad = 1 } }
 		END { if (m != n) { print m " rows vs " n " in the view"; bad = 1 }; exit bad }' \
 		"$TMP/view.csv" "$TMP/m.csv" >&2 && pass golden_sqlite_view || fail golden_sqlite_view
 else

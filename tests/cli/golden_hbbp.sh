@@ -39,7 +39,8 @@ conv --taxonomy "$TMP/tax.txt" --by taxonomy -o "$TMP/tax.csv" 2>"$TMP/err" &&
 	awk -F, 'NR > 1 { c[$1] = $2 } END { exit !(c["incs"] == 8605 && c["control"] == 980 && c["\"\""] == 1425) }' "$TMP/tax.csv" &&
 	pass golden_taxonomy || { cat "$TMP/tax.csv" "$TMP/err" >&2; fail golden_taxonomy; }
 
-# Per block, with diagnostics: block,count,share,source,ebs_count,lbr_count,ebs_samples,lbr_streams,biased
+# Per block, with diagnostics: block,count,count_lo,count_hi,share,source,ebs_count,lbr_count,
+# ebs_samples,lbr_streams,biased
 # (counts are instructions: executions x length). Hand-computed:
 blk() { printf 'prog+%s' "$1"; }
 cat > "$TMP/blocks.exp" <<EXP
@@ -55,7 +56,7 @@ $(blk $D),50,lbr,0,50,0,1
 $(blk $C),20,lbr,0,20,0,1
 EXP
 conv --by block --diagnostics -o "$TMP/blocks.csv" 2>"$TMP/err" &&
-	awk -F, 'NR > 1 { printf "%s,%.10g,%s,%.10g,%.10g,%s,%s\n", $1, $2, $4, $5, $6, $7, $8 }' "$TMP/blocks.csv" > "$TMP/blocks.got" &&
+	awk -F, 'NR > 1 { printf "%s,%.10g,%s,%.10g,%.10g,%s,%s\n", $1, $2, $6, $7, $8, $9, $10 }' "$TMP/blocks.csv" > "$TMP/blocks.got" &&
 	diff -u "$TMP/blocks.exp" "$TMP/blocks.got" >&2 && pass golden_blocks_diag || fail golden_blocks_diag
 
 # The block split by the indirect-jump target: c is two blocks (2 and 4 instructions)
@@ -66,11 +67,11 @@ conv --by block,mnemonic -o "$TMP/split.csv" 2>"$TMP/err" &&
 
 # Cutoff 19: b19 (19 insns) now takes LBR (100 x 19 = 1900); b18 unchanged (LBR 3600).
 conv --cutoff 19 --by block --diagnostics -o "$TMP/c19.csv" 2>"$TMP/err" &&
-	grep -q "^$(blk $B19),1900,[^,]*,lbr," "$TMP/c19.csv" && grep -q "^$(blk $B18),3600,[^,]*,lbr," "$TMP/c19.csv" &&
+	grep -q "^$(blk $B19),1900,[^,]*,[^,]*,[^,]*,lbr," "$TMP/c19.csv" && grep -q "^$(blk $B18),3600,[^,]*,[^,]*,[^,]*,lbr," "$TMP/c19.csv" &&
 	pass golden_cutoff_19 || fail golden_cutoff_19
 # Cutoff 17: b18 (18 insns) now takes EBS (1800/18 = 100 x 18 = 1800).
 conv --cutoff 17 --by block --diagnostics -o "$TMP/c17.csv" 2>"$TMP/err" &&
-	grep -q "^$(blk $B18),1800,[^,]*,ebs," "$TMP/c17.csv" && grep -q "^$(blk $B19),3800,[^,]*,ebs," "$TMP/c17.csv" &&
+	grep -q "^$(blk $B18),1800,[^,]*,[^,]*,[^,]*,ebs," "$TMP/c17.csv" && grep -q "^$(blk $B19),3800,[^,]*,[^,]*,[^,]*,ebs," "$TMP/c17.csv" &&
 	pass golden_cutoff_17 || fail golden_cutoff_17
 
 # Multiplexing: the EBS event ran half the time it was enabled: EBS estimates x2.

@@ -82,19 +82,20 @@ lost id=21 n=3
 SPEC
 }
 
-# mix_cmp OUT.csv EXPECTED: the first three columns (two keys, count) agree row for row with
-# EXPECTED (comments skipped), counts within 1e-9 relative, and share = count / total.
+# mix_cmp OUT.csv EXPECTED: the two key columns and count agree row for row with EXPECTED
+# (comments skipped), counts within 1e-9 relative, and share = count / total (count and share
+# found by name in OUT's header).
 mix_cmp() {
 	grep -v '^#' "$2" > "$TMP/exp.rows"
 	awk -F, 'NR == FNR { k[NR] = $1 "," $2; c[NR] = $3; n = NR; tot += $3; next }
-		FNR == 1 { next }
-		{ i = FNR - 1
+		FNR == 1 { for (j = 1; j <= NF; j++) col[$j] = j; next }
+		{ i = FNR - 1; x = $col["count"]; sh = $col["share"]
 		  if (i > n) { printf "extra row %d: %s\n", i, $0; bad = 1; next }
 		  if ($1 "," $2 != k[i]) { printf "row %d: %s,%s != %s\n", i, $1, $2, k[i]; bad = 1 }
-		  d = $3 - c[i]; if (d < 0) d = -d
-		  if (d > 1e-9 * (c[i] > 1 ? c[i] : 1)) { printf "row %d: count %s != %s\n", i, $3, c[i]; bad = 1 }
-		  s = $4 - c[i] / tot; if (s < 0) s = -s
-		  if (s > 1e-9) { printf "row %d: share %s != %.12g\n", i, $4, c[i] / tot; bad = 1 }
+		  d = x - c[i]; if (d < 0) d = -d
+		  if (d > 1e-9 * (c[i] > 1 ? c[i] : 1)) { printf "row %d: count %s != %s\n", i, x, c[i]; bad = 1 }
+		  s = sh - c[i] / tot; if (s < 0) s = -s
+		  if (s > 1e-9) { printf "row %d: share %s != %.12g\n", i, sh, c[i] / tot; bad = 1 }
 		  m = i }
 		END { if (m != n) { printf "%d rows, expected %d\n", m, n; bad = 1 }; exit bad }' \
 		"$TMP/exp.rows" "$1" >&2

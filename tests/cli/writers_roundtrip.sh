@@ -43,7 +43,7 @@ if command -v jq > /dev/null; then
 	got=$(jq -c '[.format_version, (.rows|length), .rows[3].module, .rows[6].module,
 		.rows[4].module, .meta.tag, (.events|length)]' "$TMP/o.json")
 	check "writers_roundtrip: jq reads the JSON values" \
-		[ "$got" = "[1,$N,null,\"\",\"multi\\nline\",\"round trip\",2]" ]
+		[ "$got" = "[2,$N,null,\"\",\"multi\\nline\",\"round trip\",2]" ]
 	# (jq holds numbers as doubles: compare the text fields only)
 	got=$(jq -c 'select(.symbol == "sym_7") | [.module, .mnemonic]' "$TMP/o.jsonl")
 	check "writers_roundtrip: jq reads the JSONL values" \
@@ -83,7 +83,7 @@ if r[0] != cols: bad.append("csv header %r" % r[0])
 cmp("csv", [[a, b, c, int(x), float(y), float(z)] for a, b, c, x, y, z in r[1:]], True)
 with open(d + "/o.json", encoding="utf-8") as f:
     doc = json.load(f)
-if doc["format_version"] != 1: bad.append("json format_version")
+if doc["format_version"] != 2: bad.append("json format_version")
 if doc["meta"] != {"file": "synthetic.data", "tag": "round trip", "cutoff": 18, "method": "hbbp"}:
     bad.append("json meta %r" % doc["meta"])
 if doc["warnings"] != ["synthetic result, %d rows" % n, 'a "quoted", multi\nline warning']:
@@ -94,7 +94,7 @@ if any(list(row.keys()) != cols for row in doc["rows"]): bad.append("json keys")
 cmp("json", [[row[c] for c in cols] for row in doc["rows"]])
 with open(d + "/o.jsonl", encoding="utf-8") as f:
     lines = [json.loads(l) for l in f]
-if lines[0] != {"format_version": 1, "meta": doc["meta"], "warnings": doc["warnings"]}:
+if lines[0] != {"format_version": 2, "meta": doc["meta"], "warnings": doc["warnings"]}:
     bad.append("jsonl header %r" % lines[0])
 cmp("jsonl", [[row[c] for c in cols] for row in lines[1:]])
 db = sqlite3.connect(d + "/o.sqlite")

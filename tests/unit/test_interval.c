@@ -5,6 +5,7 @@
  * each about a tenth of consecutive times).
  */
 #include <math.h>
+#include <string.h>
 
 #include "hbbp/method/interval.h"
 #include "tests/harness.h"
@@ -83,6 +84,44 @@ static void test_degenerate(void)
 	CHECK(lo == 0 && hi == 0);
 }
 
+static void test_ratio(void)
+{
+	/* weights 1 x9 and 2 in the last batch: total 11, factors 11 x9 and 5.5 */
+	struct hbbp_bsum w = { { 1, 1, 1, 1, 1, 1, 1, 1, 1, 2 } }, f, e;
+	double x[HBBP_BATCHES], lo, hi;
+	unsigned int i;
+
+	hbbp_interval__ratio(&w, &f);
+	CHECK_EQ_DBL(f.b[0], 11, 1e-12);
+	CHECK_EQ_DBL(f.b[8], 11, 1e-12);
+	CHECK_EQ_DBL(f.b[9], 5.5, 1e-12);
+	/* a row in proportion to the weight of every batch: every batch estimates 11, no spread
+	 * (plain batch means would see 10, ..., 10, 20 and a half width of 6.79) */
+	e = w;
+	for (i = 0; i < HBBP_BATCHES; i++)
+		x[i] = e.b[i] * f.b[i];
+	hbbp_interval__estimates(11, x, HBBP_BATCHES, &lo, &hi);
+	CHECK_EQ_DBL(lo, 11, 1e-9);
+	CHECK_EQ_DBL(hi, 11, 1e-9);
+	/* a row all in the last batch (one sample, weight 2 of 11): estimates 0 x9 and
+	 * 2 * 5.5 = 11 around 2: s^2 = (9 * 4 + 81) / 9 = 13, half = t * sqrt(1.3) = 2.5792 */
+	memset(&e, 0, sizeof(e));
+	e.b[9] = 2;
+	for (i = 0; i < HBBP_BATCHES; i++)
+		x[i] = e.b[i] * f.b[i];
+	hbbp_interval__estimates(2, x, HBBP_BATCHES, &lo, &hi);
+	CHECK(lo == 0);
+	CHECK_EQ_DBL(hi, 2 + 2.26215716 * sqrt(1.3), 1e-6);
+	/* a batch without weight: no factor, plain batch means (K) */
+	w.b[4] = 0;
+	hbbp_interval__ratio(&w, &f);
+	for (i = 0; i < HBBP_BATCHES; i++)
+		CHECK_EQ_DBL(f.b[i], HBBP_BATCHES, 0);
+	w.b[4] = NAN;
+	hbbp_interval__ratio(&w, &f);
+	CHECK_EQ_DBL(f.b[0], HBBP_BATCHES, 0);
+}
+
 static void test_batch_hash(void)
 {
 	unsigned int n[HBBP_BATCHES] = { 0 }, i;
@@ -99,6 +138,16 @@ static void test_batch_hash(void)
 	CHECK(bad == 0);
 	for (i = 0; i < HBBP_BATCHES; i++)
 		CHECK(n[i] > 9500 && n[i] < 10500);
+	/* time slots: a span of 6400 in 10 x 64 slots of 10, rounded down to 8 (shift 4);
+	 * time 1025 is slot 128, batch 8; consecutive slots feed consecutive batches */
+	CHECK_EQ_U64(hbbp_batch__slot(1000, 7400), 4);
+	CHECK(hbbp_batch__of_time(1025, 4) == 8);
+	CHECK(hbbp_batch__of_time(1033, 4) == 9);
+	CHECK(hbbp_batch__of_time(1041, 4) == 0);
+	CHECK_EQ_U64(hbbp_batch__slot(1000, 1000), 0);		/* no span: hash */
+	CHECK_EQ_U64(hbbp_batch__slot(0, 5000), 0);		/* no header */
+	CHECK_EQ_U64(hbbp_batch__slot(1000, 1100), 1);		/* short span: slots of 1 */
+	CHECK(hbbp_batch__of_time(1007, 1) == 7);
 	/* the same sample always gets the same batch */
 	CHECK(hbbp_batch__of(123, 456, 7) == hbbp_batch__of(123, 456, 7));
 }
@@ -108,6 +157,7 @@ int main(void)
 	RUN_TEST(test_t975);
 	RUN_TEST(test_spread);
 	RUN_TEST(test_degenerate);
+	RUN_TEST(test_ratio);
 	RUN_TEST(test_batch_hash);
 	return TEST_EXIT();
 }
