@@ -3,7 +3,9 @@
 # counts are computed by hand (tests/golden/annotate_text.expected: the blocks of c, d, e of
 # tests/data/golden_prog.S, as tests/golden/golden_hbbp.expected derives them: c 10 x 2 and
 # 35 x 4, d 25 x 2, e 200 x 3 of a total 11010). The 95% intervals by method.md §10 with
-# K = 10 batches, t(9) = 2.262: a count from one sample has s/sqrt(K) = count, so
+# K = 10 batches, t(9) = 2.262, plain batch means (some batch holds no weight: the samples,
+# at times 10 to 25, fall one time unit per batch): a count from one sample has
+# s/sqrt(K) = count, so
 # [0, count x 3.262]: e 200 -> 652, c's first block 10 -> 33, d 25 -> 82; c+4's 35 = 25 + 10
 # from two samples in two batches: s^2 = ((250-35)^2 + (100-35)^2 + 8 x 35^2) / 9, half-width
 # 2.262 x s / sqrt(10) = 58.5, so [0, 94]. On the demo,
