@@ -198,6 +198,25 @@ int bbmap_module__offset_to_vaddr(const struct bbmap_module *m, uint64_t off, ui
 	return -HBBP_ENOTFOUND;
 }
 
+int bbmap_module__vaddr_to_offset(const struct bbmap_module *m, uint64_t vaddr, uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_segs; i++) {
+		const struct mod_load_seg *s = &m->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+			*off = s->offset + (vaddr - s->vaddr);
+			return 0;
+		}
+	}
+	if (m->e_type == ET_REL && vaddr < m->image_size) {
+		*off = vaddr;
+		return 0;
+	}
+	return -HBBP_ENOTFOUND;
+}
+
 static const struct bbmap_symbol *sym_name_ready(struct bbmap_module *m, size_t i)
 {
 	if (!(m->sym_state[i] & 1)) {

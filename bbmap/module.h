@@ -86,6 +86,9 @@ bool bbmap_module__has_lines(const struct bbmap_module *m);
 /* The one place where the load bias is applied: file offset (as in mmap pgoff + addr -
  * start) to module vaddr through the PT_LOAD headers. -HBBP_ENOTFOUND if no segment. */
 int bbmap_module__offset_to_vaddr(const struct bbmap_module *m, uint64_t off, uint64_t *vaddr);
+/* Its inverse: module vaddr to file offset (bytes in the file only). -HBBP_ENOTFOUND if in no
+ * segment's file bytes. */
+int bbmap_module__vaddr_to_offset(const struct bbmap_module *m, uint64_t vaddr, uint64_t *off);
 /* Vaddr of the symbol name (for kernel relocation: "_text", "_stext"), or an error. Any
  * defined symbol of the symbol tables is found, aliases and data symbols included, by its
  * ELF (mangled) name; demangled names are found among the kept function symbols. */

@@ -572,13 +572,24 @@ int bbmap_session__mmap(struct bbmap_session *s, int cpumode, uint32_t pid, uint
 	return bbmap_maps__insert(&p->maps, &map, false);
 }
 
+static int session__set_comm(struct bbmap_session *s, uint64_t key, const char *comm);
+
 int bbmap_session__fork(struct bbmap_session *s, uint32_t pid, uint32_t ppid, uint32_t tid,
 			uint32_t ptid)
 {
 	struct proc *child, *parent;
+	uint64_t ckey = (uint64_t)pid << 32 | tid;
+	const char *pcomm = bbmap_session__comm_of(s, ppid, ptid);
 
-	(void)tid;
-	(void)ptid;
+	/* a child keeps its parent's comm until it execs (perf's thread__set_comm on fork) */
+	if (pcomm && !table__get(&s->comms, ckey, comm_key)) {
+		char *copy = strdup(pcomm);	/* the parent's entry may move */
+		int err = copy ? session__set_comm(s, ckey, copy) : -ENOMEM;
+
+		free(copy);
+		if (err)
+			return err;
+	}
 	if (pid == ppid) {		/* a new thread shares its process's maps */
 		child = session__proc(s, pid, true);
 		return child ? 0 : -ENOMEM;

@@ -41,4 +41,22 @@ void *hmap__find(const struct hmap *h, const uint64_t *key);
  * entry. Entries come in insertion order. */
 const uint64_t *hmap__slot(const struct hmap *h, size_t i, void **val);
 
+/* Entry i (< nr) of h: its key, its value. */
+static inline const uint64_t *hmap__key_at(const struct hmap *h, size_t i)
+{
+	return (const uint64_t *)(h->slots + i * h->slot_size);
+}
+static inline void *hmap__val_at(const struct hmap *h, size_t i)
+{
+	return h->slots + i * h->slot_size + h->key_words * 8;
+}
+
+/* The one way to walk a map: every entry in insertion order, i its number, key its key words,
+ * val a pointer to its value (any pointer type). The map must not be inserted into meanwhile. */
+#define hmap__for_each(h, i, key, val)						\
+	for ((i) = 0; (i) < (h)->nr &&						\
+		      ((key) = hmap__key_at((h), (i)), (void)(key),			\
+		       (val) = hmap__val_at((h), (i)), 1);			\
+	     (i)++)
+
 #endif

@@ -140,7 +140,7 @@ int cmd_report(int argc, char **argv)
 		if (rc == HBBP_EXIT_OK) {
 			err = result__new(&runs[nr]);
 			if (!err)
-				err = report__build(runs[nr], run.res, &run.counts, &run.drv,
+				err = report__build(runs[nr], run.res, &run.counts, &run.drv.acc,
 						    run.events, &ro, convert__insn_text, &run);
 			if (err) {
 				pr_err("%s: cannot build the report: %s", o.input, hbbp_strerror(err));

@@ -1,35 +1,33 @@
-/* The raw sums of a segment of the recording (see struct hbbp_bundle in hbbp/method/method.h):
+/* The raw sums of a segment of the recording (see struct hbbp_bundle in hbbp/engine/driver.h):
  * what hbbp_driver__apply does to a sample, short of resolving an address. LBR stacks go
  * into a stack cache under the driver's keys, EBS IPs into a map by (thread, cpumode, ip,
  * event); the driver resolves both when it merges the bundle. A sample whose accumulation
  * would depend on state the bundle does not have (read values) or on the order of samples
  * (a stack that is not cached) is refused: the segment ends before it.
- * Depends on hbbp/method/method.h only; runs in a thread of its own, on a copy of the driver's
- * event roles.
+ * Depends on hbbp/engine/driver.h only; runs in a thread of its own, on a copy of the events'
+ * roles.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/method/method.h"
+#include "hbbp/engine/driver.h"
 
 int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 {
-	size_t n = d->nr_events ? d->nr_events : 1, i;
+	size_t n = d->acc.nr_events ? d->acc.nr_events : 1, i;
 
 	memset(b, 0, sizeof(*b));
 	b->ev = calloc(n, sizeof(*b->ev));
-	b->roles = calloc(1, sizeof(*b->roles));
-	if (b->roles)
-		b->roles->ev = calloc(n, sizeof(*b->roles->ev));
-	if (!b->ev || !b->roles || !b->roles->ev) {
+	b->roles = calloc(n, sizeof(*b->roles));
+	if (!b->ev || !b->roles) {
 		hbbp_bundle__exit(b);
 		return -ENOMEM;
 	}
-	b->roles->nr_events = d->nr_events;
-	b->roles->batch_slot = d->batch_slot;
-	for (i = 0; i < d->nr_events; i++)
-		b->roles->ev[i].role = d->ev[i].role;
+	b->nr_events = d->acc.nr_events;
+	b->batch_slot = d->acc.batch_slot;
+	for (i = 0; i < d->acc.nr_events; i++)
+		b->roles[i].role = d->acc.ev[i].role;
 	hmap__init(&b->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hbbp_stack_cache__init(&b->stacks);
 	b->tmin = UINT64_MAX;
@@ -41,8 +39,6 @@ void hbbp_bundle__exit(struct hbbp_bundle *b)
 	if (!b)
 		return;
 	free(b->ev);
-	if (b->roles)
-		free(b->roles->ev);
 	free(b->roles);
 	hmap__exit(&b->ebs);
 	hbbp_stack_cache__exit(&b->stacks);
@@ -58,7 +54,8 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 
 	if (!(rec->sample.present & PERF_SAMPLE_TIME))
 		return 0;
-	hbbp_driver__digest(b->roles, rec, &it);
+	hbbp_sample__digest(b->roles, b->nr_events, rec, &it);
+	it.batch = hbbp_sample__batch(rec, b->batch_slot);
 	if (it.has_read)
 		return 0;
 	if (it.kind == HBBP_ITEM_LBR) {

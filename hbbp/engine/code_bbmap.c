@@ -101,6 +101,11 @@ static size_t cb_module_build_id(void *ctx, const struct bbmap_module *m, const 
 	return bbmap_module__build_id(m, id);
 }
 
+static const char *cb_thread_comm(void *ctx, uint32_t pid, uint32_t tid)
+{
+	return bbmap_session__comm_of(ctx, pid, tid);
+}
+
 void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
 {
 	ops->ctx = s;
@@ -117,4 +122,5 @@ void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
 	ops->dso_path = cb_dso_path;
 	ops->dso_status_detail = cb_dso_status_detail;
 	ops->module_build_id = cb_module_build_id;
+	ops->thread_comm = cb_thread_comm;
 }

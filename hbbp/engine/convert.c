@@ -5,7 +5,7 @@
  * Several inputs (convert__run_many) are converted by a pool of threads, one input per
  * thread at a time with nothing shared but the read-only options, and written (appended to
  * one SQLite database) in input order by the calling thread.
- * Depends on the reader, bbmap, hbbp/method/method.h, hbbp/pivot/mix.h and the writers; reports through
+ * Depends on the reader, bbmap, hbbp/engine/driver.h, hbbp/pivot/mix.h and the writers; reports through
  * hbbp_log only (the summary goes to stderr from hbbp/engine/summary.c).
  */
 #include <errno.h>
@@ -17,6 +17,7 @@
 
 #include "hbbp/engine/code_bbmap.h"
 #include "hbbp/engine/convert.h"
+#include "hbbp/engine/leaders_threads.h"
 #include "hbbp/engine/segment.h"
 #include "util/hbbp_err.h"
 
@@ -91,7 +92,7 @@ static int run_meta(struct convert_run *run, const struct convert_opts *o)
 	for (i = 0; i < run->nr_events; i++) {
 		const struct perf_event_info *e = run->events[i];
 		int n = snprintf(buf + len, sizeof(buf) - len, "%s%s=%s/%s%llu", i ? "," : "",
-				 e->name ? e->name : "?", perf_role_name(run->drv.ev[i].role),
+				 e->name ? e->name : "?", perf_role_name(run->drv.acc.ev[i].role),
 				 perf_evattr__freq(&e->attr) ? "freq=" : "period=",
 				 (unsigned long long)e->attr.sample_period);
 
@@ -120,9 +121,19 @@ static bool run_wants_lines(const struct convert_opts *o)
 	return false;
 }
 
-static int run_session(struct convert_run *run, const struct convert_opts *o)
+/* struct hbbp_code_ops.apply_leaders: the lists of distinct modules on up to -j threads */
+static int run_apply_leaders(void *ctx, const struct hbbp_leaders *l,
+			     const struct hbbp_code_ops *ops)
 {
-	const struct perf_header_info *h = perf_reader__header(run->reader);
+	const struct convert_run *run = ctx;
+
+	return hbbp_leaders__apply(l, ops, run->leader_threads);
+}
+
+int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
+			 const struct convert_opts *o)
+{
+	const struct perf_header_info *h = perf_reader__header(r);
 	struct bbmap_find_opts fo = o->find;
 	size_t i;
 	int err;
@@ -134,7 +145,7 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 		fo.kcore_dir = h->kcore_dir;
 	if (!fo.osrelease)
 		fo.osrelease = h->osrelease;
-	err = bbmap_session__new(&run->session, &fo);
+	err = bbmap_session__new(out, &fo);
 	if (err) {
 		pr_err("cannot start the address-space session: %s", hbbp_strerror(err));
 		return err;
@@ -142,12 +153,23 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 	for (i = 0; i < h->nr_build_ids; i++) {
 		const struct perf_build_id_entry *b = &h->build_ids[i];
 
-		bbmap_session__add_build_id(run->session, b->cpumode == PERF_RECORD_MISC_KERNEL,
+		bbmap_session__add_build_id(*out, b->cpumode == PERF_RECORD_MISC_KERNEL,
 					    b->filename, b->id, b->size);
 	}
+	return 0;
+}
+
+static int run_session(struct convert_run *run, const struct convert_opts *o)
+{
+	int err = convert__new_session(&run->session, run->reader, o);
+
+	if (err)
+		return err;
 	hbbp_code_bbmap__init(&run->ops, run->session);
 	/* the attribution decodes distinct modules on up to jobs threads */
-	run->ops.leader_threads = o->jobs;
+	run->leader_threads = o->jobs;
+	run->ops.apply_leaders = run_apply_leaders;
+	run->ops.apply_ctx = run;
 	if (o->jobs > 1)
 		bbmap_module__threads_init();
 	return 0;
@@ -226,7 +248,7 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	return 0;
 }
 
-static void run_exit(struct convert_run *run)
+void convert__run_exit(struct convert_run *run)
 {
 	if (run->counts_ok)
 		hbbp_counts__exit(&run->counts);
@@ -278,13 +300,13 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	{	/* the samples' batches interleave over the recorded time span (interval.h) */
 		const struct perf_header_info *h = perf_reader__header(run->reader);
 
-		run->drv.batch_slot = hbbp_batch__slot(h->first_sample_time, h->last_sample_time);
+		run->drv.acc.batch_slot = hbbp_batch__slot(h->first_sample_time, h->last_sample_time);
 	}
 	err = run_pass(run, o);
 	if (err)
 		goto out;
 	/* Events the reader saw after open (pipe mode) keep their roles from open. */
-	err = hbbp_counts__compute(&run->counts, &run->drv, run->method, o->cutoff);
+	err = hbbp_counts__compute(&run->counts, &run->drv.acc, run->method, o->cutoff);
 	run->counts_ok = true;
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));
@@ -298,7 +320,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 
 		/* tables the output does not write are not built */
 		mo.mix_only = !o->all_tables && !writer_format_writes_table(o->format, "blocks");
-		err = hbbp_mix__build(run->res, &run->counts, &run->drv, run->events, &mo,
+		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events, &mo,
 				      &run->total);
 	}
 	if (err) {
@@ -322,7 +344,7 @@ out:
 	return hbbp_exit_code(err) == HBBP_EXIT_IO ? HBBP_EXIT_INPUT : hbbp_exit_code(err);
 }
 
-static int run_compute(struct convert_run *run, const struct convert_opts *o)
+int convert__compute(struct convert_run *run, const struct convert_opts *o)
 {
 	struct convert_opts one;
 	int rc = run_compute_once(run, o);
@@ -332,20 +354,10 @@ static int run_compute(struct convert_run *run, const struct convert_opts *o)
 	/* records out of time order around the part read apart: the bundle could not stand
 	 * for its samples; the file is read again in one part (same result as -j 1 gives) */
 	pr_debug("%s: read again in one part (records out of time order)", o->input);
-	run_exit(run);
+	convert__run_exit(run);
 	one = *o;
 	one.split_min = 0;
 	return run_compute_once(run, &one);
-}
-
-int convert__compute(struct convert_run *run, const struct convert_opts *o)
-{
-	return run_compute(run, o);
-}
-
-void convert__run_exit(struct convert_run *run)
-{
-	run_exit(run);
 }
 
 /* Writes the result of a computed run (append: add it to an existing SQLite database) and
@@ -369,14 +381,29 @@ static int run_output(struct convert_run *run, const struct convert_opts *o, boo
 	return HBBP_EXIT_OK;
 }
 
+int convert_opts__init(struct convert_opts *o)
+{
+	char err[256];
+
+	memset(o, 0, sizeof(*o));
+	o->input = "perf.data";
+	o->format = WRITER_CSV;
+	o->method = HBBP_METHOD_HBBP;
+	o->cutoff = HBBP_DEFAULT_CUTOFF;
+	o->by = HBBP_DEFAULT_KEYS;
+	o->split_min = 16u << 20;
+	o->jobs = 1;
+	return hbbp_mix__parse_keys(&o->mix, o->by, NULL, err, sizeof(err)) ? -EINVAL : 0;
+}
+
 int convert__run(const struct convert_opts *o)
 {
 	struct convert_run run;
-	int rc = run_compute(&run, o);
+	int rc = convert__compute(&run, o);
 
 	if (rc == HBBP_EXIT_OK)
 		rc = run_output(&run, o, o->append);
-	run_exit(&run);
+	convert__run_exit(&run);
 	return rc;
 }
 
@@ -411,7 +438,7 @@ static void *many_worker(void *arg)
 			break;
 		i = m->next++;
 		pthread_mutex_unlock(&m->lock);
-		m->slots[i].rc = run_compute(&m->slots[i].run, &m->slots[i].o);
+		m->slots[i].rc = convert__compute(&m->slots[i].run, &m->slots[i].o);
 		pthread_mutex_lock(&m->lock);
 		m->slots[i].done = true;
 		pthread_cond_broadcast(&m->cond);
@@ -483,7 +510,7 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 		r = sl->rc;
 		if (r == HBBP_EXIT_OK)
 			r = run_output(&sl->run, &sl->o, o->append || wrote);
-		run_exit(&sl->run);
+		convert__run_exit(&sl->run);
 		if (r == HBBP_EXIT_OK)
 			wrote = true;
 		else if (rc == HBBP_EXIT_OK)

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "bbmap/session.h"
-#include "hbbp/method/method.h"
+#include "hbbp/engine/driver.h"
 #include "hbbp/pivot/mix.h"
 #include "reader/perf_reader.h"
 #include "writers/writer.h"
@@ -43,6 +43,7 @@ struct convert_run {
 	struct perf_reader *reader;
 	struct bbmap_session *session;
 	struct hbbp_code_ops ops;
+	unsigned int leader_threads;	/* threads adding block leaders (-j) */
 	struct hbbp_driver drv;
 	struct hbbp_counts counts;
 	struct result *res;
@@ -55,6 +56,19 @@ struct convert_run {
 	bool redo;			/* ... and must read it again in one */
 };
 
+/* The options of 'hbbp-convert FILE' without other arguments (CSV, the hybrid method at the
+ * default cutoff, the default keys; input "perf.data"). 0, or -ENOMEM / -EINVAL when the
+ * default keys cannot be set. */
+int convert_opts__init(struct convert_opts *o);
+/* Everything up to the result tables, in this process (no output written): run holds the
+ * counts (run->counts, with run->ops to name their dsos) and the result. Returns an exit code;
+ * convert__run_exit(run) after, whatever it returned. */
+int convert__compute(struct convert_run *run, const struct convert_opts *o);
+void convert__run_exit(struct convert_run *run);
+/* The address-space session of a conversion of r with the options o (binaries, search
+ * paths, the recording's build-ids). 0 or a negative error (reported). */
+int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
+			 const struct convert_opts *o);
 /* Runs the conversion; returns an exit code (HBBP_EXIT_*), messages through hbbp_log. */
 int convert__run(const struct convert_opts *o);
 /* Converts inputs[0..nr) with the options o (o->input is ignored), up to jobs at once (1:
@@ -63,11 +77,6 @@ int convert__run(const struct convert_opts *o);
  * first failing exit code, else HBBP_EXIT_OK. */
 int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
 		      unsigned jobs);
-/* Runs the conversion up to the result tables without writing them (annotate, report,
- * diff): run->res holds the tables and run->session the modules, until convert__run_exit,
- * which also frees a failed run. Returns an exit code (HBBP_EXIT_*). */
-int convert__compute(struct convert_run *run, const struct convert_opts *o);
-void convert__run_exit(struct convert_run *run);
 /* The listing text of the instruction at module vaddr addr of the module recorded as module
  * (the modules table's name) in the run ctx (a struct convert_run): 0, or -HBBP_ENOTFOUND.
  * hbbp/engine/insn_text.c: the one place a listing asks the disassembler. */

@@ -1,6 +1,6 @@
 /* Reading one recording in two parts at once (see hbbp/engine/segment.h): the segment's reader, its
  * bundle and its thread, and the mark that hands the bundle to the driver.
- * Depends on the reader, hbbp/method/method.h and pthreads.
+ * Depends on the reader, hbbp/engine/driver.h and pthreads.
  */
 #include <errno.h>
 #include <pthread.h>

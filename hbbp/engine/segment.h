@@ -2,14 +2,14 @@
  * segment from about the middle (after a FINISHED_ROUND, up to the next record that is not a
  * sample) is summed apart into a struct hbbp_bundle, on a thread of its own when one may be
  * used, else when the pass reaches it. The pass jumps over the segment where its walk lands
- * on the segment's start and the driver stands for the bundle from there (hbbp/method/method.h).
+ * on the segment's start and the driver stands for the bundle from there (hbbp/engine/driver.h).
  * Where the part is chosen depends on the file alone, so the result is the same with or
- * without the thread. Depends on the reader, hbbp/method/method.h and pthreads.
+ * without the thread. Depends on the reader, hbbp/engine/driver.h and pthreads.
  */
 #ifndef HBBP_SEGMENT_H
 #define HBBP_SEGMENT_H
 
-#include "hbbp/method/method.h"
+#include "hbbp/engine/driver.h"
 
 struct hbbp_segment;
 

@@ -39,7 +39,7 @@ static int unres_cmp(const void *pa, const void *pb)
 
 static void summary_unresolved(const struct convert_run *run)
 {
-	const struct hbbp_driver *d = &run->drv;
+	const struct hbbp_accum *d = &run->drv.acc;
 	double lbr_total = 0, ebs_total = 0;
 	size_t i, n;
 	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(d, &n);
@@ -88,7 +88,7 @@ static void summary_code_modules(const struct convert_run *run)
 
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected)
 {
-	const struct hbbp_driver *d = &run->drv;
+	const struct hbbp_accum *d = &run->drv.acc;
 	size_t i;
 
 	*total = *rejected = 0;
@@ -109,7 +109,7 @@ void convert__code_module_weight(const struct convert_run *run, double *total, d
 
 void convert__summary(const struct convert_run *run, const struct convert_opts *o)
 {
-	const struct hbbp_driver *d = &run->drv;
+	const struct hbbp_accum *d = &run->drv.acc;
 	const struct result_table *mix = result__table(run->res, "mix");
 	double sweight = 0, rej = 0;
 	size_t i, j;

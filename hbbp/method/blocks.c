@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/engine/leaders.h"
+#include "hbbp/method/leaders.h"
 #include "hbbp/method/method.h"
 #include "util/hbbp_err.h"
 
@@ -32,7 +32,7 @@ struct walk_step {
 
 struct counts_ctx {
 	struct hbbp_counts *c;
-	struct hbbp_driver *d;
+	struct hbbp_accum *a;
 	const struct hbbp_code_ops *ops;
 	struct hmap mods;		/* dso -> module */
 	struct walk_step *path;
@@ -93,7 +93,7 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
 	b->symname = symname;
 	b->sym_start = sym_start;
 	b->sym_size = sym_size;
-	b->source = "";
+	b->source = HBBP_SRC_NONE;
 	*slot = ++c->nr_blocks;
 	return (long)(c->nr_blocks - 1);
 }
@@ -140,7 +140,7 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 	struct hbbp_counts *c = x->c;
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	uint64_t vaddr = key[2];
-	double w = v->period * x->d->ev[key[3]].scale;
+	double w = v->period * x->a->ev[key[3]].scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	const struct bbmap_block *blk;
 	struct hbbp_tblock *t;
@@ -157,7 +157,7 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 			sstart = 0;
 		bi = counts_block(c, HBBP_BLK_NOCODE, dso, NULL, sstart, sstart, 0, name, sstart,
 				  0);
-		if (hbbp_driver__unresolved_add(x->d, dso, false, v->n, w))
+		if (hbbp_accum__unresolved_add(x->a, dso, false, v->n, w))
 			return -ENOMEM;
 	} else if (x->ops->block_at(x->ops->ctx, mod, vaddr, &blk)) {
 		const struct bbmap_symbol *sym = x->ops->symbol_at ?
@@ -166,7 +166,7 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 
 		bi = counts_block(c, HBBP_BLK_UNDECODED, dso, NULL, sstart, sstart, 0,
 				  sym ? sym->name : NULL, sstart, sym ? sym->size : 0);
-		if (hbbp_driver__unresolved_add(x->d, dso, false, v->n, w))
+		if (hbbp_accum__unresolved_add(x->a, dso, false, v->n, w))
 			return -ENOMEM;
 	} else {
 		const char *name;
@@ -181,29 +181,29 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 		return (int)bi;
 	c->blocks[bi].ebs_sum += w;
 	c->blocks[bi].ebs_samples += v->n;
-	hbbp_bsum__axpy(&c->blocks[bi].ebs_bs, x->d->ev[key[3]].scale, &v->bs);
+	hbbp_bsum__axpy(&c->blocks[bi].ebs_bs, x->a->ev[key[3]].scale, &v->bs);
 	t = counts_tblock(c, key[0], (size_t)bi);
 	if (!t)
 		return -ENOMEM;
 	t->ebs_sum += w;
 	t->ebs_samples += v->n;
-	hbbp_bsum__axpy(&t->ebs_bs, x->d->ev[key[3]].scale, &v->bs);
+	hbbp_bsum__axpy(&t->ebs_bs, x->a->ev[key[3]].scale, &v->bs);
 	return 0;
 }
 
 static int counts_reject(struct counts_ctx *x, enum hbbp_reject why, double w,
 			 struct bbmap_dso *dso, uint64_t n, double raw)
 {
-	struct hbbp_unresolved *u = hbbp_driver__dso_acct(x->d, dso);
+	struct hbbp_unresolved *u = hbbp_accum__dso_acct(x->a, dso);
 
 	if (!u)
 		return -ENOMEM;
 	u->lbr_rejected += raw;	/* unscaled, like lbr_total */
-	x->d->rejected[why] += n;
-	x->d->rejected_weight[why] += w;
+	x->a->rejected[why] += n;
+	x->a->rejected_weight[why] += w;
 	/* Weight in code we cannot see is also reported as unresolved, by dso. */
 	if (why == REJ_NO_CODE || why == REJ_WALK_UNDECODED)
-		return hbbp_driver__unresolved_add(x->d, dso, true, n, w);
+		return hbbp_accum__unresolved_add(x->a, dso, true, n, w);
 	return 0;
 }
 
@@ -214,7 +214,7 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	struct hbbp_counts *c = x->c;
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	uint64_t to = key[2], from = key[3], cur = to;
-	double scale = x->d->ev[key[4]].scale, w = v->weight * scale;
+	double scale = x->a->ev[key[4]].scale, w = v->weight * scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	size_t nsteps = 0, i;
 
@@ -310,9 +310,9 @@ static int counts_bias(struct counts_ctx *x)
 	int err = 0;
 
 	hmap__init(&per_from, 2, sizeof(struct hbbp_bias_val));
-	for (i = 0; i < x->d->bias.cap; i++) {
+	for (i = 0; i < x->a->bias.cap; i++) {
 		void *val;
-		const uint64_t *key = hmap__slot(&x->d->bias, i, &val);
+		const uint64_t *key = hmap__slot(&x->a->bias, i, &val);
 		const struct hbbp_bias_val *e = val;
 		struct hbbp_bias_val *a;
 
@@ -348,9 +348,9 @@ static int counts_bias(struct counts_ctx *x)
 			a->expected = biased ? share : -share - 1.0;
 		}
 	}
-	for (i = 0; i < x->d->bias.cap; i++) {
+	for (i = 0; i < x->a->bias.cap; i++) {
 		void *val;
-		const uint64_t *key = hmap__slot(&x->d->bias, i, &val);
+		const uint64_t *key = hmap__slot(&x->a->bias, i, &val);
 		const struct hbbp_bias_val *a;
 		double share;
 		bool biased;
@@ -373,57 +373,54 @@ out:
 	return err;
 }
 
+const char *hbbp_source_name(enum hbbp_source s)
+{
+	switch (s) {
+	case HBBP_SRC_NONE: return "";
+	case HBBP_SRC_LBR: return "lbr";
+	case HBBP_SRC_EBS: return "ebs";
+	case HBBP_SRC_LBR_FALLBACK: return "lbr-fallback";
+	case HBBP_SRC_EBS_FALLBACK: return "ebs-fallback";
+	}
+	return "";
+}
+
+/* method.md §6: LBR if length <= cutoff, else EBS; where the chosen source has no data but
+ * the other has, the other (marked as a fallback, decision). LBR-only and EBS-only modes
+ * take their source alone. */
+enum hbbp_source hbbp_rule__choose(enum hbbp_method method, unsigned cutoff, uint32_t nr_insns,
+				   bool has_ebs, bool has_lbr)
+{
+	switch (method) {
+	case HBBP_METHOD_EBS:
+		return has_ebs ? HBBP_SRC_EBS : HBBP_SRC_NONE;
+	case HBBP_METHOD_LBR:
+		return has_lbr ? HBBP_SRC_LBR : HBBP_SRC_NONE;
+	case HBBP_METHOD_HBBP:
+		break;
+	}
+	if (nr_insns <= cutoff)
+		return has_lbr ? HBBP_SRC_LBR : has_ebs ? HBBP_SRC_EBS_FALLBACK : HBBP_SRC_NONE;
+	return has_ebs ? HBBP_SRC_EBS : has_lbr ? HBBP_SRC_LBR_FALLBACK : HBBP_SRC_NONE;
+}
+
+/* method.md §4 (EBS: sum of periods / length), §5 (LBR: sum of stream weights), §6. */
 void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned cutoff)
 {
 	bool has_e = b->ebs_samples > 0, has_l = b->lbr_streams > 0;
 
-	b->count = 0;
-	b->source = "";
 	if (b->kind != HBBP_BLK_CODE) {
 		/* Pseudo blocks: EBS periods are instructions; LBR cannot count them. */
 		b->ebs_est = b->ebs_sum;
 		b->lbr_est = 0;
-		if (method != HBBP_METHOD_LBR && has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs";
-		}
-		return;
-	}
-	b->ebs_est = b->nr_insns ? b->ebs_sum / b->nr_insns : 0;
-	b->lbr_est = b->lbr_sum;
-	switch (method) {
-	case HBBP_METHOD_EBS:
-		if (has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs";
-		}
-		return;
-	case HBBP_METHOD_LBR:
-		if (has_l) {
-			b->count = b->lbr_est;
-			b->source = "lbr";
-		}
-		return;
-	case HBBP_METHOD_HBBP:
-		break;
-	}
-	if (b->nr_insns <= cutoff) {
-		if (has_l) {
-			b->count = b->lbr_est;
-			b->source = "lbr";
-		} else if (has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs-fallback";
-		}
+		b->source = method != HBBP_METHOD_LBR && has_e ? HBBP_SRC_EBS : HBBP_SRC_NONE;
 	} else {
-		if (has_e) {
-			b->count = b->ebs_est;
-			b->source = "ebs";
-		} else if (has_l) {
-			b->count = b->lbr_est;
-			b->source = "lbr-fallback";
-		}
+		b->ebs_est = b->nr_insns ? b->ebs_sum / b->nr_insns : 0;
+		b->lbr_est = b->lbr_sum;
+		b->source = hbbp_rule__choose(method, cutoff, b->nr_insns, has_e, has_l);
 	}
+	b->count = hbbp_source_is_lbr(b->source) ? b->lbr_est :
+		   hbbp_source_is_ebs(b->source) ? b->ebs_est : 0;
 }
 
 /* Deterministic iteration over an accumulator: slot indices sorted by key, with the dso pointer
@@ -526,20 +523,18 @@ fail:
 static void block_count_bs(const struct hbbp_block *b, const struct hbbp_bsum *ebs,
 			   const struct hbbp_bsum *lbr, struct hbbp_bsum *out)
 {
-	bool use_lbr = !strncmp(b->source, "lbr", 3), use_ebs = !strncmp(b->source, "ebs", 3);
-
 	memset(out, 0, sizeof(*out));
-	if (use_lbr && b->kind == HBBP_BLK_CODE)
+	if (hbbp_block__uses_lbr(b))
 		hbbp_bsum__axpy(out, 1.0, lbr);
-	else if (use_ebs && b->kind != HBBP_BLK_CODE)
+	else if (hbbp_source_is_ebs(b->source) && b->kind != HBBP_BLK_CODE)
 		hbbp_bsum__axpy(out, 1.0, ebs);
-	else if (use_ebs && b->nr_insns)
+	else if (hbbp_source_is_ebs(b->source) && b->nr_insns)
 		hbbp_bsum__axpy(out, 1.0 / b->nr_insns, ebs);
 }
 
 bool hbbp_block__uses_lbr(const struct hbbp_block *b)
 {
-	return b->kind == HBBP_BLK_CODE && !strncmp(b->source, "lbr", 3);
+	return b->kind == HBBP_BLK_CODE && hbbp_source_is_lbr(b->source);
 }
 
 void hbbp_counts__batch_estimates(const struct hbbp_counts *c, const struct hbbp_bsum *e,
@@ -558,25 +553,25 @@ void hbbp_counts__batch_estimates(const struct hbbp_counts *c, const struct hbbp
 
 /* The ratio factors of each role (see struct hbbp_counts): its events' used periods per batch,
  * scaled for multiplexing as the estimates are. */
-static void counts_ratio(struct hbbp_counts *c, const struct hbbp_driver *d)
+static void counts_ratio(struct hbbp_counts *c, const struct hbbp_accum *a)
 {
 	struct hbbp_bsum we, wl;
 	size_t i;
 
 	memset(&we, 0, sizeof(we));
 	memset(&wl, 0, sizeof(wl));
-	for (i = 0; i < d->nr_events; i++) {
-		if (d->ev[i].role == PERF_ROLE_EBS)
-			hbbp_bsum__axpy(&we, d->ev[i].scale, &d->ev[i].bs);
-		else if (d->ev[i].role == PERF_ROLE_LBR)
-			hbbp_bsum__axpy(&wl, d->ev[i].scale, &d->ev[i].bs);
+	for (i = 0; i < a->nr_events; i++) {
+		if (a->ev[i].role == PERF_ROLE_EBS)
+			hbbp_bsum__axpy(&we, a->ev[i].scale, &a->ev[i].bs);
+		else if (a->ev[i].role == PERF_ROLE_LBR)
+			hbbp_bsum__axpy(&wl, a->ev[i].scale, &a->ev[i].bs);
 	}
 	hbbp_interval__ratio(&we, &c->ebs_ratio);
 	hbbp_interval__ratio(&wl, &c->lbr_ratio);
 	c->ratio = true;
 }
 
-int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp_method method,
+int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_method method,
 			 unsigned cutoff)
 {
 	struct counts_ctx x;
@@ -591,12 +586,12 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 	hmap__init(&c->tidx, 2, sizeof(uint64_t));
 	memset(&x, 0, sizeof(x));
 	x.c = c;
-	x.d = d;
+	x.a = d;
 	x.ops = d->ops;
 	hmap__init(&x.mods, 1, sizeof(struct mod_cache_val));
 
 	/* 1. Every stream target is a block leader (before any block is looked at): gathered
-	 * per module in slot order, then added module by module (on threads: hbbp/engine/leaders.h). */
+	 * per module in slot order, then added module by module (hbbp/method/leaders.h). */
 	hbbp_leaders__init(&leaders);
 	for (i = 0; i < d->streams.cap && !err; i++) {
 		const uint64_t *key = hmap__slot(&d->streams, i, NULL);
@@ -609,7 +604,9 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 			err = hbbp_leaders__add(&leaders, mod, key[2]);
 	}
 	if (!err)
-		hbbp_leaders__apply(&leaders, x.ops);
+		err = x.ops->apply_leaders ?
+		      x.ops->apply_leaders(x.ops->apply_ctx, &leaders, x.ops) :
+		      hbbp_leaders__apply_each(&leaders, x.ops);
 	hbbp_leaders__exit(&leaders);
 	/* 2. EBS, 3. streams, each in key order. */
 	if (!err) {
@@ -639,7 +636,7 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 	if (err)
 		goto out;
 	/* 4. The hybrid choice per block, applied to every thread's share of it and to every
-	 * batch of the samples (the choice is made once, on all of them). */
+	 * batch of the samples (the choice is made once, on all of them; method.md §10). */
 	counts_ratio(c, d);
 	for (i = 0; i < c->nr_blocks; i++) {
 		struct hbbp_block *b = &c->blocks[i];
@@ -655,7 +652,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 	for (i = 0; i < c->nr_tblocks; i++) {
 		struct hbbp_tblock *t = &c->tblocks[i];
 		const struct hbbp_block *b = &c->blocks[t->block];
-		bool lbr = !strncmp(b->source, "lbr", 3), ebs = !strncmp(b->source, "ebs", 3);
+		bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
+		bool use_lbr = hbbp_block__uses_lbr(b);
 		double bx[HBBP_BATCHES];
 
 		if (b->kind == HBBP_BLK_CODE)
@@ -665,8 +663,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp
 		t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
 		t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
 		block_count_bs(b, &t->ebs_bs, &t->lbr_bs, &t->count_bs);
-		hbbp_counts__batch_estimates(c, lbr ? NULL : &t->count_bs,
-					     lbr ? &t->count_bs : NULL, bx);
+		hbbp_counts__batch_estimates(c, use_lbr ? NULL : &t->count_bs,
+					     use_lbr ? &t->count_bs : NULL, bx);
 		hbbp_interval__estimates(t->count, bx, HBBP_BATCHES, &t->count_lo, &t->count_hi);
 	}
 out:

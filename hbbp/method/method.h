@@ -1,10 +1,12 @@
-/* The HBBP method core (method.md §2-§7): one pass over the records accumulating EBS sample
- * periods and LBR streams in hash tables (hbbp/engine/driver.c), then attribution to basic blocks
- * with LBR-learned leaders, multiplexing scale, bias flags and the hybrid choice
- * (hbbp/method/blocks.c), then the instruction-mix pivot and the result tables (hbbp/pivot/mix.c).
+/* The HBBP method (method.md §2-§7) as plain single-threaded functions: the accumulators of
+ * EBS sample periods and LBR streams (hbbp/method/accum.c), attribution to basic blocks with
+ * LBR-learned leaders, multiplexing scale, bias flags and the hybrid choice
+ * (hbbp/method/blocks.c). Records reach the accumulators through the plain loop of
+ * hbbp/method/reference.c or through the engine's fast path (hbbp/engine/driver.h), which
+ * must sum to the same accumulators; the mix is built from them by hbbp/pivot/mix.c.
  *
- * The core sees code only through struct hbbp_code_ops (hbbp/engine/code_bbmap.c binds it to a
- * bbmap_session; unit tests bind it to test doubles), and perf.data only through the
+ * The method sees code only through struct hbbp_code_ops (hbbp/engine/code_bbmap.c binds it to
+ * a bbmap_session; unit tests bind it to test doubles), and perf.data only through the
  * reader's record structs, so it never opens files itself. It never prints.
  */
 #ifndef HBBP_METHOD_H
@@ -18,8 +20,7 @@
 #include "bbmap/session.h"
 #include "hbbp/method/interval.h"
 #include "util/hmap.h"
-#include "hbbp/engine/stack_cache.h"
-#include "hbbp/engine/sum_queue.h"
+#include "hbbp/method/leaders.h"
 #include "reader/perf_reader.h"
 
 #define HBBP_DEFAULT_CUTOFF	18
@@ -51,9 +52,13 @@ struct hbbp_code_ops {
 	const char *(*dso_path)(void *ctx, const struct bbmap_dso *d);		/* or NULL */
 	const char *(*dso_status_detail)(void *ctx, const struct bbmap_dso *d);	/* or NULL */
 	size_t (*module_build_id)(void *ctx, const struct bbmap_module *m, const uint8_t **id);
-	/* Threads that may call add_leader at once, each on modules no other thread touches
-	 * (0 or 1: the caller's thread only). */
-	unsigned int leader_threads;
+	/* The thread's name (last COMM for tid, else for its process), or NULL. */
+	const char *(*thread_comm)(void *ctx, uint32_t pid, uint32_t tid);
+	/* Adds the gathered leaders through add_leader (NULL: hbbp_leaders__apply_each); any
+	 * other way must give the same result. actx: apply_ctx. 0 or -ENOMEM. */
+	int (*apply_leaders)(void *actx, const struct hbbp_leaders *l,
+			     const struct hbbp_code_ops *ops);
+	void *apply_ctx;
 };
 
 enum hbbp_method { HBBP_METHOD_HBBP, HBBP_METHOD_EBS, HBBP_METHOD_LBR };
@@ -102,72 +107,56 @@ struct hbbp_unresolved {
 	double lbr_rejected;		/* of which rejected (any reason) */
 };
 
-/* A direct-mapped cache of address lookups: valid while no non-sample record arrived and the
- * samples come from the same pid (maps change only through records). */
-#define HBBP_LOOKUP_CACHE 256
-struct hbbp_lookup_slot {
-	uint64_t addr;
-	uint32_t gen;
-	int32_t cpumode;
-	int rc;
-	struct bbmap_loc loc;
-};
+/* Every sum also kept per batch of the samples (bs, hbbp/method/interval.h): the spread of a
+ * row's estimate over the batches gives its interval (method.md §10). */
+struct hbbp_ebs_val { double period; uint64_t n; struct hbbp_bsum bs; };
+/* comp: the rounding error of weight's sum when hbbp_accum.compensated (else 0) */
+struct hbbp_stream_val { double weight; uint64_t n; double comp; struct hbbp_bsum bs; };
+struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
 
-struct hbbp_driver {
+/* The method's accumulators (method.md §4, §5, §7), filled by whoever reads the records (the
+ * plain hbbp/method/reference.c, or the engine's record loop, hbbp/engine/driver.h) and read by
+ * the attribution (hbbp_counts__compute) and the result tables. */
+struct hbbp_accum {
 	const struct hbbp_code_ops *ops;
-	unsigned int batch_slot;	/* hbbp_batch__slot's shift (method/interval.h; 0: hash) */
-	struct hbbp_lookup_slot lcache[HBBP_LOOKUP_CACHE];
-	uint32_t lgen;			/* current generation (0 never valid) */
-	uint32_t lpid;			/* pid the generation belongs to */
-	uint64_t nr_lookups, nr_lookup_hits;
+	unsigned int batch_slot;	/* hbbp_batch__slot's shift (interval.h; 0: hash) */
 	size_t nr_events;
 	struct hbbp_event_state *ev;
 	struct hmap ebs;	/* (pid<<32|tid, dso, vaddr, ev) -> struct hbbp_ebs_val */
-	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */
 	struct hmap streams;	/* (pid<<32|tid, dso, to, from, ev) -> struct hbbp_stream_val */
 	struct hmap bias;	/* (dso_from, from, dso_to, to) -> struct hbbp_bias_val */
 	struct hmap unres;	/* (dso) -> struct hbbp_unresolved */
-	struct hmap reads;	/* (pid<<32|tid, ev) -> last time_enabled, time_running */
-	struct hmap comms;	/* (tid) -> index in comm[] */
-	char **comm;
-	size_t nr_comm, alloc_comm;
+	struct hmap reads;	/* (pid<<32|tid, cpu, ev) -> last time_enabled, time_running */
 	uint64_t rejected[REJ__COUNT];
 	double rejected_weight[REJ__COUNT];
+	/* Stream weights and rejected weights summed with their rounding errors kept apart
+	 * (Neumaier), added in by hbbp_accum__compensate: for a caller that adds one sample's
+	 * share at a time (the reference), whose plain sums would drift from the few adds of
+	 * already summed stacks by about (adds x 1e-16). */
+	bool compensated;
+	double rejected_comp[REJ__COUNT];
 	uint64_t nr_lost_records, nr_lost, nr_lost_samples, nr_throttle;
 	uint64_t nr_samples, nr_unused_samples;
-	uint64_t nr_record_errors;	/* session errors on non-sample records */
-	struct hbbp_unresolved *acct_cache;	/* last dso_acct result, valid while acct_nr */
-	size_t acct_nr;				/* == unres.nr (no insert since) */
+	uint64_t nr_record_errors;	/* code-ops errors on non-sample records */
+	struct hbbp_unresolved *acct_last;	/* last hbbp_accum__dso_acct result, valid */
+	size_t acct_nr;				/* while acct_nr == unres.nr (no insert since) */
 	struct bbmap_loc *locs;		/* reused per LBR stack: resolved from/to of each entry */
 	size_t alloc_locs;
-	/* Identical LBR stacks are summed before their entries are resolved: (pid<<32|tid,
-	 * evidx | cpumode << 16 | n << 32, from/to of each of up to HBBP_STACK_CACHE_DEPTH
-	 * entries) -> struct hbbp_stack_val. Flushed before any record that may change an
-	 * address space, when full, and by hbbp_driver__flush / __finish. */
-	struct hbbp_stack_cache stacks;
-	int flush_err;			/* error of a flush inside hbbp_driver__finish */
-	/* the raw sums of a segment read apart (hbbp_driver__set_bundle), merged once */
-	const struct hbbp_bundle *bundle;
-	bool bundle_merged;
 };
 
-/* Every sum also kept per batch of the samples (bs, hbbp/method/interval.h): the spread of a
- * row's estimate over the batches gives its interval. */
-struct hbbp_ebs_val { double period; uint64_t n; struct hbbp_bsum bs; };
-struct hbbp_stream_val { double weight; uint64_t n; struct hbbp_bsum bs; };
-struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
+/* events[i] describes event i (its role, branch_any and name are copied; method.md §2: an
+ * LBR role without the all-branches filter gives no valid streams and is made unused). */
+int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
+		     const struct perf_event_info *const *events, size_t nr_events);
+void hbbp_accum__exit(struct hbbp_accum *a);
 
-/* events[i] describes event i (its role, branch_any and name are copied). */
-int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
-		      const struct perf_event_info *const *events, size_t nr_events);
-void hbbp_driver__exit(struct hbbp_driver *d);
-/* Feeds one record (any type). Returns 0 or -ENOMEM; anomalies are counted, never fatal. */
-int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);
-/* Processes the LBR stacks summed so far (see stacks). Returns 0 or -ENOMEM. */
-int hbbp_driver__flush(struct hbbp_driver *d);
-/* A sample reduced to what the accumulation needs (hbbp_driver__digest, which reads only
- * the events' roles and may run in another thread than the driver), then accumulated
- * (hbbp_driver__apply, in record order). record() on a sample is digest + apply. */
+/* How an address is resolved for the accumulation (ops->lookup, or a cache in front of it):
+ * 0 and *loc, or nonzero when unmapped. */
+typedef int hbbp_lookup_fn(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
+			   struct bbmap_loc *loc);
+
+/* A sample reduced to what the accumulation needs (method.md §2: its event's role; §5: an LBR
+ * stack without its 0/0 padding). Reads only the events' roles. */
 enum hbbp_item_kind {
 	HBBP_ITEM_BAD_EVENT,	/* no event of the recording: counted as unused */
 	HBBP_ITEM_UNUSED,	/* event with neither role */
@@ -185,67 +174,81 @@ struct hbbp_sample_item {
 	uint64_t has_read;
 	uint64_t zero_entries;	/* 0/0 entries dropped */
 	uint64_t nr;		/* LBR: entries after the padding */
-	uint32_t batch;		/* the sample's batch (hbbp_batch__of) */
+	uint32_t batch;		/* the sample's batch (hbbp_sample__batch) */
 	const struct perf_branch_entry *raw;	/* LBR: the record's entries (newest first) */
 };
-void hbbp_driver__digest(const struct hbbp_driver *d, const struct perf_record *rec,
-			 struct hbbp_sample_item *it);
-/* e: the item's nr branch entries (it->raw, or a copy of them). Returns 0 or -ENOMEM. */
-int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
-		       const struct perf_branch_entry *e);
-/* The LBR stack cache key of an LBR item (see struct hbbp_driver.stacks); false when the
- * stack is not cached (deeper than the cache, an entry with flags, an event index > 0xffff). */
-bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf_branch_entry *e,
-			    uint64_t *key);
+void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
+			 const struct perf_record *rec, struct hbbp_sample_item *it);
+/* The batch of a sample (method.md §10, interval.h): its time slot when the recording's span
+ * is known (slot: hbbp_batch__slot's shift), else a hash of its time or file offset, IP and
+ * thread. The same however the file is read. */
+unsigned int hbbp_sample__batch(const struct perf_record *rec, unsigned int slot);
+/* Whether a branch entry is flagged wrong-path speculative (method.md §5: rejected). */
+bool hbbp_branch__spec_wrong(const struct perf_branch_entry *e);
 
-/* The raw sums of the samples of a segment of the recording, read apart from the driver's
- * pass (by another thread, hbbp/engine/segment.c): LBR stacks in a stack cache and EBS IPs by
- * (thread, cpumode, ip, event), unresolved (hbbp/engine/bundle.c). The driver resolves them where
- * the segment's samples would have been delivered: before the first record from the
- * segment's end on that may change an address space (or at finish). That stands for the
- * samples themselves only when every such record read before the segment has a time <= the
- * segment's first sample time, and every one read after it a time >= its last: otherwise
- * the driver fails with -HBBP_EREDO and the pass must be run again in one part. */
-struct hbbp_bundle_event {
-	uint64_t samples, lbr_used, stacks_short, zero_entries;
-	struct hbbp_bsum bs;		/* see hbbp_event_state.bs */
-};
-struct hbbp_bundle {
-	struct hbbp_driver *roles;	/* a copy of the driver's event roles alone (for
-					 * hbbp_driver__digest): the driver's own share cache
-					 * lines with counters its thread writes */
-	struct hbbp_bundle_event *ev;	/* d->nr_events */
-	struct hmap ebs;		/* (pid<<32|tid, cpumode, ip, evidx) -> hbbp_ebs_val */
-	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */
-	struct hbbp_stack_cache stacks;
-	uint64_t nr_samples, nr_unused_samples;
-	uint64_t tmin, tmax;		/* sample times (tmin > tmax: no sample) */
-	uint64_t start, end;		/* file offsets: the segment's records are [start, end) */
-};
-int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d);
-void hbbp_bundle__exit(struct hbbp_bundle *b);
-/* Adds the sample rec (its time: rec->sample.time). Returns 1, 0 when the bundle cannot
- * stand for it (read values, a stack that is not cached, the cache full; the segment then
- * ends before it) or -ENOMEM. */
-int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec);
-/* Sums what hbbp_bundle__add has queued (0 or -ENOMEM): before the bundle is read or set. */
-int hbbp_bundle__finish(struct hbbp_bundle *b);
-/* From here on the driver stands for b's samples (kept by the caller until finish; NULL:
- * no bundle). */
-void hbbp_driver__set_bundle(struct hbbp_driver *d, const struct hbbp_bundle *b);
-
-/* Ends the pass: flushes (an error is kept in flush_err), sums multiplexing times per event
- * and sets the scales. */
-void hbbp_driver__finish(struct hbbp_driver *d);
-/* Last COMM seen for tid (else pid), or NULL. */
-const char *hbbp_driver__comm(const struct hbbp_driver *d, uint32_t pid, uint32_t tid);
-int hbbp_driver__unresolved_add(struct hbbp_driver *d, struct bbmap_dso *dso, bool lbr,
-				uint64_t n, double weight);
+/* The per-sample counters of an item (samples, used, short stacks, padding, unused) and its
+ * read values (method.md §7). 0 or -ENOMEM. */
+int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *it);
+/* method.md §7: a cumulative (time_enabled, time_running) of event evidx on a thread/cpu. */
+int hbbp_accum__read_value(struct hbbp_accum *a, uint32_t pid, uint32_t tid, uint32_t cpu,
+			   int evidx, uint64_t enabled, uint64_t running);
+/* method.md §2: LOST, LOST_SAMPLES and THROTTLE records mean the estimate is biased. */
+void hbbp_accum__lost(struct hbbp_accum *a, const struct perf_record *rec);
+/* method.md §4: n EBS samples of event evidx on thread pid/tid at ip, resolved to loc (NULL:
+ * unmapped), their periods summing to period. Counts the sample as used or unresolved and
+ * writes the key of a->ebs they are summed under to key[4]; the caller sums them into a->ebs
+ * (hbbp_accum__sum, or later). 0 or -ENOMEM. */
+int hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+			const struct bbmap_loc *loc, double period, uint64_t n, uint64_t *key);
+/* Adds (period, n) to the value of key in h (a map of struct hbbp_ebs_val), period to batch
+ * batch's sum. 0 or -ENOMEM. */
+int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t n,
+		    unsigned int batch);
+/* method.md §5: the stack e[0..n) (n >= 2, newest first) of thread pid/tid, seen cnt times
+ * with periods summing to period (bs: per batch), its ends resolved through lookup: n-1
+ * streams of weight period/(n-1) each, validated (rejections counted), accumulated per
+ * (thread, dso, to, from); slot counters per branch for the bias flag. 0 or -ENOMEM. */
+int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
+			  uint32_t pid, uint32_t tid, int cpumode, int evidx,
+			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt,
+			  const struct hbbp_bsum *bs);
+/* Adds the kept rounding errors into the sums (see compensated). */
+void hbbp_accum__compensate(struct hbbp_accum *a);
+/* method.md §7: sums the read values per event and sets each event's scale. */
+void hbbp_accum__scale(struct hbbp_accum *a);
+/* The thread's comm (through the code ops), or NULL. */
+const char *hbbp_accum__comm(const struct hbbp_accum *a, uint32_t pid, uint32_t tid);
+int hbbp_accum__unresolved_add(struct hbbp_accum *a, struct bbmap_dso *dso, bool lbr,
+			       uint64_t n, double weight);
 /* The accounting entry of dso (NULL: unmapped), created on first use; NULL when out of memory.
  * Valid until the next call. */
-struct hbbp_unresolved *hbbp_driver__dso_acct(struct hbbp_driver *d, struct bbmap_dso *dso);
+struct hbbp_unresolved *hbbp_accum__dso_acct(struct hbbp_accum *a, struct bbmap_dso *dso);
 
 /* ---- blocks.c ---- */
+
+/* The estimate chosen for a block (method.md §6). */
+enum hbbp_source {
+	HBBP_SRC_NONE,		/* no data for the method */
+	HBBP_SRC_LBR,
+	HBBP_SRC_EBS,
+	HBBP_SRC_LBR_FALLBACK,	/* EBS chosen but without data: LBR */
+	HBBP_SRC_EBS_FALLBACK,	/* LBR chosen but without data: EBS */
+};
+/* "", "lbr", "ebs", "lbr-fallback", "ebs-fallback" (the outputs' source column). */
+const char *hbbp_source_name(enum hbbp_source s);
+static inline bool hbbp_source_is_lbr(enum hbbp_source s)
+{
+	return s == HBBP_SRC_LBR || s == HBBP_SRC_LBR_FALLBACK;
+}
+static inline bool hbbp_source_is_ebs(enum hbbp_source s)
+{
+	return s == HBBP_SRC_EBS || s == HBBP_SRC_EBS_FALLBACK;
+}
+/* The hybrid rule (method.md §6), written once: the source of a code block of nr_insns
+ * instructions with EBS data (has_ebs) and LBR data (has_lbr) under method and cutoff. Used
+ * by the attribution (hbbp_block__choose) and by train. */
+enum hbbp_source hbbp_rule__choose(enum hbbp_method method, unsigned cutoff, uint32_t nr_insns,
+				   bool has_ebs, bool has_lbr);
 
 enum hbbp_block_kind {
 	HBBP_BLK_CODE,		/* a decoded basic block */
@@ -268,7 +271,7 @@ struct hbbp_block {
 	double count;			/* chosen estimate (0: no data for the chosen method) */
 	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
 	struct hbbp_bsum ebs_bs, lbr_bs;	/* ebs_sum, lbr_sum per batch */
-	const char *source;		/* "lbr", "ebs", "lbr-fallback", "ebs-fallback", "" */
+	enum hbbp_source source;	/* which estimate count is */
 	bool biased;
 	double bias_share;		/* highest oldest/newest-slot share of its branches */
 };
@@ -304,8 +307,8 @@ struct hbbp_counts {
 };
 
 /* Attribution: leaders from stream targets, EBS and stream attribution, bias, hybrid choice.
- * Rejections found here are added to d->rejected. */
-int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_driver *d, enum hbbp_method method,
+ * Rejections found here are added to a->rejected. */
+int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *a, enum hbbp_method method,
 			 unsigned cutoff);
 void hbbp_counts__exit(struct hbbp_counts *c);
 /* The batch estimates x[0..HBBP_BATCHES) of a count summed per batch as e (from blocks
@@ -315,7 +318,7 @@ void hbbp_counts__batch_estimates(const struct hbbp_counts *c, const struct hbbp
 				  const struct hbbp_bsum *l, double *x);
 /* Whether b's count comes from LBR streams (after hbbp_block__choose). */
 bool hbbp_block__uses_lbr(const struct hbbp_block *b);
-/* Applies the hybrid rule to one block (exposed for tests). */
+/* Sets a block's estimates (method.md §4, §5) and applies the hybrid rule (§6) to it. */
 void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned cutoff);
 
 #endif

@@ -107,7 +107,7 @@ static bool list_has(const char *list, const char *v)
 
 struct mix_ctx {
 	const struct hbbp_counts *c;
-	struct hbbp_driver *d;
+	struct hbbp_accum *d;
 	const struct hbbp_code_ops *ops;
 	const struct hbbp_mix_opts *o;
 	char *buf;			/* reusable key buffer */
@@ -167,7 +167,7 @@ static bool tblock_passes(const struct mix_ctx *x, const struct hbbp_tblock *t)
 		if (!list_has(o->pid, num))
 			return false;
 	}
-	if (o->comm && !list_has(o->comm, hbbp_driver__comm(x->d, t->pid, t->tid)))
+	if (o->comm && !list_has(o->comm, hbbp_accum__comm(x->d, t->pid, t->tid)))
 		return false;
 	if (o->module && !list_has(o->module, dso_short(x, b->dso)) &&
 	    !list_has(o->module, dso_full(x, b->dso)))
@@ -240,7 +240,7 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 			v = tmp;
 			break;
 		case KEY_COMM:
-			v = hbbp_driver__comm(x->d, t->pid, t->tid);
+			v = hbbp_accum__comm(x->d, t->pid, t->tid);
 			if (!v)
 				v = "";
 			break;
@@ -382,24 +382,21 @@ static struct mix_row *rows_get(struct mix_rows *r, const char *key, size_t len)
 	return row;
 }
 
-static unsigned source_bit(const char *s)
+/* The sources of a row's blocks, one bit per enum hbbp_source but NONE. */
+static unsigned source_bit(enum hbbp_source s)
 {
-	if (!strcmp(s, "lbr")) return 1;
-	if (!strcmp(s, "ebs")) return 2;
-	if (!strcmp(s, "lbr-fallback")) return 4;
-	if (!strcmp(s, "ebs-fallback")) return 8;
-	return 0;
+	return s == HBBP_SRC_NONE ? 0 : 1u << s;
 }
 
 static const char *source_name(unsigned bits)
 {
-	switch (bits) {
-	case 1: return "lbr";
-	case 2: return "ebs";
-	case 4: return "lbr-fallback";
-	case 8: return "ebs-fallback";
-	case 0: return "";
-	}
+	unsigned s;
+
+	if (!bits)
+		return "";
+	for (s = HBBP_SRC_LBR; s <= HBBP_SRC_EBS_FALLBACK; s++)
+		if (bits == 1u << s)
+			return hbbp_source_name((enum hbbp_source)s);
 	return "mixed";
 }
 
@@ -848,7 +845,7 @@ static int table_blocks(struct result *res, struct mix_ctx *x, const struct ids 
 		result_cell__real(&cell[10], b->ebs_est);
 		result_cell__real(&cell[11], b->lbr_est);
 		if (!err)
-			err = result_cell__text(t, &cell[12], b->source);
+			err = result_cell__text(t, &cell[12], hbbp_source_name(b->source));
 		result_cell__int(&cell[13], (int64_t)b->ebs_samples);
 		result_cell__int(&cell[14], (int64_t)b->lbr_streams);
 		result_cell__int(&cell[15], b->biased);
@@ -925,7 +922,7 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 	for (i = 0; i < n && !err; i++) {
 		const struct hbbp_tblock *tb = &c->tblocks[order[i]];
 		struct result_cell *cell = result_table__add_row(t);
-		const char *comm = hbbp_driver__comm(x->d, tb->pid, tb->tid);
+		const char *comm = hbbp_accum__comm(x->d, tb->pid, tb->tid);
 		double bx[HBBP_BATCHES];
 		bool lbr;
 
@@ -993,7 +990,7 @@ static int table_events(struct result *res, struct mix_ctx *x,
 	return err;
 }
 
-const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_driver *d,
+const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum *d,
 							  size_t *nr)
 {
 	const struct hbbp_unresolved **v = calloc(d->unres.nr + 1, sizeof(*v));
@@ -1057,7 +1054,7 @@ static int meta_unresolved(struct result *res, const struct mix_ctx *x)
 /* Method metadata: cutoff, method, samples used, rejections, lost/throttled, unresolved. */
 static int mix_meta(struct result *res, struct mix_ctx *x)
 {
-	const struct hbbp_driver *d = x->d;
+	const struct hbbp_accum *d = x->d;
 	uint64_t ebs_used = 0, lbr_used = 0, streams = 0;
 	double unres_ebs = 0, unres_lbr = 0, sweight = 0;
 	char key[64];
@@ -1124,7 +1121,7 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 	return err;
 }
 
-int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_driver *d,
+int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
 		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,
 		    double *total_out)
 {

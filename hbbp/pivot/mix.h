@@ -59,10 +59,10 @@ const char *hbbp_key_name(enum hbbp_key k);
  * before --top. Filters apply to mix and thread_blocks; the other tables are complete. */
 /* The dsos of d with unresolved EBS or LBR weight, in hash order: a calloc'd array of *nr
  * pointers into d (free it; the entries stay d's), or NULL when out of memory. */
-const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_driver *d,
+const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum *d,
 							  size_t *nr);
 
-int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_driver *d,
+int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
 		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,
 		    double *total_out);
 

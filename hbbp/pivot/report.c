@@ -73,7 +73,7 @@ out:
 /* The mix of the run by keys (comma-separated), its rows [0, top) (0: all) copied to out as
  * table name. */
 static int mix_by(struct result *out, const char *name, const char *keys, size_t top,
-		  const struct hbbp_counts *c, struct hbbp_driver *d,
+		  const struct hbbp_counts *c, struct hbbp_accum *d,
 		  const struct perf_event_info *const *events, const struct report_opts *o,
 		  struct result_table **dst)
 {
@@ -151,7 +151,7 @@ static bool in_top_functions(const struct result_cell *row, void *ctx)
 	return false;
 }
 
-static int unresolved_table(struct result *out, struct hbbp_driver *d, size_t top)
+static int unresolved_table(struct result *out, struct hbbp_accum *d, size_t top)
 {
 	static const char *const cols[] = { "module:text", "ebs_weight:real", "lbr_weight:real" };
 	size_t n = 0, i, j;
@@ -216,7 +216,7 @@ static int copy_meta(struct result *out, const struct result *in)
 }
 
 int report__build(struct result *out, const struct result *run_res, const struct hbbp_counts *c,
-		  struct hbbp_driver *d, const struct perf_event_info *const *events,
+		  struct hbbp_accum *d, const struct perf_event_info *const *events,
 		  const struct report_opts *o, annotate_text_fn text, void *ctx)
 {
 	struct result_table *fn = NULL, *mn = NULL, *all = NULL;

@@ -24,12 +24,12 @@ struct report_opts {
 };
 
 /* Builds the report tables of one converted run into out (a new result): run_res is the
- * run's result (meta, warnings, events, blocks, ...), c and d its counts and driver. The
+ * run's result (meta, warnings, events, blocks, ...), c and d its counts and accumulators. The
  * listing text comes through text/ctx (NULL: mnemonics). Tables: events, unresolved,
  * by_category, by_isa, by_width, by_mnemonic, functions, function_mix, annotate; the meta
  * keys report_top_functions, report_top_insns, report_top_mnemonics say the bounds used. */
 int report__build(struct result *out, const struct result *run_res, const struct hbbp_counts *c,
-		  struct hbbp_driver *d, const struct perf_event_info *const *events,
+		  struct hbbp_accum *d, const struct perf_event_info *const *events,
 		  const struct report_opts *o, annotate_text_fn text, void *ctx);
 
 #endif

@@ -1,15 +1,17 @@
-/* Unit tests of hbbp/engine/leaders.c against a recording double of add_leader: every leader
+/* Unit tests of hbbp/engine/leaders_threads.c against a recording double of add_leader: every leader
  * gathered reaches its own module exactly once, each module's leaders in the order they were
  * gathered, whatever the number of threads (1, 2, 4, more than there are modules); on several
  * threads no module is ever entered by two threads at once, and one thread alone works when
  * one is asked for.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "hbbp/engine/leaders.h"
+#include "hbbp/engine/leaders_threads.h"
 #include "hbbp/method/method.h"
 #include "tests/harness.h"
+#include "util/hbbp_err.h"
 
 #define NR_MODS	9
 #define NR_LEADERS 6000
@@ -62,8 +64,7 @@ static void test_leaders_threads(void)
 	uint64_t s = 88172645463325252ULL;
 
 	for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
-		struct hbbp_code_ops ops = { .add_leader = rec_add_leader,
-					     .leader_threads = threads[t] };
+		struct hbbp_code_ops ops = { .add_leader = rec_add_leader };
 		struct hbbp_leaders l;
 		size_t same = 0, total = 0, m, overlaps = 0;
 
@@ -82,7 +83,7 @@ static void test_leaders_threads(void)
 						 0x400000 + k * 4));
 		}
 		CHECK(l.nr <= NR_MODS);
-		hbbp_leaders__apply(&l, &ops);
+		CHECK(!hbbp_leaders__apply(&l, &ops, threads[t]));
 		for (m = 0; m < NR_MODS; m++) {
 			total += mods[m].nr;
 			same += mods[m].nr == nwant[m] &&
@@ -100,8 +101,56 @@ static void test_leaders_threads(void)
 	}
 }
 
+/* add_leader fails: for want of memory on one leader of module 3 (the error reaches the
+ * caller, on any number of threads, and the other leaders are still added), or because an
+ * address is no instruction start (skipped: no error). */
+static int fail_kind;
+
+static int failing_add_leader(void *ctx, struct bbmap_module *m, uint64_t vaddr)
+{
+	struct fake_mod *f = (struct fake_mod *)(void *)m;
+
+	(void)ctx;
+	if (f == &mods[3] && vaddr == 0x3005)
+		return fail_kind;
+	__atomic_add_fetch(&f->nr, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static void test_leaders_errors(void)
+{
+	static const unsigned threads[] = { 1, 4 };
+	static const int kinds[] = { -ENOMEM, -HBBP_ENOTFOUND };
+	size_t t, k, m, i;
+
+	for (k = 0; k < 2; k++) {
+		for (t = 0; t < 2; t++) {
+			struct hbbp_code_ops ops = { .add_leader = failing_add_leader };
+			struct hbbp_leaders l;
+			size_t added = 0;
+
+			memset(mods, 0, sizeof(mods));
+			fail_kind = kinds[k];
+			hbbp_leaders__init(&l);
+			for (m = 0; m < NR_MODS; m++)
+				for (i = 0; i < 10; i++)
+					CHECK(!hbbp_leaders__add(&l, (struct bbmap_module *)(void *)&mods[m],
+								 0x1000 * m + i));
+			CHECK_EQ_U64((uint64_t)hbbp_leaders__apply(&l, &ops, threads[t]),
+				     (uint64_t)(kinds[k] == -ENOMEM ? -ENOMEM : 0));
+			CHECK_EQ_U64((uint64_t)hbbp_leaders__apply_each(&l, &ops),
+				     (uint64_t)(kinds[k] == -ENOMEM ? -ENOMEM : 0));
+			for (m = 0; m < NR_MODS; m++)
+				added += mods[m].nr;
+			CHECK_EQ_U64(added, 2 * (NR_MODS * 10 - 1));
+			hbbp_leaders__exit(&l);
+		}
+	}
+}
+
 int main(void)
 {
 	RUN_TEST(test_leaders_threads);
+	RUN_TEST(test_leaders_errors);
 	return TEST_EXIT();
 }

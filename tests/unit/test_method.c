@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/method/method.h"
+#include "hbbp/engine/driver.h"
 #include "tests/harness.h"
 #include "util/hbbp_err.h"
 
@@ -299,8 +299,8 @@ static void test_stream_weighting(void)
 	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
 	CHECK(!lbr_sample(&d, 100, 300, 4, st, NULL));
 	hbbp_driver__finish(&d);
-	CHECK_EQ_U64(d.ev[1].streams, 3);
-	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_HBBP, 18));
+	CHECK_EQ_U64(d.acc.ev[1].streams, 3);
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
 	b1 = find_block(&c, "a", 0x1000);
 	b2 = find_block(&c, "a", 0x100c);
 	CHECK(b1 && b2);
@@ -309,7 +309,7 @@ static void test_stream_weighting(void)
 		CHECK_EQ_U64(b1->lbr_streams, 2);
 		CHECK_EQ_DBL(b2->lbr_est, 100.0, 1e-9);
 		CHECK_EQ_U64(b2->nr_insns, 3);
-		CHECK_STR(b1->source, "lbr");
+		CHECK_STR(hbbp_source_name(b1->source), "lbr");
 		CHECK_EQ_DBL(b1->count, 200.0, 1e-9);
 	}
 	CHECK(!find_block(&c, "a", 0x1018));		/* never executed */
@@ -355,17 +355,17 @@ static void test_stream_rejects(void)
 		CHECK(!lbr_sample(&d, 100, 7, 2, x, NULL));
 	}
 	hbbp_driver__finish(&d);
-	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_LBR, 18));
-	CHECK_EQ_U64(d.rejected[REJ_BACKWARD], 2);
-	CHECK_EQ_U64(d.rejected[REJ_UNMAPPED], 1);
-	CHECK_EQ_U64(d.rejected[REJ_NO_CODE], 1);
-	CHECK_EQ_U64(d.rejected[REJ_SPECULATIVE], 1);
-	CHECK_EQ_U64(d.rejected[REJ_WALK_JUMP], 1);
-	CHECK_EQ_U64(d.rejected[REJ_CROSS_MODULE], 1);
-	CHECK_EQ_DBL(d.rejected_weight[REJ_CROSS_MODULE], 10.0, 1e-9);
-	CHECK_EQ_DBL(d.rejected_weight[REJ_BACKWARD], 200.0, 1e-9);
-	CHECK_EQ_DBL(d.rejected_weight[REJ_WALK_JUMP], 7.0, 1e-9);
-	CHECK_EQ_DBL(d.rejected_weight[REJ_SPECULATIVE], 100.0, 1e-9);
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_LBR, 18));
+	CHECK_EQ_U64(d.acc.rejected[REJ_BACKWARD], 2);
+	CHECK_EQ_U64(d.acc.rejected[REJ_UNMAPPED], 1);
+	CHECK_EQ_U64(d.acc.rejected[REJ_NO_CODE], 1);
+	CHECK_EQ_U64(d.acc.rejected[REJ_SPECULATIVE], 1);
+	CHECK_EQ_U64(d.acc.rejected[REJ_WALK_JUMP], 1);
+	CHECK_EQ_U64(d.acc.rejected[REJ_CROSS_MODULE], 1);
+	CHECK_EQ_DBL(d.acc.rejected_weight[REJ_CROSS_MODULE], 10.0, 1e-9);
+	CHECK_EQ_DBL(d.acc.rejected_weight[REJ_BACKWARD], 200.0, 1e-9);
+	CHECK_EQ_DBL(d.acc.rejected_weight[REJ_WALK_JUMP], 7.0, 1e-9);
+	CHECK_EQ_DBL(d.acc.rejected_weight[REJ_SPECULATIVE], 100.0, 1e-9);
 	/* valid: b:[0x2000,0x2008) += 100; a:0x100c..0x1014 = B2 += 100 */
 	b = find_block(&c, "b", 0x2000);
 	CHECK(b && b->lbr_est == 100.0 && b->nr_insns == 2);
@@ -400,7 +400,7 @@ static void test_learned_leader(void)
 	CHECK(!ebs_sample(&d, 100, RA(0x1010), 600));	/* EBS in the upper half */
 	CHECK(!ebs_sample(&d, 100, RA(0x100c), 90));		/* and in the lower half */
 	hbbp_driver__finish(&d);
-	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_HBBP, 18));
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
 	lo = find_block(&c, "a", 0x100c);
 	hi = find_block(&c, "a", 0x1010);
 	CHECK(lo && hi);
@@ -429,29 +429,29 @@ static void test_choose(void)
 	b.lbr_streams = 5;
 	b.nr_insns = 18;
 	hbbp_block__choose(&b, HBBP_METHOD_HBBP, 18);
-	CHECK_STR(b.source, "lbr");
+	CHECK_STR(hbbp_source_name(b.source), "lbr");
 	CHECK_EQ_DBL(b.count, 77.0, 0);
 	b.nr_insns = 19;
 	hbbp_block__choose(&b, HBBP_METHOD_HBBP, 18);
-	CHECK_STR(b.source, "ebs");
+	CHECK_STR(hbbp_source_name(b.source), "ebs");
 	CHECK_EQ_DBL(b.count, 1800.0 / 19, 1e-9);
 	hbbp_block__choose(&b, HBBP_METHOD_HBBP, 19);	/* --cutoff 19 */
-	CHECK_STR(b.source, "lbr");
+	CHECK_STR(hbbp_source_name(b.source), "lbr");
 	hbbp_block__choose(&b, HBBP_METHOD_LBR, 18);
-	CHECK_STR(b.source, "lbr");
+	CHECK_STR(hbbp_source_name(b.source), "lbr");
 	CHECK_EQ_DBL(b.count, 77.0, 0);
 	b.nr_insns = 2;
 	hbbp_block__choose(&b, HBBP_METHOD_EBS, 18);
-	CHECK_STR(b.source, "ebs");
+	CHECK_STR(hbbp_source_name(b.source), "ebs");
 	CHECK_EQ_DBL(b.count, 900.0, 0);
 	/* only EBS data on a short block: EBS as fallback */
 	b.lbr_streams = 0;
 	b.lbr_sum = 0;
 	hbbp_block__choose(&b, HBBP_METHOD_HBBP, 18);
-	CHECK_STR(b.source, "ebs-fallback");
+	CHECK_STR(hbbp_source_name(b.source), "ebs-fallback");
 	CHECK_EQ_DBL(b.count, 900.0, 0);
 	hbbp_block__choose(&b, HBBP_METHOD_LBR, 18);
-	CHECK_STR(b.source, "");
+	CHECK_STR(hbbp_source_name(b.source), "");
 	CHECK_EQ_DBL(b.count, 0, 0);
 	/* only LBR data on a long block: LBR as fallback */
 	b.lbr_streams = 1;
@@ -460,7 +460,7 @@ static void test_choose(void)
 	b.ebs_sum = 0;
 	b.nr_insns = 40;
 	hbbp_block__choose(&b, HBBP_METHOD_HBBP, 18);
-	CHECK_STR(b.source, "lbr-fallback");
+	CHECK_STR(hbbp_source_name(b.source), "lbr-fallback");
 	CHECK_EQ_DBL(b.count, 5.0, 0);
 }
 
@@ -491,15 +491,15 @@ static void test_ebs_scale_threads(void)
 	r.read.time_running = 1000;
 	CHECK(!hbbp_driver__record(&d, &r));
 	hbbp_driver__finish(&d);
-	CHECK_EQ_DBL(d.ev[0].scale, 2.0, 0);
-	CHECK_EQ_DBL(d.ev[1].scale, 1.0, 0);
-	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_HBBP, 18));
+	CHECK_EQ_DBL(d.acc.ev[0].scale, 2.0, 0);
+	CHECK_EQ_DBL(d.acc.ev[1].scale, 1.0, 0);
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
 	b1 = find_block(&c, "a", 0x1000);
 	CHECK(b1);
 	if (b1) {
 		/* (300 + 600) * 2 / 3 insns = 600 executions; LBR has no data: fallback */
 		CHECK_EQ_DBL(b1->ebs_est, 600.0, 1e-9);
-		CHECK_STR(b1->source, "ebs-fallback");
+		CHECK_STR(hbbp_source_name(b1->source), "ebs-fallback");
 		CHECK_EQ_U64(b1->ebs_samples, 2);
 	}
 	for (i = 0; i < c.nr_tblocks; i++) {
@@ -522,7 +522,7 @@ static void test_ebs_scale_threads(void)
 	CHECK(nocode == 1 && unmapped == 1);
 	hbbp_counts__exit(&c);
 	/* --method lbr: nothing is counted from EBS */
-	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_LBR, 18));
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_LBR, 18));
 	for (i = 0; i < c.nr_blocks; i++)
 		CHECK_EQ_DBL(c.blocks[i].count, 0, 0);
 	hbbp_counts__exit(&c);
@@ -549,13 +549,13 @@ static void test_bias(void)
 	for (i = 0; i < 7; i++)
 		CHECK(!lbr_sample(&d, 100, 3, 4, st, NULL));
 	hbbp_driver__finish(&d);
-	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_HBBP, 18));
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
 	b = find_block(&c, "a", 0x1000);
 	CHECK(b && !b->biased);			/* 7 occurrences < 8: not yet flagged */
 	hbbp_counts__exit(&c);
 	CHECK(!lbr_sample(&d, 100, 3, 4, st, NULL));
 	hbbp_driver__finish(&d);
-	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_HBBP, 18));
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
 	b = find_block(&c, "a", 0x1000);	/* target of the biased jmp */
 	CHECK(b && b->biased);
 	if (b)
@@ -578,43 +578,10 @@ static void test_no_branch_any(void)
 	events_setup();
 	ev_info[1].branch_any = false;
 	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
-	CHECK(d.ev[1].role == PERF_ROLE_UNUSED);
+	CHECK(d.acc.ev[1].role == PERF_ROLE_UNUSED);
 	CHECK(!lbr_sample(&d, 100, 10, 2, st, NULL));
-	CHECK_EQ_U64(d.streams.nr, 0);
-	CHECK_EQ_U64(d.nr_unused_samples, 1);
-	hbbp_driver__exit(&d);
-}
-
-/* comm per thread: COMM records, inherited on FORK until the child's own COMM (exec). */
-static void test_comm(void)
-{
-	struct hbbp_driver d;
-	struct perf_record r;
-
-	fake_setup();
-	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
-	memset(&r, 0, sizeof(r));
-	r.type = PERF_RECORD_COMM;
-	r.comm.pid = r.comm.tid = 10;
-	r.comm.comm = "shell";
-	CHECK(!hbbp_driver__record(&d, &r));
-	memset(&r, 0, sizeof(r));
-	r.type = PERF_RECORD_FORK;
-	r.task.pid = r.task.tid = 11;
-	r.task.ppid = r.task.ptid = 10;
-	CHECK(!hbbp_driver__record(&d, &r));
-	CHECK_STR(hbbp_driver__comm(&d, 11, 11), "shell");
-	CHECK_STR(hbbp_driver__comm(&d, 10, 12), "shell");	/* a thread of pid 10 */
-	memset(&r, 0, sizeof(r));
-	r.type = PERF_RECORD_COMM;
-	r.comm.pid = r.comm.tid = 11;
-	r.comm.comm = "prog";
-	r.comm.exec = true;
-	CHECK(!hbbp_driver__record(&d, &r));
-	CHECK_STR(hbbp_driver__comm(&d, 11, 11), "prog");
-	CHECK_STR(hbbp_driver__comm(&d, 10, 10), "shell");
-	CHECK(hbbp_driver__comm(&d, 99, 99) == NULL);
+	CHECK_EQ_U64(d.acc.streams.nr, 0);
+	CHECK_EQ_U64(d.acc.nr_unused_samples, 1);
 	hbbp_driver__exit(&d);
 }
 
@@ -631,10 +598,10 @@ static void test_zero_padding(void)
 	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, 2));
 	CHECK(!lbr_sample(&d, 100, 30, 4, st, NULL));	/* 2 real entries: 1 stream of 30 */
 	hbbp_driver__finish(&d);
-	CHECK_EQ_U64(d.ev[1].streams, 1);
-	CHECK_EQ_U64(d.ev[1].zero_entries, 2);
-	CHECK_EQ_U64(d.rejected[REJ_UNMAPPED], 0);
-	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_LBR, 18));
+	CHECK_EQ_U64(d.acc.ev[1].streams, 1);
+	CHECK_EQ_U64(d.acc.ev[1].zero_entries, 2);
+	CHECK_EQ_U64(d.acc.rejected[REJ_UNMAPPED], 0);
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_LBR, 18));
 	b = find_block(&c, "a", 0x1000);
 	CHECK(b && b->lbr_est == 30.0);
 	hbbp_counts__exit(&c);
@@ -668,7 +635,7 @@ static void test_lookup_cache(void)
 	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
 	CHECK_EQ_U64(d.nr_lookup_hits, 1);
 	hbbp_driver__finish(&d);
-	CHECK(!hbbp_counts__compute(&c, &d, HBBP_METHOD_HBBP, 18));
+	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
 	for (i = 0; i < c.nr_blocks; i++)
 		if (c.blocks[i].kind == HBBP_BLK_NOCODE) {
 			nocode++;
@@ -762,17 +729,17 @@ static void test_bundle(void)
 			CHECK(d.bundle_merged);
 			CHECK(!comm_at(&d, 3000, 70));
 			hbbp_driver__finish(&d);
-			CHECK_EQ_U64(d.nr_samples, ref.nr_samples);
-			CHECK_EQ_U64(d.ev[0].samples_used, ref.ev[0].samples_used);
-			CHECK_EQ_U64(d.ev[1].samples_used, ref.ev[1].samples_used);
-			CHECK_EQ_U64(d.ebs.nr, ref.ebs.nr);
-			CHECK_EQ_U64(d.streams.nr, ref.streams.nr);
-			CHECK_EQ_DBL(d.ev[1].stream_weight, ref.ev[1].stream_weight, 0);
-			if (d.ebs.nr == 1 && ref.ebs.nr == 1) {
+			CHECK_EQ_U64(d.acc.nr_samples, ref.acc.nr_samples);
+			CHECK_EQ_U64(d.acc.ev[0].samples_used, ref.acc.ev[0].samples_used);
+			CHECK_EQ_U64(d.acc.ev[1].samples_used, ref.acc.ev[1].samples_used);
+			CHECK_EQ_U64(d.acc.ebs.nr, ref.acc.ebs.nr);
+			CHECK_EQ_U64(d.acc.streams.nr, ref.acc.streams.nr);
+			CHECK_EQ_DBL(d.acc.ev[1].stream_weight, ref.acc.ev[1].stream_weight, 0);
+			if (d.acc.ebs.nr == 1 && ref.acc.ebs.nr == 1) {
 				void *v1, *v2;
 
-				hmap__slot(&d.ebs, 0, &v1);
-				hmap__slot(&ref.ebs, 0, &v2);
+				hmap__slot(&d.acc.ebs, 0, &v1);
+				hmap__slot(&ref.acc.ebs, 0, &v2);
 				CHECK_EQ_DBL(((struct hbbp_ebs_val *)v1)->period, 12, 0);
 				CHECK_EQ_DBL(((struct hbbp_ebs_val *)v2)->period, 12, 0);
 			}
@@ -798,7 +765,6 @@ int main(void)
 {
 	RUN_TEST(test_bundle);
 	RUN_TEST(test_lookup_cache);
-	RUN_TEST(test_comm);
 	RUN_TEST(test_zero_padding);
 	RUN_TEST(test_stream_weighting);
 	RUN_TEST(test_stream_rejects);

@@ -75,9 +75,15 @@ static enum bbmap_dso_kind f_kind(void *ctx, const struct bbmap_dso *d)
 	return d->kernel ? DSO_KIND_KERNEL : DSO_KIND_USER;
 }
 
+/* The thread names the address-space session would hold after COMM records. */
+static const char *f_comm(void *ctx, uint32_t pid, uint32_t tid)
+{
+	return pid != 7 ? NULL : tid == 8 ? "worker" : "prog";
+}
+
 static const struct hbbp_code_ops ops = {
 	.dso_module = f_dso_module, .block_at = f_block_at, .dso_name = f_name,
-	.dso_short_name = f_short, .dso_kind = f_kind,
+	.dso_short_name = f_short, .dso_kind = f_kind, .thread_comm = f_comm,
 };
 
 static struct perf_event_info evi;
@@ -86,9 +92,8 @@ static const struct perf_event_info *evp[1] = { &evi };
 /* Two threads of pid 7 ("prog" and, after a COMM, "worker"):
  *   tid 7: A 10x (lbr), B 4x (ebs-fallback)      tid 8: A 2x (lbr)
  *   tid 8: 30 instructions of EBS weight in the kernel without code ("[no code]"). */
-static void build(struct hbbp_driver *d, struct hbbp_counts *c)
+static void build(struct hbbp_accum *d, struct hbbp_counts *c)
 {
-	struct perf_record r;
 	struct hbbp_block *b;
 	struct hbbp_tblock *t;
 
@@ -96,16 +101,7 @@ static void build(struct hbbp_driver *d, struct hbbp_counts *c)
 	memset(&evi, 0, sizeof(evi));
 	evi.name = "inst";
 	evi.role = PERF_ROLE_EBS;
-	CHECK(!hbbp_driver__init(d, &ops, evp, 1));
-	memset(&r, 0, sizeof(r));
-	r.type = PERF_RECORD_COMM;
-	r.comm.pid = 7;
-	r.comm.tid = 7;
-	r.comm.comm = "prog";
-	CHECK(!hbbp_driver__record(d, &r));
-	r.comm.tid = 8;
-	r.comm.comm = "worker";
-	CHECK(!hbbp_driver__record(d, &r));
+	CHECK(!hbbp_accum__init(d, &ops, evp, 1));
 
 	memset(c, 0, sizeof(*c));
 	c->method = HBBP_METHOD_HBBP;
@@ -115,13 +111,13 @@ static void build(struct hbbp_driver *d, struct hbbp_counts *c)
 	b[0] = (struct hbbp_block){ .kind = HBBP_BLK_CODE, .dso = &dso_prog, .mod = &mod,
 		.start = 0x10, .end = 0x1c, .nr_insns = 3, .symname = "f", .sym_start = 0x10,
 		.sym_size = 0x20, .count = 12, .lbr_est = 12, .ebs_est = 9, .lbr_streams = 5,
-		.ebs_samples = 1, .source = "lbr", .biased = true, .bias_share = 0.5 };
+		.ebs_samples = 1, .source = HBBP_SRC_LBR, .biased = true, .bias_share = 0.5 };
 	b[1] = (struct hbbp_block){ .kind = HBBP_BLK_CODE, .dso = &dso_prog, .mod = &mod,
 		.start = 0x20, .end = 0x28, .nr_insns = 2, .symname = "f", .sym_start = 0x10,
 		.sym_size = 0x20, .count = 4, .ebs_est = 4, .ebs_samples = 2,
-		.source = "ebs-fallback" };
+		.source = HBBP_SRC_EBS_FALLBACK };
 	b[2] = (struct hbbp_block){ .kind = HBBP_BLK_NOCODE, .dso = &dso_k, .start = 0,
-		.count = 30, .ebs_est = 30, .ebs_samples = 3, .source = "ebs" };
+		.count = 30, .ebs_est = 30, .ebs_samples = 3, .source = HBBP_SRC_EBS };
 	c->nr_tblocks = c->alloc_tblocks = 4;
 	c->tblocks = t = calloc(4, sizeof(*t));
 	t[0] = (struct hbbp_tblock){ .pid = 7, .tid = 7, .block = 0, .count = 10, .lbr_est = 10,
@@ -167,7 +163,7 @@ static double real(const struct result_table *t, size_t row, const char *col)
 static struct result_table *run(struct result **res, const char *by, struct hbbp_mix_opts *o,
 				double *total)
 {
-	struct hbbp_driver d;
+	struct hbbp_accum d;
 	struct hbbp_counts c;
 	char err[256];
 	struct result_table *t;
@@ -178,7 +174,7 @@ static struct result_table *run(struct result **res, const char *by, struct hbbp
 	CHECK(!hbbp_mix__build(*res, &c, &d, evp, o, total));
 	t = result__table(*res, "mix");
 	hbbp_counts__exit(&c);
-	hbbp_driver__exit(&d);
+	hbbp_accum__exit(&d);
 	return t;
 }
 

@@ -99,6 +99,12 @@ static void test_fork_exec_exit(void)
 	CHECK_STR(dso_at(s, 200, U, 0x400010, NULL), "/bin/p");
 	CHECK_STR(dso_at(s, 200, U, 0x500010, NULL), "/lib/t.so");
 	CHECK_STR(bbmap_session__comm_of(s, 100, 101), "parent");
+	/* ... and its parent's comm until it execs (perf's thread__set_comm on fork) */
+	CHECK_STR(bbmap_session__comm_of(s, 200, 200), "parent");
+	CHECK(!bbmap_session__comm(s, 100, 100, "renamed", false));
+	CHECK_STR(bbmap_session__comm_of(s, 100, 100), "renamed");
+	CHECK_STR(bbmap_session__comm_of(s, 100, 101), "parent");	/* copied at its fork */
+	CHECK_STR(bbmap_session__comm_of(s, 200, 200), "parent");
 	/* the child's new map is its own */
 	CHECK(!bbmap_session__mmap(s, U, 200, 200, 0x600000, 0x1000, 0, "/lib/c.so", NULL, 0,
 				   true));

@@ -1,0 +1,111 @@
+/* The engine's record loop: the fast path behind the method's accumulators (struct
+ * hbbp_accum, hbbp/method/method.h). It sums what hbbp/method/reference.c sums, faster: a
+ * direct-mapped cache of address lookups, identical LBR stacks summed by their raw addresses
+ * in a stack cache (with a queue hiding its memory latency) and resolved once before the next
+ * record that may change an address space, EBS sums through a sum queue, and the raw sums of
+ * a segment read apart (a bundle, on another thread) merged where its samples belong.
+ * Never prints; never opens files.
+ * Depends on hbbp/method/method.h, hbbp/engine/stack_cache.h, hbbp/engine/sum_queue.h and the
+ * reader's record structs.
+ */
+#ifndef HBBP_DRIVER_H
+#define HBBP_DRIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hbbp/engine/stack_cache.h"
+#include "hbbp/engine/sum_queue.h"
+#include "hbbp/method/method.h"
+
+/* A direct-mapped cache of address lookups: valid while no non-sample record arrived and the
+ * samples come from the same pid (maps change only through records). */
+#define HBBP_LOOKUP_CACHE 256
+struct hbbp_lookup_slot {
+	uint64_t addr;
+	uint32_t gen;
+	int32_t cpumode;
+	int rc;
+	struct bbmap_loc loc;
+};
+
+struct hbbp_bundle;
+
+struct hbbp_driver {
+	struct hbbp_accum acc;		/* the method's state: what the pass computes */
+	struct hbbp_lookup_slot lcache[HBBP_LOOKUP_CACHE];
+	uint32_t lgen;			/* current generation (0 never valid) */
+	uint32_t lpid;			/* pid the generation belongs to */
+	uint64_t nr_lookups, nr_lookup_hits;
+	struct hbbp_sum_queue ebsq;	/* sums on their way into acc.ebs (complete after finish) */
+	/* Identical LBR stacks are summed before their entries are resolved: (pid<<32|tid,
+	 * evidx | cpumode << 16 | n << 32, from/to of each of up to HBBP_STACK_CACHE_DEPTH
+	 * entries) -> struct hbbp_stack_val. Flushed before any record that may change an
+	 * address space, when full, and by hbbp_driver__flush / __finish. */
+	struct hbbp_stack_cache stacks;
+	int flush_err;			/* error of a flush inside hbbp_driver__finish */
+	/* the raw sums of a segment read apart (hbbp_driver__set_bundle), merged once */
+	const struct hbbp_bundle *bundle;
+	bool bundle_merged;
+};
+
+/* events[i] describes event i (see hbbp_accum__init). */
+int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
+		      const struct perf_event_info *const *events, size_t nr_events);
+void hbbp_driver__exit(struct hbbp_driver *d);
+/* Feeds one record (any type). Returns 0 or -ENOMEM; anomalies are counted, never fatal. */
+int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);
+/* Processes the LBR stacks summed so far (see stacks). Returns 0 or -ENOMEM. */
+int hbbp_driver__flush(struct hbbp_driver *d);
+/* A sample item (hbbp_sample__digest) accumulated in record order; e: the item's nr branch
+ * entries (it->raw, or a copy of them). record() on a sample is digest + apply. 0 or -ENOMEM. */
+int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
+		       const struct perf_branch_entry *e);
+/* The LBR stack cache key of an LBR item (see struct hbbp_driver.stacks); false when the
+ * stack is not cached (deeper than the cache, an entry with flags, an event index > 0xffff). */
+bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf_branch_entry *e,
+			    uint64_t *key);
+
+/* The raw sums of the samples of a segment of the recording, read apart from the driver's
+ * pass (by another thread, hbbp/engine/segment.c): LBR stacks in a stack cache and EBS IPs by
+ * (thread, cpumode, ip, event), unresolved (hbbp/engine/bundle.c). The driver resolves them where
+ * the segment's samples would have been delivered: before the first record from the
+ * segment's end on that may change an address space (or at finish). That stands for the
+ * samples themselves only when every such record read before the segment has a time <= the
+ * segment's first sample time, and every one read after it a time >= its last: otherwise
+ * the driver fails with -HBBP_EREDO and the pass must be run again in one part. */
+struct hbbp_bundle_event {
+	uint64_t samples, lbr_used, stacks_short, zero_entries;
+	struct hbbp_bsum bs;		/* see hbbp_event_state.bs */
+};
+struct hbbp_bundle {
+	struct hbbp_event_state *roles;	/* a copy of the events' roles (for hbbp_sample__digest):
+					 * the driver's own share cache lines with counters its
+					 * thread writes */
+	size_t nr_events;
+	unsigned int batch_slot;	/* the driver's (hbbp_sample__batch) */
+	struct hbbp_bundle_event *ev;	/* nr_events */
+	struct hmap ebs;		/* (pid<<32|tid, cpumode, ip, evidx) -> hbbp_ebs_val */
+	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */
+	struct hbbp_stack_cache stacks;
+	uint64_t nr_samples, nr_unused_samples;
+	uint64_t tmin, tmax;		/* sample times (tmin > tmax: no sample) */
+	uint64_t start, end;		/* file offsets: the segment's records are [start, end) */
+};
+int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d);
+void hbbp_bundle__exit(struct hbbp_bundle *b);
+/* Adds the sample rec (its time: rec->sample.time). Returns 1, 0 when the bundle cannot
+ * stand for it (read values, a stack that is not cached, the cache full; the segment then
+ * ends before it) or -ENOMEM. */
+int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec);
+/* Sums what hbbp_bundle__add has queued (0 or -ENOMEM): before the bundle is read or set. */
+int hbbp_bundle__finish(struct hbbp_bundle *b);
+/* From here on the driver stands for b's samples (kept by the caller until finish; NULL:
+ * no bundle). */
+void hbbp_driver__set_bundle(struct hbbp_driver *d, const struct hbbp_bundle *b);
+
+/* Ends the pass: flushes (an error is kept in flush_err), sums multiplexing times per event
+ * and sets the scales. */
+void hbbp_driver__finish(struct hbbp_driver *d);
+
+#endif

@@ -1,0 +1,80 @@
+/* The block leaders added on threads (see hbbp/engine/leaders_threads.h).
+ * Depends on hbbp/engine/leaders_threads.h, hbbp/method/method.h and pthreads.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "hbbp/engine/leaders_threads.h"
+#include "hbbp/method/method.h"
+
+#define MAX_THREADS	16
+
+struct leader_job {
+	size_t nr, list;	/* the list's size and index */
+};
+
+/* The jobs, largest first, taken one at a time by whichever thread is free. */
+struct leader_work {
+	const struct hbbp_leaders *l;
+	const struct hbbp_code_ops *ops;
+	const struct leader_job *jobs;
+	size_t nr_jobs;
+	size_t next;		/* the next job to take (atomically) */
+	int err;		/* -ENOMEM once a list met it (atomically) */
+};
+
+static void *leader_thread(void *arg)
+{
+	struct leader_work *w = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nr_jobs)
+		if (hbbp_leaders__apply_list(&w->l->lists[w->jobs[i].list], w->ops))
+			__atomic_store_n(&w->err, -ENOMEM, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+	const struct leader_job *x = a, *y = b;
+
+	if (x->nr != y->nr)
+		return x->nr > y->nr ? -1 : 1;
+	return x->list < y->list ? -1 : x->list > y->list;
+}
+
+int hbbp_leaders__apply(const struct hbbp_leaders *l, const struct hbbp_code_ops *ops,
+			unsigned int threads)
+{
+	pthread_t tids[MAX_THREADS];
+	unsigned int nt = threads, t, started = 0;
+	struct leader_work w = { .l = l, .ops = ops, .nr_jobs = l->nr };
+	struct leader_job *jobs = NULL;
+	size_t i;
+
+	if (nt > MAX_THREADS)
+		nt = MAX_THREADS;
+	if (nt > l->nr)
+		nt = (unsigned int)l->nr;
+	if (nt <= 1)
+		return hbbp_leaders__apply_each(l, ops);
+	jobs = malloc(l->nr * sizeof(*jobs));
+	if (!jobs)	/* no room for the plan: the lists in order, here */
+		return hbbp_leaders__apply_each(l, ops);
+	/* the largest lists first: the last ones taken are short, the threads end together */
+	for (i = 0; i < l->nr; i++)
+		jobs[i] = (struct leader_job){ .nr = l->lists[i].nr, .list = i };
+	qsort(jobs, l->nr, sizeof(*jobs), by_size_desc);
+	w.jobs = jobs;
+	for (t = 1; t < nt; t++) {
+		if (pthread_create(&tids[started], NULL, leader_thread, &w))
+			break;
+		started++;
+	}
+	leader_thread(&w);
+	for (t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	free(jobs);
+	return w.err;
+}

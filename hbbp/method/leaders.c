@@ -1,0 +1,74 @@
+/* The LBR-learned block leaders of method.md §3, gathered per module (see
+ * hbbp/method/leaders.h). Single-threaded.
+ * Depends on hbbp/method/method.h (struct hbbp_code_ops), util/hmap.h and util/grow.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "hbbp/method/leaders.h"
+#include "hbbp/method/method.h"
+#include "util/grow.h"
+
+void hbbp_leaders__init(struct hbbp_leaders *l)
+{
+	l->lists = NULL;
+	l->nr = l->alloc = 0;
+	hmap__init(&l->by_mod, 1, sizeof(size_t));
+}
+
+void hbbp_leaders__exit(struct hbbp_leaders *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		free(l->lists[i].vaddrs);
+	free(l->lists);
+	hmap__exit(&l->by_mod);
+	l->lists = NULL;
+	l->nr = l->alloc = 0;
+}
+
+int hbbp_leaders__add(struct hbbp_leaders *l, struct bbmap_module *mod, uint64_t vaddr)
+{
+	uint64_t key = (uintptr_t)mod;
+	struct hbbp_leader_list *ll;
+	int ins;
+	size_t *idx = hmap__get(&l->by_mod, &key, &ins);
+
+	if (!idx)
+		return -ENOMEM;
+	if (ins) {
+		if (grow_one((void **)&l->lists, &l->alloc, sizeof(*l->lists), l->nr))
+			return -ENOMEM;
+		*idx = l->nr++;
+		l->lists[*idx] = (struct hbbp_leader_list){ .mod = mod };
+	}
+	ll = &l->lists[*idx];
+	if (grow_one((void **)&ll->vaddrs, &ll->alloc, sizeof(*ll->vaddrs), ll->nr))
+		return -ENOMEM;
+	ll->vaddrs[ll->nr++] = vaddr;
+	return 0;
+}
+
+/* method.md §3: every branch target seen in the LBR data starts a block. */
+int hbbp_leaders__apply_list(const struct hbbp_leader_list *ll, const struct hbbp_code_ops *ops)
+{
+	size_t k;
+	int err = 0;
+
+	for (k = 0; k < ll->nr; k++)
+		if (ops->add_leader(ops->ctx, ll->mod, ll->vaddrs[k]) == -ENOMEM)
+			err = -ENOMEM;
+	return err;
+}
+
+int hbbp_leaders__apply_each(const struct hbbp_leaders *l, const struct hbbp_code_ops *ops)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < l->nr; i++)
+		if (hbbp_leaders__apply_list(&l->lists[i], ops))
+			err = -ENOMEM;
+	return err;
+}
