@@ -20,8 +20,14 @@ deb_libzstd := libzstd-dev
 deb_libtraceevent := libtraceevent-dev
 deb_sqlite3 := libsqlite3-dev
 
+# Zydis (x86 decoding) ships neither a pkg-config file nor a static archive in Debian 12:
+# found by its header, linked shared (-lZydis -lZycore) in every build.
+deb_zydis := libzydis-dev
+
 ifneq ($(filter-out clean deps check demo,$(or $(MAKECMDGOALS),all)),)
 missing := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
+missing += $(if $(shell echo '\#include <Zydis/Zydis.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo y),,zydis)
+missing := $(strip $(missing))
 ifneq ($(missing),)
 $(error missing libraries: $(missing); install them with: apt-get install pkg-config $(foreach p,$(missing),$(deb_$(p))))
 endif
@@ -43,19 +49,21 @@ BUILD    := build/rel
 endif
 ALL_CFLAGS := $(BASE) $(WARN) $(CFLAGS) $(SANFLAGS) $(PKG_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-LIBS := $(PKG_LIBS) -lm
+ZYDIS_LIBS := -lZydis -lZycore
+LIBS := $(PKG_LIBS) $(ZYDIS_LIBS) -lm
 
 # The release build links the libraries from their static archives (Debian's -dev packages
 # ship them), into a non-PIE executable: the dynamic loader would otherwise apply some 80,000
-# relocations (capstone's tables) at every start, 7 ms of a 4 ms start. libc and libm stay
-# shared. STATIC=0, a sanitizer build, or a missing archive: the shared libraries.
+# relocations (capstone's tables) at every start, 7 ms of a 4 ms start. libc, libm and Zydis
+# (no static archive in Debian) stay shared. STATIC=0, a sanitizer build, or a missing archive: the shared libraries.
 STATIC ?= 1
 ifeq ($(STATIC)$(SAN),1)
 STATIC_LIBS := $(filter-out -lm -lpthread -pthread,$(shell pkg-config --static --libs $(PKGS) 2>/dev/null))
 STATIC_MISSING := $(strip $(foreach l,$(sort $(STATIC_LIBS:-l%=%)),$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),,$(l))))
 ifeq ($(STATIC_MISSING),)
 ALL_LDFLAGS += -no-pie
-LIBS := -Wl,-Bstatic -Wl,--start-group $(STATIC_LIBS) -Wl,--end-group -Wl,-Bdynamic -lm -pthread
+LIBS := -Wl,-Bstatic -Wl,--start-group $(STATIC_LIBS) -Wl,--end-group -Wl,-Bdynamic \
+	$(ZYDIS_LIBS) -lm -pthread
 endif
 endif
 

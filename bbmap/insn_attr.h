@@ -1,47 +1,118 @@
-/* Instruction attributes used by the instruction mix: ISA extension, category, packing,
- * element type, and their printable names. Pure data; depends on nothing.
+/* Instruction attributes used by the instruction mix: ISA extension and ISA set, category,
+ * packing, element type, and their printable names. x86 uses Intel XED's vocabulary (the
+ * names Intel SDE's -mix prints as *isa-ext-, *isa-set- and *category- rows, and that Zydis
+ * follows); the lists below are XED's names as Zydis 4.0 spells them. Arm instructions have
+ * their own ISA names and are put in the XED categories that fit. Pure data; depends on
+ * nothing (disasm_zydis.c maps Zydis's enums onto these by name).
  */
 #ifndef BBMAP_INSN_ATTR_H
 #define BBMAP_INSN_ATTR_H
 
 #include <stdint.h>
 
+/* XED ISA extensions (SDE's *isa-ext-NAME): the `isa` column for x86. */
+#define BBMAP_X86_ISA_EXTS(X) \
+	X(ADOX_ADCX) X(AES) X(AMD3DNOW) X(AMD3DNOW_PREFETCH) X(AMD_INVLPGB) X(AMX_BF16) \
+	X(AMX_INT8) X(AMX_TILE) X(AVX) X(AVX2) X(AVX2GATHER) X(AVX512EVEX) \
+	X(AVX512VEX) X(AVXAES) X(AVX_VNNI) X(BASE) X(BMI1) X(BMI2) \
+	X(CET) X(CLDEMOTE) X(CLFLUSHOPT) X(CLFSH) X(CLWB) X(CLZERO) \
+	X(ENQCMD) X(F16C) X(FMA) X(FMA4) X(GFNI) X(HRESET) \
+	X(INVPCID) X(KEYLOCKER) X(KEYLOCKER_WIDE) X(KNC) X(KNCE) X(KNCV) \
+	X(LONGMODE) X(LZCNT) X(MCOMMIT) X(MMX) X(MONITOR) X(MONITORX) \
+	X(MOVBE) X(MOVDIR) X(MPX) X(PADLOCK) X(PAUSE) X(PCLMULQDQ) \
+	X(PCONFIG) X(PKU) X(PREFETCHWT1) X(PT) X(RDPID) X(RDPRU) \
+	X(RDRAND) X(RDSEED) X(RDTSCP) X(RDWRFSGS) X(RTM) X(SERIALIZE) \
+	X(SGX) X(SGX_ENCLV) X(SHA) X(SMAP) X(SMX) X(SNP) \
+	X(SSE) X(SSE2) X(SSE3) X(SSE4) X(SSE4A) X(SSSE3) \
+	X(SVM) X(TBM) X(TDX) X(TSX_LDTRK) X(UINTR) X(VAES) \
+	X(VMFUNC) X(VPCLMULQDQ) X(VTX) X(WAITPKG) X(X87) X(XOP) \
+	X(XSAVE) X(XSAVEC) X(XSAVEOPT) X(XSAVES)
+
+/* XED categories (SDE's *category-NAME). */
+#define BBMAP_X86_CATEGORIES(X) \
+	X(ADOX_ADCX) X(AES) X(AMD3DNOW) X(AMX_TILE) X(AVX) X(AVX2) \
+	X(AVX2GATHER) X(AVX512) X(AVX512_4FMAPS) X(AVX512_4VNNIW) X(AVX512_BITALG) X(AVX512_VBMI) \
+	X(AVX512_VP2INTERSECT) X(BINARY) X(BITBYTE) X(BLEND) X(BMI1) X(BMI2) \
+	X(BROADCAST) X(CALL) X(CET) X(CLDEMOTE) X(CLFLUSHOPT) X(CLWB) \
+	X(CLZERO) X(CMOV) X(COMPRESS) X(COND_BR) X(CONFLICT) X(CONVERT) \
+	X(DATAXFER) X(DECIMAL) X(ENQCMD) X(EXPAND) X(FCMOV) X(FLAGOP) \
+	X(FMA4) X(FP16) X(GATHER) X(GFNI) X(HRESET) X(IFMA) \
+	X(INTERRUPT) X(IO) X(IOSTRINGOP) X(KEYLOCKER) X(KEYLOCKER_WIDE) X(KMASK) \
+	X(KNC) X(KNCMASK) X(KNCSCALAR) X(LEGACY) X(LOGICAL) X(LOGICAL_FP) \
+	X(LZCNT) X(MISC) X(MMX) X(MOVDIR) X(MPX) X(NOP) \
+	X(PADLOCK) X(PCLMULQDQ) X(PCONFIG) X(PKU) X(POP) X(PREFETCH) \
+	X(PREFETCHWT1) X(PT) X(PUSH) X(RDPID) X(RDPRU) X(RDRAND) \
+	X(RDSEED) X(RDWRFSGS) X(RET) X(ROTATE) X(SCATTER) X(SEGOP) \
+	X(SEMAPHORE) X(SERIALIZE) X(SETCC) X(SGX) X(SHA) X(SHIFT) \
+	X(SMAP) X(SSE) X(STRINGOP) X(STTNI) X(SYSCALL) X(SYSRET) \
+	X(SYSTEM) X(TBM) X(TSX_LDTRK) X(UFMA) X(UINTR) X(UNCOND_BR) \
+	X(VAES) X(VBMI2) X(VEX) X(VFMA) X(VPCLMULQDQ) X(VTX) \
+	X(WAITPKG) X(WIDENOP) X(X87_ALU) X(XOP) X(XSAVE) X(XSAVEOPT)
+
+/* XED ISA sets (SDE's *isa-set-NAME): the `isa_set` column for x86. */
+#define BBMAP_X86_ISA_SETS(X) \
+	X(ADOX_ADCX) X(AES) X(AMD) X(AMD3DNOW) X(AMD_INVLPGB) X(AMX_BF16) \
+	X(AMX_INT8) X(AMX_TILE) X(AVX) X(AVX2) X(AVX2GATHER) X(AVX512BW_128) \
+	X(AVX512BW_128N) X(AVX512BW_256) X(AVX512BW_512) X(AVX512BW_KOP) X(AVX512CD_128) X(AVX512CD_256) \
+	X(AVX512CD_512) X(AVX512DQ_128) X(AVX512DQ_128N) X(AVX512DQ_256) X(AVX512DQ_512) X(AVX512DQ_KOP) \
+	X(AVX512DQ_SCALAR) X(AVX512ER_512) X(AVX512ER_SCALAR) X(AVX512F_128) X(AVX512F_128N) X(AVX512F_256) \
+	X(AVX512F_512) X(AVX512F_KOP) X(AVX512F_SCALAR) X(AVX512PF_512) X(AVX512_4FMAPS_512) X(AVX512_4FMAPS_SCALAR) \
+	X(AVX512_4VNNIW_512) X(AVX512_BF16_128) X(AVX512_BF16_256) X(AVX512_BF16_512) X(AVX512_BITALG_128) X(AVX512_BITALG_256) \
+	X(AVX512_BITALG_512) X(AVX512_FP16_128) X(AVX512_FP16_128N) X(AVX512_FP16_256) X(AVX512_FP16_512) X(AVX512_FP16_SCALAR) \
+	X(AVX512_GFNI_128) X(AVX512_GFNI_256) X(AVX512_GFNI_512) X(AVX512_IFMA_128) X(AVX512_IFMA_256) X(AVX512_IFMA_512) \
+	X(AVX512_VAES_128) X(AVX512_VAES_256) X(AVX512_VAES_512) X(AVX512_VBMI2_128) X(AVX512_VBMI2_256) X(AVX512_VBMI2_512) \
+	X(AVX512_VBMI_128) X(AVX512_VBMI_256) X(AVX512_VBMI_512) X(AVX512_VNNI_128) X(AVX512_VNNI_256) X(AVX512_VNNI_512) \
+	X(AVX512_VP2INTERSECT_128) X(AVX512_VP2INTERSECT_256) X(AVX512_VP2INTERSECT_512) X(AVX512_VPCLMULQDQ_128) X(AVX512_VPCLMULQDQ_256) X(AVX512_VPCLMULQDQ_512) \
+	X(AVX512_VPOPCNTDQ_128) X(AVX512_VPOPCNTDQ_256) X(AVX512_VPOPCNTDQ_512) X(AVXAES) X(AVX_GFNI) X(AVX_VNNI) \
+	X(BMI1) X(BMI2) X(CET) X(CLDEMOTE) X(CLFLUSHOPT) X(CLFSH) \
+	X(CLWB) X(CLZERO) X(CMOV) X(CMPXCHG16B) X(ENQCMD) X(F16C) \
+	X(FAT_NOP) X(FCMOV) X(FMA) X(FMA4) X(FXSAVE) X(FXSAVE64) \
+	X(GFNI) X(HRESET) X(I186) X(I286PROTECTED) X(I286REAL) X(I386) \
+	X(I486) X(I486REAL) X(I86) X(INVPCID) X(KEYLOCKER) X(KEYLOCKER_WIDE) \
+	X(KNCE) X(KNCJKBR) X(KNCSTREAM) X(KNCV) X(KNC_MISC) X(KNC_PF_HINT) \
+	X(LAHF) X(LONGMODE) X(LWP) X(LZCNT) X(MCOMMIT) X(MONITOR) \
+	X(MONITORX) X(MOVBE) X(MOVDIR) X(MPX) X(PADLOCK_ACE) X(PADLOCK_PHE) \
+	X(PADLOCK_PMM) X(PADLOCK_RNG) X(PAUSE) X(PCLMULQDQ) X(PCONFIG) X(PENTIUMMMX) \
+	X(PENTIUMREAL) X(PKU) X(POPCNT) X(PPRO) X(PREFETCHWT1) X(PREFETCH_NOP) \
+	X(PT) X(RDPID) X(RDPMC) X(RDPRU) X(RDRAND) X(RDSEED) \
+	X(RDTSCP) X(RDWRFSGS) X(RTM) X(SERIALIZE) X(SGX) X(SGX_ENCLV) \
+	X(SHA) X(SMAP) X(SMX) X(SNP) X(SSE) X(SSE2) \
+	X(SSE2MMX) X(SSE3) X(SSE3X87) X(SSE4) X(SSE42) X(SSE4A) \
+	X(SSEMXCSR) X(SSE_PREFETCH) X(SSSE3) X(SSSE3MMX) X(SVM) X(TBM) \
+	X(TDX) X(TSX_LDTRK) X(UINTR) X(VAES) X(VMFUNC) X(VPCLMULQDQ) \
+	X(VTX) X(WAITPKG) X(X87) X(XOP) X(XSAVE) X(XSAVEC) \
+	X(XSAVEOPT) X(XSAVES)
+
 enum bbmap_isa {
-	ISA_UNKNOWN = 0,
-	/* x86 */
-	ISA_BASE, ISA_X87, ISA_MMX, ISA_SSE, ISA_SSE2, ISA_SSE3, ISA_SSSE3, ISA_SSE41, ISA_SSE42,
-	ISA_SSE4A, ISA_AVX, ISA_AVX2, ISA_FMA, ISA_FMA4, ISA_F16C, ISA_AVX512F, ISA_AVX512CD,
-	ISA_AVX512BW, ISA_AVX512DQ, ISA_AVX512VL, ISA_AVX512_OTHER, ISA_BMI1, ISA_BMI2, ISA_ADX,
-	ISA_AES, ISA_PCLMUL, ISA_SHA, ISA_RDRAND, ISA_POPCNT, ISA_LZCNT, ISA_MOVBE, ISA_TSX,
-	ISA_XSAVE, ISA_3DNOW, ISA_X86_64_LONGMODE, ISA_SYSTEM,
+	ISA_UNKNOWN = 0,	/* "INVALID": undecodable bytes */
 	/* AArch64 */
 	ISA_A64_BASE, ISA_A64_FP, ISA_A64_NEON, ISA_A64_SVE, ISA_A64_CRYPTO, ISA_A64_CRC,
 	ISA_A64_LSE,
 	/* ARM32 */
 	ISA_ARM_BASE, ISA_ARM_VFP, ISA_ARM_NEON, ISA_ARM_THUMB,
+	/* x86: ISA_BASE, ISA_SSE2, ISA_AVX512EVEX, ISA_AMX_TILE, ... */
+#define BBMAP_X(n) ISA_##n,
+	BBMAP_X86_ISA_EXTS(BBMAP_X)
+#undef BBMAP_X
 	ISA__COUNT
 };
 
 enum bbmap_category {
-	CAT_OTHER = 0,
-	CAT_DATAXFER,		/* data transfer (mov, load, store) */
-	CAT_ARITH,		/* integer arithmetic */
-	CAT_LOGICAL,
-	CAT_SHIFT,		/* shift and rotate */
-	CAT_COMPARE,		/* cmp, test */
-	CAT_COND_BR,
-	CAT_UNCOND_BR,
-	CAT_CALL,
-	CAT_RET,
-	CAT_STRING,
-	CAT_STACK,		/* push, pop */
-	CAT_X87,
-	CAT_SIMD_FP,
-	CAT_SIMD_INT,
-	CAT_CONVERT,
-	CAT_SYSTEM,		/* syscall, int, iret, cpuid, rdtsc, fences, ... */
-	CAT_NOP,
+	CAT_INVALID = 0,	/* undecodable bytes */
+#define BBMAP_X(n) CAT_##n,
+	BBMAP_X86_CATEGORIES(BBMAP_X)
+#undef BBMAP_X
+	/* Arm vector and floating-point arithmetic (no XED category fits) */
+	CAT_SIMD_FP, CAT_SIMD_INT,
 	CAT__COUNT
+};
+
+enum bbmap_isa_set {
+	ISA_SET_NONE = 0,	/* "": not x86, or undecodable */
+#define BBMAP_X(n) ISA_SET_##n,
+	BBMAP_X86_ISA_SETS(BBMAP_X)
+#undef BBMAP_X
+	ISA_SET__COUNT
 };
 
 enum bbmap_packing { PACK_NONE = 0, PACK_SCALAR, PACK_PACKED };
@@ -61,12 +132,17 @@ enum bbmap_elem {
 #define BBMAP_INSN_MEM_READ	(1u << 6)
 #define BBMAP_INSN_MEM_WRITE	(1u << 7)
 #define BBMAP_INSN_LOCK		(1u << 8)	/* lock prefix or atomic */
-#define BBMAP_INSN_BAD		(1u << 9)	/* undecodable byte(s), length 1 */
+#define BBMAP_INSN_BAD		(1u << 9)	/* undecodable byte(s): one unit, counted */
 #define BBMAP_INSN_HAS_TARGET	(1u << 10)	/* direct branch: target valid */
 
 const char *bbmap_isa_name(enum bbmap_isa isa);		/* "BASE", "AVX2", "NEON", ... */
-const char *bbmap_category_name(enum bbmap_category c);	/* "data_transfer", ... */
+const char *bbmap_isa_set_name(enum bbmap_isa_set s);	/* "I86", "AVX512F_512", "" */
+const char *bbmap_category_name(enum bbmap_category c);	/* "DATAXFER", "COND_BR", ... */
 const char *bbmap_packing_name(enum bbmap_packing p);	/* "none", "scalar", "packed" */
 const char *bbmap_elem_name(enum bbmap_elem e);		/* "", "i8", ..., "f64" */
+/* The value whose name is s (as the functions above spell it), or -1. */
+int bbmap_isa_from_name(const char *s);
+int bbmap_isa_set_from_name(const char *s);
+int bbmap_category_from_name(const char *s);
 
 #endif

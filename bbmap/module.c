@@ -3,7 +3,7 @@
  * translation, and the lazily decoded regions with their basic blocks (method.md §3):
  * a block ends after any control transfer and starts at a symbol start, a direct branch
  * target, the instruction after a control transfer, or a leader added by the caller.
- * ELF parsing lives in elf_load.c, decoding in disasm_capstone.c. Knows nothing of
+ * ELF parsing lives in elf_load.c, decoding in disasm_region.c. Knows nothing of
  * perf.data.
  */
 #include <errno.h>
@@ -143,7 +143,6 @@ void bbmap_module__delete(struct bbmap_module *m)
 	mod_demangle__exit(m);
 	mod_elf__unload(m);
 	strtab_free(&m->strs);
-	free(m->attr.slots);
 	free(m->path);
 	free(m);
 }
@@ -622,6 +621,35 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 	return 0;
 }
 
+int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct bbmap_insn **in)
+{
+	struct mod_region *r;
+	long ii;
+	int err;
+
+	*in = NULL;
+	err = region_for(m, vaddr, &r);
+	if (err)
+		return err;
+	ii = insn_index(r, vaddr);
+	if (ii < 0)
+		return -HBBP_ENOTFOUND;
+	*in = &r->insns[ii];
+	return 0;
+}
+
+int bbmap_module__insn_text(struct bbmap_module *m, uint64_t vaddr, char *buf, size_t n)
+{
+	const struct bbmap_insn *in;
+	int err = bbmap_module__insn_at(m, vaddr, &in);
+
+	if (err)
+		return err;
+	snprintf(buf, n, "%s%s%s", in->mnemonic ? in->mnemonic : "",
+		 in->operands && *in->operands ? " " : "", in->operands ? in->operands : "");
+	return 0;
+}
+
 int bbmap_module__block_after(struct bbmap_module *m, const struct bbmap_block *blk,
 			      const struct bbmap_block **next)
 {
@@ -636,6 +664,27 @@ int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr)
 	if (err)
 		return err;
 	return region_split(m, r, vaddr);
+}
+
+size_t bbmap_module__nr_code_ranges(const struct bbmap_module *m) { return m->nr_code; }
+
+int bbmap_module__code_range(const struct bbmap_module *m, size_t idx, uint64_t *start,
+			     uint64_t *end)
+{
+	if (idx >= m->nr_code)
+		return -HBBP_ENOTFOUND;
+	*start = m->code[idx].vaddr;
+	*end = m->code[idx].vaddr + m->code[idx].size;
+	return 0;
+}
+
+void bbmap_module__forget_code(struct bbmap_module *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_regions; i++)
+		region_free(m->regions[i]);
+	m->nr_regions = 0;
 }
 
 /* ---- cache ---- */

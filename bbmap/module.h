@@ -27,16 +27,19 @@ struct bbmap_symbol {
 struct bbmap_insn {
 	uint64_t addr;
 	uint64_t target;		/* direct branch target when BBMAP_INSN_HAS_TARGET */
-	const char *mnemonic;		/* capstone's, lowercase ("vaddps", "jne") */
-	const char *iclass;		/* XED/SDE-style iclass ("VADDPS", "JNZ", "RET_NEAR") */
-	const char *operands;		/* operand text, for listings */
+	const char *mnemonic;		/* lowercase, objdump's spelling ("vaddps", "jne",
+					 * "lock cmpxchg", "rep stosq"); "(bad)" undecodable */
+	const char *iclass;		/* XED's iclass ("VADDPS", "JNZ", "RET_NEAR",
+					 * "REP_STOSQ", "ADD_LOCK"); "INVALID" undecodable */
+	const char *operands;		/* operand text (x86: Intel syntax), for listings */
 	const char *srcfile;		/* NULL when no line info */
 	uint32_t line;
 	uint16_t flags;			/* BBMAP_INSN_* */
 	uint16_t width;			/* widest vector register operand in bits, 0 none */
 	uint8_t len;			/* bytes */
-	uint8_t isa;			/* enum bbmap_isa */
-	uint8_t category;		/* enum bbmap_category */
+	uint8_t isa;			/* enum bbmap_isa (x86: XED's ISA extension) */
+	uint8_t isa_set;		/* enum bbmap_isa_set (x86: XED's ISA set) */
+	uint8_t category;		/* enum bbmap_category (XED's categories) */
 	uint8_t packing;		/* enum bbmap_packing */
 	uint8_t elem;			/* enum bbmap_elem */
 	uint8_t nr_ops;
@@ -64,9 +67,9 @@ struct bbmap_block {
  *  - Where no symbol covers an address, the .eh_frame FDE containing it becomes the
  *    function "sub_<hex start>" (from_eh_frame); with neither, up to 64 KiB around the
  *    address (from the previous symbol's end or the section start) are decoded.
- *  - x86 instructions capstone 4 cannot decode but whose length is known (CET rdsspq,
- *    some EVEX forms) are kept as "(unknown)"; other undecodable bytes become 1-byte
- *    "(bad)" instructions (BBMAP_INSN_BAD, counted in stats).
+ *  - x86 and x86-64 are decoded by Zydis (every extension through AVX-512, AMX and CET),
+ *    AArch64 and ARM by capstone. Undecodable bytes become "(bad)" instructions of one unit
+ *    (1 byte on x86, 4 on Arm, 2 in Thumb; BBMAP_INSN_BAD), counted in stats (nr_bad).
  * Not thread-safe: one module is used by one thread at a time. */
 int bbmap_module__open(struct bbmap_module **out, const char *path, const char *debug_path);
 void bbmap_module__delete(struct bbmap_module *m);
@@ -102,7 +105,7 @@ const struct bbmap_symbol *bbmap_module__symbol_at(struct bbmap_module *m, uint6
 int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr);
 
 /* Sets the global state of the libraries modules use (libelf's version, capstone's
- * architecture tables): call once before modules are used on several threads, each module
+ * architecture tables, the name tables of Zydis's enums): call once before modules are used on several threads, each module
  * by one thread at a time. */
 void bbmap_module__threads_init(void);
 
@@ -119,12 +122,29 @@ struct bbmap_module_stats {
 	uint64_t nr_leaders_misaligned;	/* leaders not at an instruction start: ignored */
 	uint64_t nr_fde_syms;		/* sub_<hex> pseudo symbols made from .eh_frame */
 	uint64_t nr_windows;		/* regions decoded without a symbol or FDE range */
-	uint64_t nr_unknown;		/* x86 insns capstone does not know, kept by length
-					 * as "(unknown)" (e.g. CET rdsspq); not in nr_bad */
+	uint64_t bytes_bad;		/* bytes in BBMAP_INSN_BAD instructions */
 };
 void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats *st);
 
 /* --- Extensions --- */
+
+/* The text of the instruction starting at vaddr, as listings show it: "mnemonic operands"
+ * (x86: Intel syntax, as `objdump -d -M intel` with Zydis's spelling of operands), decoding
+ * its function on demand; "(bad)" for an undecodable byte. -HBBP_ENOTFOUND when vaddr is no
+ * instruction start of the decoded code. Truncated to n - 1 bytes. */
+int bbmap_module__insn_text(struct bbmap_module *m, uint64_t vaddr, char *buf, size_t n);
+/* The instruction starting at vaddr (decoding its function on demand), or -HBBP_ENOTFOUND.
+ * Valid until the next add_leader. */
+int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct bbmap_insn **in);
+
+/* The module's code: executable sections (PF_X segments for files without sections), as
+ * [start, end) ranges of bytes present in the file, sorted by start. */
+size_t bbmap_module__nr_code_ranges(const struct bbmap_module *m);
+int bbmap_module__code_range(const struct bbmap_module *m, size_t idx, uint64_t *start,
+			     uint64_t *end);
+/* Frees every decoded region (instructions, blocks, leaders added): for walking a whole
+ * binary in bounded memory. Pointers from block_at/insn_at become invalid; statistics stay. */
+void bbmap_module__forget_code(struct bbmap_module *m);
 
 /* The block that starts where blk ends (fall-through successor), decoding on demand.
  * -HBBP_ENOTFOUND at the end of the code. Same pointer validity as block_at. */

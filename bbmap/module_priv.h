@@ -1,12 +1,13 @@
 /* Internals shared by the files that implement bbmap/module.h: the module object, its ELF
- * view (elf_load.c), lazy disassembly (disasm_capstone.c), instruction classification
- * (insn_attr.c), source lines (srcline.c) and C++ demangling (demangle.c). Not a public
+ * view (elf_load.c), lazy disassembly (disasm_region.c: x86 through disasm_zydis.c, Arm
+ * through disasm_capstone.c), instruction classification (insn_attr.c), source lines (srcline.c) and C++ demangling (demangle.c). Not a public
  * interface: nothing outside bbmap/module*.c, elf_*.c, disasm_*.c, insn_attr.c, srcline.c
  * and demangle.c includes it. Knows nothing of perf.data.
  */
 #ifndef BBMAP_MODULE_PRIV_H
 #define BBMAP_MODULE_PRIV_H
 
+#include <Zydis/Zydis.h>
 #include <capstone/capstone.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
@@ -30,19 +31,6 @@ struct mod_region {
 	struct bbmap_block *blocks;
 	uint32_t nr_blocks, alloc_blocks;
 	char *text;				/* operand strings of insns */
-};
-
-/* Per-module memo of the static x86 attributes, keyed by (mnemonic, id, groups). */
-struct mod_attr_memo {
-	const char *mnemonic, *iclass;
-	uint64_t groups;
-	uint32_t id;
-	uint8_t isa, category, packing, elem;
-};
-
-struct mod_attr_cache {
-	struct mod_attr_memo *slots;
-	size_t nr, cap;
 };
 
 /* Interned strings (mnemonics, iclasses, file names): stable pointers. */
@@ -81,15 +69,17 @@ struct bbmap_module {
 	struct mod_region **regions;	/* sorted by start, disjoint */
 	size_t nr_regions, alloc_regions;
 
-	csh cs, cs_thumb;
+	csh cs, cs_thumb;		/* Arm */
 	bool cs_open, cs_thumb_open;
 	cs_insn *csi, *csi_thumb;
+	ZydisDecoder zy_dec;		/* x86: one decoder for the module's mode */
+	ZydisFormatter zy_fmt;
+	bool zy_open;
 
 	void *demangler;		/* dlopen handle of libstdc++, or NULL */
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
 
 	struct mod_strtab strs;
-	struct mod_attr_cache attr;
 	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
 	size_t scr_cap;
 	char *scr_text;
@@ -114,19 +104,36 @@ void mod_elf__unload(struct bbmap_module *m);
 int mod_elf__symbol_addr(const struct bbmap_module *m, const char *name, uint64_t *addr);
 const struct mod_code_range *mod_elf__code_range(const struct bbmap_module *m, uint64_t vaddr);
 
-/* disasm_capstone.c: decodes [start, end) into r->insns. */
+/* disasm_region.c: decodes [start, end) into r->insns (x86 through Zydis, Arm through
+ * capstone), into the module's scratch buffers, then keeps exact copies. */
 int mod_disasm__region(struct bbmap_module *m, struct mod_region *r);
 void mod_disasm__close(struct bbmap_module *m);
+struct mod_text_buf {
+	char *p;
+	size_t len, cap;
+};
+/* Appends s and returns its offset, or (size_t)-1 on allocation failure. */
+size_t mod_text__add(struct mod_text_buf *t, const char *s);
+int mod_disasm__grow(struct bbmap_module *m, size_t cap);
 
-/* disasm_x86len.c: length of an x86 instruction capstone cannot decode, 0 if unknown. */
-size_t mod_x86__length(const uint8_t *p, size_t n, bool mode64);
+/* disasm_zydis.c: x86. __init fills the process-wide name tables once and returns how many
+ * of Zydis's ISA extension, ISA set and category names insn_attr.h lacks (0 expected). */
+unsigned mod_zydis__init(void);
+int mod_zydis__open(struct bbmap_module *m);
+int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
+		      struct mod_text_buf *text);
+int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
+		     const ZydisDecodedOperand *ops, uint64_t addr, struct bbmap_insn *in);
+/* objdump's spelling of a Zydis mnemonic (condition codes: jnz -> jne, cmovnbe -> cmova). */
+void mod_zydis__od_spelling(const char *zydis_mnemonic, char *out, size_t n);
 
-/* insn_attr.c: fills every attribute of out from a capstone instruction with detail;
- * writes the iclass name into iclass (NUL-terminated). For x86, full=false skips what is
- * the same for every instruction of one mnemonic, id and group set (isa, category, SIMD
- * packing and element type, iclass): the caller pre-fills those from its cache. */
-void insn_attr__x86(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n,
-		    bool full);
+/* disasm_capstone.c: Arm. */
+int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
+			 struct mod_text_buf *text);
+void mod_capstone__close(struct bbmap_module *m);
+
+/* insn_attr.c: fills every attribute of out from a capstone Arm instruction with detail;
+ * writes the iclass name into iclass (NUL-terminated). */
 void insn_attr__arm64(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n);
 void insn_attr__arm(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n);
 

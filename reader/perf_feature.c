@@ -1,7 +1,7 @@
 /* Header features of a perf.data file (feature sections in file mode, HEADER_FEATURE
  * records in pipe mode): strings, cpu counts, EVENT_DESC names, BUILD_ID table, GROUP_DESC,
- * PMU_MAPPINGS, CLOCK_DATA, COMPRESSED, SAMPLE_TIME and the TRACING_DATA blob (parsed with
- * libtraceevent). Unknown features are skipped by size. Knows nothing outside reader/.
+ * PMU_MAPPINGS, CLOCK_DATA, COMPRESSED, SAMPLE_TIME and the TRACING_DATA blob (event names
+ * and ids, kept in a libtraceevent handle). Unknown features are skipped by size. Knows nothing outside reader/.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -285,17 +285,63 @@ static const char *t_str(struct tcur *t)
 	return s;
 }
 
+/* The value of the line "KEY: value" of format text p[0, len): a run of [A-Za-z0-9_] (of
+ * digits when digits) copied to out (size cap); false when absent, empty or too long. */
+static bool fmt_field(const char *p, uint64_t len, const char *key, bool digits, char *out,
+		      size_t cap)
+{
+	size_t klen = strlen(key);
+	uint64_t i = 0, n = 0;
+
+	while (i < len) {
+		const char *line = p + i;
+		uint64_t left = len - i;
+		const char *nl = memchr(line, '\n', left);
+		uint64_t llen = nl ? (uint64_t)(nl - line) : left;
+
+		if (llen > klen && !memcmp(line, key, klen)) {
+			uint64_t j = klen;
+
+			while (j < llen && line[j] == ' ')
+				j++;
+			for (; j < llen && n + 1 < cap; j++, n++) {
+				char ch = line[j];
+
+				if (!(ch >= '0' && ch <= '9') && (digits ||
+				    !((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_')))
+					break;
+				out[n] = ch;
+			}
+			out[n] = 0;
+			return n > 0 && (j == llen || line[j] == '\r' || line[j] == ' ');
+		}
+		i += llen + 1;
+	}
+	return false;
+}
+
+/* Each event format names an event (name and ID lines) for tracepoint attrs. Only those two
+ * are taken, checked, and handed to libtraceevent as a minimal format: it is not given the
+ * file's text, whose malformed forms crash it (NULL dereference, leaks). */
 static bool t_events(struct tcur *t, struct tep_handle *tep, const char *sys, uint32_t n)
 {
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
+		char name[128], id[24], text[200];
 		uint64_t len;
+		int k;
 
 		if (!t64(t, &len) || !t_need(t, len))
 			return false;
-		/* a format libtraceevent cannot parse is skipped, as perf does */
-		tep_parse_event(tep, (const char *)t->p + t->pos, len, sys);
+		/* a format without a usable name or ID is skipped, as perf does */
+		if (fmt_field((const char *)t->p + t->pos, len, "name:", false, name, sizeof(name)) &&
+		    fmt_field((const char *)t->p + t->pos, len, "ID:", true, id, sizeof(id)) &&
+		    strlen(id) < 10) {
+			k = snprintf(text, sizeof(text), "name: %s\nID: %s\nformat:\n\nprint fmt: \"\"\n",
+				     name, id);
+			tep_parse_event(tep, text, (unsigned long)k, sys);
+		}
 		t->pos += len;
 	}
 	return true;
@@ -337,8 +383,7 @@ int perf_feature__tracing(struct perf_reader *r, const uint8_t *p, uint64_t size
 	t.pos += 12;
 	if (!t64(&t, &len) || !t_need(&t, len))
 		goto bad;
-	tep_parse_header_page(tep, (char *)p + t.pos, len, long_size);
-	t.pos += len;
+	t.pos += len;	/* the page layout is not needed for event names */
 	if (!t_need(&t, 13) || memcmp(p + t.pos, "header_event", 13))
 		goto bad;
 	t.pos += 13;

@@ -385,7 +385,15 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 
 				if (e->time > r->last_flush)
 					r->last_flush = e->time;
+				/* the events may have changed since it was queued (a HEADER_ATTR
+				 * record): an id no event has now is dropped as when read */
 				evidx = perf_decode__event_of(r, p, e->size, rd32(r, p));
+				if (evidx < 0 && rd32(r, p) == PERF_RECORD_SAMPLE) {
+					r->stats.nr_unknown_id++;
+					continue;
+				}
+				if (evidx < -1)
+					evidx = -1;
 				return deliver(r, p, e->size, e->offset, &r->inputs[e->in_idx],
 					       evidx, rec);
 			}

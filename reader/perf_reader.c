@@ -462,7 +462,9 @@ static int read_file_header(struct perf_reader *r, struct perf_input *in)
 		if (ids_size && !range_ok(ids_off, ids_size, fsize))
 			return perf_reader__fail(r, f, eoff + attr_size - 16,
 						 "attr ids out of bounds");
-		err = perf_reader__add_event(r, &a, p + ids_off, ids_size / 8, f, eoff);
+		/* no ids: ids_off is not checked and may point anywhere */
+		err = perf_reader__add_event(r, &a, ids_size ? p + ids_off : p, ids_size / 8, f,
+					     eoff);
 		if (err)
 			return err;
 	}

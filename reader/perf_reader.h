@@ -266,6 +266,10 @@ struct perf_reader_opts {
 					 * read them with pread(2), the default: page faults
 					 * cost more than the copy (tests) */
 	uint64_t segment_from;		/* not 0: a segment reader of a file (see below) */
+	size_t read_window;		/* not 0: pread mode reads in chunks of this many bytes
+					 * into a window that starts at this size, in plain
+					 * pages (small inputs, e.g. fuzzing); 0: 1 MiB reads
+					 * into a 4 MiB window in large pages */
 };
 
 struct perf_reader_stats {

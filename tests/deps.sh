@@ -9,6 +9,9 @@ for pc in libelf:libelf-dev libdw:libdw-dev capstone:libcapstone-dev libzstd:lib
 	mod=${pc%%:*} deb=${pc#*:}
 	pkg-config --exists "$mod" 2>/dev/null || pkgs="$pkgs $deb"
 done
+# Zydis (x86 decoding) has no pkg-config file in Debian 12: found by its package
+dpkg-query -W -f='${Status}' libzydis-dev 2>/dev/null | grep -q 'ok installed' ||
+	pkgs="$pkgs libzydis-dev"
 # libdw's static archive needs libbz2's: without it the binary links the shared libraries
 dpkg-query -W -f='${Status}' libbz2-dev 2>/dev/null | grep -q 'ok installed' ||
 	pkgs="$pkgs libbz2-dev"

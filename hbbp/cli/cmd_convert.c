@@ -45,6 +45,7 @@ static const char usage_text[] =
 "usage: hbbp-convert [OPTIONS] [PERF_DATA]    (default ./perf.data)\n"
 "       hbbp-convert [OPTIONS] -o FILE.sqlite [--append] PERF_DATA...   (one run each)\n"
 "       hbbp-convert dump|stats ...\n"
+"       hbbp-convert disasm [-f text|csv] BINARY   (every instruction, as decoded here)\n"
 "\n"
 "Reads a perf record file (perf record -b -e <instructions> -e <taken branches>), computes\n"
 "basic-block execution counts with the Hybrid Basic Block Profiling method and writes an\n"

@@ -47,13 +47,10 @@ const char convert_args__help[] =
 
 void convert_args__init(struct convert_opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->input = "perf.data";
-	o->format = WRITER_CSV;
-	o->method = HBBP_METHOD_HBBP;
-	o->cutoff = HBBP_DEFAULT_CUTOFF;
-	o->by = HBBP_DEFAULT_KEYS;
-	o->split_min = 16u << 20;
+	/* it fails only on the default keys, which convert_args__finish parses again (and
+	 * reports) after --by; the options are set either way */
+	(void)convert_opts__init(o);
+	o->jobs = 0;	/* convert_args__finish: the online CPUs, at most 8 (as the conversion) */
 }
 
 int convert_args__merge(const struct option *own, struct option *out, size_t cap)

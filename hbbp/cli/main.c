@@ -31,6 +31,7 @@ static const struct {
 	{ "annotate", cmd_annotate },
 	{ "report", cmd_report },
 	{ "diff", cmd_diff },
+	{ "disasm", cmd_disasm },
 };
 
 int main(int argc, char **argv)

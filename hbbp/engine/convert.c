@@ -330,11 +330,17 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	{
 		double total, rejected;
 
+		uint64_t nb;
+
 		convert__code_module_weight(run, &total, &rejected);
 		err = result__meta_real(run->res, "lbr_weight_code_modules", total);
 		if (!err)
 			err = result__meta_real(run->res, "lbr_weight_code_modules_attributed",
 						total - rejected);
+		/* weight on bytes the decoder does not know: shown, never silent */
+		if (!err)
+			err = result__meta_real(run->res, "undecodable_weight",
+						convert__undecodable_weight(run, &nb));
 	}
 out:
 	if (!err)

@@ -85,5 +85,8 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 void convert__progress(double fraction, bool done);
 /* LBR stream weight with an end in a dso whose code was found, and the part rejected. */
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected);
+/* Executed instructions that are bytes the decoder does not know (bbmap's "(bad)", iclass
+ * INVALID): their weight in the run's instruction count, and how many code blocks hold any. */
+double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_blocks);
 
 #endif

@@ -1,6 +1,6 @@
 /* The text of one instruction (mnemonic and operands) of a converted run, by module name
  * and module vaddr, for listings (annotate, report). The one place that asks the
- * disassembler for listing text: today bbmap's decoded instruction (mnemonic + operands).
+ * disassembler for listing text (bbmap_module__insn_text).
  * Depends on bbmap/session.h and bbmap/module.h; never prints.
  */
 #include <stdio.h>
@@ -13,7 +13,6 @@ int convert__insn_text(void *ctx, const char *module, uint64_t addr, char *buf, 
 {
 	const struct convert_run *run = ctx;
 	struct bbmap_module *m = NULL;
-	const struct bbmap_block *blk;
 	struct bbmap_dso *d;
 	size_t i;
 
@@ -27,17 +26,5 @@ int convert__insn_text(void *ctx, const char *module, uint64_t addr, char *buf, 
 	}
 	if (!d || bbmap_dso__module(d, &m) != DSO_OK || !m)
 		return -HBBP_ENOTFOUND;
-	if (bbmap_module__block_at(m, addr, &blk))
-		return -HBBP_ENOTFOUND;
-	for (i = 0; i < blk->nr_insns; i++) {
-		const struct bbmap_insn *in = &blk->insns[i];
-
-		if (in->addr != addr)
-			continue;
-		snprintf(buf, len, "%s%s%s", in->mnemonic ? in->mnemonic : "?",
-			 in->operands && *in->operands ? " " : "",
-			 in->operands ? in->operands : "");
-		return 0;
-	}
-	return -HBBP_ENOTFOUND;
+	return bbmap_module__insn_text(m, addr, buf, len);
 }

@@ -1,6 +1,6 @@
 /* The one-screen summary hbbp-convert prints on stderr after a conversion (events and
  * roles, samples used, streams rejected by reason, lost/throttled, unresolved weight by
- * dso, the top of the mix) and the progress bar for long runs on a terminal.
+ * dso, weight on undecodable bytes, the top of the mix) and the progress bar for long runs on a terminal.
  * Reads the finished run only; depends on hbbp/engine/convert.h.
  */
 #include <inttypes.h>
@@ -107,6 +107,33 @@ void convert__code_module_weight(const struct convert_run *run, double *total, d
 	}
 }
 
+double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_blocks)
+{
+	const struct hbbp_counts *c = &run->counts;
+	double w = 0;
+	size_t i;
+	uint32_t j;
+
+	*nr_blocks = 0;
+	for (i = 0; i < c->nr_tblocks; i++) {
+		const struct hbbp_tblock *tb = &c->tblocks[i];
+		const struct hbbp_block *b = &c->blocks[tb->block];
+		const struct bbmap_block *blk;
+		bool any = false;
+
+		if (tb->count <= 0 || b->kind != HBBP_BLK_CODE ||
+		    run->ops.block_at(run->ops.ctx, b->mod, b->start, &blk) || !blk->insns)
+			continue;
+		for (j = 0; j < blk->nr_insns; j++)
+			if (blk->insns[j].flags & BBMAP_INSN_BAD) {
+				w += tb->count;
+				any = true;
+			}
+		*nr_blocks += any;
+	}
+	return w;
+}
+
 void convert__summary(const struct convert_run *run, const struct convert_opts *o)
 {
 	const struct hbbp_accum *d = &run->drv.acc;
@@ -157,6 +184,15 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 			" lost samples, %" PRIu64 " THROTTLE records: the estimate is biased\n",
 			d->nr_lost_records, d->nr_lost, d->nr_lost_samples, d->nr_throttle);
 	summary_unresolved(run);
+	{
+		uint64_t nb;
+		double uw = convert__undecodable_weight(run, &nb);
+
+		if (uw > 0)
+			fprintf(stderr, "  warning: %.6g executed instructions (%.2f%% of the total) are "
+				"undecodable bytes, in %" PRIu64 " blocks: mnemonic \"(bad)\", iclass "
+				"INVALID\n", uw, run->total > 0 ? 100 * uw / run->total : 0, nb);
+	}
 	if (!mix)
 		return;
 	fprintf(stderr, "top of the mix (%zu rows, total %.6g; count [95%% interval] share):\n",

@@ -1,0 +1,110 @@
+/* Decodes one region of a module's code: picks the decoder by architecture (Zydis for x86
+ * and x86-64, disasm_zydis.c; capstone for AArch64 and ARM, disasm_capstone.c), decodes
+ * into the module's scratch buffers (reused, already touched) and keeps exact copies, so
+ * that decoding touches as little fresh memory as possible. Also gives one instruction's
+ * operand text again from the file's bytes. Knows nothing of perf.data, symbols or blocks.
+ */
+#include <errno.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bbmap/module_priv.h"
+#include "util/hbbp_err.h"
+
+void bbmap_module__threads_init(void)
+{
+	elf_version(EV_CURRENT);
+	cs_support(CS_ARCH_ALL);	/* fills capstone's architecture tables, once */
+	mod_zydis__init();		/* Zydis's name tables, once */
+}
+
+int mod_disasm__grow(struct bbmap_module *m, size_t cap)
+{
+	struct bbmap_insn *p = realloc(m->scr_insns, cap * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	m->scr_insns = p;
+	m->scr_cap = cap;
+	return 0;
+}
+
+size_t mod_text__add(struct mod_text_buf *t, const char *s)
+{
+	size_t n = strlen(s) + 1, off = t->len;
+
+	if (t->len + n > t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 4096;
+		char *p;
+
+		while (nc < t->len + n)
+			nc *= 2;
+		p = realloc(t->p, nc);
+		if (!p)
+			return (size_t)-1;
+		t->p = p;
+		t->cap = nc;
+	}
+	memcpy(t->p + off, s, n);
+	t->len += n;
+	return off;
+}
+
+static bool is_x86(const struct bbmap_module *m)
+{
+	return m->arch == BBMAP_ARCH_X86_64 || m->arch == BBMAP_ARCH_X86_32;
+}
+
+void mod_disasm__close(struct bbmap_module *m)
+{
+	mod_capstone__close(m);
+	m->zy_open = false;
+	free(m->scr_insns);
+	free(m->scr_text);
+	m->scr_insns = NULL;
+	m->scr_text = NULL;
+}
+
+int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
+{
+	const struct mod_code_range *cr = mod_elf__code_range(m, r->start);
+	struct mod_text_buf text = { 0 };
+	const uint8_t *code;
+	size_t cap, i;
+	int err;
+
+	if (!cr || r->end <= r->start || r->end - cr->vaddr > cr->size)
+		return -HBBP_ENOTFOUND;
+	code = m->image + cr->file_off + (r->start - cr->vaddr);
+	text.p = m->scr_text;
+	text.cap = m->scr_text_cap;
+	cap = (r->end - r->start) / 4 + 16;
+	if (m->scr_cap < cap && mod_disasm__grow(m, cap)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	r->nr_insns = 0;
+	err = is_x86(m) ? mod_zydis__region(m, r, code, &text) :
+			  mod_capstone__region(m, r, code, &text);
+	if (err)
+		goto out;
+	r->insns = malloc((r->nr_insns ? r->nr_insns : 1) * sizeof(*r->insns));
+	r->text = malloc(text.len ? text.len : 1);
+	if (!r->insns || !r->text) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(r->insns, m->scr_insns, r->nr_insns * sizeof(*r->insns));
+	memcpy(r->text, text.p, text.len);
+	/* Operands were offsets into text until text stopped moving. */
+	for (i = 0; i < r->nr_insns; i++)
+		r->insns[i].operands = r->text + (uintptr_t)r->insns[i].operands;
+	m->stats.bytes_decoded += r->end - r->start;
+	m->stats.nr_insns += r->nr_insns;
+	err = 0;
+out:
+	m->scr_text = text.p;
+	m->scr_text_cap = text.cap;
+	return err;
+}

@@ -1,0 +1,518 @@
+/* Decodes one region of an x86 or x86-64 module with Zydis: one ZydisDecoder per mode (set up
+ * once per module), ZydisDecoderDecodeFull into one reused instruction and operand array,
+ * Zydis's Intel formatter for the operand text. Attributes come from Zydis's tables, which
+ * follow Intel XED: the ISA extension, ISA set and category are XED's names (bbmap/insn_attr.h
+ * lists them; they are mapped from Zydis's enums by name once per process), the iclass is
+ * XED's (Zydis's mnemonic with XED's _NEAR/_FAR, REP_/REPE_/REPNE_, _LOCK and _XMM forms).
+ * The mnemonic column keeps objdump's and capstone's spelling of condition codes (jne, cmove,
+ * seta), so that mnemonics read as in `objdump -d -M intel`. An undecodable byte becomes a
+ * 1-byte BAD instruction, is counted, and decoding goes on. Knows nothing of perf.data,
+ * symbols or blocks.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bbmap/module_priv.h"
+#include "util/hbbp_err.h"
+
+#define NR_MNEMONICS (ZYDIS_MNEMONIC_MAX_VALUE + 1)
+#define BBMAP_INSN_PSEUDO_OP	(1u << 15)	/* internal, between attrs and the text */
+
+/* Zydis enum -> bbmap enum, and the per-mnemonic names; filled once (pthread_once). */
+static uint8_t ext_map[ZYDIS_ISA_EXT_MAX_VALUE + 1];
+static uint8_t set_map[ZYDIS_ISA_SET_MAX_VALUE + 1];
+static uint8_t cat_map[ZYDIS_CATEGORY_MAX_VALUE + 1];
+static char mn_names[NR_MNEMONICS][24];		/* objdump spelling, lowercase */
+static char ic_names[NR_MNEMONICS][24];		/* XED iclass, uppercase */
+static unsigned nr_unmapped;			/* Zydis names missing from insn_attr.h */
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+/* Zydis's (and XED's) condition-code spellings and objdump's (and capstone's). */
+static const char *const cc_od[][2] = {
+	{ "nz", "ne" }, { "z", "e" }, { "nbe", "a" }, { "nb", "ae" }, { "nle", "g" },
+	{ "nl", "ge" },
+};
+
+/* The objdump spelling of a Zydis mnemonic: condition codes of jcc, cmovcc and setcc. */
+static void od_spelling(const char *zy, char *out, size_t n)
+{
+	static const char *const fam[] = { "j", "cmov", "set" };
+	size_t f, c;
+
+	for (f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		size_t l = strlen(fam[f]);
+
+		if (strncmp(zy, fam[f], l))
+			continue;
+		for (c = 0; c < sizeof(cc_od) / sizeof(cc_od[0]); c++)
+			if (!strcmp(zy + l, cc_od[c][0])) {
+				snprintf(out, n, "%s%s", fam[f], cc_od[c][1]);
+				return;
+			}
+	}
+	snprintf(out, n, "%s", zy);
+}
+
+void mod_zydis__od_spelling(const char *zydis_mnemonic, char *out, size_t n)
+{
+	od_spelling(zydis_mnemonic, out, n);
+}
+
+static void build_tables(void)
+{
+	unsigned i;
+	int v;
+
+	for (i = 0; i <= ZYDIS_ISA_EXT_MAX_VALUE; i++) {
+		const char *s = ZydisISAExtGetString((ZydisISAExt)i);
+
+		v = s && i ? bbmap_isa_from_name(s) : -1;
+		ext_map[i] = v > 0 ? (uint8_t)v : ISA_UNKNOWN;
+		nr_unmapped += i && v <= 0;
+	}
+	for (i = 0; i <= ZYDIS_ISA_SET_MAX_VALUE; i++) {
+		const char *s = ZydisISASetGetString((ZydisISASet)i);
+
+		v = s && i ? bbmap_isa_set_from_name(s) : -1;
+		set_map[i] = v > 0 ? (uint8_t)v : ISA_SET_NONE;
+		nr_unmapped += i && v <= 0;
+	}
+	for (i = 0; i <= ZYDIS_CATEGORY_MAX_VALUE; i++) {
+		const char *s = ZydisCategoryGetString((ZydisInstructionCategory)i);
+
+		v = s && i ? bbmap_category_from_name(s) : -1;
+		cat_map[i] = v > 0 ? (uint8_t)v : CAT_INVALID;
+		nr_unmapped += i && v <= 0;
+	}
+	for (i = 0; i < NR_MNEMONICS; i++) {
+		const char *s = ZydisMnemonicGetString((ZydisMnemonic)i);
+		size_t k;
+
+		if (!s)
+			s = "invalid";
+		od_spelling(s, mn_names[i], sizeof(mn_names[i]));
+		for (k = 0; s[k] && k + 1 < sizeof(ic_names[i]); k++)
+			ic_names[i][k] = (char)(s[k] >= 'a' && s[k] <= 'z' ? s[k] - 32 : s[k]);
+		ic_names[i][k] = 0;
+	}
+	snprintf(ic_names[ZYDIS_MNEMONIC_CALL], sizeof(ic_names[0]), "CALL_NEAR");
+	snprintf(ic_names[ZYDIS_MNEMONIC_RET], sizeof(ic_names[0]), "RET_NEAR");
+}
+
+unsigned mod_zydis__init(void)
+{
+	pthread_once(&tables_once, build_tables);
+	return nr_unmapped;
+}
+
+int mod_zydis__open(struct bbmap_module *m)
+{
+	bool is64 = m->arch == BBMAP_ARCH_X86_64;
+
+	if (m->zy_open)
+		return 0;
+	mod_zydis__init();
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&m->zy_dec,
+					   is64 ? ZYDIS_MACHINE_MODE_LONG_64 :
+						  ZYDIS_MACHINE_MODE_LONG_COMPAT_32,
+					   is64 ? ZYDIS_STACK_WIDTH_64 : ZYDIS_STACK_WIDTH_32)) ||
+	    !ZYAN_SUCCESS(ZydisFormatterInit(&m->zy_fmt, ZYDIS_FORMATTER_STYLE_INTEL))) {
+		pr_err("%s: zydis: cannot set up a decoder for this architecture", m->path);
+		return -HBBP_EUNSUPP;
+	}
+	/* As objdump -M intel writes operands: sizes of memory operands, lowercase hex,
+	 * no zero padding. */
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING,
+				  ZYDIS_PADDING_DISABLED);
+	m->zy_open = true;
+	return 0;
+}
+
+static uint16_t reg_width(ZydisRegister r)
+{
+	switch (ZydisRegisterGetClass(r)) {
+	case ZYDIS_REGCLASS_MMX:	return 64;
+	case ZYDIS_REGCLASS_XMM:	return 128;
+	case ZYDIS_REGCLASS_YMM:	return 256;
+	case ZYDIS_REGCLASS_ZMM:	return 512;
+	case ZYDIS_REGCLASS_TMM:	return 8192;	/* an AMX tile: 16 rows of 64 bytes */
+	default:			return 0;
+	}
+}
+
+static enum bbmap_elem elem_of(ZydisElementType t, unsigned bits)
+{
+	switch (t) {
+	case ZYDIS_ELEMENT_TYPE_FLOAT16:	return ELEM_FP16;
+	case ZYDIS_ELEMENT_TYPE_FLOAT32:	return ELEM_FP32;
+	case ZYDIS_ELEMENT_TYPE_FLOAT64:	return ELEM_FP64;
+	case ZYDIS_ELEMENT_TYPE_FLOAT80:	return ELEM_FP80;
+	case ZYDIS_ELEMENT_TYPE_INT:
+	case ZYDIS_ELEMENT_TYPE_UINT:
+		switch (bits) {
+		case 8:		return ELEM_INT8;
+		case 16:	return ELEM_INT16;
+		case 32:	return ELEM_INT32;
+		case 64:	return ELEM_INT64;
+		case 128:	return ELEM_INT128;
+		default:	return ELEM_NONE;
+		}
+	default:
+		return ELEM_NONE;
+	}
+}
+
+static bool ends(const char *s, size_t l, const char *suf)
+{
+	size_t k = strlen(suf);
+
+	return l >= k && !memcmp(s + l - k, suf, k);
+}
+
+/* Scalar or packed, as XED's names say it (Zydis keeps no SIMD_SCALAR attribute): the
+ * scalar forms are named ...SS/SD/SH (addss, vcvtsd2ss, comisd), ...2SI/2USI (conversions
+ * to an integer register), MOVD/MOVQ, and the EVEX ISA sets ..._SCALAR. Integer vector
+ * instructions take the element size from their name (PADDB i8, PSHUFB i8, VPADDQ i64)
+ * where Zydis gives the operand's default. */
+static enum bbmap_packing simd_packing(const ZydisDecodedInstruction *zi, struct bbmap_insn *in)
+{
+	const char *n = ic_names[zi->mnemonic], *set = ZydisISASetGetString(zi->meta.isa_set);
+	size_t l = strlen(n);
+
+	if (n[0] == 'V')
+		n++, l--;
+	if (zi->meta.category == ZYDIS_CATEGORY_AES || zi->meta.category == ZYDIS_CATEGORY_VAES)
+		in->elem = ELEM_INT128;
+	else if (n[0] == 'P' && l > 2 && in->elem >= ELEM_INT8 && in->elem <= ELEM_INT128) {
+		char c = n[l - 1];
+
+		if (ends(n, l, "DQ") && !ends(n, l, "UDQ") && !ends(n, l, "SDQ"))
+			in->elem = ends(n, l, "LDQ") || ends(n, l, "HDQ") || !strncmp(n, "PALIGNR", 7) ?
+				   in->elem : ELEM_INT128;
+		else if (c == 'B')
+			in->elem = ELEM_INT8;
+		else if (c == 'W')
+			in->elem = ELEM_INT16;
+		else if (c == 'D')
+			in->elem = ELEM_INT32;
+		else if (c == 'Q')
+			in->elem = ELEM_INT64;
+	}
+	if (ends(n, l, "SS") || ends(n, l, "SD") || ends(n, l, "SH") || ends(n, l, "2SI") ||
+	    ends(n, l, "2USI") || !strcmp(n, "MOVD") || !strcmp(n, "MOVQ") ||
+	    (set && ends(set, strlen(set), "_SCALAR")))
+		return PACK_SCALAR;
+	return PACK_PACKED;
+}
+
+/* objdump's (and capstone's) pseudo-op for a compare predicate in the immediate:
+ * cmpsd xmm4, xmm1, 6 -> cmpnlesd xmm4, xmm1; vpcmpub k0, zmm0, zmm1, 4 -> vpcmpnequb. The
+ * mnemonic goes to mbuf; false when the instruction has no such form. */
+static bool cmp_pseudo(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
+		       char *mbuf, size_t n)
+{
+	static const char *const fp[32] = {
+		"eq", "lt", "le", "unord", "neq", "nlt", "nle", "ord", "eq_uq", "nge", "ngt",
+		"false", "neq_oq", "ge", "gt", "true", "eq_os", "lt_oq", "le_oq", "unord_s",
+		"neq_us", "nlt_uq", "nle_uq", "ord_s", "eq_us", "nge_uq", "ngt_uq", "false_os",
+		"neq_os", "ge_oq", "gt_oq", "true_us" };
+	static const char *const in[8] = { "eq", "lt", "le", "false", "neq", "nlt", "nle",
+					   "true" };
+	const char *zn = ZydisMnemonicGetString(zi->mnemonic);
+	const ZydisDecodedOperand *imm = NULL;
+	unsigned i;
+	uint64_t v;
+
+	if (!zn || zi->operand_count_visible < 3)
+		return false;
+	for (i = 0; i < zi->operand_count_visible; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			imm = &ops[i];
+	if (!imm)
+		return false;
+	v = imm->imm.value.u;
+	if (!strncmp(zn, "vpcmp", 5) && strlen(zn) <= 7 && zn[5] != 'e' && zn[5] != 'g' &&
+	    zn[5] != 'i' && zn[5] != 'e') {
+		/* vpcmpb/ub/w/uw/d/ud/q/uq: integer predicates 0..7 */
+		if (v > 7)
+			return false;
+		snprintf(mbuf, n, "vpcmp%s%s", in[v], zn + 5);
+		return true;
+	}
+	if (!strcmp(zn, "cmpps") || !strcmp(zn, "cmppd") || !strcmp(zn, "cmpss") ||
+	    !strcmp(zn, "cmpsd")) {
+		if (v > 7)
+			return false;
+		snprintf(mbuf, n, "cmp%s%s", fp[v], zn + 3);
+		return true;
+	}
+	if (!strcmp(zn, "vcmpps") || !strcmp(zn, "vcmppd") || !strcmp(zn, "vcmpss") ||
+	    !strcmp(zn, "vcmpsd") || !strcmp(zn, "vcmpph") || !strcmp(zn, "vcmpsh")) {
+		if (v > 31)
+			return false;
+		snprintf(mbuf, n, "vcmp%s%s", fp[v], zn + 4);
+		return true;
+	}
+	return false;
+}
+
+/* The iclass and mnemonic of an instruction with a prefix form (lock, rep) or a near/far
+ * or string/SSE pair under one Zydis mnemonic; NULLs when it is the plain form. */
+static int x86_forms(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
+		     const ZydisDecodedOperand *ops, struct bbmap_insn *in)
+{
+	const char *mn = mn_names[zi->mnemonic], *ic = ic_names[zi->mnemonic];
+	char ibuf[48], mbuf[48];
+	const char *pre = "", *mpre = "", *suf = "";
+	ZyanU64 a = zi->attributes;
+	bool str = zi->meta.category == ZYDIS_CATEGORY_STRINGOP ||
+		   zi->meta.category == ZYDIS_CATEGORY_IOSTRINGOP;
+
+	if (zi->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR) {
+		if (zi->mnemonic == ZYDIS_MNEMONIC_CALL)
+			ic = "CALL_FAR";
+		else if (zi->mnemonic == ZYDIS_MNEMONIC_RET)
+			ic = "RET_FAR";
+		else if (zi->mnemonic == ZYDIS_MNEMONIC_JMP)
+			ic = "JMP_FAR";
+	}
+	if (!str && (zi->mnemonic == ZYDIS_MNEMONIC_MOVSD || zi->mnemonic == ZYDIS_MNEMONIC_CMPSD))
+		ic = zi->mnemonic == ZYDIS_MNEMONIC_MOVSD ? "MOVSD_XMM" : "CMPSD_XMM";
+	if (a & ZYDIS_ATTRIB_HAS_LOCK) {
+		mpre = "lock ";
+		if (zi->mnemonic != ZYDIS_MNEMONIC_XCHG)
+			suf = "_LOCK";
+	}
+	if (str && (a & ZYDIS_ATTRIB_HAS_REP)) {
+		mpre = "rep ";
+		pre = "REP_";
+	} else if (str && (a & ZYDIS_ATTRIB_HAS_REPE)) {
+		mpre = "repz ";
+		pre = "REPE_";
+	} else if (str && (a & ZYDIS_ATTRIB_HAS_REPNE)) {
+		mpre = "repnz ";
+		pre = "REPNE_";
+	}
+	/* objdump's movabs: mov with a 64-bit immediate or a 64-bit absolute address */
+	if (zi->mnemonic == ZYDIS_MNEMONIC_MOV &&
+	    (zi->raw.imm[0].size == 64 || (zi->raw.disp.size == 64 && !zi->raw.modrm.offset)))
+		mn = "movabs";
+	if (cmp_pseudo(zi, ops, mbuf, sizeof(mbuf))) {
+		in->flags |= BBMAP_INSN_PSEUDO_OP;
+		in->mnemonic = mod_str__intern(m, mbuf);
+		in->iclass = ic;
+		return in->mnemonic ? 0 : -ENOMEM;
+	}
+	if (ic == ic_names[zi->mnemonic] && !*pre && !*suf && !*mpre) {
+		in->mnemonic = mn;
+		in->iclass = ic;
+		return 0;
+	}
+	snprintf(ibuf, sizeof(ibuf), "%s%s%s", pre, ic, suf);
+	snprintf(mbuf, sizeof(mbuf), "%s%s", mpre, mn);
+	in->iclass = mod_str__intern(m, ibuf);
+	in->mnemonic = *mpre ? mod_str__intern(m, mbuf) : mn;
+	return in->iclass && in->mnemonic ? 0 : -ENOMEM;
+}
+
+int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
+		     const ZydisDecodedOperand *ops, uint64_t addr, struct bbmap_insn *in)
+{
+	ZydisInstructionCategory cat = zi->meta.category;
+	uint16_t f = 0, width = 0;
+	const ZydisDecodedOperand *first = NULL;
+	bool vec = false, x87 = zi->meta.isa_ext == ZYDIS_ISA_EXT_X87;
+	unsigned i, nk = 0;
+
+	switch (cat) {
+	case ZYDIS_CATEGORY_COND_BR:
+		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_COND;
+		break;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		f |= BBMAP_INSN_BRANCH;
+		break;
+	case ZYDIS_CATEGORY_CALL:
+		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_CALL;
+		break;
+	case ZYDIS_CATEGORY_RET:
+		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_RET | BBMAP_INSN_INDIRECT;
+		break;
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_SYSRET:
+	case ZYDIS_CATEGORY_INTERRUPT:
+		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_SYSCALL;
+		break;
+	default:
+		if (zi->mnemonic == ZYDIS_MNEMONIC_UD0 || zi->mnemonic == ZYDIS_MNEMONIC_UD1 ||
+		    zi->mnemonic == ZYDIS_MNEMONIC_UD2)
+			f |= BBMAP_INSN_BRANCH;
+		break;
+	}
+	if ((f & BBMAP_INSN_BRANCH) && !(f & (BBMAP_INSN_RET | BBMAP_INSN_SYSCALL)) &&
+	    zi->mnemonic != ZYDIS_MNEMONIC_UD0 && zi->mnemonic != ZYDIS_MNEMONIC_UD1 &&
+	    zi->mnemonic != ZYDIS_MNEMONIC_UD2) {
+		ZyanU64 t;
+
+		if (zi->operand_count_visible && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+		    ops[0].imm.is_relative &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[0], addr, &t))) {
+			f |= BBMAP_INSN_HAS_TARGET;
+			in->target = m->arch == BBMAP_ARCH_X86_32 ? (uint32_t)t : t;
+		} else {
+			f |= BBMAP_INSN_INDIRECT;
+		}
+	}
+	for (i = 0; i < zi->operand_count; i++) {
+		const ZydisDecodedOperand *op = &ops[i];
+
+		if (op->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    (op->mem.type == ZYDIS_MEMOP_TYPE_MEM || op->mem.type == ZYDIS_MEMOP_TYPE_VSIB) &&
+		    cat != ZYDIS_CATEGORY_PREFETCH && cat != ZYDIS_CATEGORY_NOP &&
+		    cat != ZYDIS_CATEGORY_WIDENOP) {
+			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+				f |= BBMAP_INSN_MEM_READ;
+			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+				f |= BBMAP_INSN_MEM_WRITE;
+		}
+		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER) {
+			uint16_t w = reg_width(op->reg.value);
+
+			if (w > width)
+				width = w;
+			vec |= w != 0;
+		}
+		if (!first && cat == ZYDIS_CATEGORY_STRINGOP &&
+		    op->type == ZYDIS_OPERAND_TYPE_MEMORY)
+			first = op;	/* movsb, stosq: their operands are implicit */
+		/* The operands a listing shows: not the hidden ones (flags, stack pointer), not
+		 * EVEX's k0 "no mask", and only the r/m operand of a multi-byte nop. */
+		if (op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN ||
+		    (op->encoding == ZYDIS_OPERAND_ENCODING_MASK && op->reg.value == ZYDIS_REGISTER_K0) ||
+		    (cat == ZYDIS_CATEGORY_WIDENOP && nk))
+			continue;
+		if (!first && op->type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			first = op;
+		if (nk < 4)
+			in->op_kinds[nk] = op->type == ZYDIS_OPERAND_TYPE_REGISTER ? 'r' :
+					   op->type == ZYDIS_OPERAND_TYPE_MEMORY ? 'm' :
+					   op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE ? 'i' : 'p';
+		nk++;
+	}
+	if ((zi->attributes & ZYDIS_ATTRIB_HAS_LOCK) ||
+	    (zi->mnemonic == ZYDIS_MNEMONIC_XCHG && (f & BBMAP_INSN_MEM_WRITE)))
+		f |= BBMAP_INSN_LOCK;
+	in->flags = f;
+	in->width = width;
+	in->nr_ops = (uint8_t)nk;
+	in->isa = ext_map[zi->meta.isa_ext];
+	in->isa_set = set_map[zi->meta.isa_set];
+	in->category = cat_map[cat];
+	/* Packing and element type: of the first shown operand that is not an immediate (the
+	 * destination, or the source of a store-like form), its element type from Zydis. */
+	if (first && (vec || x87)) {
+		in->elem = (uint8_t)elem_of(first->element_type, first->element_size);
+		in->packing = x87 ? PACK_SCALAR : (uint8_t)simd_packing(zi, in);
+	} else if (first && !(f & BBMAP_INSN_BRANCH) && cat != ZYDIS_CATEGORY_NOP &&
+		   cat != ZYDIS_CATEGORY_WIDENOP) {
+		in->elem = (uint8_t)elem_of(ZYDIS_ELEMENT_TYPE_INT, first->size);
+	}
+	return x86_forms(m, zi, ops, in);
+}
+
+/* Operand text: the formatted instruction without its prefix words and mnemonic. */
+static char *operand_text(const struct bbmap_module *m, const ZydisDecodedInstruction *zi,
+				const ZydisDecodedOperand *ops, uint64_t addr, char *buf,
+				size_t n)
+{
+	const char *mn = ZydisMnemonicGetString(zi->mnemonic);
+	char *p = buf, *sp;
+	size_t l = mn ? strlen(mn) : 0;
+
+	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&m->zy_fmt, zi, ops,
+							  zi->operand_count_visible, buf, n,
+							  addr, ZYAN_NULL))) {
+		buf[0] = 0;
+		return buf;
+	}
+	while (l && (strncmp(p, mn, l) || (p[l] != ' ' && p[l] != 0)) &&
+	       (sp = strchr(p, ' ')) != NULL)
+		p = sp + 1;
+	if (l && !strncmp(p, mn, l))
+		p += l;
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
+		      struct mod_text_buf *text)
+{
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	size_t left = r->end - r->start;
+	uint64_t addr = r->start;
+	const char *bad_mn = mod_str__intern(m, "(bad)");
+	int err;
+
+	if (!bad_mn)
+		return -ENOMEM;
+	err = mod_zydis__open(m);
+	if (err)
+		return err;
+	while (left) {
+		struct bbmap_insn *in;
+		size_t off;
+
+		if (r->nr_insns == m->scr_cap && mod_disasm__grow(m, m->scr_cap * 2))
+			return -ENOMEM;
+		in = &m->scr_insns[r->nr_insns];
+		memset(in, 0, sizeof(*in));
+		in->addr = addr;
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&m->zy_dec, code, left, &zi, ops))) {
+			/* Undecodable: one byte as BAD, counted, then go on. */
+			in->mnemonic = bad_mn;
+			in->iclass = "INVALID";
+			in->flags = BBMAP_INSN_BAD;
+			in->len = 1;
+			m->stats.nr_bad++;
+			m->stats.bytes_bad++;
+			off = mod_text__add(text, "");
+		} else {
+			char tmp[256], *t;
+
+			err = mod_zydis__attrs(m, &zi, ops, addr, in);
+			if (err)
+				return err;
+			in->len = zi.length;
+			t = operand_text(m, &zi, ops, addr, tmp, sizeof(tmp));
+			if (in->flags & BBMAP_INSN_PSEUDO_OP) {
+				/* the predicate is in the mnemonic: drop ", imm" */
+				char *c = strrchr(t, ',');
+
+				in->flags &= (uint16_t)~BBMAP_INSN_PSEUDO_OP;
+				if (c)
+					*c = 0;
+			}
+			off = mod_text__add(text, t);
+		}
+		if (off == (size_t)-1)
+			return -ENOMEM;
+		in->operands = (const char *)(uintptr_t)off;
+		code += in->len;
+		left -= in->len;
+		addr += in->len;
+		r->nr_insns++;
+	}
+	return 0;
+}

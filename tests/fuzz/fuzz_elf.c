@@ -1,0 +1,82 @@
+/* libFuzzer target on the ELF side of bbmap: opens the input as a module (ELF headers,
+ * symbols, .eh_frame, build-id, DWARF line tables) and disassembles some of it: the blocks
+ * of the first symbols and their fall-through successors, a leader added inside one, the
+ * symbol and file-offset lookups. Work per input is bounded (symbols and blocks visited).
+ * Depends only on bbmap.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bbmap/module.h"
+#include "tests/fuzz/fuzz_common.h"
+
+#define MAX_SYMS	16
+#define MAX_CHAIN	8
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint64_t walk(struct bbmap_module *m, uint64_t vaddr)
+{
+	const struct bbmap_block *b, *next;
+	uint64_t sink = 0;
+	int i;
+
+	if (bbmap_module__block_at(m, vaddr, &b))
+		return 0;
+	for (i = 0; i < MAX_CHAIN; i++) {
+		uint32_t k;
+
+		sink += b->end - b->start;
+		for (k = 0; k < b->nr_insns; k++)
+			sink += b->insns[k].len + b->insns[k].mnemonic[0] + b->insns[k].iclass[0];
+		if (bbmap_module__block_after(m, b, &next) || !next)
+			break;
+		b = next;
+	}
+	return sink;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int inited;
+	struct bbmap_module_stats st;
+	struct bbmap_module *m;
+	const uint8_t *id;
+	const char *path;
+	uint64_t sink = 0, v;
+	size_t i, n;
+
+	if (!inited) {
+		bbmap_module__threads_init();
+		inited = 1;
+	}
+	path = fuzz_file(data, size);
+	if (!path || bbmap_module__open_flags(&m, path, NULL, size & 1 ? BBMAP_MODULE_NO_LINES : 0))
+		return 0;
+	sink += bbmap_module__arch(m) + bbmap_module__build_id(m, &id);
+	if (!bbmap_module__symbol_addr(m, "_start", &v))
+		sink += walk(m, v);
+	if (!bbmap_module__offset_to_vaddr(m, 0x1000, &v))
+		sink += walk(m, v);
+	n = bbmap_module__nr_symbols(m);
+	for (i = 0; i < n && i < MAX_SYMS; i++) {
+		const struct bbmap_symbol *s = bbmap_module__symbol(m, i);
+		const struct bbmap_symbol *at;
+
+		if (!s)
+			continue;
+		sink += walk(m, s->start);
+		at = bbmap_module__symbol_at(m, s->start + s->size / 2);
+		if (at)
+			sink += at->start + (uint8_t)at->name[0];
+		if (i == 0 && s->size > 2) {
+			bbmap_module__add_leader(m, s->start + 2);
+			sink += walk(m, s->start);
+		}
+	}
+	bbmap_module__stats(m, &st);
+	sink += st.nr_insns + st.nr_bad;
+	bbmap_module__delete(m);
+	fuzz_sink += (uint64_t)sink;
+	return 0;
+}
