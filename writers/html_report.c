@@ -567,7 +567,8 @@ static void listings(FILE *f, const struct result *r)
 	fprintf(f, "<h3>Annotated listings</h3>\n<p class=\"note\">Each instruction's estimated "
 		"count (every instruction of a block runs as often as the block), share of the "
 		"function and 95%% interval; a line above each block gives the source of its "
-		"count (lbr, ebs or a fallback) and the bias flag. Heat: count relative to the "
+		"count (lbr, ebs or a fallback) and \"biased\" where the LBR entry bias was detected. "
+		"Heat: count relative to the "
 		"function's hottest instruction.</p>\n");
 	while (i < a->nr_rows) {
 		const char *mod = text(a, i, "module"), *sym = text(a, i, "symbol");
@@ -609,6 +610,8 @@ static void listings(FILE *f, const struct result *r)
 				esc(f, addr);
 				fprintf(f, ": ");
 				esc(f, s && *s ? s : "no source");
+				if (num(a, j, "biased") > 0)
+					fprintf(f, ", <span class=\"warn\">biased</span>");
 				fprintf(f, "</td></tr>\n");
 			}
 			if (src && *src && (!prev_src || strcmp(src, prev_src))) {

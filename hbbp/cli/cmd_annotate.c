@@ -247,7 +247,7 @@ static int write_csv(const struct annotate *a)
 	int err = result__new(&r);
 
 	if (!err)
-		err = annotate__table(a, r, "mix");
+		err = annotate__table(a, r, "mix", false);
 	if (!err)
 		err = writer__write(r, "-", WRITER_CSV, &(struct writer_opts){ 0 });
 	result__delete(r);

@@ -381,15 +381,17 @@ void annotate__delete(struct annotate *a)
 	free(a);
 }
 
-int annotate__table(const struct annotate *a, struct result *res, const char *name)
+int annotate__table(const struct annotate *a, struct result *res, const char *name,
+		    bool with_bias)
 {
 	static const char *const cols[] = {
 		"module:text", "symbol:text", "address:text", "count:real", "count_lo:real",
 		"count_hi:real", "instruction:text", "block:text", "source:text", "srcline:text",
+		"biased:int",
 	};
 	struct result_table *t;
-	size_t i, j;
-	int err = result__add_table(res, name, cols, sizeof(cols) / sizeof(cols[0]), &t);
+	size_t i, j, nc = sizeof(cols) / sizeof(cols[0]) - !with_bias;
+	int err = result__add_table(res, name, cols, nc, &t);
 
 	for (i = 0; i < a->nr_funcs && !err; i++) {
 		const struct annotate_func *f = &a->funcs[i];
@@ -421,6 +423,8 @@ int annotate__table(const struct annotate *a, struct result *res, const char *na
 				err = result_cell__text(t, &c[8], in->source ? in->source : "");
 			if (!err && in->srcline)
 				err = result_cell__text(t, &c[9], in->srcline);
+			if (with_bias)
+				result_cell__int(&c[10], in->biased);
 		}
 	}
 	return err;

@@ -69,9 +69,11 @@ int annotate__build(struct annotate **out, const struct result *res,
 		    const struct annotate_opts *o, annotate_text_fn text, void *ctx);
 void annotate__delete(struct annotate *a);
 /* Adds the table name to res: module, symbol, address, count, count_lo, count_hi,
- * instruction, block, source, srcline, one row per listed instruction (count_lo/count_hi
- * NULL when the result has no intervals). */
-int annotate__table(const struct annotate *a, struct result *res, const char *name);
+ * instruction, block, source, srcline (and biased, 1 when the block's LBR count is biased,
+ * with with_bias), one row per listed instruction (count_lo/count_hi NULL when the result
+ * has no intervals). */
+int annotate__table(const struct annotate *a, struct result *res, const char *name,
+		    bool with_bias);
 /* The short name of a module path (its basename). */
 const char *annotate__basename(const char *path);
 

@@ -281,7 +281,7 @@ int report__build(struct result *out, const struct result *run_res, const struct
 		if (err == -HBBP_ENOTFOUND)
 			err = result__warn(out, "no block tables: no listings");
 		else if (!err)
-			err = annotate__table(a, out, "annotate");
+			err = annotate__table(a, out, "annotate", true);
 	}
 	for (i = 0; a && !err && i < a->nr_funcs; i++)
 		if (a->funcs[i].nr_insns < a->funcs[i].nr_insns_all)

@@ -120,3 +120,12 @@ chrome "$TMP/two.dom" --dump-dom "file://$TMP/two.html"
 ncat=$(awk 'NR > 1' "$TMP/category.csv" | wc -l)
 expect "report_two_inputs: two sections, $ncat categories x 2 runs side by side" \
 	'[ "$(grep -c "<section class=\"run\"" "$TMP/two.dom")" = 2 ] && [ "$(grep -c "class=\"cbar\" data-chart=\"compare-by_category\"" "$TMP/two.dom")" = $((2 * ncat)) ]'
+# the bias flag of the listings' blocks: as many as the diagnostics' biased blocks of the
+# listed functions (--by block --diagnostics, an independent pivot of the same blocks)
+"$HBBP" -q $BIN --by symbol,block --diagnostics -o "$TMP/blk.csv" "$DEMO/perf.data"
+want=$(awk -F, 'NR == FNR { if (FNR > 1) f[$2] = 1; next }
+	FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	($1 in f) && $c["biased"] == 1 { n++ } END { print n + 0 }' "$TMP/fn.csv" "$TMP/blk.csv")
+got=$(grep -c 'biased</span>' "$TMP/dom.html")
+check "report_dom_bias: $got biased blocks in the listings, $want in the diagnostics" \
+	test "$got" = "$want" -a "$want" -gt 0

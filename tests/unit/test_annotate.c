@@ -168,7 +168,7 @@ static void test_annotate_select(void)
 		CHECK_EQ_DBL(a->funcs[0].count_cut, 20, 1e-9);
 		CHECK_STR(a->funcs[0].insns[0].text, "ret");
 	}
-	CHECK(!result__new(&out) && !annotate__table(a, out, "annotate"));
+	CHECK(!result__new(&out) && !annotate__table(a, out, "annotate", false));
 	t = out ? result__table(out, "annotate") : NULL;
 	CHECK(t && t->nr_cols == 10 && t->nr_rows == 1);
 	if (t && t->nr_rows == 1) {
