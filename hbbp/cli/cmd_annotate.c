@@ -330,6 +330,9 @@ int cmd_annotate(int argc, char **argv)
 	o.input = argv[optind];
 	if (convert_args__finish(&o))
 		goto usage;
+	if (o.mix.comm || o.mix.pid || o.mix.user_only || o.mix.kernel_only)
+		pr_warn("annotate: --comm, --pid, --user-only and --kernel-only do not apply to "
+			"the listing: its counts are every thread's");
 	o.all_tables = true;
 	ao.symbols = ao.nr_symbols ? syms : NULL;
 	rc = convert__compute(&run, &o);

@@ -288,6 +288,11 @@ int report__build(struct result *out, const struct result *run_res, const struct
 			err = result__warn(out, "%s: %zu of %zu instructions listed (the hottest)",
 					   a->funcs[i].symbol, a->funcs[i].nr_insns,
 					   a->funcs[i].nr_insns_all);
+	if (!err && a && o->filters && (o->filters->comm || o->filters->pid ||
+					o->filters->user_only || o->filters->kernel_only))
+		err = result__warn(out, "the listings count every thread: --comm, --pid, "
+				   "--user-only and --kernel-only apply to the charts and the "
+				   "functions table only");
 	if (!err && a && !a->has_intervals)
 		err = result__warn(out, "the 95%% interval is unavailable: this conversion "
 				   "computes no count_lo/count_hi");
