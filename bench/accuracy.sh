@@ -3,8 +3,10 @@
 # records each ONCE through pmusim with realistic effects, converts with --method ebs, lbr and
 # hbbp, sweeps the cutoff from 4 to 40 (re-converting only), compares every mix against the
 # exact truth with `hbbp-convert compare`, and writes a Markdown table (default
-# bench/ACCURACY.md). Depends only on ./hbbp-convert, ./pmusim, qemu-x86_64, a C compiler and
-# tests/tools/blocklen (built by make check-build).
+# bench/ACCURACY.md), then appends the calibration of the intervals (bench/calibrate.sh,
+# twenty more recordings of each workload without hardware effects). Depends only on
+# ./hbbp-convert, ./pmusim, qemu-x86_64, a C compiler and tests/tools/blocklen (built by
+# make check-build).
 # Usage: bench/accuracy.sh [-o OUT.md] [-w WORKDIR] [WORKLOAD...]
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -187,4 +189,7 @@ cgline=$(sed -n 's/^ *LBR-only/LBR-only/p' "$work/callgrind.log")
 	for w in $all; do sed "s|$work|WORK|g; s|$top/||g" "$work/$w.cmd"; done
 	echo '```'
 } >"$out"
+# the 95% intervals against the exact counts, with no hardware effect (method.md §10)
+HBBP=$HBBP PMUSIM=$PMUSIM sh "$top/bench/calibrate.sh" -M -s 20 -m "ebs lbr hbbp" \
+	-w "$work/calibrate" >>"$out"
 cat "$out"
