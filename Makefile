@@ -3,9 +3,9 @@
 #   make              build ./hbbp-convert and ./pmusim
 #   make check        unit, round-trip, golden CLI, corpus and malformed-input tests
 #   make SAN=address,undefined check   the same under sanitizers (separate build dir)
-#   make fuzz         build the libFuzzer target on the reader (clang)
+#   make fuzz         build the libFuzzer targets of tests/fuzz (clang)
 #   make bench        conversion benchmark against perf and cat (BENCH_SIZES="100 1000" MiB)
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR=   (make uninstall with the same removes it)
 #   V=1               show the commands
 
 CC      ?= cc
@@ -24,7 +24,7 @@ deb_sqlite3 := libsqlite3-dev
 # found by its header, linked shared (-lZydis -lZycore) in every build.
 deb_zydis := libzydis-dev
 
-ifneq ($(filter-out clean deps check demo,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean deps check demo uninstall,$(or $(MAKECMDGOALS),all)),)
 missing := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
 missing += $(if $(shell echo '\#include <Zydis/Zydis.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo y),,zydis)
 missing := $(strip $(missing))
@@ -95,8 +95,17 @@ PROGS := hbbp-convert $(if $(SIM_SRCS),pmusim)
 endif
 
 .SECONDARY:
-.PHONY: all check check-build check-run deps demo clean install fuzz bench accuracy update-golden san-corpus
+.PHONY: all check check-build check-run deps demo clean install uninstall fuzz bench accuracy update-golden san-corpus
 all: $(PROGS)
+
+# The release: `git describe` of the checkout, else the VERSION file of a source tarball.
+VERSION := $(or $(shell git describe --tags --always --dirty 2>/dev/null),$(shell cat VERSION 2>/dev/null),unknown)
+$(BUILD)/hbbp/cli/version.o: ALL_CFLAGS += -DHBBP_VERSION='"$(VERSION)"'
+$(BUILD)/hbbp/cli/version.o: $(BUILD)/version.txt
+$(BUILD)/version.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+FORCE:
 
 $(BUILD)/%.o: %.c
 	$(call msg,CC,$<)
@@ -115,8 +124,9 @@ $(BUILD)/pmusim: $(SIM_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
+# copied then renamed: a test still running the previous binary does not stop the copy
 hbbp-convert pmusim: %: $(BUILD)/%
-	$(Q)cp $< $@
+	$(Q)cp $< $@.tmp && mv -f $@.tmp $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIB)
 	$(call msg,LINK,$@)
@@ -166,10 +176,19 @@ san-corpus:
 bench: $(PROGS) $(BUILD)/tools/benchgen
 	@BUILD=$(BUILD) HBBP=$(firstword $(PROGS)) PMUSIM=$(word 2,$(PROGS)) sh bench/run.sh
 
-install: hbbp-convert
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 hbbp-convert $(DESTDIR)$(PREFIX)/bin/
-	$(if $(SIM_SRCS),install -m 755 pmusim $(DESTDIR)$(PREFIX)/bin/)
+# install: the converter and its manual page; the simulator (a test and training tool) as
+# hbbp-pmusim, never under a generic name. uninstall removes exactly what install put.
+MANDIR ?= $(PREFIX)/share/man
+INSTALLED := $(DESTDIR)$(PREFIX)/bin/hbbp-convert $(DESTDIR)$(MANDIR)/man1/hbbp-convert.1 \
+	     $(if $(SIM_SRCS),$(DESTDIR)$(PREFIX)/bin/hbbp-pmusim)
+install: hbbp-convert $(if $(SIM_SRCS),pmusim)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1
+	install -m 755 hbbp-convert $(DESTDIR)$(PREFIX)/bin/hbbp-convert
+	install -m 644 man/hbbp-convert.1 $(DESTDIR)$(MANDIR)/man1/hbbp-convert.1
+	$(if $(SIM_SRCS),install -m 755 pmusim $(DESTDIR)$(PREFIX)/bin/hbbp-pmusim)
+
+uninstall:
+	rm -f $(INSTALLED)
 
 clean:
 	rm -rf build hbbp-convert pmusim

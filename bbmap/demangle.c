@@ -3,7 +3,9 @@
  * mangled. Knows nothing of ELF or perf.data.
  */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bbmap/module_priv.h"
 
@@ -39,5 +41,41 @@ char *mod_demangle(struct bbmap_module *m, const char *name)
 		free(d);
 		return NULL;
 	}
+	if (m->demangle_flags & BBMAP_MODULE_DEMANGLE_SHORT)
+		mod_demangle__short(d);
 	return d;
+}
+
+/* "ns::f<int>(unsigned int) const" -> "ns::f<int>": the parameter list that closes the name
+ * (matched back from its last ')') and the qualifiers after it go; "operator()" stays. */
+void mod_demangle__short(char *d)
+{
+	static const char *const quals[] = { " const", " volatile", " &&", " &", " noexcept" };
+	size_t n = strlen(d), i;
+	bool again = true;
+	int depth = 0;
+
+	while (again) {
+		again = false;
+		for (i = 0; i < sizeof(quals) / sizeof(quals[0]); i++) {
+			size_t q = strlen(quals[i]);
+
+			if (n > q && !strcmp(d + n - q, quals[i])) {
+				n -= q;
+				d[n] = 0;
+				again = true;
+			}
+		}
+	}
+	if (!n || d[n - 1] != ')')
+		return;
+	for (i = n; i-- > 0;) {
+		if (d[i] == ')')
+			depth++;
+		else if (d[i] == '(' && --depth == 0) {
+			if (i)		/* "(anonymous namespace)" alone stays */
+				d[i] = 0;
+			return;
+		}
+	}
 }

@@ -110,8 +110,10 @@ int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uin
 			/* Undecodable: one unit as BAD, counted, then go on. */
 			size_t unit = m->arch == BBMAP_ARCH_ARM && thumb ? 2 : 4;
 
-			if (unit > left)
+			if (unit > left) {
 				unit = left;
+				m->stats.bytes_cut += unit;
+			}
 			in->mnemonic = bad_mn;
 			in->iclass = bad_ic;
 			in->flags = BBMAP_INSN_BAD;

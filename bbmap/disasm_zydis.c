@@ -463,6 +463,7 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 	size_t left = r->end - r->start;
 	uint64_t addr = r->start;
 	const char *bad_mn = mod_str__intern(m, "(bad)");
+	ZyanStatus st;
 	int err;
 
 	if (!bad_mn)
@@ -479,8 +480,11 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 		in = &m->scr_insns[r->nr_insns];
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&m->zy_dec, code, left, &zi, ops))) {
+		st = ZydisDecoderDecodeFull(&m->zy_dec, code, left, &zi, ops);
+		if (!ZYAN_SUCCESS(st)) {
 			/* Undecodable: one byte as BAD, counted, then go on. */
+			if (st == ZYDIS_STATUS_NO_MORE_DATA)
+				m->stats.bytes_cut++;
 			in->mnemonic = bad_mn;
 			in->iclass = "INVALID";
 			in->flags = BBMAP_INSN_BAD;

@@ -92,7 +92,9 @@ int bbmap_dso__try_file(struct bbmap_dso *d, const char *path, const char *debug
 	if (!is_regular(path))
 		return -ENOENT;
 	err = bbmap_module__open_flags(&m, path, debug_path,
-				       o->no_lines ? BBMAP_MODULE_NO_LINES : 0);
+				       (o->no_lines ? BBMAP_MODULE_NO_LINES : 0) |
+				       (o->demangle == BBMAP_DEMANGLE_SHORT ? BBMAP_MODULE_DEMANGLE_SHORT :
+					o->demangle == BBMAP_DEMANGLE_NONE ? BBMAP_MODULE_NO_DEMANGLE : 0));
 	if (err) {
 		if (d->status != DSO_BUILDID_MISMATCH) {
 			d->status = DSO_BAD;
@@ -167,9 +169,16 @@ static bool try_overrides(struct bbmap_dso *d)
 
 		if (!b->name || !b->path)
 			continue;
-		if ((!strcmp(b->name, d->name) || !strcmp(b->name, d->short_name)) &&
-		    !bbmap_dso__try_file(d, b->path, NULL, "--binary"))
+		if (strcmp(b->name, d->name) && strcmp(b->name, d->short_name))
+			continue;
+		if (!bbmap_dso__try_file(d, b->path, NULL, "--binary")) {
+			bool unchecked = d->build_id_size && !bbmap_module__build_id(d->mod, NULL);
+
+			bbmap_session__override_note(d->session, i, unchecked ? BBMAP_OVR_UNCHECKED :
+						     BBMAP_OVR_USED, unchecked ? d->detail : NULL);
 			return true;
+		}
+		bbmap_session__override_note(d->session, i, BBMAP_OVR_REFUSED, d->detail);
 	}
 	return false;
 }

@@ -609,7 +609,10 @@ int mod_elf__load(struct bbmap_module *m, const char *debug_path)
 	}
 	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
 	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF) {
-		pr_warn("%s: not an ELF file: %s", m->path, elf_errmsg(-1));
+		int e = elf_errno();	/* 0 when libelf read the file but found no ELF magic */
+
+		pr_warn("%s: not an ELF file%s%s", m->path, e ? ": " : " (no ELF header)",
+			e ? elf_errmsg(e) : "");
 		return -HBBP_EFORMAT;
 	}
 	if (!gelf_getehdr(m->elf, &eh)) {

@@ -102,7 +102,9 @@ int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const 
 	err = mod_elf__load(m, debug_path);
 	if (err)
 		goto out_free;
-	mod_demangle__init(m);
+	m->demangle_flags = flags & (BBMAP_MODULE_DEMANGLE_SHORT | BBMAP_MODULE_NO_DEMANGLE);
+	if (!(flags & BBMAP_MODULE_NO_DEMANGLE))
+		mod_demangle__init(m);
 	if (!(flags & BBMAP_MODULE_NO_LINES))
 		mod_srcline__open(m);	/* inflating .debug_* costs: only when asked */
 	*out = m;
@@ -134,6 +136,7 @@ void bbmap_module__delete(struct bbmap_module *m)
 	for (i = 0; i < m->nr_fde_syms; i++)
 		free(m->fde_syms[i]);
 	free(m->fde_syms);
+	free(m->fdes);
 	for (i = 0; i < m->nr_syms; i++)
 		if (m->sym_state[i] & 2)
 			free((char *)m->syms[i].name);
@@ -274,6 +277,7 @@ static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t va
 	size_t lo = 0, hi = m->nr_fde_syms;
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Addr start, end;
+	uint64_t fs, fe;
 	struct bbmap_symbol *s, **p;
 	char name[32];
 
@@ -287,14 +291,26 @@ static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t va
 	}
 	if (lo && vaddr - m->fde_syms[lo - 1]->start < m->fde_syms[lo - 1]->size)
 		return m->fde_syms[lo - 1];
-	if (!m->cfi || dwarf_cfi_addrframe(m->cfi, vaddr, &frame) != 0)
-		return NULL;
-	if (dwarf_frame_info(frame, &start, &end, NULL) < 0 || end <= start ||
-	    vaddr < start || vaddr >= end) {
+	switch (mod_elf__fde_range(m, vaddr, &fs, &fe)) {
+	case 0:			/* the whole function of the FDE */
+		start = fs;
+		end = fe;
+		break;
+	case -EOPNOTSUPP:	/* no table: libdw's row (a part of the function) */
+		if (!m->cfi || dwarf_cfi_addrframe(m->cfi, vaddr, &frame) != 0)
+			return NULL;
+		if (dwarf_frame_info(frame, &start, &end, NULL) < 0 || end <= start ||
+		    vaddr < start || vaddr >= end) {
+			free(frame);
+			return NULL;
+		}
 		free(frame);
+		break;
+	default:
 		return NULL;
 	}
-	free(frame);
+	if (end <= start || vaddr < start || vaddr >= end)
+		return NULL;
 	if (m->nr_fde_syms == m->alloc_fde_syms) {
 		size_t nc = m->alloc_fde_syms ? m->alloc_fde_syms * 2 : 64;
 
@@ -535,6 +551,8 @@ static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start
 		e = ce;
 		if ((size_t)(i + 1) < m->nr_syms && m->syms[i + 1].start < e)
 			e = m->syms[i + 1].start;
+		/* nor into the functions .eh_frame describes around it */
+		mod_elf__fde_gap(m, vaddr, &s, &e);
 		if (e - vaddr > WINDOW)
 			e = vaddr + WINDOW;
 	}
@@ -621,6 +639,26 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 	return 0;
 }
 
+int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
+			      const struct bbmap_block **blks, size_t *n)
+{
+	struct mod_region *r;
+	long bi;
+	int err;
+
+	*blks = NULL;
+	*n = 0;
+	err = region_for(m, vaddr, &r);
+	if (err)
+		return err;
+	bi = block_index(r, vaddr);
+	if (bi < 0 || insn_index(r, vaddr) < 0)
+		return -HBBP_ENOTFOUND;
+	*blks = &r->blocks[bi];
+	*n = r->nr_blocks - (size_t)bi;
+	return 0;
+}
+
 int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct bbmap_insn **in)
 {
 	struct mod_region *r;
@@ -682,9 +720,12 @@ void bbmap_module__forget_code(struct bbmap_module *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->nr_regions; i++)
+	if (!m->nr_regions)
+		return;
+	for (i = 0; i + 1 < m->nr_regions; i++)
 		region_free(m->regions[i]);
-	m->nr_regions = 0;
+	m->regions[0] = m->regions[m->nr_regions - 1];
+	m->nr_regions = 1;
 }
 
 /* ---- cache ---- */

@@ -76,6 +76,11 @@ void bbmap_module__delete(struct bbmap_module *m);
 /* The same with BBMAP_MODULE_* flags. BBMAP_MODULE_NO_LINES: no debug info is read for source
  * lines (srcfile stays NULL, has_lines is false); symbols still come from the debug file. */
 #define BBMAP_MODULE_NO_LINES	1u
+/* C++ symbol names: demangled in full by default ("f(unsigned int) const"),
+ * BBMAP_MODULE_DEMANGLE_SHORT without the parameter list (as perf report shows them),
+ * BBMAP_MODULE_NO_DEMANGLE as mangled in the file. */
+#define BBMAP_MODULE_DEMANGLE_SHORT	2u
+#define BBMAP_MODULE_NO_DEMANGLE	4u
 int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const char *debug_path,
 			     unsigned flags);
 
@@ -123,6 +128,9 @@ struct bbmap_module_stats {
 	uint64_t nr_fde_syms;		/* sub_<hex> pseudo symbols made from .eh_frame */
 	uint64_t nr_windows;		/* regions decoded without a symbol or FDE range */
 	uint64_t bytes_bad;		/* bytes in BBMAP_INSN_BAD instructions */
+	uint64_t bytes_cut;		/* of bytes_bad: the start of an instruction cut off by
+					 * the end of its function or region (padding or data
+					 * before the next function), not an unknown opcode */
 };
 void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats *st);
 
@@ -142,8 +150,16 @@ int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct b
 size_t bbmap_module__nr_code_ranges(const struct bbmap_module *m);
 int bbmap_module__code_range(const struct bbmap_module *m, size_t idx, uint64_t *start,
 			     uint64_t *end);
-/* Frees every decoded region (instructions, blocks, leaders added): for walking a whole
- * binary in bounded memory. Pointers from block_at/insn_at become invalid; statistics stay. */
+/* The blocks of the decoded function (or region) holding vaddr, from the block containing
+ * vaddr to the region's end, decoding on demand: a listing walks *n blocks without a lookup
+ * each. Same errors and pointer validity as block_at. */
+int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
+			      const struct bbmap_block **blks, size_t *n);
+/* Frees the decoded regions (instructions, blocks, leaders added) but the last one: for
+ * walking a whole binary in address order in bounded memory. The last region is kept because
+ * the next region starts where it ends (a region never overlaps a decoded one): the walk
+ * decodes the same with or without forgetting. Pointers from block_at/insn_at into the freed
+ * regions become invalid; statistics stay. */
 void bbmap_module__forget_code(struct bbmap_module *m);
 
 /* The block that starts where blk ends (fall-through successor), decoding on demand.

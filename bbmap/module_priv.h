@@ -1,6 +1,7 @@
 /* Internals shared by the files that implement bbmap/module.h: the module object, its ELF
  * view (elf_load.c), lazy disassembly (disasm_region.c: x86 through disasm_zydis.c, Arm
- * through disasm_capstone.c), instruction classification (insn_attr.c), source lines (srcline.c) and C++ demangling (demangle.c). Not a public
+ * through disasm_capstone.c), instruction classification (insn_attr.c), source lines
+ * (srcline.c) and C++ demangling (demangle.c). Not a public
  * interface: nothing outside bbmap/module*.c, elf_*.c, disasm_*.c, insn_attr.c, srcline.c
  * and demangle.c includes it. Knows nothing of perf.data.
  */
@@ -17,6 +18,10 @@
 /* A contiguous range of code bytes present in the file. */
 struct mod_code_range {
 	uint64_t vaddr, size, file_off;
+};
+
+struct mod_fde {
+	uint64_t start, end;
 };
 
 struct mod_load_seg {
@@ -63,6 +68,9 @@ struct bbmap_module {
 	struct bbmap_symbol **fde_syms;	/* pseudo symbols from .eh_frame, sorted */
 	size_t nr_fde_syms, alloc_fde_syms;
 	Dwarf_CFI *cfi;			/* .eh_frame of the main file, may be NULL */
+	struct mod_fde *fdes;		/* FDE ranges from .eh_frame_hdr, sorted (elf_fde.c) */
+	size_t nr_fdes;
+	int fde_state;			/* 0 not read, 1 table, 2 none: libdw's rows */
 
 	Dwarf *dwarf;			/* NULL: no line info */
 
@@ -78,6 +86,7 @@ struct bbmap_module {
 
 	void *demangler;		/* dlopen handle of libstdc++, or NULL */
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
+	unsigned demangle_flags;	/* BBMAP_MODULE_DEMANGLE_SHORT / _NO_DEMANGLE */
 
 	struct mod_strtab strs;
 	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
@@ -103,6 +112,12 @@ int mod_elf__load(struct bbmap_module *m, const char *debug_path);
 void mod_elf__unload(struct bbmap_module *m);
 int mod_elf__symbol_addr(const struct bbmap_module *m, const char *name, uint64_t *addr);
 const struct mod_code_range *mod_elf__code_range(const struct bbmap_module *m, uint64_t vaddr);
+
+/* elf_fde.c: [start, end) of the FDE holding vaddr; -ENOENT none; -EOPNOTSUPP when the
+ * file has no .eh_frame_hdr table in the usual encodings (use libdw's rows then). */
+int mod_elf__fde_range(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end);
+/* Narrows [*s, *e) around vaddr (in no FDE) to the gap between the FDEs before and after. */
+void mod_elf__fde_gap(struct bbmap_module *m, uint64_t vaddr, uint64_t *s, uint64_t *e);
 
 /* disasm_region.c: decodes [start, end) into r->insns (x86 through Zydis, Arm through
  * capstone), into the module's scratch buffers, then keeps exact copies. */
@@ -145,6 +160,8 @@ void mod_srcline__fill(struct bbmap_module *m, struct mod_region *r);
 void mod_demangle__init(struct bbmap_module *m);
 void mod_demangle__exit(struct bbmap_module *m);
 char *mod_demangle(struct bbmap_module *m, const char *name);
+/* Cuts a demangled name to its short form in place (exposed for tests). */
+void mod_demangle__short(char *d);
 
 /* module.c */
 const char *mod_str__intern(struct bbmap_module *m, const char *s);

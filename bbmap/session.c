@@ -52,6 +52,10 @@ struct bbmap_session {
 	struct bbmap_find_opts opts;
 	char *buildid_dir;
 	struct bbmap_binary_override *binaries;
+	struct {			/* what became of each --binary (atomic: leader threads) */
+		int use;		/* enum bbmap_override_use */
+		char *detail;		/* first refusal or caveat, owned */
+	} *ovr;
 	char **search_dirs;
 	struct table procs;	/* struct proc, by pid */
 	struct table comms;	/* struct comm, by pid/tid */
@@ -184,6 +188,9 @@ static int session__copy_opts(struct bbmap_session *s, const struct bbmap_find_o
 			return -ENOMEM;
 		memcpy(s->binaries, s->opts.binaries, s->opts.nr_binaries * sizeof(*s->binaries));
 		s->opts.binaries = s->binaries;
+		s->ovr = calloc(s->opts.nr_binaries, sizeof(*s->ovr));
+		if (!s->ovr)
+			return -ENOMEM;
 	}
 	if (s->opts.search_dirs) {
 		while (s->opts.search_dirs[n])
@@ -255,6 +262,9 @@ void bbmap_session__delete(struct bbmap_session *s)
 	free(s->modidx);
 	free(s->buildid_dir);
 	free(s->vmlinux_name);
+	for (i = 0; s->ovr && i < s->opts.nr_binaries; i++)
+		free(s->ovr[i].detail);
+	free(s->ovr);
 	free(s->binaries);
 	free(s->search_dirs);
 	free(s);
@@ -834,4 +844,39 @@ const char *bbmap_session__module_path(struct bbmap_session *s, const char *modn
 			found = s->modidx[i].path;
 	free(want);
 	return found;
+}
+
+/* ---- what became of the --binary overrides ---- */
+
+void bbmap_session__override_note(struct bbmap_session *s, size_t i, enum bbmap_override_use use,
+				  const char *detail)
+{
+	int cur;
+
+	if (!s->ovr || i >= s->opts.nr_binaries)
+		return;
+	/* USED wins over a caveat, a caveat over a refusal, anything over UNMATCHED */
+	cur = __atomic_load_n(&s->ovr[i].use, __ATOMIC_RELAXED);
+	while ((int)use > cur && !__atomic_compare_exchange_n(&s->ovr[i].use, &cur, (int)use, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	if (detail) {
+		char *d = strdup(detail), *none = NULL;
+
+		if (d && !__atomic_compare_exchange_n(&s->ovr[i].detail, &none, d, false,
+						      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			free(d);
+	}
+}
+
+enum bbmap_override_use bbmap_session__override_use(const struct bbmap_session *s, size_t i,
+						     const char **detail)
+{
+	if (detail)
+		*detail = NULL;
+	if (!s->ovr || i >= s->opts.nr_binaries)
+		return BBMAP_OVR_UNMATCHED;
+	if (detail)
+		*detail = __atomic_load_n(&s->ovr[i].detail, __ATOMIC_ACQUIRE);
+	return (enum bbmap_override_use)__atomic_load_n(&s->ovr[i].use, __ATOMIC_ACQUIRE);
 }

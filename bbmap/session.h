@@ -37,6 +37,8 @@ struct bbmap_find_opts {
 	const char *osrelease;		/* of the recording, for /lib/modules/<rel> */
 	const char *const *search_dirs;	/* extra directories searched by basename (NULL-ended) */
 	bool no_lines;			/* source lines not wanted: skip reading DWARF */
+	enum bbmap_demangle { BBMAP_DEMANGLE_SHORT, BBMAP_DEMANGLE_FULL, BBMAP_DEMANGLE_NONE }
+		demangle;		/* C++ names; short (as perf report) by default */
 };
 
 enum bbmap_dso_kind {
@@ -69,6 +71,16 @@ struct bbmap_loc {
 };
 
 int bbmap_session__new(struct bbmap_session **out, const struct bbmap_find_opts *opts);
+
+/* What became of --binary override i (index into opts->binaries), for the run's warnings. */
+enum bbmap_override_use {
+	BBMAP_OVR_UNMATCHED,	/* no dso of that name was looked up (no sample in it) */
+	BBMAP_OVR_REFUSED,	/* matched, not used: unreadable or another build-id (detail) */
+	BBMAP_OVR_UNCHECKED,	/* used, but the file has no build-id to check (detail) */
+	BBMAP_OVR_USED,		/* used, build-ids equal or none recorded */
+};
+enum bbmap_override_use bbmap_session__override_use(const struct bbmap_session *s, size_t i,
+						     const char **detail);
 void bbmap_session__delete(struct bbmap_session *s);
 
 /* Build-ids from the recording (BUILD_ID feature, record 67): filename -> id. */

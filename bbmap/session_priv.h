@@ -93,6 +93,8 @@ struct bbmap_dso {
 
 /* Session internals the dso code needs. */
 const struct bbmap_find_opts *bbmap_session__opts(const struct bbmap_session *s);
+void bbmap_session__override_note(struct bbmap_session *s, size_t i, enum bbmap_override_use use,
+				  const char *detail);
 /* The kernel image path recorded in the build-id table (e.g. "/tmp/vmlinux"), or NULL. */
 const char *bbmap_session__vmlinux_name(const struct bbmap_session *s);
 /* Lazily built index of /lib/modules/<osrelease>: path of module name, or NULL. */

@@ -727,11 +727,28 @@ static int event_update(struct perf_reader *r, const struct perf_raw *raw)
 
 		if (!name)
 			return -ENOMEM;
-		if (!name[0]) {
+		if (!name[0] || (e->name && !strcmp(name, e->name))) {
 			free(name);
 			return 0;
 		}
-		free(e->name);
+		/* a consumer may hold the previous name (copied when the events were set
+		 * up, before this record): keep it until the reader is deleted */
+		if (e->name) {
+			int err = perf_reader__retire_name(r, e->name);
+
+			if (err == -E2BIG) {	/* a file renaming events without end */
+				pr_debug("%s: EVENT_UPDATE at %#llx: more than %d "
+					 "renames, ignored", raw->in->name,
+					 (unsigned long long)raw->offset, 4096);
+				r->stats.nr_bad_features++;
+				free(name);
+				return 0;
+			}
+			if (err) {
+				free(name);
+				return err;
+			}
+		}
 		e->name = name;
 		e->name_stored = true;
 		e->info.name = name;
@@ -753,6 +770,7 @@ int perf_decode__user_record(struct perf_reader *r, const struct perf_raw *raw)
 			r->err = 0;
 			r->errbuf[0] = 0;
 			r->stats.nr_bad_features++;
+			r->stats.bad_features |= 1ULL << HEADER_TRACING_DATA;
 		}
 		return r->err;
 	case PERF_RECORD_HEADER_BUILD_ID:
@@ -777,6 +795,8 @@ int perf_decode__user_record(struct perf_reader *r, const struct perf_raw *raw)
 				r->err = 0;
 				r->errbuf[0] = 0;
 				r->stats.nr_bad_features++;
+				if (feat < 64)
+					r->stats.bad_features |= 1ULL << feat;
 				err = 0;
 			}
 			return err;

@@ -4,6 +4,7 @@
  * and ids, kept in a libtraceevent handle). Unknown features are skipped by size. Knows nothing outside reader/.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
@@ -420,6 +421,8 @@ int perf_feature__process(struct perf_reader *r, unsigned feat, const uint8_t *p
 	case HEADER_TRACING_DATA:
 		return perf_feature__tracing(r, p, size, file, off);
 	case HEADER_BUILD_ID:
+		if (!size)
+			r->stats.empty_build_ids = true;
 		return feat_build_id(&c);
 	case HEADER_HOSTNAME:
 		return set_str(&c, 2, &h->hostname, "HOSTNAME");
@@ -500,4 +503,21 @@ void perf_feature__free(struct perf_reader *r)
 	free(r->cmdline_buf);
 	if (r->tep)
 		tep_free(r->tep);
+}
+
+const char *perf_feature__name(unsigned feat, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		[HEADER_TRACING_DATA] = "TRACING_DATA", [HEADER_BUILD_ID] = "BUILD_ID",
+		[HEADER_HOSTNAME] = "HOSTNAME", [HEADER_OSRELEASE] = "OSRELEASE",
+		[HEADER_VERSION] = "VERSION", [HEADER_ARCH] = "ARCH", [HEADER_NRCPUS] = "NRCPUS",
+		[HEADER_CPUDESC] = "CPUDESC", [HEADER_CPUID] = "CPUID",
+		[HEADER_TOTAL_MEM] = "TOTAL_MEM", [HEADER_CMDLINE] = "CMDLINE",
+		[HEADER_EVENT_DESC] = "EVENT_DESC",
+	};
+
+	if (feat < sizeof(names) / sizeof(names[0]) && names[feat])
+		return names[feat];
+	snprintf(buf, len, "FEATURE_%u", feat);
+	return buf;
 }

@@ -355,6 +355,17 @@ int perf_input__decompress(struct perf_reader *r, struct perf_input *in, const u
 	return 0;
 }
 
+/* A cut recording: have bytes of a record (or blob) of want bytes are there. The missing
+ * count is exact when the file header gave the data size (set at open), else at least the
+ * rest of the cut record. */
+static void input__cut(struct perf_reader *r, uint64_t have, uint64_t want)
+{
+	r->hdr.truncated = true;
+	r->stats.partial_bytes += have;
+	if (!r->missing_known && want > have)
+		r->stats.truncated_bytes += want - have;
+}
+
 static int input__compressed2(struct perf_reader *r, struct perf_input *in,
 			      const uint8_t *p, uint16_t hsize, uint64_t off)
 {
@@ -379,8 +390,7 @@ static int input__compressed2(struct perf_reader *r, struct perf_input *in,
 		return ret;
 	if (ret == 0) {
 		if (avail < total) {
-			r->hdr.truncated = true;
-			r->stats.truncated_bytes += avail;
+			input__cut(r, avail, total);
 			perf_input__skip(r, in, avail);
 			return 0;
 		}
@@ -415,19 +425,31 @@ static int input__compressed2(struct perf_reader *r, struct perf_input *in,
 	return 1;
 }
 
+/* Size of the record at p. simpleperf's own record types (type >= 32768, never used by
+ * Linux perf) carry a 32-bit size: its high half in the header's misc field, its low half
+ * in size (simpleperf record.h, RecordHeader). Bounded so that a pipe buffer stays small. */
+#define SIMPLEPERF_TYPE_START 32768u
+#define SIMPLEPERF_MAX_RECORD (64u << 20)
+static uint32_t record_size(const struct perf_reader *r, const uint8_t *p)
+{
+	if (rd32(r, p) >= SIMPLEPERF_TYPE_START)
+		return (uint32_t)rd16(r, p + 4) << 16 | rd16(r, p + 6);
+	return rd16(r, p + 6);
+}
+
 int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_raw *raw)
 {
 	for (;;) {
 		const uint8_t *p;
 		size_t avail;
 		uint32_t type;
-		uint16_t size;
+		uint32_t size;
 		uint64_t off;
 		int ret;
 
 		if (in->zlen - in->zpos >= 8) {
 			p = in->zbuf + in->zpos;
-			size = rd16(r, p + 6);
+			size = record_size(r, p);
 			if (size < 8)
 				return perf_reader__fail(r, in->name, in->zoff,
 					"decompressed record: size %u < header size", size);
@@ -467,14 +489,16 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
-			if (avail) {
-				r->hdr.truncated = true;
-				r->stats.truncated_bytes += avail;
-			}
+			if (avail)
+				input__cut(r, avail, 8);
 			goto end;
 		}
 		type = rd32(r, p);
-		size = rd16(r, p + 6);
+		size = record_size(r, p);
+		if (size > SIMPLEPERF_MAX_RECORD && in->streaming)	/* bounds the buffer */
+			return perf_reader__fail(r, in->name, off,
+				"record type %u: size %u exceeds %u", type, size,
+				SIMPLEPERF_MAX_RECORD);
 		if (r->segment && type != PERF_RECORD_SAMPLE && type != PERF_RECORD_FINISHED_ROUND) {
 			in->done = true;	/* a segment ends before it: pos stays there */
 			return 0;
@@ -484,8 +508,7 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 			if (ret < 0)
 				return ret;
 			if (ret == 0) {
-				r->hdr.truncated = true;
-				r->stats.truncated_bytes += avail;
+				input__cut(r, avail, size > 16 ? size : 16);
 				goto end;
 			}
 			ret = input__compressed2(r, in, p, size, off);
@@ -497,8 +520,8 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		}
 		if (size < 8) {
 			if (r->hdr.truncated) {
-				r->hdr.truncated = true;
-				r->stats.truncated_bytes += in->end == UINT64_MAX ? 0 : in->end - off;
+				/* zeros where the killed recorder wrote nothing more */
+				r->stats.partial_bytes += in->end == UINT64_MAX ? 0 : in->end - off;
 				goto end;
 			}
 			return perf_reader__fail(r, in->name, off,
@@ -514,8 +537,7 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 				return perf_reader__fail(r, in->name, off,
 					"record size %u runs past the end of the data section",
 					size);
-			r->hdr.truncated = true;
-			r->stats.truncated_bytes += avail;
+			input__cut(r, avail, size);
 			goto end;
 		}
 		raw->p = p;
@@ -541,12 +563,18 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 			if (blob > PERF_MAX_BLOB)
 				return perf_reader__fail(r, in->name, off,
 					"TRACING_DATA record: size %u too large", blob);
+			if (size > 16 && size >= 12 + (uint64_t)blob) {
+				/* simpleperf: the data inside the record, after the u32 size */
+				raw->extra = p + 12;
+				raw->extra_size = blob;
+				perf_input__skip(r, in, size);
+				return 1;
+			}
 			ret = perf_input__peek(r, in, (size_t)size + blob, &p, &have);
 			if (ret < 0)
 				return ret;
 			if (ret == 0) {
-				r->hdr.truncated = true;
-				r->stats.truncated_bytes += have;
+				input__cut(r, have, (uint64_t)size + blob);
 				goto end;
 			}
 			raw->p = p;
@@ -587,8 +615,7 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 end:
 		in->done = true;
 		if (in->zlen - in->zpos) {
-			r->hdr.truncated = true;
-			r->stats.truncated_bytes += in->zlen - in->zpos;
+			input__cut(r, in->zlen - in->zpos, in->zlen - in->zpos);
 			in->zpos = in->zlen;
 		}
 		return 0;

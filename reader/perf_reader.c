@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "reader/perf_reader_int.h"
@@ -74,6 +75,27 @@ char *perf_reader__strdup(struct perf_reader *r, const char *s, size_t max)
 	memcpy(d, s, n);
 	d[n] = 0;
 	return d;
+}
+
+/* Keeps a replaced event name alive until the reader is deleted (a consumer may hold it).
+ * Bounded: past PERF_MAX_RETIRED_NAMES the name is freed and the caller told (-E2BIG). */
+#define PERF_MAX_RETIRED_NAMES 4096
+int perf_reader__retire_name(struct perf_reader *r, char *name)
+{
+	if (r->nr_retired_names == r->cap_retired_names) {
+		size_t cap = r->cap_retired_names ? r->cap_retired_names * 2 : 8;
+		char **n;
+
+		if (cap > PERF_MAX_RETIRED_NAMES)
+			return -E2BIG;
+		n = realloc(r->retired_names, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->retired_names = n;
+		r->cap_retired_names = cap;
+	}
+	r->retired_names[r->nr_retired_names++] = name;
+	return 0;
 }
 
 /* ---- id map ---- */
@@ -443,6 +465,10 @@ static int read_file_header(struct perf_reader *r, struct perf_input *in)
 		r->hdr.truncated = true;
 		memset(r->feat_bits, 0, sizeof(r->feat_bits));
 		in->end = fsize;
+		if (d_size && d_off + d_size > fsize) {	/* cut: the header knows how much */
+			r->stats.truncated_bytes = d_off + d_size - fsize;
+			r->missing_known = true;
+		}
 	} else {
 		in->end = d_off + d_size;
 	}
@@ -498,6 +524,8 @@ static int read_file_header(struct perf_reader *r, struct perf_input *in)
 				r->err = 0;
 				r->errbuf[0] = 0;
 				r->stats.nr_bad_features++;
+				if (feat < 64)
+					r->stats.bad_features |= 1ULL << feat;
 			} else if (err) {
 				return err;
 			}
@@ -626,6 +654,12 @@ int perf_reader__open(struct perf_reader **out, const char *path,
 			goto out_err;
 		}
 		snprintf(dpath, n, "%s/data", path);
+		if (access(dpath, F_OK)) {
+			snprintf(r->errbuf, sizeof(r->errbuf), "%s: a directory, not a perf.data "
+				 "file (nor a perf.data directory: no 'data' file in it)", path);
+			err = r->err = -HBBP_EFORMAT;
+			goto out_err;
+		}
 		snprintf(r->strs[1], n, "%s/kcore_dir", path);
 		if (!stat(r->strs[1], &kst) && S_ISDIR(kst.st_mode))
 			r->hdr.kcore_dir = r->strs[1];
@@ -730,6 +764,9 @@ void perf_reader__delete(struct perf_reader *r)
 	free(r->build_ids);
 	for (i = 0; i < sizeof(r->strs) / sizeof(r->strs[0]); i++)
 		free(r->strs[i]);
+	for (i = 0; i < r->nr_retired_names; i++)
+		free(r->retired_names[i]);
+	free(r->retired_names);
 	perf_feature__free(r);
 	perf_order__free(r);
 	free(r->u64buf);

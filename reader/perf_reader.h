@@ -281,9 +281,17 @@ struct perf_reader_stats {
 	uint64_t nr_unknown_id;		/* samples whose id maps to no event (dropped) */
 	uint64_t nr_out_of_order;
 	uint64_t nr_compressed_bytes, nr_decompressed_bytes;
-	uint64_t truncated_bytes;	/* bytes of a partial tail that were not read */
+	uint64_t truncated_bytes;	/* bytes the recording lacks: exact when the file header
+					 * gives the data size (its end - the file's size), else
+					 * at least the rest of the cut last record */
+	uint64_t partial_bytes;		/* bytes of a cut last record present, not read */
 	uint64_t nr_bad_features;	/* feature sections skipped because malformed */
+	uint64_t bad_features;		/* their feature numbers as bits (HEADER_*, < 64) */
+	bool empty_build_ids;		/* a BUILD_ID section of size 0: nothing to check
+					 * binaries against */
 };
+/* Name of a header feature (HEADER_BUILD_ID -> "BUILD_ID"), or "FEATURE_<n>". */
+const char *perf_feature__name(unsigned feat, char *buf, size_t len);
 
 /* Opens path (file, pipe stream, '-' for stdin, or perf.data directory). Reads the header,
  * attrs and features (in pipe mode: the leading HEADER_* records) and assigns roles.

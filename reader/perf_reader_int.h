@@ -113,6 +113,10 @@ struct perf_reader {
 	size_t nr_build_ids, cap_build_ids;
 	char *cmdline_buf;
 	char *strs[8];			/* owned header strings */
+	bool missing_known;		/* stats.truncated_bytes set from the file header */
+	char **retired_names;		/* event names replaced by EVENT_UPDATE: consumers may
+					 * hold them until the reader is deleted */
+	size_t nr_retired_names, cap_retired_names;
 
 	/* inputs: [0] = main stream; more for data.N files of a directory */
 	struct perf_input *inputs;
@@ -189,6 +193,7 @@ int perf_reader__add_event(struct perf_reader *r, const struct perf_evattr *a,
 			   const uint8_t *ids, size_t nr_ids, const char *file, uint64_t off);
 void perf_reader__finish_events(struct perf_reader *r);
 char *perf_reader__strdup(struct perf_reader *r, const char *s, size_t max);
+int perf_reader__retire_name(struct perf_reader *r, char *name);
 /* one build-id table entry or record 67; ancient: the pre-2.6.37 layout without pid */
 int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t size,
 			      bool ancient, const char *file, uint64_t off);

@@ -53,13 +53,26 @@ void hbbp_log_set(hbbp_log_fn fn, void *ctx, enum hbbp_log_level max_level)
 	log_max = max_level;
 }
 
+static __thread const char *log_subject;
+
+void hbbp_log_subject(const char *subject)
+{
+	log_subject = subject;
+}
+
 void hbbp_vlog(enum hbbp_log_level level, const char *fmt, va_list ap)
 {
 	char buf[1024];
+	size_t n = 0;
 
 	if (!log_fn || level > log_max)
 		return;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (log_subject && level <= HBBP_LOG_WARN)
+		n = (size_t)snprintf(buf, sizeof(buf), "%s: ", log_subject);
+	vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+	/* a message that names its subject already keeps one */
+	if (n && !strncmp(buf + n, buf, n))
+		memmove(buf, buf + n, strlen(buf + n) + 1);
 	log_fn(level, buf, log_ctx);
 }
 

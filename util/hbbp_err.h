@@ -35,6 +35,9 @@ typedef void (*hbbp_log_fn)(enum hbbp_log_level level, const char *msg, void *ct
 
 /* Installs the sink (NULL: messages are dropped) and the most verbose level passed on. */
 void hbbp_log_set(hbbp_log_fn fn, void *ctx, enum hbbp_log_level max_level);
+/* Names the input the calling thread works on (NULL: none): its errors and warnings are
+ * prefixed "SUBJECT: " unless they start with it already. */
+void hbbp_log_subject(const char *subject);
 void hbbp_log(enum hbbp_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void hbbp_vlog(enum hbbp_log_level level, const char *fmt, va_list ap)

@@ -60,10 +60,14 @@ static const char sql_indexes[] =
 	"CREATE INDEX IF NOT EXISTS symbols_symbol ON symbols (run_id, symbol_id);";
 
 /* count: executions of the instructions, Σ over thread_blocks rows of the block's count,
- * once per instruction of the block; share: count over the run's total; count_lo, count_hi:
- * the 95% interval of count from its sums per batch of the samples b0..b9 (batch means, as
- * hbbp/method/interval.c computes it for the mix table): count -/+ t(9) * sqrt(Σ (10 b_i -
- * count)^2 / 90), the low end at least 0. Needs SQLite's math functions (sqrt). */
+ * once per instruction of the block; a block without code (length NULL, no instructions:
+ * its count is already instructions) once, keyed by its marker (in srcline); share: count
+ * over the run's total of every row, as in the CSV (writers/SCHEMA.md, "share"). Module
+ * names are the recorded names' last component, as the CSV's. count_lo, count_hi: the 95%
+ * interval of count from its batch estimates b0..b9 over 10 (the thread_blocks columns
+ * batch0..9 summed as count is; batch means, as hbbp/method/interval.c computes it for the
+ * mix table): count -/+ t(9) * sqrt(Σ (10 b_i - count)^2 / 90), the low end at least 0.
+ * Needs SQLite's math functions (sqrt). */
 _Static_assert(SCHEMA_BATCHES == 10, "the views below spell out 10 batches");
 #define VIEW_B(i, f)	", SUM(tb.batch" #i f ") AS b" #i
 #define VIEW_BATCHES(f)	VIEW_B(0, f) VIEW_B(1, f) VIEW_B(2, f) VIEW_B(3, f) VIEW_B(4, f)	\
@@ -72,47 +76,56 @@ _Static_assert(SCHEMA_BATCHES == 10, "the views below spell out 10 batches");
 #define VIEW_HALF	" " SCHEMA_T975 " * sqrt((" VIEW_D(0) " + " VIEW_D(1) " + " VIEW_D(2)	\
 			" + " VIEW_D(3) " + " VIEW_D(4) " + " VIEW_D(5) " + " VIEW_D(6) " + "	\
 			VIEW_D(7) " + " VIEW_D(8) " + " VIEW_D(9) ") / 90.0) AS half"
-/* the outer select of a view over (run_id, key..., count, b0..b9) */
+/* the outer selects of a view over (run_id, key..., count, b0..b9) */
 #define VIEW_HEAD(view, key)								\
 	"CREATE VIEW IF NOT EXISTS " view " AS SELECT run_id, " key ", count,"		\
 	" CASE WHEN count > 0 AND count - half > 0 THEN count - half ELSE 0 END AS count_lo,"	\
 	" CASE WHEN count > 0 THEN count + half ELSE 0 END AS count_hi,"			\
 	" count / SUM(count) OVER (PARTITION BY run_id) AS share FROM"			\
 	" (SELECT run_id, " key ", count," VIEW_HALF " FROM"
-#define MIX_VIEW(view, key, keyexpr)							\
+#define MIX_VIEW(view, key, col)							\
 	VIEW_HEAD(view, key)								\
-	" (SELECT tb.run_id AS run_id, " keyexpr ", SUM(tb.count) AS count" VIEW_BATCHES("")	\
-	" FROM thread_blocks tb JOIN instructions i"					\
-	" ON i.run_id = tb.run_id AND i.block_id = tb.block_id"			\
-	" GROUP BY tb.run_id, " key "))"						\
+	" (SELECT tb.run_id AS run_id, COALESCE(i." col ", b.srcline) AS " key ","	\
+	" SUM(tb.count) AS count" VIEW_BATCHES("")					\
+	" FROM thread_blocks tb JOIN blocks b"						\
+	" ON b.run_id = tb.run_id AND b.block_id = tb.block_id"			\
+	" LEFT JOIN instructions i ON i.run_id = tb.run_id AND i.block_id = tb.block_id" \
+	" WHERE tb.count > 0 AND (i.block_id IS NOT NULL OR b.length IS NULL)"	\
+	" GROUP BY tb.run_id, COALESCE(i." col ", b.srcline)))"			\
 	" ORDER BY run_id, count DESC, " key ";"
+/* instructions per block: the decoded ones, 1 for a block without code */
+#define VIEW_NI										\
+	" JOIN blocks b ON b.run_id = tb.run_id AND b.block_id = tb.block_id"		\
+	" LEFT JOIN (SELECT run_id, block_id, COUNT(*) AS n FROM instructions"		\
+	" GROUP BY run_id, block_id) ni ON ni.run_id = tb.run_id AND ni.block_id = tb.block_id"
+#define VIEW_NI_WHERE " WHERE tb.count > 0 AND (ni.n IS NOT NULL OR b.length IS NULL)"
 
 static const char sql_views[] =
-	MIX_VIEW("mix_by_mnemonic", "mnemonic", "i.mnemonic AS mnemonic")
-	MIX_VIEW("mix_by_isa", "isa", "i.isa AS isa")
-	MIX_VIEW("mix_by_category", "category", "i.category AS category")
+	MIX_VIEW("mix_by_mnemonic", "mnemonic", "mnemonic")
+	MIX_VIEW("mix_by_isa", "isa", "isa")
+	MIX_VIEW("mix_by_category", "category", "category")
 	VIEW_HEAD("mix_by_function", "module, symbol")
-	" (SELECT tb.run_id AS run_id, m.name AS module, s.name AS symbol,"
-	" SUM(tb.count * ni.n) AS count" VIEW_BATCHES(" * ni.n")
-	" FROM thread_blocks tb"
-	" JOIN (SELECT run_id, block_id, COUNT(*) AS n FROM instructions"
-	" GROUP BY run_id, block_id) ni ON ni.run_id = tb.run_id AND ni.block_id = tb.block_id"
-	" JOIN blocks b ON b.run_id = tb.run_id AND b.block_id = tb.block_id"
+	" (SELECT tb.run_id AS run_id,"
+	" COALESCE(replace(m.name, rtrim(m.name, replace(m.name, '/', '')), ''), '[unmapped]')"
+	" AS module, COALESCE(s.name, '[unknown]') AS symbol,"
+	" SUM(tb.count * COALESCE(ni.n, 1)) AS count" VIEW_BATCHES(" * COALESCE(ni.n, 1)")
+	" FROM thread_blocks tb" VIEW_NI
 	" LEFT JOIN modules m ON m.run_id = b.run_id AND m.module_id = b.module_id"
 	" LEFT JOIN symbols s ON s.run_id = b.run_id AND s.symbol_id = b.symbol_id"
-	" GROUP BY tb.run_id, b.module_id, b.symbol_id))"
+	VIEW_NI_WHERE
+	" GROUP BY tb.run_id, 2, 3))"
 	" ORDER BY run_id, count DESC, module, symbol;"
 	VIEW_HEAD("mix_by_thread", "pid, tid, comm")
-	" (SELECT tb.run_id AS run_id, tb.pid AS pid, tb.tid AS tid, tb.comm AS comm,"
-	" SUM(tb.count * ni.n) AS count" VIEW_BATCHES(" * ni.n")
-	" FROM thread_blocks tb"
-	" JOIN (SELECT run_id, block_id, COUNT(*) AS n FROM instructions"
-	" GROUP BY run_id, block_id) ni ON ni.run_id = tb.run_id AND ni.block_id = tb.block_id"
-	" GROUP BY tb.run_id, tb.pid, tb.tid, tb.comm))"
+	" (SELECT tb.run_id AS run_id, tb.pid AS pid, tb.tid AS tid,"
+	" COALESCE(NULLIF(tb.comm, ''), '[unknown]') AS comm,"
+	" SUM(tb.count * COALESCE(ni.n, 1)) AS count" VIEW_BATCHES(" * COALESCE(ni.n, 1)")
+	" FROM thread_blocks tb" VIEW_NI VIEW_NI_WHERE
+	" GROUP BY tb.run_id, tb.pid, tb.tid, 4))"
 	" ORDER BY run_id, count DESC, pid, tid;"
 	"CREATE VIEW IF NOT EXISTS block_detail AS SELECT b.run_id AS run_id,"
 	" b.block_id AS block_id, m.name AS module, m.path AS module_path,"
-	" s.name AS symbol, b.address AS address, b.address - s.address AS symbol_offset,"
+	" s.name AS symbol, printf('0x%x', b.address) AS address,"
+	" b.address - s.address AS symbol_offset,"
 	" b.length AS length, b.bytes AS bytes, b.srcline AS srcline, b.count AS count,"
 	" b.count_lo AS count_lo, b.count_hi AS count_hi,"
 	" b.ebs_count AS ebs_count, b.lbr_count AS lbr_count, b.source AS source,"

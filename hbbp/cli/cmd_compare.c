@@ -116,6 +116,26 @@ static int merge(struct cmp *c, const struct ref_agg *r, const struct ref_agg *m
 	return 0;
 }
 
+/* Keys the two sides share hold most of each side's count, or the comparison is of
+ * unrelated inputs (another program, another key): said before the numbers. */
+static void overlap_warning(const struct cmp *c, const char *refp, const char *mixp)
+{
+	double rc = 0, mc = 0;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->rows[i].ref_count > 0 && c->rows[i].meas_count > 0) {
+			rc += c->rows[i].ref_count;
+			mc += c->rows[i].meas_count;
+		}
+	rc /= c->ref_total;
+	mc /= c->meas_total;
+	if (rc < 0.5 || mc < 0.5)
+		pr_warn("the keys barely overlap: the keys both have hold %.1f%% of %s's count and "
+			"%.1f%% of %s's: are they runs of the same program, pivoted by the same "
+			"keys?", 100 * rc, refp, 100 * mc, mixp);
+}
+
 static int weighted_error(struct cmp *c)
 {
 	double *a = malloc((c->nr + 1) * sizeof(double)), *b = malloc((c->nr + 1) * sizeof(double));
@@ -462,7 +482,7 @@ int cmd_compare(int argc, char **argv)
 			usage();
 			return HBBP_EXIT_OK;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hbbp-convert compare: unknown option '%s'\n", a);
+			fprintf(stderr, "hbbp-convert: error: compare: unknown option '%s'\n", a);
 			return usage();
 		} else if (!mixp)
 			mixp = a;
@@ -493,6 +513,19 @@ int cmd_compare(int argc, char **argv)
 	    (err = ref_mix__aggregate(meas, c.keys, c.nr_keys, &am)) || (err = merge(&c, &ar, &am)) ||
 	    (err = weighted_error(&c)) || (err = ip_metrics(&c, ref, meas)))
 		goto out;
+	if (!(c.ref_total > 0) || !(c.meas_total > 0)) {
+		pr_err("%s: counts nothing (total %g): nothing to compare",
+		       c.ref_total > 0 ? mixp : refp, c.ref_total > 0 ? c.meas_total : c.ref_total);
+		err = -HBBP_EFORMAT;
+		goto out;
+	}
+	if (!isfinite(c.ref_total) || !isfinite(c.meas_total)) {	/* no inf% errors */
+		pr_err("%s: its counts add up beyond a double's range",
+		       isfinite(c.ref_total) ? mixp : refp);
+		err = -HBBP_EFORMAT;
+		goto out;
+	}
+	overlap_warning(&c, refp, mixp);
 	qsort(c.rows, c.nr, sizeof(*c.rows), row_by_weight);
 	if (outp && (err = write_out(&c, ref, meas, outp, bybuf)))
 		goto out;

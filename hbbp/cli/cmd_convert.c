@@ -3,6 +3,7 @@
  * 1 usage, 2 bad input, 3 I/O.
  * Depends on hbbp/engine/convert.h and libc getopt.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +45,11 @@ static size_t heap_warm_bytes(const char *const *inputs, size_t nr)
 static const char usage_text[] =
 "usage: hbbp-convert [OPTIONS] [PERF_DATA]    (default ./perf.data)\n"
 "       hbbp-convert [OPTIONS] -o FILE.sqlite [--append] PERF_DATA...   (one run each)\n"
-"       hbbp-convert dump|stats ...\n"
+"       hbbp-convert compare --ref REF MIX       (accuracy against a reference mix)\n"
+"       hbbp-convert train --ref TRUTH PERF_DATA...   (learn the cutoff)\n"
+"       hbbp-convert dump|stats FILE             (the records, the file's facts)\n"
 "       hbbp-convert disasm [-f text|csv] BINARY   (every instruction, as decoded here)\n"
+"       hbbp-convert help [COMMAND]  |  --version\n"
 "\n"
 "Reads a perf record file (perf record -b -e <instructions> -e <taken branches>), computes\n"
 "basic-block execution counts with the Hybrid Basic Block Profiling method and writes an\n"
@@ -74,6 +78,8 @@ static const char usage_text[] =
 "Binaries:\n"
 "      --buildid-dir DIR --symfs DIR  --binary NAME=PATH (repeatable)  --ignore-build-id\n"
 "      --vmlinux FILE    --kallsyms FILE\n"
+"      --demangle MODE   C++ names: short (default, as perf report: no parameter\n"
+"                        list), full, none (mangled); --no-demangle: none\n"
 "  -j, --jobs N          threads: up to N input files at once (default: the number of\n"
 "                        online CPUs, at most 8); one input file is read in two parts\n"
 "                        at once on 2 threads when N >= 2, and its modules are\n"
@@ -83,13 +89,17 @@ static const char usage_text[] =
 "                        is summed before it is resolved, so float sums may differ from\n"
 "                        a one-part reading in their last digits\n"
 "  -q, --quiet           no summary on stderr\n"
-"  -h, --help\n";
+"  -h, --help            this text (hbbp-convert help COMMAND: a command's)\n"
+"  -V, --version         the release and the libraries' versions\n"
+"\n"
+"Exit status: 0 ok, 1 usage error, 2 bad input, 3 I/O or resource failure.\n"
+"See hbbp-convert(1).\n";
 
 enum {
 	OPT_APPEND = 256, OPT_BY, OPT_TOP, OPT_DIAG, OPT_TAXONOMY, OPT_COMM, OPT_PID, OPT_MODULE,
 	OPT_SYMBOL, OPT_USER, OPT_KERNEL, OPT_METHOD, OPT_CUTOFF, OPT_MODEL, OPT_EBS_EVENT, OPT_LBR_EVENT,
 	OPT_BUILDID_DIR, OPT_SYMFS, OPT_BINARY, OPT_IGNORE_BUILDID, OPT_VMLINUX, OPT_KALLSYMS,
-	OPT_SPLIT,
+	OPT_SPLIT, OPT_DEMANGLE, OPT_NO_DEMANGLE,
 };
 
 static const struct option long_opts[] = {
@@ -119,8 +129,11 @@ static const struct option long_opts[] = {
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "split", required_argument, NULL, OPT_SPLIT },
+	{ "demangle", required_argument, NULL, OPT_DEMANGLE },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -175,6 +188,78 @@ static const char *taxonomy_group(void *ctx, const struct bbmap_insn *in)
 	return in->mnemonic ? bbmap_taxonomy__group(ctx, in->mnemonic) : "";
 }
 
+/* A path named by an option must be there (and be a directory or not, as said): else one
+ * line naming the option, and a usage error. */
+static int check_path(const char *opt, const char *shown, const char *path, bool dir)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		pr_err("%s %s: %s", opt, shown, strerror(errno));
+		return -HBBP_EUSAGE;
+	}
+	if (dir && !S_ISDIR(st.st_mode)) {
+		pr_err("%s %s: not a directory", opt, shown);
+		return -HBBP_EUSAGE;
+	}
+	if (!dir && S_ISDIR(st.st_mode)) {
+		pr_err("%s %s: a directory, not a file", opt, shown);
+		return -HBBP_EUSAGE;
+	}
+	return 0;
+}
+
+/* --pid takes process ids: digits, or globs of them */
+static int check_pids(const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (!len || strspn(p, "0123456789*?[]-") < len) {
+			pr_err("--pid: '%.*s' is not a process id (a comma-separated list of "
+			       "numbers)", (int)len, p);
+			return -HBBP_EUSAGE;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* The directory an output file goes into must exist and be writable: checked before the
+ * conversion, so that a typo costs no minutes of work. */
+static int check_output_dir(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (!stat(out, &st) && !S_ISREG(st.st_mode))
+		return 0;	/* a device or FIFO is written directly (writers/SCHEMA.md) */
+	if (!slash) {
+		strcpy(dir, ".");
+	} else {
+		size_t n = slash == out ? 1 : (size_t)(slash - out);
+
+		if (n >= sizeof(dir))
+			return 0;
+		memcpy(dir, out, n);
+		dir[n] = 0;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		pr_err("-o %s: directory '%s' does not exist", out, dir);
+		return -HBBP_EUSAGE;
+	}
+	if (access(dir, W_OK)) {
+		pr_err("-o %s: directory '%s' is not writable: %s", out, dir, strerror(errno));
+		return -HBBP_EUSAGE;
+	}
+	return 0;
+}
+
 static int usage_error(void)
 {
 	fprintf(stderr, "Try 'hbbp-convert --help' for more information.\n");
@@ -203,7 +288,7 @@ int cmd_convert(int argc, char **argv)
 	o.split_min = 16u << 20;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:f:j:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:f:j:qhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.output = optarg; break;
 		case 'j':
@@ -298,7 +383,23 @@ int cmd_convert(int argc, char **argv)
 		case OPT_IGNORE_BUILDID: o.find.ignore_build_id = true; break;
 		case OPT_VMLINUX: o.find.vmlinux = optarg; break;
 		case OPT_KALLSYMS: o.find.kallsyms = optarg; break;
+		case OPT_DEMANGLE:
+			if (!strcmp(optarg, "short"))
+				o.find.demangle = BBMAP_DEMANGLE_SHORT;
+			else if (!strcmp(optarg, "full"))
+				o.find.demangle = BBMAP_DEMANGLE_FULL;
+			else if (!strcmp(optarg, "none"))
+				o.find.demangle = BBMAP_DEMANGLE_NONE;
+			else {
+				pr_err("--demangle: '%s': short, full or none", optarg);
+				goto usage;
+			}
+			break;
+		case OPT_NO_DEMANGLE: o.find.demangle = BBMAP_DEMANGLE_NONE; break;
 		case 'q': o.quiet = true; break;
+		case 'V':
+			free(o.binaries);
+			return cmd_version();
 		case 'h':
 			fputs(usage_text, stdout);
 			free(o.binaries);
@@ -315,6 +416,25 @@ int cmd_convert(int argc, char **argv)
 		o.input = argv[optind];
 		inputs = (const char *const *)&argv[optind];
 		nr_inputs = (size_t)(argc - optind);
+	}
+	if (o.mix.pid && check_pids(o.mix.pid))
+		goto usage;
+	for (size_t i = 0; i < o.nr_binaries; i++) {
+		char shown[4096];
+
+		snprintf(shown, sizeof(shown), "%s=%s", o.binaries[i].name, o.binaries[i].path);
+		if (check_path("--binary", shown, o.binaries[i].path, false))
+			goto bad_path;
+	}
+	if ((o.find.symfs && check_path("--symfs", o.find.symfs, o.find.symfs, true)) ||
+	    (o.find.buildid_dir && *o.find.buildid_dir &&
+	     check_path("--buildid-dir", o.find.buildid_dir, o.find.buildid_dir, true)) ||
+	    (o.find.vmlinux && check_path("--vmlinux", o.find.vmlinux, o.find.vmlinux, false)) ||
+	    (o.find.kallsyms && check_path("--kallsyms", o.find.kallsyms, o.find.kallsyms, false)))
+		goto bad_path;
+	if (o.output && strcmp(o.output, "-") && check_output_dir(o.output)) {
+		free(o.binaries);
+		return HBBP_EXIT_IO;
 	}
 	if (o.mix.user_only && o.mix.kernel_only) {
 		pr_err("--user-only and --kernel-only exclude each other");
@@ -355,6 +475,14 @@ int cmd_convert(int argc, char **argv)
 		if (!by_given)
 			o.by = HBBP_DEFAULT_KEYS ",taxonomy";
 	}
+	if (!tax && by_given) {
+		const char *k = strstr(o.by, "taxonomy");
+
+		if (k && (k == o.by || k[-1] == ',') && (k[8] == ',' || !k[8])) {
+			pr_err("--by taxonomy: needs --taxonomy FILE (the user instruction groups)");
+			goto usage;
+		}
+	}
 	if (hbbp_mix__parse_keys(&o.mix, o.by, tax ? "taxonomy" : NULL, err, sizeof(err))) {
 		pr_err("%s", err);
 		goto usage;
@@ -371,6 +499,9 @@ int cmd_convert(int argc, char **argv)
 	free(o.binaries);
 	bbmap_taxonomy__delete(tax);
 	return rc;
+bad_path:	/* a named path that is not there: one line, no usage hint */
+	free(o.binaries);
+	return HBBP_EXIT_USAGE;
 usage:
 	free(o.binaries);
 	bbmap_taxonomy__delete(tax);

@@ -45,9 +45,13 @@ static char *put_dec(char *p, uint64_t v)
 	return p;
 }
 
+static const char dump_usage[] =
+	"usage: hbbp-convert dump [--limit N] [--no-sort] [--ebs-event NAME] [--lbr-event NAME] "
+	"FILE\n";
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: hbbp-convert dump [--limit N] [--no-sort] FILE\n");
+	fputs(dump_usage, stderr);
 	return HBBP_EXIT_USAGE;
 }
 
@@ -62,21 +66,33 @@ int cmd_dump(int argc, char **argv)
 	int i, err;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(dump_usage, stdout);
+			return HBBP_EXIT_OK;
+		} else if (!strcmp(argv[i], "--limit")) {
 			char *end;
 
+			if (i + 1 >= argc) {
+				fprintf(stderr, "hbbp-convert: error: --limit needs a number\n");
+				return usage();
+			}
 			errno = 0;
 			limit = strtoull(argv[++i], &end, 10);
-			if (errno || *end || argv[i][0] == '-')
+			if (errno || *end || !argv[i][0] || argv[i][0] == '-') {
+				fprintf(stderr, "hbbp-convert: error: --limit: '%s' is not a number "
+					"of records\n", argv[i]);
 				return usage();
+			}
 		} else if (!strcmp(argv[i], "--no-sort")) {
 			opts.no_sort = true;
 		} else if (cmd_reader__arg(argc, argv, &i, &opts, &path)) {
 			return usage();
 		}
 	}
-	if (!path)
+	if (!path) {
+		fprintf(stderr, "hbbp-convert: error: dump: no FILE given\n");
 		return usage();
+	}
 	if ((err = cmd_reader__open(&r, path, &opts)))
 		return err;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
@@ -117,12 +133,10 @@ int cmd_dump(int argc, char **argv)
 		fflush(stdout);
 		return cmd_reader__fail(r, err);
 	}
-	if (perf_reader__header(r)->truncated)
-		fprintf(stderr, "hbbp-convert: warning: %s: truncated recording, read up to the "
-			"last complete record\n", path);
+	cmd_reader__warn_partial(r, path);
 	perf_reader__delete(r);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "hbbp-convert: write error: %s\n", strerror(errno));
+		fprintf(stderr, "hbbp-convert: error: write error: %s\n", strerror(errno));
 		return HBBP_EXIT_IO;
 	}
 	return HBBP_EXIT_OK;

@@ -8,7 +8,8 @@
 #include "reader/perf_reader.h"
 
 /* Takes argv[*i] as a common option (advancing *i past its value) or as the FILE operand:
- * returns 0, or -1 on a usage error (a second FILE, an unknown option, a missing value).
+ * returns 0, or -1 on a usage error (a second FILE, an unknown option, a missing value),
+ * which it names on stderr.
  * Call it for what the command's own options did not take. */
 int cmd_reader__arg(int argc, char **argv, int *i, struct perf_reader_opts *opts,
 		    const char **path);
@@ -19,5 +20,8 @@ int cmd_reader__open(struct perf_reader **r, const char *path,
 
 /* Prints the reader's error message for err < 0, deletes r, returns the exit code. */
 int cmd_reader__fail(struct perf_reader *r, int err);
+/* Warnings for a recording read in part: truncated (bytes missing), corrupt header sections
+ * skipped, an empty build-id list. */
+void cmd_reader__warn_partial(const struct perf_reader *r, const char *path);
 
 #endif

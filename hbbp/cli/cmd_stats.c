@@ -38,9 +38,12 @@ static void json_str(const char *s)
 
 static const char *tf(bool b) { return b ? "true" : "false"; }
 
+static const char stats_usage[] =
+	"usage: hbbp-convert stats [--ebs-event NAME] [--lbr-event NAME] FILE\n";
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: hbbp-convert stats [--ebs-event NAME] [--lbr-event NAME] FILE\n");
+	fputs(stats_usage, stderr);
 	return HBBP_EXIT_USAGE;
 }
 
@@ -57,11 +60,18 @@ int cmd_stats(int argc, char **argv)
 	int err, a;
 	bool first;
 
-	for (a = 1; a < argc; a++)
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+			fputs(stats_usage, stdout);
+			return HBBP_EXIT_OK;
+		}
 		if (cmd_reader__arg(argc, argv, &a, &opts, &path))
 			return usage();
-	if (!path)
+	}
+	if (!path) {
+		fprintf(stderr, "hbbp-convert: error: stats: no FILE given\n");
 		return usage();
+	}
 	if ((err = cmd_reader__open(&r, path, &opts)))
 		return err;
 	while ((err = perf_reader__next(r, &rec)) > 0)
@@ -95,6 +105,16 @@ int cmd_stats(int argc, char **argv)
 	       "  \"byte_swapped\": %s,\n  \"truncated\": %s,\n  \"truncated_bytes\": %" PRIu64,
 	       tf(h->is_pipe), tf(h->compressed), tf(h->is_dir), tf(h->needs_swap),
 	       tf(h->truncated), st->truncated_bytes);
+	printf(",\n  \"partial_bytes\": %" PRIu64 ",\n  \"bad_features\": [", st->partial_bytes);
+	first = true;
+	for (t = 0; t < 64; t++)
+		if (st->bad_features & (1ULL << t)) {
+			char buf[32];
+
+			printf("%s\"%s\"", first ? "" : ", ", perf_feature__name(t, buf, sizeof(buf)));
+			first = false;
+		}
+	printf("],\n  \"empty_build_ids\": %s", tf(st->empty_build_ids));
 	printf(",\n  \"kcore_dir\": ");
 	json_str(h->kcore_dir);
 	printf(",\n  \"branch_stack\": %s,\n  \"tracing_data\": %s", tf(h->has_branch_stack),
@@ -150,12 +170,10 @@ int cmd_stats(int argc, char **argv)
 	       st->nr_lost, st->nr_lost_samples, st->nr_throttle, st->nr_unthrottle);
 	printf(",\n  \"compressed_bytes\": %" PRIu64 ",\n  \"decompressed_bytes\": %" PRIu64
 	       "\n}\n", st->nr_compressed_bytes, st->nr_decompressed_bytes);
-	if (h->truncated)
-		fprintf(stderr, "hbbp-convert: warning: %s: truncated recording, read up to the "
-			"last complete record\n", path);
+	cmd_reader__warn_partial(r, path);
 	perf_reader__delete(r);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "hbbp-convert: write error: %s\n", strerror(errno));
+		fprintf(stderr, "hbbp-convert: error: write error: %s\n", strerror(errno));
 		return HBBP_EXIT_IO;
 	}
 	return HBBP_EXIT_OK;

@@ -13,6 +13,7 @@ int cmd_train(int argc, char **argv);	/* hbbp-convert train --ref REF ... PERF_D
 int cmd_annotate(int argc, char **argv);	/* hbbp-convert annotate [--symbol NAME]... FILE */
 int cmd_report(int argc, char **argv);	/* hbbp-convert report FILE... -o report.html */
 int cmd_diff(int argc, char **argv);	/* hbbp-convert diff [--by KEYS] A B */
+int cmd_version(void);			/* hbbp-convert --version */
 int cmd_disasm(int argc, char **argv);	/* hbbp-convert disasm [-f text|csv] BINARY */
 
 #endif

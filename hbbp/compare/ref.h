@@ -21,7 +21,7 @@ struct ref_ip {
 	char *module;		/* the file as the source names it (path or short name) */
 	uint64_t addr;		/* module vaddr (ELF p_vaddr space) */
 	double count;		/* executions */
-	char *mnemonic;		/* capstone's, as --by mnemonic names it; NULL unknown */
+	char *mnemonic;		/* bbmap's, as --by mnemonic names it; NULL unknown */
 	char *iclass;		/* XED-style, as --by iclass names it; NULL unknown */
 	char *symbol;		/* NULL unknown */
 };

@@ -229,7 +229,15 @@ int ref_csv__read(const char *path, struct ref_mix **out)
 		goto out;
 	}
 	for (i = 0; i < c.nr; i++) {
+		size_t d;
+
 		cols[i] = csv_field(&c, i);
+		for (d = 0; d < i; d++)
+			if (!strcmp(cols[d], cols[i])) {
+				pr_err("%s:1: column '%s' appears twice in the header", path, cols[i]);
+				err = -HBBP_EFORMAT;
+				goto out;
+			}
 		if (!strcmp(cols[i], "count"))
 			ci = i;
 		else if (!ref_mix__value_column(cols[i])) {

@@ -1,6 +1,6 @@
 /* Names the addresses of a mix read back for `compare` by disassembling the module files with
  * bbmap, so that a reference's mnemonics and iclasses are spelled exactly as
- * `hbbp-convert --by mnemonic` / `--by iclass` spell them (capstone's mnemonic verbatim); and
+ * `hbbp-convert --by mnemonic` / `--by iclass` spell them (bbmap's mnemonic verbatim); and
  * expands a `--by module,block` mix into per-instruction counts. Opened modules are cached
  * by path for the process (ref_decode__exit closes them).
  * Depends on bbmap/module.h, hbbp/compare/ref.h and libc.

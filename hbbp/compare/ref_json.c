@@ -211,6 +211,7 @@ static int jskip(struct jp *j, int depth)
 static int jrow(struct jp *j)
 {
 	char *names[MAX_FIELDS], *vals[MAX_FIELDS];
+	bool nulls[MAX_FIELDS];
 	const char *keys[MAX_FIELDS];
 	size_t n = 0, i, k;
 	double count = NAN;
@@ -232,8 +233,18 @@ static int jrow(struct jp *j)
 				err = jerr(j, "expected ':'");
 				break;
 			}
+			ws(j);
+			nulls[n] = j->end - j->p >= 4 && !strncmp(j->p, "null", 4);
 			if ((err = jscalar(j, &vals[n], &num))) {
 				free(names[n]);
+				break;
+			}
+			for (i = 0; i < n && !err; i++)
+				if (!strcmp(names[i], names[n]))
+					err = jerr(j, "a row names a column twice");
+			if (err) {
+				free(names[n]);
+				free(vals[n]);
 				break;
 			}
 			if (!strcmp(names[n], "count")) {
@@ -266,9 +277,12 @@ static int jrow(struct jp *j)
 	for (k = 0; !err && k < j->nk; k++) {
 		keys[k] = NULL;
 		for (i = 0; i < n; i++)
-			if (!strcmp(names[i], j->keys[k]))
+			if (!strcmp(names[i], j->keys[k])) {
 				keys[k] = vals[i];
-		if (!keys[k])
+				if (nulls[i])
+					err = jerr(j, "a key column is null");
+			}
+		if (!err && !keys[k])
 			err = jerr(j, "row lacks a key column of the first row");
 	}
 	if (!err)
@@ -366,6 +380,28 @@ int ref_json__read(const char *path, struct ref_mix **out)
 	j.s = j.p = buf;
 	j.end = buf + n;
 	ws(&j);
+	{
+		/* our documents start with "format_version": a version this reader does not
+		 * know is refused, not guessed at */
+		const char *v = strstr(j.p, "\"format_version\"");
+		const char *nl = memchr(j.p, '\n', (size_t)(j.end - j.p));
+
+		if (v && (!nl || v < nl)) {
+			char *e;
+			long ver;
+
+			v += strlen("\"format_version\"");
+			while (*v == ' ' || *v == ':')
+				v++;
+			ver = strtol(v, &e, 10);
+			if (e == v || ver != 1) {
+				pr_err("%s: format version %.*s is not supported (this tool reads 1)",
+				       path, (int)strcspn(v, ",}\n"), v);
+				err = -HBBP_EUNSUPP;
+				goto out;
+			}
+		}
+	}
 	{
 		/* JSON Lines: the header object then one row object per line */
 		const char *nl = memchr(j.p, '\n', (size_t)(j.end - j.p));

@@ -72,11 +72,15 @@ static int read_mix(const char *path, sqlite3 *db, int64_t run, struct ref_mix *
 			err = -HBBP_EFORMAT;
 			break;
 		}
-		for (i = 0; i < nk; i++) {
+		for (i = 0; i < nk && !err; i++) {
 			keys[i] = (const char *)sqlite3_column_text(st, kidx[i]);
-			if (!keys[i])
-				keys[i] = "";
+			if (!keys[i]) {
+				pr_err("%s: mix row with a NULL key '%s'", path, names[i]);
+				err = -HBBP_EFORMAT;
+			}
 		}
+		if (err)
+			break;
 		err = ref_mix__add_row(m, keys, c);
 	}
 	if (!err && rc != SQLITE_DONE)
@@ -134,6 +138,20 @@ int ref_sqlite__read(const char *path, struct ref_mix **out)
 		sqlite3_close(db);
 		return err;
 	}
+	if (sqlite3_prepare_v2(db, "pragma user_version", -1, &st, NULL) ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		err = sq_err(path, db, "reading the format version");
+		goto out;
+	}
+	if (sqlite3_column_int64(st, 0) > 1 || sqlite3_column_int64(st, 0) < 0) {
+		/* 0: no version set (a table made by hand); 1: ours */
+		pr_err("%s: format version %lld is not supported (this tool reads 1)", path,
+		       (long long)sqlite3_column_int64(st, 0));
+		err = -HBBP_EUNSUPP;
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
 	if (sqlite3_prepare_v2(db, "select max(run_id) from mix", -1, &st, NULL) ||
 	    sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
 		err = sq_err(path, db, "no run in the mix table");

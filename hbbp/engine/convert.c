@@ -50,8 +50,7 @@ static int run_choose_method(struct convert_run *run, const struct convert_opts 
 		return -HBBP_EUNSUPP;
 	}
 	if (!has_ebs && !has_lbr) {
-		pr_err("%s: no usable event: need an instructions-retired event (EBS) or an event "
-		       "with an all-branches LBR stack (perf record -b)", o->input);
+		convert__no_event(run, o);
 		return -HBBP_EUNSUPP;
 	}
 	if (o->method == HBBP_METHOD_HBBP && !has_ebs) {
@@ -333,15 +332,17 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		uint64_t nb;
 
 		convert__code_module_weight(run, &total, &rejected);
-		err = result__meta_real(run->res, "lbr_weight_code_modules", total);
+		err = result__meta_real(run->res, "lbr_weight_code_modules", hbbp_round_count(total));
 		if (!err)
 			err = result__meta_real(run->res, "lbr_weight_code_modules_attributed",
-						total - rejected);
+						hbbp_round_count(total - rejected));
 		/* weight on bytes the decoder does not know: shown, never silent */
 		if (!err)
 			err = result__meta_real(run->res, "undecodable_weight",
-						convert__undecodable_weight(run, &nb));
+						hbbp_round_count(convert__undecodable_weight(run, &nb)));
 	}
+	if (!err)	/* what the result lacks or is weighted by, said once (run_notes.c) */
+		err = convert__notes(run, o);
 out:
 	if (!err)
 		return HBBP_EXIT_OK;
@@ -353,7 +354,10 @@ out:
 int convert__compute(struct convert_run *run, const struct convert_opts *o)
 {
 	struct convert_opts one;
-	int rc = run_compute_once(run, o);
+	int rc;
+
+	hbbp_log_subject(o->input);	/* every message of this input names it (-j runs) */
+	rc = run_compute_once(run, o);
 
 	if (!run->redo)
 		return rc;
@@ -374,6 +378,7 @@ static int run_output(struct convert_run *run, const struct convert_opts *o, boo
 	struct writer_opts wo;
 	int err;
 
+	hbbp_log_subject(o->input);
 	memset(&wo, 0, sizeof(wo));
 	wo.append = append;
 	err = writer__write(run->res, out, o->format, &wo);
@@ -458,7 +463,8 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 {
 	struct many m;
 	pthread_t *tids = NULL;
-	size_t i, nr_threads = 0;
+	size_t i, nr_threads = 0, nfailed = 0;
+	const char *first = NULL;
 	int rc = HBBP_EXIT_OK;
 	bool wrote = false;		/* later runs are appended to the database */
 
@@ -473,9 +479,12 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 			r = convert__run(&oi);
 			if (r == HBBP_EXIT_OK)
 				wrote = true;
-			else if (rc == HBBP_EXIT_OK)
+			else if (nfailed++, !first)
+				first = inputs[i];
+			if (r != HBBP_EXIT_OK && rc == HBBP_EXIT_OK)
 				rc = r;
 		}
+		convert__many_done(o, nr, nfailed, first, wrote);
 		return rc;
 	}
 	memset(&m, 0, sizeof(m));
@@ -519,7 +528,9 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 		convert__run_exit(&sl->run);
 		if (r == HBBP_EXIT_OK)
 			wrote = true;
-		else if (rc == HBBP_EXIT_OK)
+		else if (nfailed++, !first)
+			first = inputs[i];
+		if (r != HBBP_EXIT_OK && rc == HBBP_EXIT_OK)
 			rc = r;
 		pthread_mutex_lock(&m.lock);
 		m.written = i + 1;
@@ -532,5 +543,6 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 	pthread_mutex_destroy(&m.lock);
 	free(tids);
 	free(m.slots);
+	convert__many_done(o, nr, nfailed, first, wrote);
 	return rc;
 }

@@ -82,6 +82,15 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
  * hbbp/engine/insn_text.c: the one place a listing asks the disassembler. */
 int convert__insn_text(void *ctx, const char *module, uint64_t addr, char *buf, size_t len);
 void convert__summary(const struct convert_run *run, const struct convert_opts *o);
+/* hbbp/engine/run_notes.c: the error of a recording with no usable event (its events, the
+ * option to use); the warnings of a finished run, on stderr and in the result (0 or -ENOMEM);
+ * the unit of the EBS weight ("insns", "ns", "cycles", "period"). */
+void convert__no_event(const struct convert_run *run, const struct convert_opts *o);
+int convert__notes(struct convert_run *run, const struct convert_opts *o);
+const char *convert__ebs_unit(const struct convert_run *run);
+/* After several inputs: says how many failed (the first named) and what the output holds. */
+void convert__many_done(const struct convert_opts *o, size_t nr, size_t nfailed,
+			const char *first_failed, bool wrote);
 void convert__progress(double fraction, bool done);
 /* LBR stream weight with an end in a dso whose code was found, and the part rejected. */
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected);

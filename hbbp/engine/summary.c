@@ -64,8 +64,8 @@ static void summary_unresolved(const struct convert_run *run)
 		const char *st = v[i]->dso ?
 			bbmap_dso_status_name(run->ops.dso_module(run->ops.ctx, v[i]->dso, &m)) : "";
 
-		fprintf(stderr, "  %-40s %-10s EBS %.3g insns (%.1f%%)  LBR %.3g (%.1f%% of stream "
-			"weight)\n", name ? name : "?", st, v[i]->ebs_weight,
+		fprintf(stderr, "  %-40s %-10s EBS %.0f %s (%.1f%%)  LBR %.0f (%.1f%% of stream "
+			"weight)\n", name ? name : "?", st, v[i]->ebs_weight, convert__ebs_unit(run),
 			ebs_total > 0 ? 100 * v[i]->ebs_weight / ebs_total : 0, v[i]->lbr_weight,
 			lbr_total > 0 ? 100 * v[i]->lbr_weight / lbr_total : 0);
 	}
@@ -144,13 +144,16 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 	fprintf(stderr, "%s: method %s", o->input, hbbp_method_name(run->method));
 	if (run->method == HBBP_METHOD_HBBP)
 		fprintf(stderr, " (LBR for blocks of <= %u instructions, else EBS)", o->cutoff);
+	if (run->method != HBBP_METHOD_LBR && strcmp(convert__ebs_unit(run), "insns"))
+		fprintf(stderr, ", EBS weighted by %s", !strcmp(convert__ebs_unit(run), "period") ?
+			"the event's period" : "time");
 	fputc('\n', stderr);
 	for (i = 0; i < d->nr_events; i++) {
 		const struct hbbp_event_state *e = &d->ev[i];
 		const struct perf_event_info *ei = run->events[i];
 
 		fprintf(stderr, "  event %zu %-32s %-6s %" PRIu64 " samples", i,
-			e->name ? e->name : "?", perf_role_name(e->role), e->samples);
+			ei->name ? ei->name : "?", perf_role_name(e->role), e->samples);
 		if (e->role == PERF_ROLE_EBS)
 			fprintf(stderr, ", %" PRIu64 " resolved", e->samples_used);
 		if (e->role == PERF_ROLE_LBR) {
@@ -195,29 +198,33 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 	}
 	if (!mix)
 		return;
-	fprintf(stderr, "top of the mix (%zu rows, total %.6g; count [95%% interval] share):\n",
-		mix->nr_rows, run->total);
+	fprintf(stderr, "top of the mix (%zu rows, total %.0f%s%s; share, count [95%% interval]):\n",
+		mix->nr_rows, run->total,
+		run->method == HBBP_METHOD_EBS && strcmp(convert__ebs_unit(run), "insns") ? " " : "",
+		run->method == HBBP_METHOD_EBS && strcmp(convert__ebs_unit(run), "insns") ?
+		convert__ebs_unit(run) : "");
+	/* perf report's layout: share, count, then the keys */
 	for (i = 0; i < mix->nr_rows && i < 10; i++) {
 		const struct result_cell *c = &mix->cells[i * mix->nr_cols];
+		double count = 0, share = 0, lo = 0, hi = 0;
 
-		fputs("  ", stderr);
 		for (j = 0; j < mix->nr_cols; j++) {
-			const char *name = mix->cols[j].name;
-
-			if (!strcmp(name, "count"))
-				fprintf(stderr, " %.6g", c[j].type == RES_REAL ? c[j].d : 0);
-			else if (!strcmp(name, "count_lo"))	/* the 95% interval */
-				fprintf(stderr, " [%.6g", c[j].type == RES_REAL ? c[j].d : 0);
-			else if (!strcmp(name, "count_hi"))
-				fprintf(stderr, ", %.6g]", c[j].type == RES_REAL ? c[j].d : 0);
-			else if (!strcmp(name, "share"))
-				fprintf(stderr, " %5.2f%%", c[j].type == RES_REAL ? 100 * c[j].d : 0);
-			else if (j < o->mix.nr_keys) {
-				if (c[j].type == RES_TEXT)
-					fprintf(stderr, "%s%s", j ? " " : "", c[j].s);
-				else if (c[j].type == RES_INT)
-					fprintf(stderr, "%s%" PRId64, j ? " " : "", c[j].i);
-			}
+			if (!strcmp(mix->cols[j].name, "count") && c[j].type == RES_REAL)
+				count = c[j].d;
+			else if (!strcmp(mix->cols[j].name, "share") && c[j].type == RES_REAL)
+				share = c[j].d;
+			else if (!strcmp(mix->cols[j].name, "count_lo") && c[j].type == RES_REAL)
+				lo = c[j].d;
+			else if (!strcmp(mix->cols[j].name, "count_hi") && c[j].type == RES_REAL)
+				hi = c[j].d;
+		}
+		fprintf(stderr, "  %6.2f%%  %14.*f [%.*f, %.*f] ", 100 * share, count >= 1000 ? 0 : 3,
+			count, lo >= 1000 ? 0 : 3, lo, hi >= 1000 ? 0 : 3, hi);
+		for (j = 0; j < mix->nr_cols && j < o->mix.nr_keys; j++) {
+			if (c[j].type == RES_TEXT)
+				fprintf(stderr, " %s", c[j].s);
+			else if (c[j].type == RES_INT)
+				fprintf(stderr, " %" PRId64, c[j].i);
 		}
 		fputc('\n', stderr);
 	}

@@ -4,7 +4,9 @@
  * Depends on hbbp/method/method.h, bbmap/insn_attr.h names and writers/result.h; never prints.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,20 +83,32 @@ int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *
 	return 0;
 }
 
+/* One element of a filter list: equal, or a shell glob (fnmatch) when it has * ? or [. */
+static bool elem_matches(const char *p, size_t len, const char *v)
+{
+	char pat[256];
+
+	if (strcspn(p, "*?[") >= len)
+		return strlen(v) == len && !strncmp(p, v, len);
+	if (len >= sizeof(pat))
+		return false;
+	memcpy(pat, p, len);
+	pat[len] = 0;
+	return !fnmatch(pat, v, 0);
+}
+
 static bool list_has(const char *list, const char *v)
 {
 	const char *p = list;
-	size_t vl;
 
 	if (!list)
 		return true;
 	if (!v)
 		return false;
-	vl = strlen(v);
 	while (*p) {
 		size_t len = strcspn(p, ",");
 
-		if (len == vl && !strncmp(p, v, len))
+		if (elem_matches(p, len, v))
 			return true;
 		p += len;
 		if (*p == ',')
@@ -145,6 +159,13 @@ static bool dso_is_kernel(const struct mix_ctx *x, const struct bbmap_dso *dso)
 	k = x->ops->dso_kind(x->ops->ctx, dso);
 	return k == DSO_KIND_KERNEL || k == DSO_KIND_KMODULE || k == DSO_KIND_KSYMBOL;
 }
+
+/* The markers of missing values in key columns, one per kind (writers/SCHEMA.md): the code
+ * was not found ([no code], [undecoded], [unmapped]: every instruction-level key of such
+ * weight), the tool cannot tell ([unknown]: symbol, source line, command), the attribute
+ * does not apply (none: no memory access, no packing, in no taxonomy group). */
+#define MARK_UNKNOWN "[unknown]"
+#define MARK_NONE "none"
 
 static const char *kind_marker(enum hbbp_block_kind k)
 {
@@ -201,19 +222,76 @@ static int buf_put(struct mix_ctx *x, const char *s)
 	return 0;
 }
 
+/* Lexical normalization of a DWARF path: "a/./b" -> "a/b", "a/x/../b" -> "a/b", "//" ->
+ * "/" (a leading ".." of a relative path stays: nothing to go up from). */
+static void path_normalize(const char *in, char *out, size_t size)
+{
+	size_t len = 0, seg[256], nseg = 0;
+	const char *p = in;
+	bool abs = *in == '/';
+
+	if (!size)
+		return;
+	out[0] = 0;
+	if (abs && size > 1) {
+		out[len++] = '/';
+		out[len] = 0;
+	}
+	while (*p) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n == 1 && p[0] == '.') {
+			p += n;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.' && nseg &&
+		    strncmp(out + seg[nseg - 1], "../", 3) && strcmp(out + seg[nseg - 1], "..")) {
+			len = seg[--nseg];
+			out[len] = 0;
+			if (len > (abs ? 1u : 0u))
+				out[--len] = 0;		/* the '/' before it */
+			p += n;
+			continue;
+		}
+		if (len > (abs ? 1u : 0u) && len + 1 < size)
+			out[len++] = '/';
+		if (nseg < sizeof(seg) / sizeof(seg[0]))
+			seg[nseg++] = len;
+		if (len + n >= size)
+			n = size - 1 - len;
+		memcpy(out + len, p, n);
+		len += n;
+		out[len] = 0;
+		p += strcspn(p, "/");
+	}
+	if (!len && size > 1) {
+		out[0] = '.';
+		out[1] = 0;
+	}
+}
+
 static void srcline_of(const struct bbmap_insn *in, char *out, size_t size)
 {
-	if (in && in->srcfile)
-		snprintf(out, size, "%s:%" PRIu32, in->srcfile, in->line);
-	else
+	char path[4064];
+
+	if (in && in->srcfile) {
+		path_normalize(in->srcfile, path, sizeof(path));
+		snprintf(out, size, "%s:%" PRIu32, path, in->line);
+	} else {
 		out[0] = 0;
+	}
 }
 
 static const char *mem_of(const struct bbmap_insn *in)
 {
 	bool r = in->flags & BBMAP_INSN_MEM_READ, w = in->flags & BBMAP_INSN_MEM_WRITE;
 
-	return r && w ? "rw" : r ? "r" : w ? "w" : "";
+	return r && w ? "rw" : r ? "r" : w ? "w" : MARK_NONE;
 }
 
 /* Builds the joined key of one instruction (in NULL: the pseudo instruction of a
@@ -241,14 +319,14 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 			break;
 		case KEY_COMM:
 			v = hbbp_accum__comm(x->d, t->pid, t->tid);
-			if (!v)
-				v = "";
+			if (!v || !*v)
+				v = MARK_UNKNOWN;
 			break;
 		case KEY_MODULE:
 			v = dso_short(x, b->dso);
 			break;
 		case KEY_SYMBOL:
-			v = b->symname ? b->symname : "[unknown]";
+			v = b->symname ? b->symname : MARK_UNKNOWN;
 			break;
 		case KEY_BLOCK:
 			if (b->kind == HBBP_BLK_UNMAPPED)
@@ -261,37 +339,38 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 			break;
 		case KEY_SRCLINE:
 			srcline_of(in, tmp, sizeof(tmp));
-			v = tmp;
+			v = !in ? marker : tmp[0] ? tmp : MARK_UNKNOWN;
 			break;
 		case KEY_MNEMONIC:
-			v = in ? (in->mnemonic ? in->mnemonic : "") : marker;
+			v = in ? (in->mnemonic ? in->mnemonic : MARK_UNKNOWN) : marker;
 			break;
 		case KEY_ICLASS:
-			v = in ? (in->iclass ? in->iclass : "") : marker;
+			v = in ? (in->iclass ? in->iclass : MARK_UNKNOWN) : marker;
 			break;
 		case KEY_ISA:
-			v = in ? bbmap_isa_name(in->isa) : "";
+			v = in ? bbmap_isa_name(in->isa) : marker;
 			break;
 		case KEY_CATEGORY:
-			v = in ? bbmap_category_name(in->category) : "";
+			v = in ? bbmap_category_name(in->category) : marker;
 			break;
 		case KEY_PACKING:
-			v = in ? bbmap_packing_name(in->packing) : "";
+			v = in ? bbmap_packing_name(in->packing) : marker;
 			break;
-		case KEY_WIDTH:
+		case KEY_WIDTH:		/* a number column: NULL without code */
 			if (in) {
 				snprintf(tmp, sizeof(tmp), "%u", (unsigned)in->width);
 				v = tmp;
 			}
 			break;
 		case KEY_MEM:
-			v = in ? mem_of(in) : "";
+			v = in ? mem_of(in) : marker;
 			break;
 		case KEY_TAXONOMY:
+			v = marker;
 			if (in && x->o->taxonomy)
 				v = x->o->taxonomy->group(x->o->taxonomy->ctx, in);
-			if (!v)
-				v = "";
+			if (!v || !*v)
+				v = MARK_NONE;	/* in no group */
 			break;
 		case KEY__COUNT:
 			break;
@@ -299,6 +378,31 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 		err = buf_put(x, v ? v : "");
 	}
 	return err;
+}
+
+/* ---- what an estimate carries ---- */
+
+static double round_sig(double x, int digits)
+{
+	double a = fabs(x), m;
+
+	if (!isfinite(x) || a == 0)
+		return x;
+	m = pow(10, digits - 1 - (int)floor(log10(a)));
+	return round(x * m) / m;
+}
+
+/* A count estimated from samples has a few significant digits at best: integers from 1000
+ * on, 4 significant digits below (13585699999.9992 -> 13585700000, 0.123456 -> 0.1235). */
+double hbbp_round_count(double x)
+{
+	return fabs(x) >= 1000 ? round(x) : round_sig(x, 4);
+}
+
+/* Shares to 6 significant digits: they still sum to 1 within 1e-5 over any mix. */
+double hbbp_round_share(double x)
+{
+	return round_sig(x, 6);
 }
 
 /* ---- the pivot ---- */
@@ -551,14 +655,14 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		}
 		hbbp_counts__batch_estimates(c, &row->bs_ebs, &row->bs_lbr, bx);
 		hbbp_interval__estimates(row->count, bx, HBBP_BATCHES, &lo, &hi);
-		result_cell__real(&cell[j++], row->count);
-		result_cell__real(&cell[j++], lo);
-		result_cell__real(&cell[j++], hi);
-		result_cell__real(&cell[j++], total > 0 ? row->count / total : 0);
+		result_cell__real(&cell[j++], hbbp_round_count(row->count));
+		result_cell__real(&cell[j++], hbbp_round_count(lo));
+		result_cell__real(&cell[j++], hbbp_round_count(hi));
+		result_cell__real(&cell[j++], hbbp_round_share(total > 0 ? row->count / total : 0));
 		if (o->diagnostics && !err) {
 			err = result_cell__text(t, &cell[j++], source_name(row->sources));
-			result_cell__real(&cell[j++], row->ebs_count);
-			result_cell__real(&cell[j++], row->lbr_count);
+			result_cell__real(&cell[j++], hbbp_round_count(row->ebs_count));
+			result_cell__real(&cell[j++], hbbp_round_count(row->lbr_count));
 			result_cell__int(&cell[j++], (int64_t)row->ebs_samples);
 			result_cell__int(&cell[j++], (int64_t)row->lbr_streams);
 			result_cell__int(&cell[j++], row->biased);
@@ -1085,17 +1189,17 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 	err = err ? err : result__meta_int(res, "ebs_samples_used", (int64_t)ebs_used);
 	err = err ? err : result__meta_int(res, "lbr_samples_used", (int64_t)lbr_used);
 	err = err ? err : result__meta_int(res, "lbr_streams", (int64_t)streams);
-	err = err ? err : result__meta_real(res, "lbr_stream_weight", sweight);
+	err = err ? err : result__meta_real(res, "lbr_stream_weight", hbbp_round_count(sweight));
 	err = err ? err : result__meta_real(res, "lbr_weight_attributed",
-					    x->c->lbr_weight_attributed);
+					    hbbp_round_count(x->c->lbr_weight_attributed));
 	err = err ? err : result__meta_real(res, "ebs_weight_attributed",
-					    x->c->ebs_weight_attributed);
+					    hbbp_round_count(x->c->ebs_weight_attributed));
 	for (i = 0; i < REJ__COUNT && !err; i++) {
 		snprintf(key, sizeof(key), "streams_rejected_%s", hbbp_reject_name(i));
 		err = result__meta_int(res, key, (int64_t)d->rejected[i]);
 		snprintf(key, sizeof(key), "weight_rejected_%s", hbbp_reject_name(i));
 		if (!err)
-			err = result__meta_real(res, key, d->rejected_weight[i]);
+			err = result__meta_real(res, key, hbbp_round_count(d->rejected_weight[i]));
 	}
 	err = err ? err : result__meta_int(res, "lost_records", (int64_t)d->nr_lost_records);
 	err = err ? err : result__meta_int(res, "lost_events", (int64_t)d->nr_lost);
@@ -1103,8 +1207,8 @@ static int mix_meta(struct result *res, struct mix_ctx *x)
 	err = err ? err : result__meta_int(res, "throttled", (int64_t)d->nr_throttle);
 	if (!err)
 		err = meta_unresolved(res, x);
-	err = err ? err : result__meta_real(res, "unresolved_ebs_weight", unres_ebs);
-	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", unres_lbr);
+	err = err ? err : result__meta_real(res, "unresolved_ebs_weight", hbbp_round_count(unres_ebs));
+	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", hbbp_round_count(unres_lbr));
 	err = err ? err : result__meta_int(res, "biased_branches",
 					   (int64_t)x->c->nr_biased_branches);
 	if (!err && (d->nr_lost_records || d->nr_lost_samples || d->nr_throttle))
@@ -1155,5 +1259,69 @@ meta:
 		err = mix_meta(res, &x);
 	ids_free(&ids);
 	free(x.buf);
+	return err;
+}
+
+/* ---- filters that select nothing ---- */
+
+static bool tblock_has(const struct mix_ctx *x, const struct hbbp_tblock *t, int which,
+		       const char *p, size_t len)
+{
+	const struct hbbp_block *b = &x->c->blocks[t->block];
+	char num[16];
+	const char *v;
+
+	switch (which) {
+	case 0:
+		snprintf(num, sizeof(num), "%" PRIu32, t->pid);
+		return elem_matches(p, len, num);
+	case 1:
+		v = hbbp_accum__comm(x->d, t->pid, t->tid);
+		return v && elem_matches(p, len, v);
+	case 2:
+		return elem_matches(p, len, dso_short(x, b->dso)) ||
+		       elem_matches(p, len, dso_full(x, b->dso));
+	default:
+		return b->symname && elem_matches(p, len, b->symname);
+	}
+}
+
+int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
+			const struct hbbp_mix_opts *o,
+			int (*fn)(void *ctx, const char *option, const char *value), void *ctx)
+{
+	static const char *const opt[] = { "--pid", "--comm", "--module", "--symbol" };
+	const char *lists[] = { o->pid, o->comm, o->module, o->symbol };
+	struct mix_ctx x;
+	int which, err = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	x.d = d;
+	x.ops = d->ops;
+	x.o = o;
+	for (which = 0; which < 4 && !err; which++) {
+		const char *p = lists[which];
+
+		while (p && *p && !err) {
+			size_t len = strcspn(p, ","), i;
+			bool found = false;
+
+			for (i = 0; i < c->nr_tblocks && !found; i++)
+				found = c->tblocks[i].count > 0 &&
+					tblock_has(&x, &c->tblocks[i], which, p, len);
+			if (!found && len) {
+				char *v = strndup(p, len);
+
+				if (!v)
+					return -ENOMEM;
+				err = fn(ctx, opt[which], v);
+				free(v);
+			}
+			p += len;
+			if (*p == ',')
+				p++;
+		}
+	}
 	return err;
 }

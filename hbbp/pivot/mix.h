@@ -52,6 +52,10 @@ struct hbbp_mix_opts {
 int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *taxonomy_column,
 			 char *err, size_t errlen);
 const char *hbbp_key_name(enum hbbp_key k);
+/* The rounding of the mix's text values (writers/SCHEMA.md, "Numbers"): counts to integers
+ * from 1000 on and 4 significant digits below, shares to 6 significant digits. */
+double hbbp_round_count(double x);
+double hbbp_round_share(double x);
 
 /* Builds the "mix" table and the tables events, modules, symbols, blocks, instructions,
  * thread_blocks (not with o->mix_only) into res, plus the method's metadata. events: the recording's events
@@ -61,6 +65,12 @@ const char *hbbp_key_name(enum hbbp_key k);
  * pointers into d (free it; the entries stay d's), or NULL when out of memory. */
 const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum *d,
 							  size_t *nr);
+
+/* Calls fn for each element of the --pid/--comm/--module/--symbol lists of o that no thread
+ * block with a count matches (a filter that selects nothing); stops at fn's first error. */
+int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
+			const struct hbbp_mix_opts *o,
+			int (*fn)(void *ctx, const char *option, const char *value), void *ctx);
 
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
 		    const struct perf_event_info *const *events, const struct hbbp_mix_opts *o,

@@ -26,11 +26,13 @@ static const char *type_name(enum result_type t)
 }
 
 /* Adds a copy of src named name to out (its rows for which keep says so, at most max;
- * 0: all); *dst gets the new table. */
+ * 0: all); *dst gets the new table, *rest (if not NULL) the sum of the counts of the rows
+ * left out by max. */
 static int copy_table(struct result *out, const char *name, const struct result_table *src,
 		      size_t max, bool (*keep)(const struct result_cell *row, void *ctx),
-		      void *ctx, struct result_table **dst)
+		      void *ctx, struct result_table **dst, double *rest)
 {
+	int cc = result_table__col(src, "count");
 	char (*spec)[160] = calloc(src->nr_cols + 1, sizeof(*spec));
 	const char **cols = calloc(src->nr_cols + 1, sizeof(*cols));
 	struct result_table *t = NULL;
@@ -47,12 +49,19 @@ static int copy_table(struct result *out, const char *name, const struct result_
 		cols[i] = spec[i];
 	}
 	err = result__add_table(out, name, cols, src->nr_cols, &t);
-	for (i = 0; i < src->nr_rows && !err && (!max || n < max); i++) {
+	if (rest)
+		*rest = 0;
+	for (i = 0; i < src->nr_rows && !err; i++) {
 		const struct result_cell *row = result_table__row(src, i);
 		struct result_cell *c;
 
 		if (keep && !keep(row, ctx))
 			continue;
+		if (max && n >= max) {
+			if (rest && cc >= 0 && row[cc].type == RES_REAL)
+				*rest += row[cc].d;
+			continue;
+		}
 		c = result_table__add_row(t);
 		if (!c) {
 			err = -ENOMEM;
@@ -71,11 +80,11 @@ out:
 }
 
 /* The mix of the run by keys (comma-separated), its rows [0, top) (0: all) copied to out as
- * table name. */
+ * table name; *rest (if not NULL) gets the count of the other rows. */
 static int mix_by(struct result *out, const char *name, const char *keys, size_t top,
 		  const struct hbbp_counts *c, struct hbbp_accum *d,
 		  const struct perf_event_info *const *events, const struct report_opts *o,
-		  struct result_table **dst)
+		  struct result_table **dst, double *rest)
 {
 	struct hbbp_mix_opts mo;
 	struct result *tmp = NULL;
@@ -96,33 +105,29 @@ static int mix_by(struct result *out, const char *name, const char *keys, size_t
 	if (!err)
 		err = hbbp_mix__build(tmp, c, d, events, &mo, NULL);
 	if (!err)
-		err = copy_table(out, name, result__table(tmp, "mix"), top, NULL, NULL, dst);
+		err = copy_table(out, name, result__table(tmp, "mix"), top, NULL, NULL, dst, rest);
 	result__delete(tmp);
 	return err;
 }
 
 /* by_mnemonic beyond the top: one "(other)" row with the rest of the count (no interval:
  * the rows' intervals do not add up) */
-static int add_other(struct result_table *t, double total)
+static int add_other(struct result_table *t, double rest, double total)
 {
 	int kc = result_table__col(t, "mnemonic"), cc = result_table__col(t, "count");
 	int sc = result_table__col(t, "share");
-	double sum = 0;
 	struct result_cell *row;
-	size_t i;
 
 	if (kc < 0 || cc < 0)
 		return -HBBP_EFORMAT;
-	for (i = 0; i < t->nr_rows; i++)
-		sum += result_table__row(t, i)[cc].d;
-	if (!(total - sum > 0))
+	if (!(rest > 0))
 		return 0;
 	row = result_table__add_row(t);
 	if (!row)
 		return -ENOMEM;
-	result_cell__real(&row[cc], total - sum);
+	result_cell__real(&row[cc], rest);
 	if (sc >= 0 && total > 0)
-		result_cell__real(&row[sc], (total - sum) / total);
+		result_cell__real(&row[sc], rest / total);
 	return result_cell__text(t, &row[kc], "(other)");
 }
 
@@ -220,6 +225,7 @@ int report__build(struct result *out, const struct result *run_res, const struct
 		  const struct report_opts *o, annotate_text_fn text, void *ctx)
 {
 	struct result_table *fn = NULL, *mn = NULL, *all = NULL;
+	double rest = 0;
 	const struct result_table *ev = result__table(run_res, "events");
 	struct annotate_opts ao;
 	struct annotate *a = NULL;
@@ -237,40 +243,41 @@ int report__build(struct result *out, const struct result *run_res, const struct
 	if (!err)
 		err = result__meta_int(out, "report_top_mnemonics", (int64_t)o->top_mnemonics);
 	if (!err && ev)
-		err = copy_table(out, "events", ev, 0, NULL, NULL, NULL);
+		err = copy_table(out, "events", ev, 0, NULL, NULL, NULL, NULL);
 	if (!err)
 		err = unresolved_table(out, d, o->top_modules);
 	if (!err)
-		err = mix_by(out, "by_category", "category", 0, c, d, events, o, NULL);
+		err = mix_by(out, "by_category", "category", 0, c, d, events, o, NULL, NULL);
 	if (!err)
-		err = mix_by(out, "by_isa", "isa", 0, c, d, events, o, NULL);
+		err = mix_by(out, "by_isa", "isa", 0, c, d, events, o, NULL, NULL);
 	if (!err)
-		err = mix_by(out, "by_width", "width", 0, c, d, events, o, NULL);
+		err = mix_by(out, "by_width", "width", 0, c, d, events, o, NULL, NULL);
 	if (!err)
-		err = mix_by(out, "by_mnemonic", "mnemonic", o->top_mnemonics, c, d, events, o, &mn);
+		err = mix_by(out, "by_mnemonic", "mnemonic", o->top_mnemonics, c, d, events, o, &mn,
+			     &rest);
 	if (!err) {
 		const struct result_table *cat = result__table(out, "by_category");
 		int cc = result_table__col(cat, "count");
 
 		for (i = 0; cc >= 0 && i < cat->nr_rows; i++)
 			total += result_table__row(cat, i)[cc].d;
-		err = add_other(mn, total);
+		err = add_other(mn, rest, total);
 	}
 	if (!err)
 		err = mix_by(out, "functions", "module,symbol", o->top_functions, c, d, events, o,
-			     &fn);
+			     &fn, NULL);
 	/* the functions' own mix: every (module, symbol, category) row of a listed function */
 	if (!err)
 		err = result__new(&tmp);
 	if (!err)
-		err = mix_by(tmp, "all", "module,symbol,category", 0, c, d, events, o, &all);
+		err = mix_by(tmp, "all", "module,symbol,category", 0, c, d, events, o, &all, NULL);
 	if (!err) {
 		fs.functions = fn;
 		fs.mod = result_table__col(fn, "module");
 		fs.sym = result_table__col(fn, "symbol");
 		fs.row_mod = result_table__col(all, "module");
 		fs.row_sym = result_table__col(all, "symbol");
-		err = copy_table(out, "function_mix", all, 0, in_top_functions, &fs, NULL);
+		err = copy_table(out, "function_mix", all, 0, in_top_functions, &fs, NULL, NULL);
 	}
 	/* the listings of the hottest functions */
 	if (!err) {

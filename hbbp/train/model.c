@@ -94,6 +94,11 @@ int hbbp_model__load(const char *path, struct hbbp_model *m, char *err, size_t e
 			}
 			have_magic = 1;
 		} else if (!strcmp(key, "cutoff")) {
+			if (have_cutoff) {	/* which one would apply? neither silently */
+				snprintf(err, errlen, "%s:%lu: a second 'cutoff' line", path, lineno);
+				rc = -HBBP_EFORMAT;
+				goto out;
+			}
 			if (parse_ulong(val, HBBP_MODEL_MAX_CUTOFF, &v))
 				goto bad;
 			m->cutoff = (unsigned)v;

@@ -63,8 +63,9 @@ DEMO=$ROOT/samples/demo
 set -- $(awk -F, 'NR == FNR { if ($1 == "main") m = $2; next }
 	FNR > 1 && $2 == "main" { s += $4; n++ }
 	END { printf "%d %.17g %.17g\n", n, s, m }' "$TMP/mix.csv" "$TMP/main.csv")
+# (the mix's count is rounded: to an integer from 1000 on, writers/SCHEMA.md)
 check "annotate_demo_main: $1 instructions of main add up to $2 (mix: $3)" \
-	awk -v n="$1" -v s="$2" -v m="$3" 'BEGIN { d = s - m; if (d < 0) d = -d; exit !(n > 50 && m > 0 && d <= 1e-9 * m) }'
+	awk -v n="$1" -v s="$2" -v m="$3" 'BEGIN { d = s - m; if (d < 0) d = -d; exit !(n > 50 && m >= 1000 && d <= 0.5 + 1e-9 * m) }'
 
 # ---- exact counts from the simulator with no effects ----
 PMUSIM=$BUILD/pmusim

@@ -33,10 +33,11 @@ conv --method lbr --by symbol,mnemonic -o "$TMP/lbr.csv" 2>"$TMP/err" && mix_cmp
 	pass golden_lbr_mix || { cat "$TMP/err" >&2; fail golden_lbr_mix; }
 
 # A user taxonomy column: inc/dec -> incs (8605), j*/ret/call -> control (jne 700 + ret 255 +
-# jmp 25 = 980), everything else "" (mov 300, cmp 300, lea 25, [no code] 500, [unmapped] 300).
+# jmp 25 = 980), the other mnemonics "none" (mov 300, cmp 300, lea 25 = 625), the weight
+# without code under its marker ([no code] 500, [unmapped] 300).
 printf '# test groups\nincs: inc dec\ncontrol: j* ret call\n' > "$TMP/tax.txt"
 conv --taxonomy "$TMP/tax.txt" --by taxonomy -o "$TMP/tax.csv" 2>"$TMP/err" &&
-	awk -F, 'NR > 1 { c[$1] = $2 } END { exit !(c["incs"] == 8605 && c["control"] == 980 && c["\"\""] == 1425) }' "$TMP/tax.csv" &&
+	awk -F, 'NR > 1 { c[$1] = $2 } END { exit !(c["incs"] == 8605 && c["control"] == 980 && c["none"] == 625 && c["[no code]"] == 500 && c["[unmapped]"] == 300) }' "$TMP/tax.csv" &&
 	pass golden_taxonomy || { cat "$TMP/tax.csv" "$TMP/err" >&2; fail golden_taxonomy; }
 
 # Per block, with diagnostics: block,count,count_lo,count_hi,share,source,ebs_count,lbr_count,

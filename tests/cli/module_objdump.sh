@@ -36,7 +36,7 @@ od_whole() {
 	fi
 	res=$(awk -f "$ROOT/tests/cli/od_intel.awk" "$TMP/odi.txt" "$TMP/dis.csv")
 	od_bad=$(grep -c -E '	(\(bad\)|\.byte )' "$TMP/odi.txt")
-	our_bad=$(tail -1 "$TMP/dis.err" | sed -n 's/.* \([0-9]*\) undecodable bytes$/\1/p')
+	our_bad=$(tail -1 "$TMP/dis.err" | sed -n 's/.* \([0-9]*\) undecodable bytes.*$/\1/p')
 	last=$(echo "$res" | tail -1)
 	set -- $last
 	if [ "$5" = 0 ] && [ "$7" = 0 ] && [ "$9" = 0 ] && [ "$our_bad" = "$od_bad" ]; then

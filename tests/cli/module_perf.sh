@@ -1,5 +1,5 @@
 # Decoding rate on a large corpus binary (every function, lines on), per CPU second.
-# Capstone 4 with detail bounds it (about 13 MB/s for capstone alone on the CI machine);
+# The decoder (Zydis for x86) bounds it;
 # the check guards against quadratic behaviour: at least 1 MB/s in the optimized build.
 . "$(dirname "$0")/../lib.sh"
 BENCH=$BUILD/tools/bbmap_bench

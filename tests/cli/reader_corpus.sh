@@ -76,6 +76,10 @@ while read -r f; do
 	case $msamples in
 	*'*'*) manifest_counts "$msamples" > "$TMP/ref"; src=MANIFEST ;;
 	*)	if [ $have_perf = 1 ]; then perf_counts "$f" > "$TMP/ref"; src=perf
+			# perf cannot read it and the MANIFEST walker stopped early: the count
+			# is checked by reader_simpleperf.sh with a walker that knows the format
+			case $row in *'perf 6.1 FAILS'*'walk: record size'*)
+				[ -s "$TMP/ref" ] || continue ;; esac
 		else manifest_counts "$msamples" > "$TMP/ref"; src=MANIFEST; fi ;;
 	esac
 	if head -n 1 "$TMP/ref" | grep -q '^total '; then

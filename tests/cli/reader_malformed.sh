@@ -1,7 +1,7 @@
 #!/bin/sh
 # Malformed inputs: every case written by tests/tools/perf_craft and every file committed in
 # tests/malformed/ (fuzzer finds; expected messages in tests/malformed/EXPECTED) must make
-# `stats` and `dump` exit 2 with exactly one stderr line "hbbp-convert: FILE: ... at 0x...",
+# `stats` and `dump` exit 2 with exactly one stderr line "hbbp-convert: error: FILE: ... at 0x...",
 # containing the expected fragment. Under `make SAN=...` this also runs the sanitizers.
 . "$(dirname "$0")/../lib.sh"
 
@@ -38,7 +38,7 @@ while IFS='|' read -r f code expect; do
 		grep -v '^hbbp-convert: warning: ' "$TMP/err.all" > "$TMP/err"
 		lines=$(wc -l < "$TMP/err")
 		if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] ||
-		   ! grep -q "^hbbp-convert: $f: .* at 0x[0-9a-f]*\$" "$TMP/err" ||
+		   ! grep -q "^hbbp-convert: error: $f: .* at 0x[0-9a-f]*\$" "$TMP/err" ||
 		   ! grep -qF "$expect" "$TMP/err"; then
 			fail "reader_malformed: $cmd $(basename "$f"): exit $rc, stderr: $(head -c 300 "$TMP/err") (expected '$expect')"
 			nbad=$((nbad + 1))

@@ -10,8 +10,8 @@
 #include "bbmap/module.h"
 #include "tests/fuzz/fuzz_common.h"
 
-#define MAX_SYMS	16
-#define MAX_CHAIN	8
+#define MAX_SYMS	6
+#define MAX_CHAIN	4
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

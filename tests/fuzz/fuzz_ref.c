@@ -49,7 +49,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ref_mix__delete(m);
 out:
 	ref_decode__exit();
-	/* sums of fuzzed counts may be anything: only a representable value is converted */
-	fuzz_sink += sink >= 0 && sink < 1e18 ? (uint64_t)sink : 1;
+	fuzz_sink += sink > 0;
 	return 0;
 }

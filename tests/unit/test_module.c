@@ -5,7 +5,9 @@
  * invariants that an implementation error would break.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bbmap/module.h"
@@ -266,6 +268,53 @@ static void test_errors(void)
 	bbmap_module__delete(NULL);
 }
 
+/* bbmap_module__insn_text at the first instructions of a function of this binary: the same
+ * mnemonics as objdump -d -M intel (an independent decoder) at the same addresses, and
+ * -HBBP_ENOTFOUND inside an instruction. */
+static void test_insn_text(void)
+{
+	struct bbmap_module *m;
+	uint64_t addr = 0;
+	char cmd[4096 + 256], line[512], text[256];
+	FILE *p;
+	int n = 0;
+
+	if (system("objdump --version > /dev/null 2>&1") != 0) {
+		fprintf(stderr, "SKIP test_insn_text: objdump not installed\n");
+		return;
+	}
+	CHECK_EQ_U64(bbmap_module__open(&m, self, NULL), 0);
+	if (!m)
+		return;
+	CHECK_EQ_U64(bbmap_module__symbol_addr(m, "main", &addr), 0);
+	snprintf(cmd, sizeof(cmd), "objdump -d -M intel --no-show-raw-insn --start-address=0x%llx "
+		 "--stop-address=0x%llx '%s'", (unsigned long long)addr,
+		 (unsigned long long)addr + 24, self);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		unsigned long long a;
+		char mn[64], *tab = strchr(line, '\t');
+		const struct bbmap_insn *in;
+
+		if (sscanf(line, " %llx:", &a) != 1 || !tab || sscanf(tab + 1, "%63s", mn) != 1)
+			continue;
+		/* the last instruction may be cut by --stop-address: objdump shows its prefix */
+		if (!strncmp(mn, "rex", 3) || mn[0] == '.' || mn[0] == '(')
+			continue;
+		CHECK_EQ_U64(bbmap_module__insn_text(m, a, text, sizeof(text)), 0);
+		CHECK(!strncmp(text, mn, strlen(mn)));
+		CHECK_EQ_U64(bbmap_module__insn_at(m, a, &in), 0);
+		if (in && in->len > 1)
+			CHECK_EQ_U64(bbmap_module__insn_text(m, a + 1, text, sizeof(text)),
+				     (uint64_t)-HBBP_ENOTFOUND);
+		n++;
+	}
+	if (p)
+		pclose(p);
+	CHECK(n >= 3);
+	bbmap_module__delete(m);
+}
+
 int main(int argc, char **argv)
 {
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -287,5 +336,6 @@ int main(int argc, char **argv)
 	RUN_TEST(test_lazy_large_library);
 	RUN_TEST(test_cache);
 	RUN_TEST(test_errors);
+	RUN_TEST(test_insn_text);
 	return TEST_EXIT();
 }

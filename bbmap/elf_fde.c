@@ -1,0 +1,185 @@
+/* Function ranges from .eh_frame: the sorted table of .eh_frame_hdr (each FDE's initial
+ * location) and each FDE's own address range, read once per module. They name code that no
+ * symbol covers ("sub_<start>") with the whole function: libdw's dwarf_cfi_addrframe gives
+ * only the range of one row of the call frame table (a prologue's pushes end a row). Only
+ * the encodings every x86-64 and AArch64 toolchain writes are read (table: datarel sdata4;
+ * FDE: pcrel sdata4 start and 4-byte range, checked against the table); anything else leaves
+ * the table empty and the caller falls back to libdw's rows. Every offset is checked against
+ * the file. Knows nothing of perf.data or disassembly.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bbmap/module_priv.h"
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static bool find_scn(struct bbmap_module *m, const char *name, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
+		const char *nm;
+
+		if (!gelf_getshdr(scn, out) || out->sh_type == SHT_NOBITS)
+			continue;
+		nm = elf_strptr(m->elf, shstrndx, out->sh_name);
+		if (nm && !strcmp(nm, name))
+			return out->sh_offset <= m->image_size &&
+			       out->sh_size <= m->image_size - out->sh_offset;
+	}
+	return false;
+}
+
+static int fde_cmp(const void *a, const void *b)
+{
+	const struct mod_fde *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* A symbol says where a function starts; an FDE whose range holds a symbol's start past its
+ * own start is not one function (glibc's __restore_rt has its FDE start one byte early, in
+ * the padding before it): such FDEs are dropped and the symbols are used. Returns the count
+ * kept. */
+static size_t drop_split_by_symbols(const struct bbmap_module *m, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t lo = 0, hi = m->nr_syms;
+
+		while (lo < hi) {	/* first symbol starting after the FDE's start */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (m->syms[mid].start <= m->fdes[i].start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < m->nr_syms && m->syms[lo].start < m->fdes[i].end)
+			continue;
+		m->fdes[k++] = m->fdes[i];
+	}
+	return k;
+}
+
+/* Fills m->fdes once; false when the file has no table this reads (fall back). */
+static bool fde_table(struct bbmap_module *m)
+{
+	GElf_Shdr hdr, eh;
+	const uint8_t *h;
+	uint32_t count, i;
+	size_t n = 0;
+
+	if (m->fde_state)
+		return m->fde_state == 1;
+	m->fde_state = 2;
+	if (m->e_type == ET_REL || !find_scn(m, ".eh_frame_hdr", &hdr) ||
+	    !find_scn(m, ".eh_frame", &eh) || hdr.sh_size < 12)
+		return false;
+	h = m->image + hdr.sh_offset;
+	/* version 1; eh_frame_ptr any 4-byte form; fde_count udata4; table datarel sdata4 */
+	if (h[0] != 1 || (h[1] & 0x0f) != 0x0b || h[2] != 0x03 || h[3] != 0x3b)
+		return false;
+	count = rd32(h + 8);
+	if (!count || count > (hdr.sh_size - 12) / 8)
+		return false;
+	m->fdes = calloc(count, sizeof(*m->fdes));
+	if (!m->fdes)
+		return false;
+	for (i = 0; i < count; i++) {
+		const uint8_t *e = h + 12 + (size_t)i * 8;
+		uint64_t start = hdr.sh_addr + (uint64_t)(int64_t)(int32_t)rd32(e);
+		uint64_t fde = hdr.sh_addr + (uint64_t)(int64_t)(int32_t)rd32(e + 4);
+		uint64_t off = fde - eh.sh_addr, pcb;
+		const uint8_t *f;
+
+		/* the FDE: length, CIE pointer, pc_begin (pcrel sdata4), pc_range (4 bytes) */
+		if (fde < eh.sh_addr || off > eh.sh_size || eh.sh_size - off < 16)
+			continue;
+		f = m->image + eh.sh_offset + off;
+		if (rd32(f) == 0xffffffffu || rd32(f) < 12 || rd32(f + 4) == 0)
+			continue;
+		pcb = fde + 8 + (uint64_t)(int64_t)(int32_t)rd32(f + 8);
+		if (pcb != start || !rd32(f + 12))
+			continue;	/* another encoding: not this entry */
+		m->fdes[n].start = start;
+		m->fdes[n].end = start + rd32(f + 12);
+		n++;
+	}
+	if (!n) {
+		free(m->fdes);
+		m->fdes = NULL;
+		return false;
+	}
+	qsort(m->fdes, n, sizeof(*m->fdes), fde_cmp);
+	m->nr_fdes = drop_split_by_symbols(m, n);
+	m->fde_state = 1;
+	return true;
+}
+
+int mod_elf__fde_range(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
+	size_t lo = 0, hi;
+
+	if (!fde_table(m))
+		return -EOPNOTSUPP;
+	hi = m->nr_fdes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->fdes[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the innermost (latest starting) FDE holding vaddr */
+	while (lo > 0) {
+		const struct mod_fde *f = &m->fdes[lo - 1];
+
+		if (vaddr < f->end) {
+			*start = f->start;
+			*end = f->end;
+			return 0;
+		}
+		if (lo < 2 || m->fdes[lo - 2].end <= vaddr)
+			break;
+		lo--;
+	}
+	return -ENOENT;
+}
+
+void mod_elf__fde_gap(struct bbmap_module *m, uint64_t vaddr, uint64_t *s, uint64_t *e)
+{
+	size_t lo = 0, hi, i;
+
+	if (!fde_table(m))
+		return;
+	hi = m->nr_fdes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->fdes[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nr_fdes && m->fdes[lo].start < *e)
+		*e = m->fdes[lo].start;
+	for (i = lo; i > 0; i--)
+		if (m->fdes[i - 1].end <= vaddr && m->fdes[i - 1].end > *s) {
+			*s = m->fdes[i - 1].end;
+			break;
+		}
+}
