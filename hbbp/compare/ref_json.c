@@ -12,6 +12,7 @@
 
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "writers/schema.h"
 
 #define MAX_JSON   (1ULL << 32)
 #define MAX_DEPTH  64
@@ -394,9 +395,10 @@ int ref_json__read(const char *path, struct ref_mix **out)
 			while (*v == ' ' || *v == ':')
 				v++;
 			ver = strtol(v, &e, 10);
-			if (e == v || ver != 1) {
-				pr_err("%s: format version %.*s is not supported (this tool reads 1)",
-				       path, (int)strcspn(v, ",}\n"), v);
+			/* 2 added count_lo and count_hi, which compare does not read */
+			if (e == v || ver < 1 || ver > SCHEMA_FORMAT_VERSION) {
+				pr_err("%s: format version %.*s is not supported (this tool reads 1 to %d)",
+				       path, (int)strcspn(v, ",}\n"), v, SCHEMA_FORMAT_VERSION);
 				err = -HBBP_EUNSUPP;
 				goto out;
 			}

@@ -13,6 +13,7 @@
 
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "writers/schema.h"
 
 #define MAX_COLS 64
 
@@ -143,10 +144,10 @@ int ref_sqlite__read(const char *path, struct ref_mix **out)
 		err = sq_err(path, db, "reading the format version");
 		goto out;
 	}
-	if (sqlite3_column_int64(st, 0) > 1 || sqlite3_column_int64(st, 0) < 0) {
-		/* 0: no version set (a table made by hand); 1: ours */
-		pr_err("%s: format version %lld is not supported (this tool reads 1)", path,
-		       (long long)sqlite3_column_int64(st, 0));
+	if (sqlite3_column_int64(st, 0) > SCHEMA_FORMAT_VERSION || sqlite3_column_int64(st, 0) < 0) {
+		/* 0: no version set (a table made by hand); 1, 2: ours (2 added count_lo, count_hi) */
+		pr_err("%s: format version %lld is not supported (this tool reads 1 to %d)", path,
+		       (long long)sqlite3_column_int64(st, 0), SCHEMA_FORMAT_VERSION);
 		err = -HBBP_EUNSUPP;
 		goto out;
 	}

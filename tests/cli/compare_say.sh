@@ -27,8 +27,8 @@ refused "compare_say JSON row naming a column twice" "dup.json:.*a row names a c
 	"$HBBP" compare --ref m.csv dup.json
 printf '{"format_version": 1, "meta": {}, "rows": [\n{"mnemonic": null, "count": 5, "share": 1}\n]}\n' > null.json
 refused "compare_say JSON null key" "null.json:.*a key column is null" "$HBBP" compare --ref m.csv null.json
-printf '{"format_version": 2, "meta": {}, "rows": [\n{"mnemonic": "mov", "count": 5, "share": 1}\n]}\n' > v2.json
-refused "compare_say JSON format version 2" "v2.json: format version 2 is not supported" \
+printf '{"format_version": 3, "meta": {}, "rows": [\n{"mnemonic": "mov", "count": 5, "share": 1}\n]}\n' > v2.json
+refused "compare_say JSON format version 3" "v2.json: format version 3 is not supported" \
 	"$HBBP" compare --ref m.csv v2.json
 printf '{"format_version": 3, "meta": {}, "warnings": []}\n{"mnemonic": "mov", "count": 5, "share": 1}\n' > v3.jsonl
 refused "compare_say JSONL format version 3" "v3.jsonl: format version 3 is not supported" \

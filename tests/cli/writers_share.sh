@@ -21,7 +21,7 @@ conv() { "$HBBP" -q "$TMP/g.data" --binary "/golden/prog=$PROG" "$@" 2> /dev/nul
 csv_shares() { python3 -c '
 import csv, sys
 r = list(csv.reader(open(sys.argv[1])))
-h = r[0]; s = h.index("share"); k = [i for i, c in enumerate(h) if c not in ("count", "share")]
+h = r[0]; s = h.index("share"); k = [i for i, c in enumerate(h) if c not in ("count", "count_lo", "count_hi", "share")]
 for row in sorted(r[1:]): print("|".join(row[i] for i in k) + "=%.6g" % float(row[s]))' "$1"; }
 json_shares() { python3 -c '
 import json, sys
@@ -32,7 +32,7 @@ else:
     rows = json.load(open(p))["rows"]
 out = []
 for r in rows:
-    out.append("|".join(str(v) for c, v in r.items() if c not in ("count", "share")) + "=%.6g" % r["share"])
+    out.append("|".join(str(v) for c, v in r.items() if c not in ("count", "count_lo", "count_hi", "share")) + "=%.6g" % r["share"])
 print("\n".join(sorted(out)))' "$1"; }
 sql_shares() { sqlite3 -separator '=' "$1" "$2" | python3 -c '
 import sys
@@ -82,14 +82,14 @@ if python3 -c 'import pandas' 2>/dev/null; then
 import json, sys, pandas as pd
 a = pd.DataFrame(json.load(open(sys.argv[1]))["rows"])
 b = pd.read_json(sys.argv[2], lines=True).iloc[1:]
-print(len(a), len(b), list(a.columns) == ["module", "mnemonic", "count", "share"])' "$TMP/p.json" "$TMP/p.jsonl")
+print(len(a), len(b), list(a.columns) == ["module", "mnemonic", "count", "count_lo", "count_hi", "share"])' "$TMP/p.json" "$TMP/p.jsonl")
 	src=pandas
 else
 	got=$(python3 -c '
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
 lines = [json.loads(l) for l in open(sys.argv[2])]
-same = all(list(r) == ["module", "mnemonic", "count", "share"] for r in rows + lines[1:])
+same = all(list(r) == ["module", "mnemonic", "count", "count_lo", "count_hi", "share"] for r in rows + lines[1:])
 print(len(rows), len(lines) - 1, same and "format_version" in lines[0])' "$TMP/p.json" "$TMP/p.jsonl")
 	src="json module (pandas not installed)"
 fi
