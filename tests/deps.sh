@@ -27,6 +27,8 @@ if [ "$need" = check ]; then
 	command -v zstd >/dev/null || pkgs="$pkgs zstd"
 	command -v jq >/dev/null || pkgs="$pkgs jq"
 	command -v aarch64-linux-gnu-objdump >/dev/null || pkgs="$pkgs binutils-aarch64-linux-gnu"
+	# headless rendering of the HTML report (tests/cli/report.sh)
+	command -v chromium >/dev/null || pkgs="$pkgs chromium"
 	# make fuzz (tests/cli/fuzz_build.sh): clang with its libFuzzer runtime
 	command -v clang >/dev/null || pkgs="$pkgs clang"
 	dpkg-query -W -f='${Status}' libclang-rt-dev 2>/dev/null | grep -q 'ok installed' ||

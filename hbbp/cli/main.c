@@ -29,6 +29,9 @@ static const struct {
 	{ "stats", cmd_stats },
 	{ "compare", cmd_compare },
 	{ "train", cmd_train },
+	{ "annotate", cmd_annotate },
+	{ "report", cmd_report },
+	{ "diff", cmd_diff },
 	{ "disasm", cmd_disasm },
 };
 

@@ -145,7 +145,7 @@ static bool run_wants_lines(const struct convert_opts *o)
 {
 	size_t i;
 
-	if (o->format == WRITER_SQLITE || o->format == WRITER_POSTGRES)
+	if (o->format == WRITER_SQLITE || o->format == WRITER_POSTGRES || o->all_tables)
 		return true;
 	for (i = 0; i < o->mix.nr_keys; i++)
 		if (o->mix.keys[i] == KEY_SRCLINE)
@@ -372,7 +372,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		struct hbbp_mix_opts mo = o->mix;
 
 		/* tables the output does not write are not built */
-		mo.mix_only = !writer_format_writes_table(o->format, "blocks");
+		mo.mix_only = !o->all_tables && !writer_format_writes_table(o->format, "blocks");
 		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events,
 				      perf_reader__stats(run->reader), &mo,
 				      &run->total);

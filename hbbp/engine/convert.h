@@ -39,6 +39,8 @@ struct convert_opts {
 	uint64_t split_min;		/* records of a file from which it is read in two
 					 * parts (hbbp/engine/segment.h); 0 never */
 	int lbr_weighting;		/* enum hbbp_lbr_weighting (--lbr-weighting) */
+	bool all_tables;		/* build every result table and read source lines
+					 * whatever the format (annotate, report) */
 };
 
 /* State of a finished run, for the summary. */
@@ -85,6 +87,10 @@ int convert__run(const struct convert_opts *o);
  * first failing exit code, else HBBP_EXIT_OK. */
 int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
 		      unsigned jobs);
+/* The listing text of the instruction at module vaddr addr of the module recorded as module
+ * (the modules table's name) in the run ctx (a struct convert_run): 0, or -HBBP_ENOTFOUND.
+ * hbbp/engine/insn_text.c: the one place a listing asks the disassembler. */
+int convert__insn_text(void *ctx, const char *module, uint64_t addr, char *buf, size_t len);
 void convert__summary(const struct convert_run *run, const struct convert_opts *o);
 /* hbbp/engine/run_notes.c: the error of a recording with no usable event (its events, the
  * option to use); the warnings of a finished run, on stderr and in the result (0 or -ENOMEM);

@@ -1,0 +1,393 @@
+/* hbbp-convert annotate [--symbol NAME]... [--module NAME] [-f text|csv] [conversion options]
+ * FILE: per-instruction counts of functions next to their disassembly and source lines.
+ * The conversion runs as usual (hbbp/engine/convert.c); the listing is built from its block
+ * results (hbbp/pivot/annotate.c); this file parses the arguments and draws the text form.
+ * Depends on hbbp/engine/convert.h, hbbp/pivot/annotate.h and the writers (CSV form).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hbbp/cli/commands.h"
+#include "hbbp/cli/convert_args.h"
+#include "hbbp/pivot/annotate.h"
+#include "util/hbbp_err.h"
+
+static const char usage_text[] =
+"usage: hbbp-convert annotate [--symbol NAME]... [--module NAME] [-f text|csv] [OPTIONS] FILE\n"
+"\n"
+"Per-instruction execution counts of functions: for each instruction its estimated count,\n"
+"share of the function, 95% interval, address and text, with the block boundaries (the\n"
+"source chosen for the block: lbr, ebs or a fallback, and the bias flag) and the source\n"
+"lines where the binary has them.\n"
+"\n"
+"      --symbol NAME   a function to list (repeatable; default: the hottest)\n"
+"      --module LIST   only functions of these modules (short or full names)\n"
+"      --top N         functions listed without --symbol (default 5)\n"
+"  -f, --format FMT    text (default) or csv: module, symbol, address, count, count_lo,\n"
+"                      count_hi, instruction, block, source, srcline\n"
+"      --no-color      no colours (default: colours when stdout is a terminal; NO_COLOR)\n"
+"      --no-source     source lines as file:line only, without their text (the text is\n"
+"                      read from the file the debug info names, which may have changed)\n"
+"  -h, --help\n";
+
+enum { OPT_SYMBOL = 256, OPT_MODULE, OPT_TOP, OPT_NOCOLOR, OPT_NOSOURCE };
+
+static const struct option own_opts[] = {
+	{ "symbol", required_argument, NULL, OPT_SYMBOL },
+	{ "module", required_argument, NULL, OPT_MODULE },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "format", required_argument, NULL, 'f' },
+	{ "no-color", no_argument, NULL, OPT_NOCOLOR },
+	{ "no-source", no_argument, NULL, OPT_NOSOURCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* ---- source text, read once per file ---- */
+
+#define SRC_MAX_FILES	64
+#define SRC_MAX_SIZE	(8u << 20)
+
+struct src_file {
+	char *path;
+	char *text;		/* NULL: unreadable */
+	size_t nr_lines;
+	char **lines;
+};
+
+struct src_cache {
+	struct src_file f[SRC_MAX_FILES];
+	size_t nr;
+};
+
+static struct src_file *src_load(struct src_cache *c, const char *path)
+{
+	struct src_file *s;
+	FILE *fp;
+	size_t i, n, size;
+	long len;
+
+	for (i = 0; i < c->nr; i++)
+		if (!strcmp(c->f[i].path, path))
+			return &c->f[i];
+	if (c->nr == SRC_MAX_FILES)
+		return NULL;
+	s = &c->f[c->nr];
+	memset(s, 0, sizeof(*s));
+	s->path = strdup(path);
+	if (!s->path)
+		return NULL;
+	c->nr++;
+	fp = fopen(path, "r");
+	if (!fp)
+		return s;
+	if (fseek(fp, 0, SEEK_END) || (len = ftell(fp)) < 0 || (size_t)len > SRC_MAX_SIZE ||
+	    fseek(fp, 0, SEEK_SET))
+		goto out;
+	size = (size_t)len;
+	s->text = malloc(size + 1);
+	if (!s->text || fread(s->text, 1, size, fp) != size) {
+		free(s->text);
+		s->text = NULL;
+		goto out;
+	}
+	s->text[size] = 0;
+	for (i = 0, n = 1; i < size; i++)
+		n += s->text[i] == '\n';
+	s->lines = calloc(n + 1, sizeof(*s->lines));
+	if (!s->lines) {
+		free(s->text);
+		s->text = NULL;
+		goto out;
+	}
+	s->lines[s->nr_lines++] = s->text;
+	for (i = 0; i < size; i++)
+		if (s->text[i] == '\n') {
+			s->text[i] = 0;
+			if (i + 1 < size)
+				s->lines[s->nr_lines++] = s->text + i + 1;
+		}
+out:
+	fclose(fp);
+	return s;
+}
+
+static void src_exit(struct src_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		free(c->f[i].path);
+		free(c->f[i].text);
+		free(c->f[i].lines);
+	}
+}
+
+/* The text of "file:line", or NULL. */
+static const char *src_line(struct src_cache *c, const char *srcline)
+{
+	const char *colon = strrchr(srcline, ':');
+	char path[4096];
+	struct src_file *s;
+	unsigned long line;
+
+	if (!colon || colon == srcline || (size_t)(colon - srcline) >= sizeof(path))
+		return NULL;
+	line = strtoul(colon + 1, NULL, 10);
+	snprintf(path, sizeof(path), "%.*s", (int)(colon - srcline), srcline);
+	s = src_load(c, path);
+	if (!s || !s->text || !line || line > s->nr_lines)
+		return NULL;
+	return s->lines[line - 1];
+}
+
+/* ---- the text form ---- */
+
+struct style {
+	bool on;
+	bool no_source;
+};
+
+static const char *col(const struct style *st, const char *code)
+{
+	return st->on ? code : "";
+}
+
+#define C_RESET	"\033[0m"
+#define C_BLOCK	"\033[36m"
+#define C_SRC	"\033[34m"
+#define C_HOT	"\033[1;31m"
+#define C_WARM	"\033[33m"
+#define C_COOL	"\033[32m"
+#define C_COLD	"\033[2m"
+#define C_HEAD	"\033[1m"
+
+static const char *heat(const struct style *st, double share)
+{
+	if (share >= 0.10)
+		return col(st, C_HOT);
+	if (share >= 0.01)
+		return col(st, C_WARM);
+	if (share > 0)
+		return col(st, C_COOL);
+	return col(st, C_COLD);
+}
+
+/* Copies s into out with tabs as spaces and control bytes as '?', at most width columns. */
+static void clip(char *out, size_t size, const char *s, size_t width)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < size && n < width; s++)
+		out[n++] = *s == '\t' ? ' ' : (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+	out[n] = 0;
+}
+
+static void print_func(FILE *out, const struct annotate *a, const struct annotate_func *f,
+		       const struct style *st, struct src_cache *sc)
+{
+	const char *prev_src = NULL;
+	uint64_t next = 0;
+	size_t i;
+
+	fprintf(out, "%s%s%s (%s, 0x%" PRIx64 "): %.0f instructions, %.2f%% of the total%s\n",
+		col(st, C_HEAD), f->symbol, col(st, C_RESET), f->module, f->start, f->count,
+		a->total > 0 ? 100.0 * f->count / a->total : 0.0,
+		f->nr_insns < f->nr_insns_all ? " (hottest instructions only)" : "");
+	fprintf(out, "%12s %7s  %-27s %10s  %s\n", "count", "share",
+		a->has_intervals ? "95% interval" : "95% interval: unavailable", "address",
+		"instruction");
+	for (i = 0; i < f->nr_insns; i++) {
+		const struct annotate_insn *in = &f->insns[i];
+		double share = f->count > 0 ? in->count / f->count : 0;
+		char iv[64], text[96];
+
+		if (i && next && in->addr > next)
+			fprintf(out, "%s%12s %7s  %-27s %10s  (%" PRIu64 " bytes without counts)%s\n",
+				col(st, C_COLD), "", "", "", "...", in->addr - next, col(st, C_RESET));
+		if (in->block_start)
+			fprintf(out, "%s-- block 0x%" PRIx64 ": %u insns, %s%s --%s\n",
+				col(st, C_BLOCK), in->block_addr, in->block_len,
+				in->source && *in->source ? in->source : "no source",
+				in->biased ? ", biased" : "", col(st, C_RESET));
+		if (in->srcline && (!prev_src || strcmp(prev_src, in->srcline))) {
+			const char *txt = st->no_source ? NULL : src_line(sc, in->srcline);
+			char line[128];
+
+			clip(line, sizeof(line), txt ? txt : "", 72);
+			fprintf(out, "%s%s%s%s%s\n", col(st, C_SRC),
+				annotate__basename(in->srcline), txt ? "   " : "", line,
+				col(st, C_RESET));
+			prev_src = in->srcline;
+		}
+		if (isfinite(in->lo) && isfinite(in->hi))
+			snprintf(iv, sizeof(iv), "[%.0f, %.0f]", in->lo, in->hi);
+		else
+			snprintf(iv, sizeof(iv), "n/a");
+		clip(text, sizeof(text), in->text ? in->text : "?", 60);
+		fprintf(out, "%s%12.0f %6.2f%%  %-27s %10" PRIx64 "%s  %s\n", heat(st, share),
+			in->count, 100.0 * share, iv, in->addr, col(st, C_RESET), text);
+		next = in->len ? in->addr + in->len : 0;
+	}
+	if (f->nr_insns < f->nr_insns_all)
+		fprintf(out, "%zu more instructions with %.0f instructions counted are not listed\n",
+			f->nr_insns_all - f->nr_insns, f->count_cut);
+	fputc('\n', out);
+}
+
+static int write_csv(const struct annotate *a)
+{
+	struct result *r;
+	int err = result__new(&r);
+
+	if (!err)
+		err = annotate__table(a, r, "mix", false);
+	if (!err)
+		err = writer__write(r, "-", WRITER_CSV, &(struct writer_opts){ 0 });
+	result__delete(r);
+	return err;
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+	struct option opts[64];
+	struct convert_opts o;
+	struct convert_run run;
+	struct annotate_opts ao;
+	struct annotate *a = NULL;
+	const char **syms = NULL;
+	struct style st = { 0 };
+	bool csv = false, no_color = false, computed = false;
+	unsigned long v;
+	int c, rc = HBBP_EXIT_OK, err;
+	size_t i;
+
+	convert_args__init(&o);
+	memset(&ao, 0, sizeof(ao));
+	if (convert_args__merge(own_opts, opts, sizeof(opts) / sizeof(opts[0])))
+		return HBBP_EXIT_USAGE;
+	syms = calloc((size_t)argc + 1, sizeof(*syms));
+	if (!syms)
+		return HBBP_EXIT_IO;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:h" CONVERT_ARGS_SHORT, opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_SYMBOL: syms[ao.nr_symbols++] = optarg; break;
+		case OPT_MODULE: ao.module = optarg; break;
+		case OPT_TOP:
+			if (convert_args__uint("--top", optarg, 1UL << 20, &v) || !v) {
+				if (!v)
+					pr_err("--top: at least 1");
+				goto usage;
+			}
+			ao.top = v;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "csv"))
+				csv = true;
+			else if (!strcmp(optarg, "text"))
+				csv = false;
+			else {
+				pr_err("--format: unknown format '%s' (text, csv)", optarg);
+				goto usage;
+			}
+			break;
+		case OPT_NOCOLOR: no_color = true; break;
+		case OPT_NOSOURCE: st.no_source = true; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			fputs(convert_args__help, stdout);
+			goto out;
+		case ':':
+			pr_err("option '%s' needs an argument", argv[optind - 1]);
+			goto usage;
+		case '?':
+			pr_err("unknown option '%s'", argv[optind - 1]);
+			goto usage;
+		default:
+			err = convert_args__handle(&o, c, optarg);
+			if (err == -1)
+				goto usage;
+			if (err < 0) {
+				rc = err == -2 ? HBBP_EXIT_INPUT : HBBP_EXIT_IO;
+				goto out;
+			}
+			break;
+		}
+	}
+	if (optind + 1 != argc) {
+		pr_err(optind < argc ? "annotate: one recording at a time" :
+		       "annotate: no recording given");
+		goto usage;
+	}
+	o.input = argv[optind];
+	if (convert_args__finish(&o))
+		goto usage;
+	if (o.mix.comm || o.mix.pid || o.mix.user_only || o.mix.kernel_only)
+		pr_warn("annotate: --comm, --pid, --user-only and --kernel-only do not apply to "
+			"the listing: its counts are every thread's");
+	o.all_tables = true;
+	ao.symbols = ao.nr_symbols ? syms : NULL;
+	rc = convert__compute(&run, &o);
+	computed = true;
+	if (rc != HBBP_EXIT_OK)
+		goto out;
+	err = annotate__build(&a, run.res, &ao, convert__insn_text, &run);
+	if (err) {
+		pr_err("%s: cannot build the listing: %s", o.input, hbbp_strerror(err));
+		rc = err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
+		goto out;
+	}
+	for (i = 0; i < ao.nr_symbols; i++) {
+		size_t j;
+		bool found = false;
+
+		for (j = 0; j < a->nr_funcs && !found; j++)
+			found = !strcmp(a->funcs[j].symbol, syms[i]);
+		if (!found)
+			pr_warn("%s: no function '%s'%s%s with counted instructions", o.input,
+				syms[i], ao.module ? " in " : "", ao.module ? ao.module : "");
+	}
+	if (!a->nr_funcs)
+		pr_warn("%s: no function to list", o.input);
+	if (!a->has_intervals)
+		pr_warn("%s: the 95%% interval is unavailable: this conversion computes no "
+			"count_lo/count_hi", o.input);
+	if (csv) {
+		err = write_csv(a);
+		if (err) {
+			pr_err("stdout: cannot write: %s", hbbp_strerror(err));
+			rc = HBBP_EXIT_IO;
+		}
+	} else {
+		struct src_cache sc;
+
+		memset(&sc, 0, sizeof(sc));
+		st.on = !no_color && isatty(1) && !getenv("NO_COLOR");
+		for (i = 0; i < a->nr_funcs; i++)
+			print_func(stdout, a, &a->funcs[i], &st, &sc);
+		src_exit(&sc);
+		if (fflush(stdout) || ferror(stdout)) {
+			pr_err("stdout: cannot write");
+			rc = HBBP_EXIT_IO;
+		}
+	}
+	goto out;
+usage:
+	fprintf(stderr, "Try 'hbbp-convert annotate --help' for more information.\n");
+	rc = HBBP_EXIT_USAGE;
+out:
+	annotate__delete(a);
+	if (computed)
+		convert__run_exit(&run);
+	convert_args__exit(&o);
+	free(syms);
+	return rc;
+}

@@ -1,0 +1,328 @@
+/* hbbp-convert diff [--by KEYS] [-f text|csv] [--shares] [conversion options] A B: what
+ * changed between two runs beyond the sampling noise. A and B are recordings (converted
+ * here) or runs of our SQLite output (FILE.sqlite#RUN_ID). The join and the rule are in
+ * hbbp/compare/diff.c; this file parses the arguments, gets both tables and prints.
+ * Depends on hbbp/engine/convert.h, hbbp/compare/diff.h and the writers (CSV form).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hbbp/cli/commands.h"
+#include "hbbp/cli/convert_args.h"
+#include "hbbp/compare/diff.h"
+#include "util/hbbp_err.h"
+
+static const char usage_text[] =
+"usage: hbbp-convert diff [--by KEYS] [-f text|csv] [--shares] [OPTIONS] A B\n"
+"\n"
+"What changed from run A to run B beyond the sampling noise: A and B are recordings\n"
+"(perf.data) or runs of a database written by hbbp-convert (FILE.sqlite#RUN_ID). Each row:\n"
+"the keys, count_a, count_b, ratio (count_b / count_a), significant (1 when the difference\n"
+"exceeds both runs' 95% intervals added in quadrature, 0 when not, empty when a run has no\n"
+"intervals), then the intervals. Significant rows first, largest difference first; the\n"
+"summary line (stdout in text form, stderr in CSV form) counts the significant rows.\n"
+"\n"
+"      --by KEYS       pivot keys (as for the conversion; default module,symbol,mnemonic,\n"
+"                      or the database run's keys)\n"
+"      --shares        compare shares of each run's total (runs of different lengths)\n"
+"      --top N         rows printed in text form (default 40; CSV: all)\n"
+"  -f, --format FMT    text (default) or csv\n"
+"  -h, --help\n";
+
+enum { OPT_BY = 256, OPT_SHARES, OPT_TOP };
+
+static const struct option own_opts[] = {
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "shares", no_argument, NULL, OPT_SHARES },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "format", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* "FILE#N" naming an existing file and a run id: the file in path, the id in *run. */
+static bool db_spec(const char *spec, char *path, size_t size, int64_t *run)
+{
+	const char *h = strrchr(spec, '#');
+	struct stat sb;
+	const char *p;
+	char *end;
+	long long v;
+
+	if (!h || h == spec || !h[1] || (size_t)(h - spec) >= size)
+		return false;
+	for (p = h + 1; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false;
+	snprintf(path, size, "%.*s", (int)(h - spec), spec);
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode))
+		return false;
+	errno = 0;
+	v = strtoll(h + 1, &end, 10);
+	if (errno || *end || v < 1)
+		return false;
+	*run = v;
+	return true;
+}
+
+/* The key columns of table t, comma-joined into buf. */
+static void table_keys(const struct result_table *t, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < t->nr_cols; i++) {
+		int n;
+
+		if (diff__value_column(t->cols[i].name))
+			continue;
+		n = snprintf(buf + len, size - len, "%s%s", len ? "," : "", t->cols[i].name);
+		if (n < 0 || (size_t)n >= size - len)
+			break;
+		len += (size_t)n;
+	}
+}
+
+struct input {
+	const char *spec;
+	bool is_db, computed;
+	char path[4096];
+	int64_t run_id;
+	struct result *db_res;
+	struct convert_run run;
+	const struct result_table *mix;
+};
+
+static int input_get(struct input *in, const struct convert_opts *base, const char *by)
+{
+	struct convert_opts o = *base;
+	int rc;
+
+	if (in->is_db) {
+		int err = result__new(&in->db_res);
+
+		if (!err)
+			err = diff__read_db(in->db_res, in->path, in->run_id);
+		if (err)
+			return err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
+		in->mix = result__table(in->db_res, "mix");
+		return HBBP_EXIT_OK;
+	}
+	o.input = in->spec;
+	o.by = by;
+	o.mix.mix_only = true;
+	if (convert_args__finish(&o))
+		return HBBP_EXIT_USAGE;
+	rc = convert__compute(&in->run, &o);
+	in->computed = true;
+	if (rc == HBBP_EXIT_OK)
+		in->mix = result__table(in->run.res, "mix");
+	return rc;
+}
+
+static void input_exit(struct input *in)
+{
+	if (in->computed)
+		convert__run_exit(&in->run);
+	result__delete(in->db_res);
+}
+
+static void fmt_num(char *buf, size_t size, const struct result_cell *c, bool shares)
+{
+	if (c->type == RES_NULL)
+		snprintf(buf, size, "-");
+	else if (shares)
+		snprintf(buf, size, "%.4f%%", 100 * c->d);
+	else
+		snprintf(buf, size, "%.0f", c->d);
+}
+
+static void print_text(const struct result_table *t, const struct diff_stats *st, size_t top,
+		       bool shares, const char *a, const char *b)
+{
+	size_t i, j, nk = t->nr_cols - 8, n = t->nr_rows < top ? t->nr_rows : top;
+
+	printf("A: %s\nB: %s\n", a, b);
+	for (j = 0; j < nk; j++)
+		printf("%-24.24s ", t->cols[j].name);
+	printf("%14s %14s %8s %s\n", shares ? "share_a" : "count_a", shares ? "share_b" : "count_b",
+	       "ratio", "sig");
+	for (i = 0; i < n; i++) {
+		const struct result_cell *c = result_table__row(t, i);
+		char ca[64], cb[64], r[32];
+
+		for (j = 0; j < nk; j++) {
+			char k[64];
+
+			if (c[j].type == RES_TEXT)
+				snprintf(k, sizeof(k), "%s", c[j].s);
+			else if (c[j].type == RES_INT)
+				snprintf(k, sizeof(k), "%" PRId64, c[j].i);
+			else
+				k[0] = 0;
+			printf("%-24.24s ", k);
+		}
+		fmt_num(ca, sizeof(ca), &c[nk], shares);
+		fmt_num(cb, sizeof(cb), &c[nk + 1], shares);
+		if (c[nk + 2].type == RES_REAL)
+			snprintf(r, sizeof(r), "%.3f", c[nk + 2].d);
+		else
+			snprintf(r, sizeof(r), "-");
+		printf("%14s %14s %8s %s\n", ca, cb, r, c[nk + 3].type == RES_NULL ? "?" :
+		       c[nk + 3].i ? "*" : "");
+	}
+	if (n < t->nr_rows)
+		printf("(%zu more rows; -f csv lists them all)\n", t->nr_rows - n);
+}
+
+static void summary(FILE *f, const struct diff_stats *st)
+{
+	if (st->intervals)
+		fprintf(f, "%zu rows, %zu changed significantly (95%%)\n", st->nr_rows,
+			st->nr_significant);
+	else
+		fprintf(f, "%zu rows, significance unavailable: a run has no 95%% intervals "
+			"(count_lo/count_hi)\n", st->nr_rows);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct option opts[64];
+	struct convert_opts o;
+	struct input in[2];
+	struct result *out = NULL;
+	struct diff_opts dopts = { 0 };
+	struct diff_stats st;
+	const char *by = NULL;
+	char keys[1024];
+	bool csv = false;
+	size_t top = 40;
+	unsigned long v;
+	int c, i, rc = HBBP_EXIT_OK, err;
+
+	convert_args__init(&o);
+	memset(in, 0, sizeof(in));
+	if (convert_args__merge(own_opts, opts, sizeof(opts) / sizeof(opts[0])))
+		return HBBP_EXIT_USAGE;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:h" CONVERT_ARGS_SHORT, opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_BY: by = optarg; break;
+		case OPT_SHARES: dopts.shares = true; break;
+		case OPT_TOP:
+			if (convert_args__uint("--top", optarg, 1UL << 30, &v))
+				goto usage;
+			top = v;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "csv"))
+				csv = true;
+			else if (!strcmp(optarg, "text"))
+				csv = false;
+			else {
+				pr_err("--format: unknown format '%s' (text, csv)", optarg);
+				goto usage;
+			}
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			fputs(convert_args__help, stdout);
+			goto out;
+		case ':':
+			pr_err("option '%s' needs an argument", argv[optind - 1]);
+			goto usage;
+		case '?':
+			pr_err("unknown option '%s'", argv[optind - 1]);
+			goto usage;
+		default:
+			err = convert_args__handle(&o, c, optarg);
+			if (err == -1)
+				goto usage;
+			if (err < 0) {
+				rc = err == -2 ? HBBP_EXIT_INPUT : HBBP_EXIT_IO;
+				goto out;
+			}
+			break;
+		}
+	}
+	if (argc - optind != 2) {
+		pr_err("diff: two runs needed (A B), %d given", argc - optind);
+		goto usage;
+	}
+	for (i = 0; i < 2; i++) {
+		in[i].spec = argv[optind + i];
+		in[i].is_db = db_spec(in[i].spec, in[i].path, sizeof(in[i].path), &in[i].run_id);
+	}
+	/* databases first: their keys are the default of the recordings' conversion */
+	for (i = 0; i < 2; i++)
+		if (in[i].is_db && (rc = input_get(&in[i], &o, NULL)) != HBBP_EXIT_OK)
+			goto out;
+	if (!by) {
+		by = HBBP_DEFAULT_KEYS;
+		for (i = 0; i < 2; i++)
+			if (in[i].is_db) {
+				table_keys(in[i].mix, keys, sizeof(keys));
+				by = keys;
+				break;
+			}
+	}
+	for (i = 0; i < 2; i++)
+		if (!in[i].is_db && (rc = input_get(&in[i], &o, by)) != HBBP_EXIT_OK)
+			goto out;
+	for (i = 0; i < 2; i++) {
+		char k[1024];
+
+		table_keys(in[i].mix, k, sizeof(k));
+		if (strcmp(k, by)) {
+			pr_err("%s: the run's keys are %s, not %s (--by)", in[i].spec, k, by);
+			rc = HBBP_EXIT_USAGE;
+			goto out;
+		}
+	}
+	err = result__new(&out);
+	if (!err)
+		err = diff__tables(out, "mix", in[0].mix, in[1].mix, &dopts, &st);
+	if (err) {
+		pr_err("diff: %s", hbbp_strerror(err));
+		rc = err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
+		goto out;
+	}
+	if (!st.intervals)
+		pr_warn("the 95%% interval is unavailable in %s: no row can be called significant",
+			result_table__col(in[0].mix, "count_lo") < 0 ? in[0].spec : in[1].spec);
+	if (csv) {
+		err = writer__write(out, "-", WRITER_CSV, &(struct writer_opts){ 0 });
+		if (err) {
+			pr_err("stdout: cannot write: %s", hbbp_strerror(err));
+			rc = HBBP_EXIT_IO;
+			goto out;
+		}
+		if (!o.quiet)
+			summary(stderr, &st);
+	} else {
+		print_text(result__table(out, "mix"), &st, top, dopts.shares, in[0].spec, in[1].spec);
+		summary(stdout, &st);
+		if (fflush(stdout) || ferror(stdout)) {
+			pr_err("stdout: cannot write");
+			rc = HBBP_EXIT_IO;
+		}
+	}
+	goto out;
+usage:
+	fprintf(stderr, "Try 'hbbp-convert diff --help' for more information.\n");
+	rc = HBBP_EXIT_USAGE;
+out:
+	result__delete(out);
+	input_exit(&in[0]);
+	input_exit(&in[1]);
+	convert_args__exit(&o);
+	return rc;
+}

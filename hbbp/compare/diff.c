@@ -1,0 +1,412 @@
+/* Run-to-run difference of two pivot tables and the significance rule (hbbp/compare/diff.h).
+ * The join sorts both sides' rows by their joined key text and merges them.
+ * Depends on writers/result.h, sqlite3 and libc; never prints (errors through hbbp_log).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "hbbp/compare/diff.h"
+#include "util/hbbp_err.h"
+
+#define MAX_KEYS 32
+
+int diff__significant(double a, double a_lo, double a_hi, double b, double b_lo, double b_hi)
+{
+	double ma, mb;
+
+	if (!isfinite(a) || !isfinite(b) || !isfinite(a_lo) || !isfinite(a_hi) ||
+	    !isfinite(b_lo) || !isfinite(b_hi) || a_lo > a || a > a_hi || b_lo > b || b > b_hi)
+		return -1;
+	if (a == b)
+		return 0;
+	if (a > b) {
+		ma = a - a_lo;
+		mb = b_hi - b;
+	} else {
+		ma = a_hi - a;
+		mb = b - b_lo;
+	}
+	return fabs(a - b) > sqrt(ma * ma + mb * mb);
+}
+
+bool diff__value_column(const char *name)
+{
+	static const char *const v[] = { "run_id", "count", "count_lo", "count_hi", "share",
+					 "source", "ebs_count", "lbr_count", "ebs_samples",
+					 "lbr_streams", "biased", "bias_share" };
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!strcmp(name, v[i]))
+			return true;
+	return false;
+}
+
+struct side {
+	const struct result_table *t;
+	int keys[MAX_KEYS];
+	size_t nr_keys;
+	int count, lo, hi;
+	double total;
+};
+
+static int side_init(struct side *s, const struct result_table *t)
+{
+	size_t i, r;
+
+	memset(s, 0, sizeof(*s));
+	s->t = t;
+	s->count = result_table__col(t, "count");
+	s->lo = result_table__col(t, "count_lo");
+	s->hi = result_table__col(t, "count_hi");
+	if (s->count < 0)
+		return -HBBP_EFORMAT;
+	for (i = 0; i < t->nr_cols; i++) {
+		if (diff__value_column(t->cols[i].name))
+			continue;
+		if (s->nr_keys == MAX_KEYS)
+			return -HBBP_EUSAGE;
+		s->keys[s->nr_keys++] = (int)i;
+	}
+	for (r = 0; r < t->nr_rows; r++) {
+		const struct result_cell *c = &result_table__row(t, r)[s->count];
+
+		if (c->type == RES_REAL && isfinite(c->d))
+			s->total += c->d;
+		else if (c->type == RES_INT)
+			s->total += (double)c->i;
+	}
+	return 0;
+}
+
+static double num(const struct result_table *t, size_t row, int col)
+{
+	const struct result_cell *c;
+
+	if (col < 0)
+		return NAN;
+	c = &result_table__row(t, row)[col];
+	return c->type == RES_REAL ? c->d : c->type == RES_INT ? (double)c->i : NAN;
+}
+
+/* one row of either side */
+struct item {
+	char *key;
+	int side;			/* 0: a, 1: b */
+	size_t row;
+};
+
+static int item_cmp(const void *pa, const void *pb)
+{
+	const struct item *a = pa, *b = pb;
+	int r = strcmp(a->key, b->key);
+
+	return r ? r : a->side - b->side;
+}
+
+static char *join_key(const struct side *s, size_t row)
+{
+	char *buf = NULL;
+	size_t size = 0, i;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		return NULL;
+	for (i = 0; i < s->nr_keys; i++) {
+		const struct result_cell *c = &result_table__row(s->t, row)[s->keys[i]];
+
+		if (c->type == RES_TEXT)
+			fputs(c->s, f);
+		else if (c->type == RES_INT)
+			fprintf(f, "%" PRId64, c->i);
+		else if (c->type == RES_REAL)
+			fprintf(f, "%.17g", c->d);
+		fputc('\x1f', f);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+struct drow {
+	size_t a, b;			/* rows, (size_t)-1: absent */
+	double ca, cb, alo, ahi, blo, bhi;
+	int sig;
+	const char *key;
+};
+
+static int drow_cmp(const void *pa, const void *pb)
+{
+	const struct drow *x = pa, *y = pb;
+	double dx = fabs(x->cb - x->ca), dy = fabs(y->cb - y->ca);
+
+	if ((x->sig == 1) != (y->sig == 1))
+		return x->sig == 1 ? -1 : 1;
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static int copy_cell(struct result_table *t, struct result_cell *dst, const struct result_cell *src)
+{
+	switch (src->type) {
+	case RES_TEXT: return result_cell__text(t, dst, src->s);
+	case RES_INT: result_cell__int(dst, src->i); return 0;
+	case RES_REAL: result_cell__real(dst, src->d); return 0;
+	default: return 0;
+	}
+}
+
+static void put_real(struct result_cell *c, double v)
+{
+	if (isfinite(v))
+		result_cell__real(c, v);
+}
+
+int diff__tables(struct result *out, const char *name, const struct result_table *ta,
+		 const struct result_table *tb, const struct diff_opts *o, struct diff_stats *st)
+{
+	struct side s[2];
+	struct item *items = NULL;
+	struct drow *rows = NULL;
+	struct result_table *t;
+	const char *cols[MAX_KEYS + 8];
+	char spec[MAX_KEYS][160];
+	size_t i, n = 0, nr = 0, nc = 0;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	if ((err = side_init(&s[0], ta)) || (err = side_init(&s[1], tb)))
+		return err;
+	if (s[0].nr_keys != s[1].nr_keys)
+		return -HBBP_EUSAGE;
+	for (i = 0; i < s[0].nr_keys; i++)
+		if (strcmp(ta->cols[s[0].keys[i]].name, tb->cols[s[1].keys[i]].name))
+			return -HBBP_EUSAGE;
+	st->total_a = s[0].total;
+	st->total_b = s[1].total;
+	st->intervals = s[0].lo >= 0 && s[0].hi >= 0 && s[1].lo >= 0 && s[1].hi >= 0;
+	items = calloc(ta->nr_rows + tb->nr_rows + 1, sizeof(*items));
+	rows = calloc(ta->nr_rows + tb->nr_rows + 1, sizeof(*rows));
+	if (!items || !rows) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < ta->nr_rows + tb->nr_rows; i++) {
+		int sd = i >= ta->nr_rows;
+		size_t r = sd ? i - ta->nr_rows : i;
+
+		items[n].key = join_key(&s[sd], r);
+		if (!items[n].key) {
+			err = -ENOMEM;
+			goto out;
+		}
+		items[n].side = sd;
+		items[n].row = r;
+		n++;
+	}
+	qsort(items, n, sizeof(*items), item_cmp);
+	for (i = 0; i < n; i++) {
+		struct drow *d;
+		double fa = o->shares && s[0].total > 0 ? 1 / s[0].total : 1;
+		double fb = o->shares && s[1].total > 0 ? 1 / s[1].total : 1;
+
+		/* the same key twice on one side (a table that is not a pivot): add up */
+		if (nr && !strcmp(rows[nr - 1].key, items[i].key) &&
+		    (items[i].side == 0 ? rows[nr - 1].a : rows[nr - 1].b) == (size_t)-1)
+			d = &rows[nr - 1];
+		else if (nr && !strcmp(rows[nr - 1].key, items[i].key)) {
+			err = -HBBP_EFORMAT;	/* duplicate key: not a pivot table */
+			goto out;
+		} else {
+			d = &rows[nr++];
+			d->a = d->b = (size_t)-1;
+			d->key = items[i].key;
+		}
+		if (items[i].side == 0) {
+			d->a = items[i].row;
+			d->ca = fa * num(ta, d->a, s[0].count);
+			d->alo = fa * num(ta, d->a, s[0].lo);
+			d->ahi = fa * num(ta, d->a, s[0].hi);
+		} else {
+			d->b = items[i].row;
+			d->cb = fb * num(tb, d->b, s[1].count);
+			d->blo = fb * num(tb, d->b, s[1].lo);
+			d->bhi = fb * num(tb, d->b, s[1].hi);
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		struct drow *d = &rows[i];
+
+		if (d->a == (size_t)-1)
+			d->ca = d->alo = d->ahi = 0;	/* absent: counted nothing, surely */
+		if (d->b == (size_t)-1)
+			d->cb = d->blo = d->bhi = 0;
+		if (!isfinite(d->ca))
+			d->ca = 0;
+		if (!isfinite(d->cb))
+			d->cb = 0;
+		d->sig = st->intervals ? diff__significant(d->ca, d->alo, d->ahi, d->cb, d->blo,
+							    d->bhi) : -1;
+		if (d->sig == 1)
+			st->nr_significant++;
+		else if (d->sig < 0)
+			st->nr_undecided++;
+	}
+	st->nr_rows = nr;
+	if (nr)
+		qsort(rows, nr, sizeof(*rows), drow_cmp);
+	for (i = 0; i < s[0].nr_keys; i++) {
+		const struct result_column *c = &ta->cols[s[0].keys[i]];
+
+		snprintf(spec[i], sizeof(spec[i]), "%s:%s", c->name,
+			 c->type == RES_INT ? "int" : c->type == RES_REAL ? "real" : "text");
+		cols[nc++] = spec[i];
+	}
+	cols[nc++] = "count_a:real";
+	cols[nc++] = "count_b:real";
+	cols[nc++] = "ratio:real";
+	cols[nc++] = "significant:int";
+	cols[nc++] = "count_a_lo:real";
+	cols[nc++] = "count_a_hi:real";
+	cols[nc++] = "count_b_lo:real";
+	cols[nc++] = "count_b_hi:real";
+	err = result__add_table(out, name, cols, nc, &t);
+	for (i = 0; i < nr && !err; i++) {
+		const struct drow *d = &rows[i];
+		const struct side *ks = d->a != (size_t)-1 ? &s[0] : &s[1];
+		size_t kr = d->a != (size_t)-1 ? d->a : d->b, k, j = 0;
+		struct result_cell *c = result_table__add_row(t);
+
+		if (!c) {
+			err = -ENOMEM;
+			break;
+		}
+		for (k = 0; k < ks->nr_keys && !err; k++)
+			err = copy_cell(t, &c[j++], &result_table__row(ks->t, kr)[ks->keys[k]]);
+		result_cell__real(&c[j++], d->ca);
+		result_cell__real(&c[j++], d->cb);
+		if (d->ca > 0)
+			result_cell__real(&c[j], d->cb / d->ca);
+		j++;
+		if (d->sig >= 0)
+			result_cell__int(&c[j], d->sig);
+		j++;
+		if (st->intervals) {
+			put_real(&c[j], d->alo);
+			put_real(&c[j + 1], d->ahi);
+			put_real(&c[j + 2], d->blo);
+			put_real(&c[j + 3], d->bhi);
+		}
+	}
+out:
+	for (i = 0; items && i < n; i++)
+		free(items[i].key);
+	free(items);
+	free(rows);
+	return err;
+}
+
+/* ---- one run of our SQLite output ---- */
+
+static int db_err(const char *path, sqlite3 *db, const char *what)
+{
+	pr_err("%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "cannot open");
+	return -HBBP_EFORMAT;
+}
+
+int diff__read_db(struct result *out, const char *path, int64_t run_id)
+{
+	const char *cols[MAX_KEYS + 8];
+	char spec[MAX_KEYS + 8][160];
+	int idx[MAX_KEYS + 8];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct result_table *t;
+	int i, nc, n = 0, rc = SQLITE_DONE, err = 0, ci = -1;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL)) {
+		err = db_err(path, db, "cannot open");
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, "select * from mix where run_id = ?", -1, &st, NULL)) {
+		err = db_err(path, db, "no mix table");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	nc = sqlite3_column_count(st);
+	for (i = 0; i < nc; i++) {
+		const char *nm = sqlite3_column_name(st, i);
+		const char *decl = sqlite3_column_decltype(st, i);
+		bool key = !diff__value_column(nm);
+
+		if (!strcmp(nm, "count"))
+			ci = n;
+		if (!key && strcmp(nm, "count") && strcmp(nm, "count_lo") && strcmp(nm, "count_hi"))
+			continue;
+		if (n == MAX_KEYS + 3) {
+			pr_err("%s: the mix table has more than %d key columns", path, MAX_KEYS);
+			err = -HBBP_EFORMAT;
+			goto out;
+		}
+		snprintf(spec[n], sizeof(spec[n]), "%s:%s", nm, !key ? "real" :
+			 decl && !strcasecmp(decl, "integer") ? "int" : "text");
+		cols[n] = spec[n];
+		idx[n++] = i;
+	}
+	if (ci < 0 || n < 2) {
+		pr_err("%s: the mix table needs key columns and 'count'", path);
+		err = -HBBP_EFORMAT;
+		goto out;
+	}
+	err = result__add_table(out, "mix", cols, (size_t)n, &t);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct result_cell *c = result_table__add_row(t);
+
+		if (!c) {
+			err = -ENOMEM;
+			break;
+		}
+		for (i = 0; i < n && !err; i++) {
+			int ty = sqlite3_column_type(st, idx[i]);
+
+			if (ty == SQLITE_NULL)
+				continue;
+			if (t->cols[i].type == RES_REAL) {
+				double v = sqlite3_column_double(st, idx[i]);
+
+				if (!isfinite(v) || v < 0) {
+					pr_err("%s: run %" PRId64 ": a mix row with a bad %s", path,
+					       run_id, t->cols[i].name);
+					err = -HBBP_EFORMAT;
+				} else {
+					result_cell__real(&c[i], v);
+				}
+			} else if (t->cols[i].type == RES_INT) {
+				result_cell__int(&c[i], sqlite3_column_int64(st, idx[i]));
+			} else {
+				const char *s = (const char *)sqlite3_column_text(st, idx[i]);
+
+				err = result_cell__text(t, &c[i], s ? s : "");
+			}
+		}
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = db_err(path, db, "reading mix");
+	if (!err && !t->nr_rows) {
+		pr_err("%s: no run %" PRId64 " in the mix table", path, run_id);
+		err = -HBBP_ENOTFOUND;
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return err;
+}
