@@ -19,9 +19,13 @@
 #include "util/huge_alloc.h"
 #include "util/hbbp_err.h"
 #include "util/mapguard.h"
+#include "util/grow.h"
 
 #define COMP_MAX_PAYLOAD	65519u
 #define ZBUF_MAX		(64u << 20)
+#define ZBUF_START		(256u << 10)	/* the decompression buffer's first size */
+#define ZBUF_ROOM		65536u		/* free bytes kept ahead of each step */
+#define STREAM_START		65536u		/* the stream buffer's first size */
 #define DROP_CHUNK		(1u << 20)
 #define PREAD_CHUNK		(1u << 20)
 #define PREAD_WINDOW		(4u << 20)	/* initial size of the pread window */
@@ -143,18 +147,10 @@ static int input__fill(struct perf_reader *r, struct perf_input *in, size_t n)
 		in->buf_off += in->start;
 		in->start = 0;
 	}
-	if (n > in->cap) {
-		size_t cap = in->cap ? in->cap : 65536;
-		uint8_t *nb;
-
-		while (cap < n)
-			cap *= 2;
-		nb = realloc(in->buf, cap);
-		if (!nb)
-			return -ENOMEM;
-		in->buf = nb;
-		in->cap = cap;
-	}
+	/* at least STREAM_START bytes: the size of each read(2) */
+	if (grow_array((void **)&in->buf, &in->cap, 1, n < STREAM_START ? STREAM_START : n,
+		       SIZE_MAX))
+		return -ENOMEM;
 	while (in->len < n && !in->eof) {
 		ssize_t got = read(in->fd, in->buf + in->len, in->cap - in->len);
 
@@ -328,19 +324,16 @@ int perf_input__decompress(struct perf_reader *r, struct perf_input *in, const u
 		ZSTD_outBuffer zout;
 		size_t ret;
 
-		if (in->zcap - in->zlen < 65536) {
-			size_t cap = in->zcap ? in->zcap * 2 : 262144;
-			uint8_t *nb;
+		if (in->zcap - in->zlen < ZBUF_ROOM) {
+			size_t want = in->zlen + ZBUF_ROOM;
 
-			if (cap > ZBUF_MAX)
+			if (want > ZBUF_MAX)
 				return perf_reader__fail(r, in->name, off,
 					"compressed record: decompressed data exceeds %u bytes",
 					ZBUF_MAX);
-			nb = realloc(in->zbuf, cap);
-			if (!nb)
+			if (grow_array((void **)&in->zbuf, &in->zcap, 1,
+				       want < ZBUF_START ? ZBUF_START : want, ZBUF_MAX))
 				return -ENOMEM;
-			in->zbuf = nb;
-			in->zcap = cap;
 		}
 		zout.dst = in->zbuf;
 		zout.size = in->zcap;

@@ -13,6 +13,7 @@
 
 #include "reader/perf_reader_int.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 /* queued bytes above which the older half is delivered early (perf: ordered-events limit):
  * small for streams without FINISHED_ROUND (old perf, directories), whose queue would
@@ -71,21 +72,16 @@ static const uint8_t *qent_bytes(const struct perf_reader *r, const struct perf_
 	return in->pread ? in->buf + (e->offset - in->buf_off) : in->map + e->offset;
 }
 
+#define ORDER_ARENA_START	(1u << 20)	/* bytes: the arena's first size */
 static int arena_reserve(struct perf_reader *r, size_t need)
 {
-	if (r->arena_cap - r->arena_len < need) {
-		size_t cap = r->arena_cap ? r->arena_cap : (1u << 20);
-		uint8_t *na;
+	size_t want = r->arena_len + need;
 
-		while (cap - r->arena_len < need)
-			cap *= 2;
-		na = realloc(r->arena, cap);
-		if (!na)
-			return -ENOMEM;
-		r->arena = na;
-		r->arena_cap = cap;
-	}
-	return 0;
+	if (want < need)
+		return -ENOMEM;
+	if (want < ORDER_ARENA_START)
+		want = ORDER_ARENA_START;
+	return grow_array((void **)&r->arena, &r->arena_cap, 1, want, SIZE_MAX);
 }
 
 /* lowest offset of in-place records of input k still queued (UINT64_MAX: none) */
@@ -131,15 +127,8 @@ static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
 	bool place = r->have_round && (in_window(in, raw->p, raw->size) ||
 				       in_map(in, raw->p, raw->size));
 
-	if (r->q_nr == r->q_cap) {
-		size_t cap = r->q_cap ? r->q_cap * 2 : 4096;
-		struct perf_qent *nq = realloc(r->q, cap * sizeof(*nq));
-
-		if (!nq)
-			return -ENOMEM;
-		r->q = nq;
-		r->q_cap = cap;
-	}
+	if (grow_one((void **)&r->q, &r->q_cap, sizeof(*r->q), r->q_nr))
+		return -ENOMEM;
 	if (place && in->keep_from != UINT64_MAX &&
 	    raw->offset - in->keep_from > ORDER_PIN_SPAN &&
 	    perf_order__unpin(r, (size_t)(in - r->inputs), raw->offset - ORDER_PIN_SPAN / 2))

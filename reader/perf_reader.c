@@ -13,6 +13,7 @@
 
 #include "reader/perf_reader_int.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 /* field widths of the attr flag word, from bit 0 (precise_ip is the 2-bit field) */
 const uint8_t perf_attr_flag_widths[] = {
@@ -82,18 +83,11 @@ char *perf_reader__strdup(struct perf_reader *r, const char *s, size_t max)
 #define PERF_MAX_RETIRED_NAMES 4096
 int perf_reader__retire_name(struct perf_reader *r, char *name)
 {
-	if (r->nr_retired_names == r->cap_retired_names) {
-		size_t cap = r->cap_retired_names ? r->cap_retired_names * 2 : 8;
-		char **n;
-
-		if (cap > PERF_MAX_RETIRED_NAMES)
-			return -E2BIG;
-		n = realloc(r->retired_names, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		r->retired_names = n;
-		r->cap_retired_names = cap;
-	}
+	if (r->nr_retired_names >= PERF_MAX_RETIRED_NAMES)
+		return -E2BIG;
+	if (grow_array((void **)&r->retired_names, &r->cap_retired_names,
+		       sizeof(*r->retired_names), r->nr_retired_names + 1, PERF_MAX_RETIRED_NAMES))
+		return -ENOMEM;
 	r->retired_names[r->nr_retired_names++] = name;
 	return 0;
 }
@@ -224,15 +218,8 @@ int perf_reader__add_event(struct perf_reader *r, const struct perf_evattr *a,
 		return perf_reader__fail(r, file, off, "more than %d events", PERF_MAX_ATTRS);
 	if (r->idmap.nr + nr_ids > PERF_MAX_IDS)
 		return perf_reader__fail(r, file, off, "more than %u event ids", PERF_MAX_IDS);
-	if (r->nr_events == r->cap_events) {
-		size_t cap = r->cap_events ? r->cap_events * 2 : 8;
-		struct perf_event_int *ne = realloc(r->events, cap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		r->events = ne;
-		r->cap_events = cap;
-	}
+	if (grow_one((void **)&r->events, &r->cap_events, sizeof(*r->events), r->nr_events))
+		return -ENOMEM;
 	idx = (int)r->nr_events;
 	e = &r->events[idx];
 	memset(e, 0, sizeof(*e));
@@ -302,6 +289,7 @@ void perf_reader__finish_events(struct perf_reader *r)
 
 /* ---- build ids ---- */
 
+#define PERF_MAX_BUILD_IDS (1u << 20)
 int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t size,
 			      bool ancient, const char *file, uint64_t off)
 {
@@ -312,18 +300,11 @@ int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t si
 
 	if (size < 36)
 		return perf_reader__fail(r, file, off, "build-id entry size %zu < 36", size);
-	if (r->nr_build_ids == r->cap_build_ids) {
-		size_t cap = r->cap_build_ids ? r->cap_build_ids * 2 : 16;
-		struct perf_build_id_entry *nb;
-
-		if (cap > (1u << 20))
-			return perf_reader__fail(r, file, off, "too many build-id entries");
-		nb = realloc(r->build_ids, cap * sizeof(*nb));
-		if (!nb)
-			return -ENOMEM;
-		r->build_ids = nb;
-		r->cap_build_ids = cap;
-	}
+	if (r->nr_build_ids >= PERF_MAX_BUILD_IDS)
+		return perf_reader__fail(r, file, off, "too many build-id entries");
+	if (grow_array((void **)&r->build_ids, &r->cap_build_ids, sizeof(*r->build_ids),
+		       r->nr_build_ids + 1, PERF_MAX_BUILD_IDS))
+		return -ENOMEM;
 	b = &r->build_ids[r->nr_build_ids];
 	memset(b, 0, sizeof(*b));
 	b->cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;

@@ -21,6 +21,7 @@
 #include "reader/perf_format.h"
 #include "reader/perf_writer.h"
 #include "reader/perf_writer_enc.h"
+#include "util/grow.h"
 
 #define OUT_BUF_SIZE	(4u << 20)	/* output buffer handed to write(2) */
 #define OUT_BUF_START	(64u << 10)	/* it starts small and doubles up to OUT_BUF_SIZE */
@@ -131,12 +132,10 @@ static int out_put(struct perf_writer *w, const void *p, size_t n)
 		size_t room = w->out_cap - w->out_len, k = n < room ? n : room;
 
 		if (n > room && w->out_cap < OUT_BUF_SIZE) {
-			uint8_t *p2 = realloc(w->out, 2 * w->out_cap);
+			size_t want = n > OUT_BUF_SIZE - w->out_len ? OUT_BUF_SIZE : w->out_len + n;
 
-			if (!p2)
+			if (grow_array((void **)&w->out, &w->out_cap, 1, want, OUT_BUF_SIZE))
 				return set_err(w, -ENOMEM);
-			w->out = p2;
-			w->out_cap *= 2;
 			continue;
 		}
 		if (!room) {

@@ -8,11 +8,13 @@
 
 #include "reader/perf_format.h"
 #include "reader/perf_writer_enc.h"
+#include "util/grow.h"
+
+#define PW_BUF_START	256	/* bytes: a record buffer's first size */
 
 int pw_buf__reserve(struct pw_buf *b, size_t n)
 {
-	size_t need, cap;
-	uint8_t *p;
+	size_t need, want;
 
 	if (b->overflow)
 		return -E2BIG;
@@ -23,16 +25,13 @@ int pw_buf__reserve(struct pw_buf *b, size_t n)
 		b->overflow = true;
 		return -E2BIG;
 	}
-	cap = b->cap ? b->cap : 256;
-	while (cap < need)
-		cap = cap > b->max / 2 ? b->max : cap * 2;
-	p = realloc(b->p, cap);
-	if (!p) {
+	want = need;
+	if (want < PW_BUF_START)	/* need <= max: so is want */
+		want = PW_BUF_START < b->max ? PW_BUF_START : b->max;
+	if (grow_array((void **)&b->p, &b->cap, 1, want, b->max)) {
 		b->overflow = true;
 		return -ENOMEM;
 	}
-	b->p = p;
-	b->cap = cap;
 	return 0;
 }
 
