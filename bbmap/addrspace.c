@@ -8,27 +8,13 @@
 #include <string.h>
 
 #include "bbmap/session_priv.h"
+#include "util/grow.h"
 
 #define MAPS_MAX (1u << 24)
 
 static int maps__reserve(struct bbmap_maps *m, size_t extra)
 {
-	size_t need = m->n + extra, cap;
-	struct bbmap_map *v;
-
-	if (need <= m->cap)
-		return 0;
-	if (need > MAPS_MAX)
-		return -ENOMEM;
-	cap = m->cap ? m->cap * 2 : 16;
-	while (cap < need)
-		cap *= 2;
-	v = realloc(m->v, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	m->v = v;
-	m->cap = cap;
-	return 0;
+	return grow_array((void **)&m->v, &m->cap, sizeof(*m->v), m->n + extra, MAPS_MAX);
 }
 
 /* First index whose end is above addr (maps are sorted and disjoint). */

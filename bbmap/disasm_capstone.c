@@ -101,7 +101,7 @@ int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uin
 		char iclass[64];
 		size_t off;
 
-		if (r->nr_insns == m->scr_cap && mod_disasm__grow(m, m->scr_cap * 2))
+		if (r->nr_insns == m->scr_cap && mod_disasm__grow(m, (size_t)r->nr_insns + 1))
 			return -ENOMEM;
 		in = &m->scr_insns[r->nr_insns];
 		memset(in, 0, sizeof(*in));

@@ -11,6 +11,7 @@
 
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 void bbmap_module__threads_init(void)
 {
@@ -19,33 +20,22 @@ void bbmap_module__threads_init(void)
 	mod_zydis__init();		/* Zydis's name tables, once */
 }
 
-int mod_disasm__grow(struct bbmap_module *m, size_t cap)
+int mod_disasm__grow(struct bbmap_module *m, size_t need)
 {
-	struct bbmap_insn *p = realloc(m->scr_insns, cap * sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	m->scr_insns = p;
-	m->scr_cap = cap;
-	return 0;
+	return grow_array((void **)&m->scr_insns, &m->scr_cap, sizeof(*m->scr_insns), need,
+			  SIZE_MAX);
 }
+
+#define TEXT_START	4096	/* bytes: the operand text's first size */
 
 size_t mod_text__add(struct mod_text_buf *t, const char *s)
 {
 	size_t n = strlen(s) + 1, off = t->len;
 
-	if (t->len + n > t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 4096;
-		char *p;
-
-		while (nc < t->len + n)
-			nc *= 2;
-		p = realloc(t->p, nc);
-		if (!p)
-			return (size_t)-1;
-		t->p = p;
-		t->cap = nc;
-	}
+	if (t->len + n > t->cap &&
+	    grow_array((void **)&t->p, &t->cap, 1,
+		       t->len + n < TEXT_START ? TEXT_START : t->len + n, SIZE_MAX))
+		return (size_t)-1;
 	memcpy(t->p + off, s, n);
 	t->len += n;
 	return off;
@@ -80,7 +70,7 @@ int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
 	text.p = m->scr_text;
 	text.cap = m->scr_text_cap;
 	cap = (r->end - r->start) / 4 + 16;
-	if (m->scr_cap < cap && mod_disasm__grow(m, cap)) {
+	if (mod_disasm__grow(m, cap)) {
 		err = -ENOMEM;
 		goto out;
 	}

@@ -11,6 +11,7 @@
 
 #include "bbmap/session_priv.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define NAMES_MAX (1u << 24)
 
@@ -241,18 +242,10 @@ char *bbmap_build_id__hex(const uint8_t *id, size_t size, char *buf)
 
 int bbmap_names__add(struct bbmap_names *t, uint64_t start, uint64_t size, const char *name)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		void *v;
-
-		if (cap > NAMES_MAX)
-			return -HBBP_ELIMIT;
-		v = realloc(t->v, cap * sizeof(*t->v));
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (t->n >= NAMES_MAX)
+		return -HBBP_ELIMIT;
+	if (grow_array((void **)&t->v, &t->cap, sizeof(*t->v), t->n + 1, NAMES_MAX))
+		return -ENOMEM;
 	t->v[t->n].name = strdup(name);
 	if (!t->v[t->n].name)
 		return -ENOMEM;

@@ -18,6 +18,7 @@
 
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -108,15 +109,8 @@ static int add_code(struct bbmap_module *m, size_t *cap, uint64_t vaddr, uint64_
 {
 	if (!size)
 		return 0;
-	if (m->nr_code == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		struct mod_code_range *p = realloc(m->code, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		m->code = p;
-		*cap = nc;
-	}
+	if (grow_one((void **)&m->code, cap, sizeof(*m->code), m->nr_code))
+		return -ENOMEM;
 	m->code[m->nr_code++] = (struct mod_code_range){ vaddr, size, off };
 	return 0;
 }
@@ -287,15 +281,8 @@ static int collect_syms(struct bbmap_module *m, Elf *elf, size_t file_size, Elf_
 			start += ssh.sh_offset;
 		if (*nr >= MAX_SYMBOLS)
 			return -HBBP_ELIMIT;
-		if (*nr == *cap) {
-			size_t nc = *cap ? *cap * 2 : 1024;
-			struct cand_sym *p = realloc(*v, nc * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			*v = p;
-			*cap = nc;
-		}
+		if (grow_one((void **)v, cap, sizeof(**v), *nr))
+			return -ENOMEM;
 		(*v)[*nr] = (struct cand_sym){
 			.start = m->e_machine == EM_ARM ? start & ~1ull : start,
 			.size = s.st_size, .name = name,
@@ -393,17 +380,10 @@ static int load_symbols(struct bbmap_module *m)
 		/* PLT stubs, ranked below every real symbol at the same address. */
 		mod_elf__plt(m, &plt);
 		for (i = 0; i < plt.nr; i++) {
-			if (nr == cap) {
-				size_t nc = cap ? cap * 2 : 1024;
-				struct cand_sym *p = realloc(v, nc * sizeof(*p));
-
-				if (!p) {
-					free(plt.e);
-					err = -ENOMEM;
-					goto out;
-				}
-				v = p;
-				cap = nc;
+			if (grow_one((void **)&v, &cap, sizeof(*v), nr)) {
+				free(plt.e);
+				err = -ENOMEM;
+				goto out;
 			}
 			v[nr++] = (struct cand_sym){ .start = plt.e[i].addr, .size = plt.e[i].size,
 						     .name = plt.e[i].name, .rank = 64, .weak = true };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bbmap/module_priv.h"
+#include "util/grow.h"
 
 struct got_rel {
 	uint64_t got;
@@ -98,15 +99,8 @@ static const uint8_t *bytes_of(const struct bbmap_module *m, const GElf_Shdr *sh
 
 static int add(struct mod_plt *p, uint64_t addr, uint64_t size, const char *name)
 {
-	if (p->nr == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 64;
-		struct mod_plt_entry *e = realloc(p->e, nc * sizeof(*e));
-
-		if (!e)
-			return -1;
-		p->e = e;
-		p->cap = nc;
-	}
+	if (grow_one((void **)&p->e, &p->cap, sizeof(*p->e), p->nr))
+		return -1;
 	p->e[p->nr++] = (struct mod_plt_entry){ addr, size, name };
 	return 0;
 }

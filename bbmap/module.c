@@ -14,6 +14,7 @@
 
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define WINDOW (64u * 1024)		/* code decoded around an address with no function */
 
@@ -276,7 +277,7 @@ static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t va
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Addr start, end;
 	uint64_t fs, fe;
-	struct bbmap_symbol *s, **p;
+	struct bbmap_symbol *s;
 	char name[32];
 
 	while (lo < hi) {
@@ -309,15 +310,9 @@ static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t va
 	}
 	if (end <= start || vaddr < start || vaddr >= end)
 		return NULL;
-	if (m->nr_fde_syms == m->alloc_fde_syms) {
-		size_t nc = m->alloc_fde_syms ? m->alloc_fde_syms * 2 : 64;
-
-		p = realloc(m->fde_syms, nc * sizeof(*p));
-		if (!p)
-			return NULL;
-		m->fde_syms = p;
-		m->alloc_fde_syms = nc;
-	}
+	if (grow_one((void **)&m->fde_syms, &m->alloc_fde_syms, sizeof(*m->fde_syms),
+		     m->nr_fde_syms))
+		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
@@ -330,7 +325,7 @@ static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t va
 		free(s);
 		return NULL;
 	}
-	memmove(&m->fde_syms[lo + 1], &m->fde_syms[lo], (m->nr_fde_syms - lo) * sizeof(*p));
+	memmove(&m->fde_syms[lo + 1], &m->fde_syms[lo], (m->nr_fde_syms - lo) * sizeof(*m->fde_syms));
 	m->fde_syms[lo] = s;
 	m->nr_fde_syms++;
 	m->stats.nr_fde_syms++;
@@ -421,15 +416,8 @@ static int region_split(struct bbmap_module *m, struct mod_region *r, uint64_t v
 	}
 	if (r->blocks[bi].start == vaddr)
 		return 0;
-	if (r->nr_blocks == r->alloc_blocks) {
-		uint32_t nc = r->alloc_blocks * 2 + 8;
-		struct bbmap_block *p = realloc(r->blocks, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		r->blocks = p;
-		r->alloc_blocks = nc;
-	}
+	if (grow_one((void **)&r->blocks, &r->alloc_blocks, sizeof(*r->blocks), r->nr_blocks))
+		return -ENOMEM;
 	memmove(&r->blocks[bi + 2], &r->blocks[bi + 1],
 		(r->nr_blocks - (size_t)bi - 1) * sizeof(*r->blocks));
 	r->nr_blocks++;
@@ -596,17 +584,9 @@ static int region_decode(struct bbmap_module *m, uint64_t vaddr, struct mod_regi
 			mod_srcline__fill(m, r);
 		err = region_build_blocks(m, r);
 	}
-	if (!err && m->nr_regions == m->alloc_regions) {
-		size_t nc = m->alloc_regions ? m->alloc_regions * 2 : 16;
-		struct mod_region **p = realloc(m->regions, nc * sizeof(*p));
-
-		if (!p)
-			err = -ENOMEM;
-		else {
-			m->regions = p;
-			m->alloc_regions = nc;
-		}
-	}
+	if (!err && grow_one((void **)&m->regions, &m->alloc_regions, sizeof(*m->regions),
+			     m->nr_regions))
+		err = -ENOMEM;
 	if (err) {
 		region_free(r);
 		return err;

@@ -37,7 +37,8 @@ struct mod_region {
 	struct bbmap_insn *insns;
 	uint32_t nr_insns;
 	struct bbmap_block *blocks;
-	uint32_t nr_blocks, alloc_blocks;
+	uint32_t nr_blocks;
+	size_t alloc_blocks;
 	char *text;				/* operand strings of insns */
 };
 
@@ -132,7 +133,8 @@ struct mod_text_buf {
 };
 /* Appends s and returns its offset, or (size_t)-1 on allocation failure. */
 size_t mod_text__add(struct mod_text_buf *t, const char *s);
-int mod_disasm__grow(struct bbmap_module *m, size_t cap);
+/* Room for at least need scratch instructions (util/grow.h): 0 or -ENOMEM. */
+int mod_disasm__grow(struct bbmap_module *m, size_t need);
 
 /* disasm_zydis.c: x86. __init fills the process-wide name tables once and returns how many
  * of Zydis's ISA extension, ISA set and category names insn_attr.h lacks (0 expected). */

@@ -12,6 +12,7 @@
 
 #include "bbmap/session_priv.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define CPUMODE_KERNEL 1
 #define CPUMODE_USER 2
@@ -322,15 +323,8 @@ int bbmap_session__add_build_id(struct bbmap_session *s, bool kernel, const char
 		if (s->bids[i].kernel == kernel && !strcmp(s->bids[i].name, filename))
 			break;
 	if (i == s->nr_bids) {
-		if (s->nr_bids == s->cap_bids) {
-			size_t cap = s->cap_bids ? s->cap_bids * 2 : 16;
-			void *v = realloc(s->bids, cap * sizeof(*s->bids));
-
-			if (!v)
-				return -ENOMEM;
-			s->bids = v;
-			s->cap_bids = cap;
-		}
+		if (grow_one((void **)&s->bids, &s->cap_bids, sizeof(*s->bids), s->nr_bids))
+			return -ENOMEM;
 		s->bids[i].name = strdup(filename);
 		if (!s->bids[i].name)
 			return -ENOMEM;
@@ -448,15 +442,8 @@ static struct bbmap_dso *session__findnew_dso(struct bbmap_session *s, const cha
 		}
 		return d;
 	}
-	if (s->nr_dsos == s->cap_dsos) {
-		size_t cap = s->cap_dsos ? s->cap_dsos * 2 : 32;
-		void *v = realloc(s->dsos, cap * sizeof(*s->dsos));
-
-		if (!v)
-			return NULL;
-		s->dsos = v;
-		s->cap_dsos = cap;
-	}
+	if (grow_one((void **)&s->dsos, &s->cap_dsos, sizeof(*s->dsos), s->nr_dsos))
+		return NULL;
 	d = bbmap_dso__new(s, name, kernel_side, guest, id, size);
 	if (!d)
 		return NULL;
@@ -759,18 +746,11 @@ static int modidx__add(struct bbmap_session *s, const char *path, const char *ba
 {
 	struct modindex_ent *e;
 
-	if (s->nr_modidx == s->cap_modidx) {
-		size_t cap = s->cap_modidx ? s->cap_modidx * 2 : 256;
-		void *v;
-
-		if (cap > MODIDX_MAX)
-			return -HBBP_ELIMIT;
-		v = realloc(s->modidx, cap * sizeof(*s->modidx));
-		if (!v)
-			return -ENOMEM;
-		s->modidx = v;
-		s->cap_modidx = cap;
-	}
+	if (s->nr_modidx >= MODIDX_MAX)
+		return -HBBP_ELIMIT;
+	if (grow_array((void **)&s->modidx, &s->cap_modidx, sizeof(*s->modidx), s->nr_modidx + 1,
+		       MODIDX_MAX))
+		return -ENOMEM;
 	e = &s->modidx[s->nr_modidx];
 	e->name = strdup(base);
 	e->path = strdup(path);
