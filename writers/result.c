@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "writers/result.h"
+#include "util/grow.h"
 
 /* ---- string pool ---------------------------------------------------------------------- */
 
@@ -202,29 +203,6 @@ void result__delete(struct result *r)
 	free(r);
 }
 
-/* Grows an array of *alloc elements of size elem so that it holds at least need. */
-static int array__reserve(void **arr, size_t *alloc, size_t need, size_t elem)
-{
-	size_t n = *alloc ? *alloc : 8;
-	void *p;
-
-	if (need <= *alloc)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return -ENOMEM;
-		n *= 2;
-	}
-	if (n > SIZE_MAX / elem)
-		return -ENOMEM;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*alloc = n;
-	return 0;
-}
-
 /* Meta keys are few: a linear search keeps insertion order; setting a key again replaces. */
 static struct result_kv *result__meta_slot(struct result *r, const char *key)
 {
@@ -237,7 +215,7 @@ static struct result_kv *result__meta_slot(struct result *r, const char *key)
 		if (!strcmp(r->meta[i].key, key))
 			return &r->meta[i];
 	/* alloc tracks nr_meta exactly: grow by one element through the doubling helper. */
-	if (array__reserve((void **)&r->meta, &alloc, r->nr_meta + 1, sizeof(*r->meta)))
+	if (grow_array((void **)&r->meta, &alloc, sizeof(*r->meta), r->nr_meta + 1, SIZE_MAX))
 		return NULL;
 	kv = &r->meta[r->nr_meta];
 	kv->key = strdup(key);
@@ -298,8 +276,8 @@ int result__warn(struct result *r, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
-	if (array__reserve((void **)&r->warnings, &alloc, r->nr_warnings + 1,
-			   sizeof(*r->warnings))) {
+	if (grow_array((void **)&r->warnings, &alloc, sizeof(*r->warnings),
+		       r->nr_warnings + 1, SIZE_MAX)) {
 		free(msg);
 		return -ENOMEM;
 	}
@@ -357,7 +335,7 @@ int result__add_table(struct result *r, const char *name, const char *const *col
 			}
 	}
 	err = -ENOMEM;
-	if (array__reserve((void **)&r->tables, &alloc, r->nr_tables + 1, sizeof(*r->tables)))
+	if (grow_array((void **)&r->tables, &alloc, sizeof(*r->tables), r->nr_tables + 1, SIZE_MAX))
 		goto out_free;
 	r->tables[r->nr_tables++] = t;
 	if (out)
@@ -382,28 +360,12 @@ struct result_table *result__table(const struct result *r, const char *name)
 struct result_cell *result_table__add_row(struct result_table *t)
 {
 	struct result_cell *row;
-	size_t need;
 
-	if (t->nr_rows == SIZE_MAX || t->nr_rows + 1 > SIZE_MAX / t->nr_cols)
+	/* rows of nr_cols cells: grown a row at a time, the row size overflow-checked */
+	if (t->nr_rows == SIZE_MAX || t->nr_cols > SIZE_MAX / sizeof(*t->cells) ||
+	    grow_array((void **)&t->cells, &t->alloc_rows, t->nr_cols * sizeof(*t->cells),
+		       t->nr_rows + 1, SIZE_MAX))
 		return NULL;
-	need = (t->nr_rows + 1) * t->nr_cols;
-	if (need > t->alloc_rows * t->nr_cols) {
-		size_t rows = t->alloc_rows ? t->alloc_rows : 64;
-		void *p;
-
-		while (rows < t->nr_rows + 1) {
-			if (rows > SIZE_MAX / 2)
-				return NULL;
-			rows *= 2;
-		}
-		if (rows > SIZE_MAX / t->nr_cols / sizeof(*t->cells))
-			return NULL;
-		p = realloc(t->cells, rows * t->nr_cols * sizeof(*t->cells));
-		if (!p)
-			return NULL;
-		t->cells = p;
-		t->alloc_rows = rows;
-	}
 	row = &t->cells[t->nr_rows * t->nr_cols];
 	memset(row, 0, t->nr_cols * sizeof(*row));	/* RES_NULL == 0 */
 	t->nr_rows++;
