@@ -17,6 +17,7 @@
 
 #include "samples/pmusim/pmusim.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define SIM_PAGE 4096ULL
 
@@ -38,14 +39,8 @@ void sim_modules__exit(struct sim_modules *m)
 static int sim_modules__add(struct sim_modules *m, uint64_t start, uint64_t len, uint64_t pgoff,
 			    uint32_t prot, const char *path)
 {
-	if (m->n == m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 16;
-		struct sim_module *nv = realloc(m->v, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		m->v = nv;
-		m->cap = nc;
-	}
+	if (grow_one((void **)&m->v, &m->cap, sizeof(*m->v), m->n))
+		return -ENOMEM;
 	struct sim_module *mod = &m->v[m->n];
 	memset(mod, 0, sizeof(*mod));
 	mod->start = start;

@@ -11,6 +11,7 @@
 
 #include "samples/pmusim/pmusim.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 struct sim_map_slot { uint64_t key; void *val; };
 struct sim_map { struct sim_map_slot *s; size_t cap, n; };
@@ -101,14 +102,8 @@ static int64_t sim_trace__intern(struct sim_trace *t, const char *name)
 		if (!strcmp(t->mn[idx], name))
 			return (int64_t)idx;
 	}
-	if (t->nr_mn == t->cap_mn) {
-		size_t nc = t->cap_mn ? t->cap_mn * 2 : 256;
-		char **nv = realloc(t->mn, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		t->mn = nv;
-		t->cap_mn = nc;
-	}
+	if (grow_one((void **)&t->mn, &t->cap_mn, sizeof(*t->mn), t->nr_mn))
+		return -ENOMEM;
 	char *copy = strdup(name);
 	if (!copy)
 		return -ENOMEM;
