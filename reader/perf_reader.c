@@ -566,7 +566,6 @@ static int open_dir_inputs(struct perf_reader *r)
 		return 0;
 	while ((de = readdir(d))) {
 		char path[4096];
-		struct perf_input *ni;
 		struct stat st;
 
 		if (strncmp(de->d_name, "data.", 5))
@@ -574,12 +573,11 @@ static int open_dir_inputs(struct perf_reader *r)
 		snprintf(path, sizeof(path), "%s/%s", r->hdr.dir_path, de->d_name);
 		if (stat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
-		ni = realloc(r->inputs, (r->nr_inputs + 1) * sizeof(*ni));
-		if (!ni) {
+		if (grow_one((void **)&r->inputs, &r->cap_inputs, sizeof(*r->inputs),
+			     r->nr_inputs)) {
 			err = -ENOMEM;
 			break;
 		}
-		r->inputs = ni;
 		err = perf_input__open_file(r, &r->inputs[r->nr_inputs], path, false);
 		r->nr_inputs++;
 		if (err)
@@ -621,7 +619,7 @@ int perf_reader__open(struct perf_reader **out, const char *path,
 		err = -ENOMEM;
 		goto out_err;
 	}
-	r->nr_inputs = 1;
+	r->nr_inputs = r->cap_inputs = 1;
 	if (strcmp(path, "-") && !stat(path, &st) && S_ISDIR(st.st_mode)) {
 		size_t n = strlen(path) + 16;
 		struct stat kst;

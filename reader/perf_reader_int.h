@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "reader/perf_reader.h"
+#include "util/grow.h"
 
 struct ZSTD_DCtx_s;
 
@@ -120,7 +121,7 @@ struct perf_reader {
 
 	/* inputs: [0] = main stream; more for data.N files of a directory */
 	struct perf_input *inputs;
-	size_t nr_inputs, cur_input;
+	size_t nr_inputs, cap_inputs, cur_input;
 	bool dir_merge;			/* directory: flush only at the end */
 	bool pipe_header_done;		/* pipe: leading HEADER_* records read */
 	struct perf_raw pending;	/* pipe: first non-header record, already read */

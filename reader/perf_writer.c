@@ -66,9 +66,9 @@ struct perf_writer {
 	uint64_t data_offset, data_size;
 	/* events and build-ids */
 	struct pw_event *ev;
-	size_t nr_ev;
+	size_t nr_ev, cap_ev;
 	struct pw_build_id *bid;
-	size_t nr_bid;
+	size_t nr_bid, cap_bid;
 	uint64_t first_time, last_time;
 	bool have_time;
 	/* compression */
@@ -747,7 +747,7 @@ static void attr_truncate(struct perf_evattr *a, uint32_t asz)
 int perf_writer__add_event(struct perf_writer *w, const struct perf_evattr *attr,
 			   const char *name, const uint64_t *ids, size_t nr_ids)
 {
-	struct pw_event *ev, *e;
+	struct pw_event *e;
 
 	if (w->started)
 		return -EBUSY;
@@ -755,11 +755,9 @@ int perf_writer__add_event(struct perf_writer *w, const struct perf_evattr *attr
 		return -EINVAL;
 	if (w->nr_ev >= 4096)
 		return -E2BIG;
-	ev = realloc(w->ev, (w->nr_ev + 1) * sizeof(*ev));
-	if (!ev)
+	if (grow_one((void **)&w->ev, &w->cap_ev, sizeof(*w->ev), w->nr_ev))
 		return -ENOMEM;
-	w->ev = ev;
-	e = &ev[w->nr_ev];
+	e = &w->ev[w->nr_ev];
 	memset(e, 0, sizeof(*e));
 	e->attr = *attr;
 	attr_truncate(&e->attr, w->opts.attr_size);
@@ -780,7 +778,7 @@ int perf_writer__add_event(struct perf_writer *w, const struct perf_evattr *attr
 int perf_writer__add_build_id(struct perf_writer *w, int32_t pid, uint16_t cpumode,
 			      const uint8_t *id, uint8_t size, const char *filename)
 {
-	struct pw_build_id *b, e = { .pid = pid, .cpumode = cpumode & 7, .size = size };
+	struct pw_build_id e = { .pid = pid, .cpumode = cpumode & 7, .size = size };
 
 	if (!id || !filename || size > 20 || strlen(filename) > 4000)
 		return -EINVAL;
@@ -795,10 +793,8 @@ int perf_writer__add_build_id(struct perf_writer *w, int32_t pid, uint16_t cpumo
 		free(r.p);
 		return err;
 	}
-	b = realloc(w->bid, (w->nr_bid + 1) * sizeof(*b));
-	if (!b)
+	if (grow_one((void **)&w->bid, &w->cap_bid, sizeof(*w->bid), w->nr_bid))
 		return -ENOMEM;
-	w->bid = b;
 	e.filename = strdup(filename);
 	if (!e.filename)
 		return -ENOMEM;
