@@ -9,6 +9,7 @@
 
 #include "bbmap/taxonomy.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 
 #define MAX_FILE (1u << 20)
 
@@ -19,9 +20,9 @@ struct tax_rule {
 
 struct bbmap_taxonomy {
 	char **groups;
-	size_t nr_groups;
+	size_t nr_groups, cap_groups;
 	struct tax_rule *rules;
-	size_t nr_rules;
+	size_t nr_rules, cap_rules;
 };
 
 void bbmap_taxonomy__delete(struct bbmap_taxonomy *t)
@@ -55,7 +56,6 @@ static int add_line(struct bbmap_taxonomy *t, char *line, const char *name, unsi
 {
 	char *colon, *group, *tok, *save = NULL;
 	size_t g;
-	void *p;
 
 	colon = strchr(line, '#');
 	if (colon)
@@ -78,20 +78,16 @@ static int add_line(struct bbmap_taxonomy *t, char *line, const char *name, unsi
 		if (!strcmp(t->groups[g], group))
 			break;
 	if (g == t->nr_groups) {
-		p = realloc(t->groups, (t->nr_groups + 1) * sizeof(*t->groups));
-		if (!p)
+		if (grow_one((void **)&t->groups, &t->cap_groups, sizeof(*t->groups), t->nr_groups))
 			return -ENOMEM;
-		t->groups = p;
 		t->groups[g] = strdup(group);
 		if (!t->groups[g])
 			return -ENOMEM;
 		t->nr_groups++;
 	}
 	for (tok = strtok_r(colon + 1, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
-		p = realloc(t->rules, (t->nr_rules + 1) * sizeof(*t->rules));
-		if (!p)
+		if (grow_one((void **)&t->rules, &t->cap_rules, sizeof(*t->rules), t->nr_rules))
 			return -ENOMEM;
-		t->rules = p;
 		t->rules[t->nr_rules].pattern = strdup(tok);
 		if (!t->rules[t->nr_rules].pattern)
 			return -ENOMEM;
