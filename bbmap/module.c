@@ -325,7 +325,8 @@ static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t va
 		free(s);
 		return NULL;
 	}
-	memmove(&m->fde_syms[lo + 1], &m->fde_syms[lo], (m->nr_fde_syms - lo) * sizeof(*m->fde_syms));
+	memmove(&m->fde_syms[lo + 1], &m->fde_syms[lo],
+		(m->nr_fde_syms - lo) * sizeof(*m->fde_syms));
 	m->fde_syms[lo] = s;
 	m->nr_fde_syms++;
 	m->stats.nr_fde_syms++;
