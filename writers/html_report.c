@@ -17,6 +17,7 @@
 
 #include "writers/html_report.h"
 #include "writers/outfile.h"
+#include "util/grow.h"
 
 /* ---- cells ---- */
 
@@ -267,15 +268,8 @@ static void compare_chart(FILE *f, const char *title, const char *tname, const c
 				seen = !strcmp(keys[j], k);
 			if (seen)
 				continue;
-			if (nk == cap) {
-				size_t nc = cap ? cap * 2 : 32;
-				const char **nkeys = realloc(keys, nc * sizeof(*keys));
-
-				if (!nkeys)
-					goto out;
-				keys = nkeys;
-				cap = nc;
-			}
+			if (grow_one((void **)&keys, &cap, sizeof(*keys), nk))
+				goto out;
 			keys[nk] = strdup(k);
 			if (!keys[nk])
 				goto out;
