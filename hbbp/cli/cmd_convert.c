@@ -13,6 +13,7 @@
 
 #include "bbmap/taxonomy.h"
 #include "hbbp/cli/commands.h"
+#include "hbbp/cli/convert_args.h"
 #include "hbbp/engine/convert.h"
 #include "hbbp/train/model.h"
 #include "util/hbbp_err.h"
@@ -144,52 +145,6 @@ static const struct option long_opts[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
-
-/* a byte count with an optional K, M or G suffix (powers of 1024) */
-static int parse_size(const char *opt, const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	if (!*s || *s == '-')
-		goto bad;
-	v = strtoull(s, &end, 10);
-	if (end == s)
-		goto bad;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || v > (UINT64_MAX >> shift))
-		goto bad;
-	*out = (uint64_t)v << shift;
-	return 0;
-bad:
-	pr_err("%s: '%s' is not a size (a number with an optional K, M or G)", opt, s);
-	return -HBBP_EUSAGE;
-}
-
-static int parse_uint(const char *opt, const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*s || *s == '-')
-		goto bad;
-	v = strtoul(s, &end, 10);
-	if (*end || v > max)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	pr_err("%s: '%s' is not a number in 0..%lu", opt, s, max);
-	return -HBBP_EUSAGE;
-}
 
 static const char *taxonomy_group(void *ctx, const struct bbmap_insn *in)
 {
@@ -324,7 +279,7 @@ int cmd_convert(int argc, char **argv)
 		switch (c) {
 		case 'o': o.output = optarg; break;
 		case 'j':
-			if (parse_uint("--jobs", optarg, 1024, &v))
+			if (convert_args__uint("--jobs", optarg, 1024, &v))
 				goto usage;
 			if (!v) {
 				pr_err("--jobs: at least 1");
@@ -345,12 +300,12 @@ int cmd_convert(int argc, char **argv)
 		case OPT_APPEND: o.append = true; break;
 		case OPT_LABEL: o.label = optarg; break;
 		case OPT_SPLIT:
-			if (parse_size("--split", optarg, &o.split_min))
+			if (convert_args__size("--split", optarg, &o.split_min))
 				goto usage;
 			break;
 		case OPT_BY: o.by = optarg; by_given = true; break;
 		case OPT_TOP:
-			if (parse_uint("--top", optarg, 1UL << 30, &v))
+			if (convert_args__uint("--top", optarg, 1UL << 30, &v))
 				goto usage;
 			o.mix.top = v;
 			break;
@@ -376,7 +331,7 @@ int cmd_convert(int argc, char **argv)
 			o.method_given = true;
 			break;
 		case OPT_CUTOFF:
-			if (parse_uint("--cutoff", optarg, 1000000, &v))
+			if (convert_args__uint("--cutoff", optarg, 1000000, &v))
 				goto usage;
 			o.cutoff = (unsigned)v;
 			break;

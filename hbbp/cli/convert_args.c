@@ -88,7 +88,7 @@ bad:
 	return -1;
 }
 
-static int parse_size(const char *opt, const char *s, uint64_t *out)
+int convert_args__size(const char *opt, const char *s, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -182,7 +182,7 @@ int convert_args__handle(struct convert_opts *o, int c, char *arg)
 	case OPT_USER: o->mix.user_only = true; return 1;
 	case OPT_KERNEL: o->mix.kernel_only = true; return 1;
 	case OPT_SPLIT:
-		return parse_size("--split", arg, &o->split_min) ? -1 : 1;
+		return convert_args__size("--split", arg, &o->split_min) ? -1 : 1;
 	case 'j':
 		if (convert_args__uint("--jobs", arg, 1024, &v))
 			return -1;

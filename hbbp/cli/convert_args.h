@@ -31,5 +31,7 @@ int convert_args__finish(struct convert_opts *o);
 void convert_args__exit(struct convert_opts *o);
 /* A whole number in 0..max for option opt: 0, or -1 with a message. */
 int convert_args__uint(const char *opt, const char *s, unsigned long max, unsigned long *out);
+/* A byte count with an optional K, M or G suffix (powers of 1024): 0, or -1 with a message. */
+int convert_args__size(const char *opt, const char *s, uint64_t *out);
 
 #endif
