@@ -26,6 +26,7 @@ int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 	}
 	b->nr_events = d->acc.nr_events;
 	b->batch_slot = d->acc.batch_slot;
+	b->per_thread = d->acc.per_thread;
 	for (i = 0; i < d->acc.nr_events; i++)
 		b->roles[i].role = d->acc.ev[i].role;
 	b->lbr_time = d->acc.lbr_time;	/* read-only during the pass */
@@ -65,7 +66,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 		uint64_t *qk = hbbp_stack_cache__queue_key(&b->stacks);
 		struct hbbp_stack_val *v;
 
-		if (!hbbp_driver__stack_key(&it, it.raw, qk ? qk : key))
+		if (!hbbp_driver__stack_key(&it, it.raw, b->per_thread, qk ? qk : key))
 			return 0;
 		if (qk) {
 			if (hbbp_stack_cache__queue_w(&b->stacks, hbbp_stack_cache__hash(qk),
@@ -83,7 +84,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 			v->bs.b[it.batch] += it.weight;	/* the weight, per batch */
 		}
 	} else if (it.kind == HBBP_ITEM_EBS) {
-		key[0] = (uint64_t)it.pid << 32 | it.tid;
+		key[0] = (uint64_t)it.pid << 32 | (b->per_thread ? it.tid : 0);
 		key[1] = (uint64_t)(uint32_t)it.cpumode;
 		key[2] = it.ip;
 		key[3] = (uint64_t)it.evidx;

@@ -153,6 +153,23 @@ static bool run_wants_lines(const struct convert_opts *o)
 	return false;
 }
 
+/* Whether the sums are kept per thread (struct hbbp_accum.per_thread): for a thread key or
+ * filter, or a table by thread (thread_blocks). Without, memory and time stay bounded by
+ * the code that ran however many threads and processes the recording holds. */
+static bool run_wants_threads(const struct convert_opts *o)
+{
+	size_t i;
+
+	if (o->all_tables || writer_format_writes_table(o->format, "blocks") || o->mix.pid ||
+	    o->mix.comm)
+		return true;
+	for (i = 0; i < o->mix.nr_keys; i++)
+		if (o->mix.keys[i] == KEY_PID || o->mix.keys[i] == KEY_TID ||
+		    o->mix.keys[i] == KEY_COMM)
+			return true;
+	return false;
+}
+
 /* struct hbbp_code_ops.apply_leaders: the lists of distinct modules on up to -j threads */
 static int run_apply_leaders(void *ctx, const struct hbbp_leaders *l,
 			     const struct hbbp_code_ops *ops)
@@ -345,6 +362,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	if (err)
 		goto out;
 	run->drv_ok = true;
+	run->drv.acc.per_thread = run_wants_threads(o);
 	err = convert__lbr_weighting(run, o, &ro);
 	if (err)
 		goto out;

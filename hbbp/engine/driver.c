@@ -138,7 +138,7 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 }
 
 bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf_branch_entry *e,
-			    uint64_t *key)
+			    bool per_thread, uint64_t *key)
 {
 	uint64_t n = it->nr, k;
 
@@ -150,7 +150,7 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
 		key[2 + 2 * k] = e[k].from;
 		key[3 + 2 * k] = e[k].to;
 	}
-	key[0] = (uint64_t)it->pid << 32 | it->tid;
+	key[0] = (uint64_t)it->pid << 32 | (per_thread ? it->tid : 0);
 	key[1] = (uint64_t)it->evidx | (uint64_t)it->cpumode << 16 | n << 32;
 	return true;
 }
@@ -202,7 +202,7 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	 * their lookup while there is room for all queued, else added at once. Their weights
 	 * (period / D(Y) with method.md §5b) are summed, so the key need not hold the IP. */
 	key = hbbp_stack_cache__queue_key(&d->stacks);
-	if (!hbbp_driver__stack_key(it, e, key ? key : local)) {
+	if (!hbbp_driver__stack_key(it, e, d->acc.per_thread, key ? key : local)) {
 		struct hbbp_bsum bs;
 
 		memset(&bs, 0, sizeof(bs));

@@ -63,9 +63,11 @@ int hbbp_driver__flush(struct hbbp_driver *d);
 int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		       const struct perf_branch_entry *e);
 /* The LBR stack cache key of an LBR item (see struct hbbp_driver.stacks); false when the
- * stack is not cached (deeper than the cache, an entry with flags, an event index > 0xffff). */
+ * stack is not cached (deeper than the cache, an entry with flags, an event index > 0xffff).
+ * Without per_thread (struct hbbp_accum) the key holds the pid only: the stacks of a
+ * process's threads are summed together. */
 bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf_branch_entry *e,
-			    uint64_t *key);
+			    bool per_thread, uint64_t *key);
 
 /* The raw sums of the samples of a segment of the recording, read apart from the driver's
  * pass (by another thread, hbbp/engine/segment.c): LBR stacks in a stack cache and EBS IPs by
@@ -92,6 +94,7 @@ struct hbbp_bundle {
 	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */
 	struct hbbp_stack_cache stacks;
 	uint64_t nr_samples, nr_unused_samples;
+	bool per_thread;		/* the accumulators' (struct hbbp_accum) */
 	uint64_t tmin, tmax;		/* sample times (tmin > tmax: no sample) */
 	uint64_t start, end;		/* file offsets: the segment's records are [start, end) */
 };

@@ -52,6 +52,7 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 
 	memset(a, 0, sizeof(*a));
 	a->ops = ops;
+	a->per_thread = true;
 	a->ev = calloc(nr_events ? nr_events : 1, sizeof(*a->ev));
 	if (!a->ev)
 		return -ENOMEM;
@@ -301,7 +302,7 @@ int hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int ev
 	} else {
 		a->ev[evidx].samples_used += n;
 	}
-	key[0] = (uint64_t)pid << 32 | tid;
+	key[0] = a->per_thread ? (uint64_t)pid << 32 | tid : 0;
 	key[1] = loc ? (uintptr_t)loc->dso : 0;
 	key[2] = loc ? loc->vaddr : 0;
 	key[3] = (uint64_t)evidx;
@@ -430,7 +431,7 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 			    const struct perf_branch_entry *e, uint64_t n, double period,
 			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
 {
-	uint64_t k, thr = (uint64_t)pid << 32 | tid;
+	uint64_t k, thr = a->per_thread ? (uint64_t)pid << 32 | tid : 0;
 	struct hbbp_event_state *ev = &a->ev[evidx];
 	struct bbmap_loc *locs;
 	struct hbbp_bsum wbs;

@@ -92,16 +92,25 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
 	return (long)(c->nr_blocks - 1);
 }
 
+/* The (thread, block) share; the block remembers its last one (the sums come in key order,
+ * thread first, so most lookups stop there). */
 static struct hbbp_tblock *counts_tblock(struct hbbp_counts *c, uint64_t thr, size_t bi)
 {
+	struct hbbp_block *b = &c->blocks[bi];
 	uint64_t key[2] = { thr, bi };
-	uint64_t *slot = hmap__get(&c->tidx, key, NULL);
+	uint64_t *slot;
 	struct hbbp_tblock *t;
 
+	if (b->tb_last && b->tb_thr == thr)
+		return &c->tblocks[b->tb_last - 1];
+	slot = hmap__get(&c->tidx, key, NULL);
 	if (!slot)
 		return NULL;
-	if (*slot)
+	b->tb_thr = thr;
+	if (*slot) {
+		b->tb_last = (size_t)*slot;
 		return &c->tblocks[*slot - 1];
+	}
 	if (grow_one((void **)&c->tblocks, &c->alloc_tblocks, sizeof(*c->tblocks),
 		     c->nr_tblocks))
 		return NULL;
@@ -111,6 +120,7 @@ static struct hbbp_tblock *counts_tblock(struct hbbp_counts *c, uint64_t thr, si
 	t->tid = (uint32_t)thr;
 	t->block = bi;
 	*slot = ++c->nr_tblocks;
+	b->tb_last = c->nr_tblocks;
 	return t;
 }
 

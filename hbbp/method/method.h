@@ -145,6 +145,11 @@ struct hbbp_accum {
 	 * share at a time (the reference), whose plain sums would drift from the few adds of
 	 * already summed stacks by about (adds x 1e-16). */
 	bool compensated;
+	/* Sums kept per thread (pid, tid): true unless the result needs no thread (no pid, tid
+	 * or comm key, filter or table; the caller decides before the first record). When
+	 * false every sum is keyed by thread 0/0, so the tables are bounded by the code that
+	 * ran, not by the number of threads; the totals are the same. */
+	bool per_thread;
 	/* the time-weighted LBR estimate (method.md §5b): the stream durations (finished) whose
 	 * D(Y) weighs each LBR sample (hbbp_lbr_time__weigh), or NULL for the plain weight;
 	 * read-only while records are fed (a bundle's thread reads it too) */
@@ -301,6 +306,8 @@ struct hbbp_block {
 	enum hbbp_source source;	/* which estimate count is */
 	bool biased;
 	double bias_share;		/* highest oldest/newest-slot share of its branches */
+	uint64_t tb_thr;		/* the thread of its last tblock looked up ... */
+	size_t tb_last;			/* ... and that tblock's index + 1 (0: none yet) */
 };
 
 struct hbbp_tblock {

@@ -11,7 +11,10 @@
  * block's sums over the batches equal its sums (the time weight in the batches too); so must the per-thread blocks, the rejected streams
  * per reason and the per-event counters.
  * usage: refcmp [--binary NAME=PATH]... [--symfs DIR] [--buildid-dir DIR] [--split BYTES]
- *               [-j N] [--method hbbp|ebs|lbr] FILE
+ *               [-j N] [--method hbbp|ebs|lbr] [--threads] FILE
+ * --threads: the engine keeps its sums per thread (as for a thread key or table); without,
+ * as for the default CSV mix, the threads merged (struct hbbp_accum.per_thread); the
+ * reference does the same.
  * Prints one line "blocks N, thread blocks M, max relative difference D" and exits 0 when
  * equal, 1 when not (each difference on stderr), 2 on a bad argument or a failed conversion.
  * Depends on hbbp/engine/convert.h, hbbp/engine/code_bbmap.h, hbbp/method/reference.h.
@@ -263,7 +266,7 @@ static void cmp_accum(const struct hbbp_accum *e, const struct hbbp_accum *r)
 /* The reference: its own reader (time order), session and accumulators. */
 static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 			 const struct hbbp_lbr_time *lbr_time, unsigned int batch_slot,
-			 struct bbmap_session **sess, struct hbbp_code_ops *ops,
+			 bool per_thread, struct bbmap_session **sess, struct hbbp_code_ops *ops,
 			 struct hbbp_accum *a, struct hbbp_counts *c, struct perf_reader **rd)
 {
 	struct perf_reader_opts ro;
@@ -303,6 +306,7 @@ static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 	a->compensated = true;
 	a->lbr_time = lbr_time;	/* the engine's stream durations (method.md §5b), or NULL */
 	a->batch_slot = batch_slot;	/* the engine's batch slots (method.md §10) */
+	a->per_thread = per_thread;	/* the engine's sums per thread, or merged */
 	while ((ret = perf_reader__next(*rd, &rec)) > 0) {
 		err = hbbp_reference__record(a, rec);
 		if (err)
@@ -319,7 +323,7 @@ static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 static int usage(void)
 {
 	fprintf(stderr, "usage: refcmp [--binary NAME=PATH]... [--symfs DIR] [--buildid-dir DIR] "
-		"[--split BYTES] [-j N] [--method hbbp|ebs|lbr] FILE\n");
+		"[--split BYTES] [-j N] [--method hbbp|ebs|lbr] [--threads] FILE\n");
 	return 2;
 }
 
@@ -331,6 +335,7 @@ int main(int argc, char **argv)
 		{ "buildid-dir", required_argument, NULL, 'd' },
 		{ "split", required_argument, NULL, 'S' },
 		{ "method", required_argument, NULL, 'm' },
+		{ "threads", no_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bbmap_binary_override bins[16];
@@ -366,6 +371,7 @@ int main(int argc, char **argv)
 		case 'd': o.find.buildid_dir = optarg; break;
 		case 'S': o.split_min = strtoull(optarg, NULL, 0); break;
 		case 'j': o.jobs = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 't': o.all_tables = true; break;	/* thread_blocks: sums per thread */
 		case 'm':
 			o.method_given = true;
 			o.method = !strcmp(optarg, "ebs") ? HBBP_METHOD_EBS :
@@ -392,7 +398,8 @@ int main(int argc, char **argv)
 	memset(&cnt, 0, sizeof(cnt));
 	memset(&acc, 0, sizeof(acc));
 	err = reference_run(&o, run.method, run.drv.acc.lbr_time,
-			    run.drv.acc.batch_slot, &sess, &ops, &acc, &cnt, &rd);
+			    run.drv.acc.batch_slot, run.drv.acc.per_thread, &sess, &ops, &acc, &cnt,
+			    &rd);
 	if (err) {
 		fprintf(stderr, "refcmp: %s: the reference failed: %s\n", o.input,
 			hbbp_strerror(err));
@@ -404,10 +411,11 @@ int main(int argc, char **argv)
 	cmp_blocks(&se, &sr, false, &nb);
 	cmp_blocks(&se, &sr, true, &nt);
 	cmp_accum(se.a, sr.a);
-	printf("%s: engine read %llu of %llu samples apart, blocks %zu, thread blocks %zu, "
+	printf("%s: engine read %llu of %llu samples apart, blocks %zu, thread blocks %zu (%s), "
 	       "max relative difference %.3g%s\n", o.input,
 	       (unsigned long long)run.part_samples, (unsigned long long)acc.nr_samples, nb, nt,
-	       max_rel, nr_diff ? ", DIFFERENT" : "");
+	       run.drv.acc.per_thread ? "per thread" : "threads merged", max_rel,
+	       nr_diff ? ", DIFFERENT" : "");
 	rc = nr_diff ? 1 : 0;
 out:
 	hbbp_counts__exit(&cnt);
