@@ -39,6 +39,8 @@ struct convert_opts {
 	uint64_t split_min;		/* records of a file from which it is read in two
 					 * parts (hbbp/engine/segment.h); 0 never */
 	int lbr_weighting;		/* enum hbbp_lbr_weighting (--lbr-weighting) */
+	bool keep_batch_sums;		/* the counts' sums per batch kept after the intervals
+					 * (hbbp_counts.block_bs; for comparisons) */
 	bool all_tables;		/* build every result table and read source lines
 					 * whatever the format (annotate, report) */
 };

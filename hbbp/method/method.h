@@ -302,7 +302,6 @@ struct hbbp_block {
 	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 	double count;			/* chosen estimate (0: no data for the chosen method) */
 	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
-	struct hbbp_bsum ebs_bs, lbr_bs;	/* ebs_sum, lbr_sum per batch */
 	enum hbbp_source source;	/* which estimate count is */
 	bool biased;
 	double bias_share;		/* highest oldest/newest-slot share of its branches */
@@ -318,8 +317,13 @@ struct hbbp_tblock {
 	double ebs_est, lbr_est, count;
 	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
-	struct hbbp_bsum ebs_bs, lbr_bs;	/* ebs_sum, lbr_sum per batch */
 	struct hbbp_bsum count_bs;	/* count per batch (the block's source in every batch) */
+};
+
+/* ebs_sum and lbr_sum of a block or thread block per batch: what its interval is computed
+ * from (kept apart from the blocks, and only until hbbp_counts__drop_batch_sums) */
+struct hbbp_batch_sums {
+	struct hbbp_bsum ebs, lbr;
 };
 
 struct hbbp_counts {
@@ -329,6 +333,11 @@ struct hbbp_counts {
 	size_t nr_blocks, alloc_blocks;
 	struct hbbp_tblock *tblocks;
 	size_t nr_tblocks, alloc_tblocks;
+	/* per block, per thread block (index for index): their sums per batch, NULL after
+	 * hbbp_counts__drop_batch_sums; tblock_bs is NULL when the sums are not per thread
+	 * (struct hbbp_accum.per_thread: one thread block per block, made from it) */
+	struct hbbp_batch_sums *block_bs, *tblock_bs;
+	size_t alloc_block_bs, alloc_tblock_bs;
 	struct hmap bidx;		/* (dso, start, kind) -> block index + 1 */
 	struct hmap tidx;		/* (pid<<32|tid, block) -> tblock index + 1 */
 	uint64_t nr_biased_branches;
@@ -346,6 +355,8 @@ struct hbbp_counts {
 int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *a, enum hbbp_method method,
 			 unsigned cutoff);
 void hbbp_counts__exit(struct hbbp_counts *c);
+/* Frees the sums per batch (block_bs, tblock_bs) once the counts and intervals are set. */
+void hbbp_counts__drop_batch_sums(struct hbbp_counts *c);
 /* The batch estimates x[0..HBBP_BATCHES) of a count summed per batch as e (from blocks
  * counted by EBS; NULL: none) and l (by LBR; NULL: none): each batch's sum times its role's
  * ratio factor (interval.h). */

@@ -36,6 +36,12 @@
  * summation of the others (hbbp_accum.compensated) */
 #define REL_TOL_PLAIN	1e-9
 
+/* a thread block's sums per batch (the block's when the sums are not per thread) */
+static const struct hbbp_batch_sums *tblock_sums(const struct hbbp_counts *c, size_t i)
+{
+	return c->tblock_bs ? &c->tblock_bs[i] : &c->block_bs[c->tblocks[i].block];
+}
+
 struct side {
 	const struct hbbp_code_ops *ops;
 	const struct hbbp_counts *c;
@@ -184,6 +190,8 @@ static void cmp_blocks(const struct side *e, const struct side *r, bool thr, siz
 		if (thr) {
 			const struct hbbp_tblock *a = &e->c->tblocks[key_index(ke[i])];
 			const struct hbbp_tblock *b = &r->c->tblocks[key_index(kr[j])];
+			const struct hbbp_batch_sums *as = tblock_sums(e->c, key_index(ke[i]));
+			const struct hbbp_batch_sums *bs = tblock_sums(r->c, key_index(kr[j]));
 
 			cmp_u64("thread ebs_samples", k, a->ebs_samples, b->ebs_samples);
 			cmp_u64("thread lbr_streams", k, a->lbr_streams, b->lbr_streams);
@@ -192,14 +200,16 @@ static void cmp_blocks(const struct side *e, const struct side *r, bool thr, siz
 			cmp_real("thread count", k, a->count, b->count);
 			cmp_real_tol("thread lbr_sum_plain", k, a->lbr_sum_plain, b->lbr_sum_plain,
 				     REL_TOL_PLAIN);
-			cmp_bsum("thread ebs batch", k, &a->ebs_bs, &b->ebs_bs);
-			cmp_bsum("thread lbr batch", k, &a->lbr_bs, &b->lbr_bs);
+			cmp_bsum("thread ebs batch", k, &as->ebs, &bs->ebs);
+			cmp_bsum("thread lbr batch", k, &as->lbr, &bs->lbr);
 			cmp_bsum("thread count batch", k, &a->count_bs, &b->count_bs);
 			cmp_end("thread count_lo", k, a->count_lo, b->count_lo, a->count);
 			cmp_end("thread count_hi", k, a->count_hi, b->count_hi, a->count);
 		} else {
 			const struct hbbp_block *a = &e->c->blocks[key_index(ke[i])];
 			const struct hbbp_block *b = &r->c->blocks[key_index(kr[j])];
+			const struct hbbp_batch_sums *as = &e->c->block_bs[key_index(ke[i])];
+			const struct hbbp_batch_sums *bs = &r->c->block_bs[key_index(kr[j])];
 
 			cmp_u64("end", k, a->end, b->end);
 			cmp_u64("nr_insns", k, a->nr_insns, b->nr_insns);
@@ -215,11 +225,11 @@ static void cmp_blocks(const struct side *e, const struct side *r, bool thr, siz
 			cmp_real("count", k, a->count, b->count);
 			cmp_real_tol("lbr_sum_plain", k, a->lbr_sum_plain, b->lbr_sum_plain,
 				     REL_TOL_PLAIN);
-			cmp_bsum("ebs batch", k, &a->ebs_bs, &b->ebs_bs);
-			cmp_bsum("lbr batch", k, &a->lbr_bs, &b->lbr_bs);
-			cmp_batches_sum("engine ebs batches vs ebs_sum", k, &a->ebs_bs, a->ebs_sum);
-			cmp_batches_sum("engine lbr batches vs lbr_sum", k, &a->lbr_bs, a->lbr_sum);
-			cmp_batches_sum("reference lbr batches vs lbr_sum", k, &b->lbr_bs, b->lbr_sum);
+			cmp_bsum("ebs batch", k, &as->ebs, &bs->ebs);
+			cmp_bsum("lbr batch", k, &as->lbr, &bs->lbr);
+			cmp_batches_sum("engine ebs batches vs ebs_sum", k, &as->ebs, a->ebs_sum);
+			cmp_batches_sum("engine lbr batches vs lbr_sum", k, &as->lbr, a->lbr_sum);
+			cmp_batches_sum("reference lbr batches vs lbr_sum", k, &bs->lbr, b->lbr_sum);
 			cmp_end("count_lo", k, a->count_lo, b->count_lo, a->count);
 			cmp_end("count_hi", k, a->count_hi, b->count_hi, a->count);
 		}
@@ -387,6 +397,7 @@ int main(int argc, char **argv)
 	o.binaries = bins;
 	o.nr_binaries = nb;
 	o.quiet = true;
+	o.keep_batch_sums = true;
 	if (o.jobs > 1)
 		bbmap_module__threads_init();
 	rc = convert__compute(&run, &o);
