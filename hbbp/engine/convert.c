@@ -381,8 +381,8 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		hbbp_counts__drop_batch_sums(&run->counts);	/* the intervals are set */
 	if (getenv("HBBP_DEBUG_SIZES")) {
 		const struct hbbp_accum *A = &run->drv.acc;
-		fprintf(stderr, "sizes: ebs %zu x %zu, streams %zu x %zu, bias %zu x %zu, targets %zu, blocks %zu x %zu, tblocks %zu x %zu\n",
-			A->ebs.nr, A->ebs.slot_size, A->streams.nr, A->streams.slot_size, A->bias.nr, A->bias.slot_size, A->targets.nr,
+		fprintf(stderr, "sizes: ebs %zu x %zu, streams %zu x %zu, bias %zu x %zu, blocks %zu x %zu, tblocks %zu x %zu\n",
+			A->ebs.nr, A->ebs.slot_size, A->streams.nr, A->streams.slot_size, A->bias.nr, A->bias.slot_size,
 			run->counts.nr_blocks, sizeof(struct hbbp_block), run->counts.nr_tblocks, sizeof(struct hbbp_tblock));
 	}
 	if (err) {

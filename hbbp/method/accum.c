@@ -70,7 +70,6 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 	hmap__init(&a->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hmap__init(&a->streams, 5, sizeof(struct hbbp_stream_val));
 	hmap__init(&a->bias, 4, sizeof(struct hbbp_bias_val));
-	hmap__init(&a->targets, 2, sizeof(uint64_t));
 	hmap__init(&a->unres, 1, sizeof(struct hbbp_unresolved));
 	hmap__init(&a->reads, 3, 2 * sizeof(uint64_t));
 	return 0;
@@ -84,7 +83,6 @@ void hbbp_accum__exit(struct hbbp_accum *a)
 	hmap__exit(&a->ebs);
 	hmap__exit(&a->streams);
 	hmap__exit(&a->bias);
-	hmap__exit(&a->targets);
 	hmap__exit(&a->unres);
 	hmap__exit(&a->reads);
 	free(a->locs);
@@ -386,9 +384,13 @@ static int accum_stream_dsos(struct hbbp_accum *a, struct bbmap_dso *x, struct b
 	return 0;
 }
 
-/* method.md §5 (bias, decision): slot counters per branch, oldest slot e[n-1], newest e[0]. */
-static int accum_bias_slots(struct hbbp_accum *a, const struct bbmap_loc *locs, uint64_t n,
-			    uint64_t cnt)
+/* Per branch (from, to) of a stack: method.md §5 (bias, decision) slot counters, oldest slot
+ * e[n-1], newest e[0], when its source is mapped; and whether its target is a block leader
+ * (§3: every branch target seen in the LBR data starts a block, the oldest entry's and those
+ * of rejected streams too; not a wrong-path entry's, never executed). One entry per branch
+ * serves both. */
+static int accum_branches(struct hbbp_accum *a, const struct perf_branch_entry *e,
+			  const struct bbmap_loc *locs, uint64_t n, uint64_t cnt)
 {
 	uint64_t k;
 
@@ -397,15 +399,19 @@ static int accum_bias_slots(struct hbbp_accum *a, const struct bbmap_loc *locs, 
 		uint64_t key[4];
 		struct hbbp_bias_val *b;
 
-		if (!lf->dso)
+		if (!lf->dso && !lt->dso)
 			continue;
 		key[0] = (uintptr_t)lf->dso;
-		key[1] = lf->vaddr;
+		key[1] = lf->dso ? lf->vaddr : 0;
 		key[2] = (uintptr_t)lt->dso;
 		key[3] = lt->dso ? lt->vaddr : 0;
 		b = hmap__get(&a->bias, key, NULL);
 		if (!b)
 			return -ENOMEM;
+		if (lt->dso && !hbbp_branch__spec_wrong(&e[k]))
+			b->target = 1;
+		if (!lf->dso)
+			continue;
 		b->all += cnt;
 		b->expected += (double)cnt / (double)n;
 		if (k == n - 1)
@@ -452,21 +458,9 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 		if (!e[k].to || lookup(lctx, pid, branch_cpumode(cpumode, e[k].to), e[k].to, lt))
 			lt->dso = NULL;
 	}
-	err = accum_bias_slots(a, locs, n, cnt);
+	err = accum_branches(a, e, locs, n, cnt);
 	if (err)
 		return err;
-	/* method.md §3: every branch target seen in the LBR data starts a block (the oldest
-	 * entry's and those of rejected streams too; not a wrong-path entry's, never executed) */
-	for (k = 0; k < n; k++) {
-		uint64_t key[2];
-
-		if (!locs[2 * k + 1].dso || hbbp_branch__spec_wrong(&e[k]))
-			continue;
-		key[0] = (uintptr_t)locs[2 * k + 1].dso;
-		key[1] = locs[2 * k + 1].vaddr;
-		if (!hmap__get(&a->targets, key, NULL))
-			return -ENOMEM;
-	}
 	w = period / (double)(n - 1);
 	wp = period_plain / (double)(n - 1);
 	ev->streams += cnt * (n - 1);

@@ -318,6 +318,8 @@ static int counts_bias(struct counts_ctx *x)
 
 	hmap__init(&per_from, 2, sizeof(struct hbbp_bias_val));
 	hmap__for_each(&x->a->bias, i, key, e) {
+		if (!key[0])
+			continue;	/* a branch from unmapped code: a leader only */
 		a = hmap__get(&per_from, key, NULL);
 		if (!a) {
 			err = -ENOMEM;
@@ -348,8 +350,8 @@ static int counts_bias(struct counts_ctx *x)
 		double share;
 		bool biased;
 
-		a = hmap__find(&per_from, key);
-		if (!a)
+		a = key[0] ? hmap__find(&per_from, key) : NULL;
+		if (!a || !a->all)
 			continue;
 		biased = a->expected >= 0;
 		share = biased ? a->expected : -(a->expected + 1.0);
@@ -593,7 +595,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	struct counts_ctx x;
 	struct hbbp_leaders leaders;
 	const uint64_t *tkey;
-	const uint64_t *tval;
+	const struct hbbp_bias_val *bval;
+	struct hmap targets;	/* (dso, to) of the branches: each leader once */
 	size_t i, n = 0, *order = NULL;
 	int err = 0;
 
@@ -612,14 +615,25 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	 * block is looked at: gathered per module in the order first seen, then added module by
 	 * module (hbbp/method/leaders.h). */
 	hbbp_leaders__init(&leaders);
-	hmap__for_each(&d->targets, i, tkey, tval) {
-		struct bbmap_module *mod = ctx_module(&x, (struct bbmap_dso *)(uintptr_t)tkey[0]);
+	hmap__init(&targets, 2, 0);
+	hmap__for_each(&d->bias, i, tkey, bval) {
+		uint64_t tk[2] = { tkey[2], tkey[3] };
+		struct bbmap_module *mod;
+		int fresh;
 
+		if (!bval->target)
+			continue;
+		if (!hmap__get(&targets, tk, &fresh)) {
+			err = -ENOMEM;
+			break;
+		}
+		mod = fresh ? ctx_module(&x, (struct bbmap_dso *)(uintptr_t)tk[0]) : NULL;
 		if (mod)
-			err = hbbp_leaders__add(&leaders, mod, tkey[1]);
+			err = hbbp_leaders__add(&leaders, mod, tk[1]);
 		if (err)
 			break;
 	}
+	hmap__exit(&targets);
 	if (!err)
 		err = x.ops->apply_leaders ?
 		      x.ops->apply_leaders(x.ops->apply_ctx, &leaders, x.ops) :

@@ -122,7 +122,8 @@ struct hbbp_ebs_val { double period; uint64_t n; struct hbbp_bsum bs; };
 struct hbbp_stream_val {
 	double weight; uint64_t n; double comp; double weight_plain; struct hbbp_bsum bs;
 };
-struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
+/* target: the branch's target starts a block (§3: mapped, seen off the wrong path) */
+struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; uint64_t target; };
 
 /* The method's accumulators (method.md §4, §5, §7), filled by whoever reads the records (the
  * plain hbbp/method/reference.c, or the engine's record loop, hbbp/engine/driver.h) and read by
@@ -134,8 +135,10 @@ struct hbbp_accum {
 	struct hbbp_event_state *ev;
 	struct hmap ebs;	/* (pid<<32|tid, dso, vaddr, ev) -> struct hbbp_ebs_val */
 	struct hmap streams;	/* (pid<<32|tid, dso, to, from, ev) -> struct hbbp_stream_val */
-	struct hmap bias;	/* (dso_from, from, dso_to, to) -> struct hbbp_bias_val */
-	struct hmap targets;	/* (dso, to): every branch target of the LBR data (§3) */
+	/* (dso_from, from, dso_to, to) -> struct hbbp_bias_val: every branch of the LBR data,
+	 * an unmapped end 0/0: its slot counters (§5, mapped sources) and whether its target
+	 * is a block leader (§3) */
+	struct hmap bias;
 	struct hmap unres;	/* (dso) -> struct hbbp_unresolved */
 	struct hmap reads;	/* (pid<<32|tid, cpu, ev) -> last time_enabled, time_running */
 	uint64_t rejected[REJ__COUNT];
