@@ -28,6 +28,7 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
 	if (err)
 		return err;
 	hbbp_stack_cache__init(&d->stacks);
+	hbbp_stack_stats__init(&d->sstats, HBBP_STACKS_AUTO);
 	return 0;
 }
 
@@ -46,6 +47,7 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 
 	err = err ? err : hbbp_driver__flush(d);
 	err = err ? err : hbbp_sum_queue__drain(&d->ebsq, &d->acc.ebs);
+	d->sstats.inserts += d->stacks.nr_inserts - d->merge_inserts;
 	if (err && !d->flush_err)
 		d->flush_err = err;
 	hbbp_accum__scale(&d->acc);
@@ -185,10 +187,22 @@ static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t
 	return 0;
 }
 
+/* An LBR item resolved and summed at once, not through the cache. */
+static int driver_lbr_direct(struct hbbp_driver *d, const struct hbbp_sample_item *it,
+			     const struct perf_branch_entry *e)
+{
+	struct hbbp_bsum bs;
+
+	memset(&bs, 0, sizeof(bs));
+	bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] = it->weight;
+	return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, it->nr, it->weight,
+				(double)it->period, 1, &bs);
+}
+
 int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		       const struct perf_branch_entry *e)
 {
-	uint64_t local[HBBP_STACK_KEY_WORDS], *key;
+	uint64_t local[HBBP_STACK_KEY_WORDS], *key, h;
 	int err = hbbp_accum__count_item(&d->acc, it);
 
 	if (err)
@@ -203,18 +217,18 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	 * (period / D(Y) with method.md §5b) are summed, so the key need not hold the IP. */
 	key = hbbp_stack_cache__queue_key(&d->stacks);
 	if (!hbbp_driver__stack_key(it, e, d->acc.per_thread, key ? key : local)) {
-		struct hbbp_bsum bs;
-
-		memset(&bs, 0, sizeof(bs));
-		bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] = it->weight;
-		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, it->nr,
-					it->weight, (double)it->period, 1, &bs);
+		d->sstats.stacks++;
+		d->sstats.direct++;
+		return driver_lbr_direct(d, it, e);
 	}
+	h = hbbp_stack_cache__hash(key ? key : local);
+	hbbp_stack_stats__note(&d->sstats, h);
+	if (!hbbp_stack_stats__use_cache(&d->sstats, d->stacks.nr_inserts))
+		return driver_lbr_direct(d, it, e);	/* the cache does not pay here */
 	if (key)
-		return hbbp_stack_cache__queue_w(&d->stacks, hbbp_stack_cache__hash(key),
-						 it->weight, (double)it->period, 1, it->batch);
-	return driver_stack_add(d, local, hbbp_stack_cache__hash(local), it->weight,
-				(double)it->period, 1, it->batch, NULL);
+		return hbbp_stack_cache__queue_w(&d->stacks, h, it->weight, (double)it->period, 1,
+						 it->batch);
+	return driver_stack_add(d, local, h, it->weight, (double)it->period, 1, it->batch, NULL);
 }
 
 /* Records after which the address spaces are unchanged: no need to flush the stacks. */
@@ -241,6 +255,7 @@ void hbbp_driver__set_bundle(struct hbbp_driver *d, const struct hbbp_bundle *b)
 static int driver_merge_bundle(struct hbbp_driver *d)
 {
 	const struct hbbp_bundle *b = d->bundle;
+	uint64_t ins;
 	size_t i;
 	int err;
 
@@ -248,6 +263,7 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 	const struct hbbp_ebs_val *v;
 
 	d->bundle_merged = true;
+	hbbp_stack_stats__merge(&d->sstats, &b->sstats);
 	d->acc.nr_samples += b->nr_samples;
 	d->acc.nr_unused_samples += b->nr_unused_samples;
 	for (i = 0; i < d->acc.nr_events; i++) {
@@ -266,6 +282,10 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		if (err)
 			return err;
 	}
+	err = hbbp_stack_cache__drain(&d->stacks);
+	if (err)
+		return err;
+	ins = d->stacks.nr_inserts;
 	for (i = 0; i < b->stacks.nr; i++) {
 		const uint64_t *skey = hbbp_stack_cache__key(&b->stacks, i);
 
@@ -275,7 +295,9 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		if (err)
 			return err;
 	}
-	return 0;
+	err = hbbp_stack_cache__drain(&d->stacks);
+	d->merge_inserts += d->stacks.nr_inserts - ins;
+	return err;
 }
 
 /* A record that may change an address space, with the bundle set: is the bundle still in

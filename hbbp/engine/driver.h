@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "hbbp/engine/stack_cache.h"
+#include "hbbp/engine/stack_stats.h"
 #include "hbbp/engine/sum_queue.h"
 #include "hbbp/method/method.h"
 
@@ -43,6 +44,10 @@ struct hbbp_driver {
 	 * entries) -> struct hbbp_stack_val. Flushed before any record that may change an
 	 * address space, when full, and by hbbp_driver__flush / __finish. */
 	struct hbbp_stack_cache stacks;
+	/* the stacks seen, distinct, cached or not; and whether caching pays (the policy is
+	 * AUTO unless the caller sets sstats.policy before the first record) */
+	struct hbbp_stack_stats sstats;
+	uint64_t merge_inserts;		/* cache entries made merging the bundle (not counted) */
 	int flush_err;			/* error of a flush inside hbbp_driver__finish */
 	/* the raw sums of a segment read apart (hbbp_driver__set_bundle), merged once */
 	const struct hbbp_bundle *bundle;
@@ -93,6 +98,8 @@ struct hbbp_bundle {
 	struct hmap ebs;		/* (pid<<32|tid, cpumode, ip, evidx) -> hbbp_ebs_val */
 	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */
 	struct hbbp_stack_cache stacks;
+	struct hbbp_stack_stats sstats;	/* its stacks (always cached; the segment ends early
+					 * where the cache does not pay) */
 	uint64_t nr_samples, nr_unused_samples;
 	bool per_thread;		/* the accumulators' (struct hbbp_accum) */
 	uint64_t tmin, tmax;		/* sample times (tmin > tmax: no sample) */
@@ -101,8 +108,9 @@ struct hbbp_bundle {
 int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d);
 void hbbp_bundle__exit(struct hbbp_bundle *b);
 /* Adds the sample rec (its time: rec->sample.time). Returns 1, 0 when the bundle cannot
- * stand for it (read values, a stack that is not cached, the cache full; the segment then
- * ends before it) or -ENOMEM. */
+ * stand for it (read values, a stack that is not cached, the cache full, or its hit rate so
+ * low that the part read apart would not save the pass any work; the segment then ends
+ * before it) or -ENOMEM. */
 int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec);
 /* Sums what hbbp_bundle__add has queued (0 or -ENOMEM): before the bundle is read or set. */
 int hbbp_bundle__finish(struct hbbp_bundle *b);

@@ -663,7 +663,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 			result_cell__int(&cell[j++], (int64_t)row->ebs_samples);
 			result_cell__int(&cell[j++], (int64_t)row->lbr_streams);
 			result_cell__int(&cell[j++], row->biased);
-			result_cell__real(&cell[j++], row->lbr_count_plain);
+			result_cell__real(&cell[j++], hbbp_round_count(row->lbr_count_plain));
 		}
 	}
 	if (total_out)
