@@ -249,7 +249,8 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	int ret, err = 0;
 
 	/* a large file is read in two parts at once (on two threads when -j allows) */
-	if (hbbp_segment__eligible(run->reader, o->split_min)) {
+	if (hbbp_segment__eligible(run->reader, o->split_min) &&
+	    run->drv.sstats.policy != HBBP_STACKS_NEVER) {	/* its stacks are cached */
 		struct perf_reader_opts ro;
 
 		run_reader_opts(o, &ro);
