@@ -380,13 +380,10 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	/* Events the reader saw after open (pipe mode) keep their roles from open. */
 	err = hbbp_counts__compute(&run->counts, &run->drv.acc, run->method, o->cutoff);
 	run->counts_ok = true;
-	if (!o->keep_batch_sums)
-		hbbp_counts__drop_batch_sums(&run->counts);	/* the intervals are set */
-	if (getenv("HBBP_DEBUG_SIZES")) {
-		const struct hbbp_accum *A = &run->drv.acc;
-		fprintf(stderr, "sizes: ebs %zu x %zu, streams %zu x %zu, bias %zu x %zu, blocks %zu x %zu, tblocks %zu x %zu\n",
-			A->ebs.nr, A->ebs.slot_size, A->streams.nr, A->streams.slot_size, A->bias.nr, A->bias.slot_size,
-			run->counts.nr_blocks, sizeof(struct hbbp_block), run->counts.nr_tblocks, sizeof(struct hbbp_tblock));
+	run->nr_streams = run->drv.acc.streams.nr;
+	if (!o->keep_batch_sums) {	/* the counts and intervals are set: memory for the mix */
+		hbbp_counts__drop_batch_sums(&run->counts);
+		hbbp_accum__drop_sums(&run->drv.acc);
 	}
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));

@@ -48,6 +48,7 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	err = err ? err : hbbp_driver__flush(d);
 	err = err ? err : hbbp_sum_queue__drain(&d->ebsq, &d->acc.ebs);
 	d->sstats.inserts += d->stacks.nr_inserts - d->merge_inserts;
+	hbbp_stack_cache__exit(&d->stacks);	/* flushed: its memory is of no more use */
 	if (err && !d->flush_err)
 		d->flush_err = err;
 	hbbp_accum__scale(&d->acc);

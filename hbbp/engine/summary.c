@@ -176,7 +176,7 @@ static void summary_stacks(const struct convert_run *run)
 	else
 		fprintf(stderr, "(off for %.1f%% of the stacks)", 100.0 * (double)st->direct /
 			(double)n);
-	fprintf(stderr, "; streams %zu distinct%s\n", run->drv.acc.streams.nr,
+	fprintf(stderr, "; streams %zu distinct%s\n", run->nr_streams,
 		run->drv.acc.per_thread ? " (per thread)" : "");
 }
 
