@@ -260,6 +260,9 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 			return err;
 		}
 	}
+	/* with a second CPU, the LBR stacks are summed on it while this thread reads on */
+	if (o->jobs > 1 && hbbp_driver__start_worker(&run->drv))
+		pr_debug("%s: stacks summed on this thread (no worker)", o->input);
 	while ((ret = perf_reader__next(run->reader, &rec)) > 0) {
 		err = hbbp_driver__record(&run->drv, rec);
 		if (err)

@@ -36,6 +36,7 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 {
 	if (!d)
 		return;
+	hbbp_stack_worker__stop(&d->worker);
 	hbbp_accum__exit(&d->acc);
 	hbbp_stack_cache__exit(&d->stacks);
 	memset(d, 0, sizeof(*d));
@@ -47,6 +48,11 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 
 	err = err ? err : hbbp_driver__flush(d);
 	err = err ? err : hbbp_sum_queue__drain(&d->ebsq, &d->acc.ebs);
+	{
+		int werr = hbbp_stack_worker__stop(&d->worker);	/* every stack summed */
+
+		err = err ? err : werr;
+	}
 	d->sstats.inserts += d->stacks.nr_inserts - d->merge_inserts;
 	hbbp_stack_cache__exit(&d->stacks);	/* flushed: its memory is of no more use */
 	if (err && !d->flush_err)
@@ -111,8 +117,26 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 			    double period, double period_plain, uint64_t cnt,
 			    const struct hbbp_bsum *bs)
 {
-	return hbbp_accum__lbr_stack_w(&d->acc, driver_lookup, d, pid, tid, cpumode, evidx, e,
-				       n, period, period_plain, cnt, bs);
+	struct perf_branch_entry *we;
+	struct bbmap_loc *locs;
+	void *slot;
+
+	if (!d->worker.started)
+		return hbbp_accum__lbr_stack_w(&d->acc, driver_lookup, d, pid, tid, cpumode, evidx,
+					       e, n, period, period_plain, cnt, bs);
+	/* resolved here, summed by the worker */
+	slot = hbbp_stack_worker__reserve(&d->worker, n, &we, &locs);
+	if (!slot)
+		return d->worker.err ? d->worker.err : -ENOMEM;
+	memcpy(we, e, (size_t)n * sizeof(*e));
+	hbbp_accum__lbr_resolve(driver_lookup, d, pid, cpumode, e, n, locs);
+	return hbbp_stack_worker__commit(&d->worker, slot, pid, tid, evidx, n, period,
+					 period_plain, cnt, bs);
+}
+
+int hbbp_driver__start_worker(struct hbbp_driver *d)
+{
+	return hbbp_stack_worker__start(&d->worker, &d->acc);
 }
 
 int hbbp_driver__flush(struct hbbp_driver *d)

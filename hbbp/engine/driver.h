@@ -16,6 +16,7 @@
 
 #include "hbbp/engine/stack_cache.h"
 #include "hbbp/engine/stack_stats.h"
+#include "hbbp/engine/stack_worker.h"
 #include "hbbp/engine/sum_queue.h"
 #include "hbbp/method/method.h"
 
@@ -48,6 +49,8 @@ struct hbbp_driver {
 	 * AUTO unless the caller sets sstats.policy before the first record) */
 	struct hbbp_stack_stats sstats;
 	uint64_t merge_inserts;		/* cache entries made merging the bundle (not counted) */
+	/* LBR stacks summed on a second thread (hbbp_driver__start_worker), or not started */
+	struct hbbp_stack_worker worker;
 	int flush_err;			/* error of a flush inside hbbp_driver__finish */
 	/* the raw sums of a segment read apart (hbbp_driver__set_bundle), merged once */
 	const struct hbbp_bundle *bundle;
@@ -59,6 +62,9 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
 		      const struct perf_event_info *const *events,
 		      const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_driver__exit(struct hbbp_driver *d);
+/* Sums the LBR stacks on a second thread from here on (their ends still resolved here).
+ * 0, or an error: the stacks are then summed here. */
+int hbbp_driver__start_worker(struct hbbp_driver *d);
 /* Feeds one record (any type). Returns 0 or -ENOMEM; anomalies are counted, never fatal. */
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);
 /* Processes the LBR stacks summed so far (see stacks). Returns 0 or -ENOMEM. */

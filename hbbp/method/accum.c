@@ -161,6 +161,12 @@ void hbbp_accum__scale(struct hbbp_accum *a)
 	const uint64_t *key;
 	uint64_t *v;
 
+	if (a->ebs_unmapped_n &&
+	    !hbbp_accum__unresolved_add(a, NULL, false, a->ebs_unmapped_n, a->ebs_unmapped_w)) {
+		a->ebs_unmapped_n = 0;	/* added once */
+		a->ebs_unmapped_w = 0;
+	}
+
 	for (i = 0; i < a->nr_events; i++)
 		a->ev[i].time_enabled = a->ev[i].time_running = 0;
 	hmap__for_each(&a->reads, i, key, v) {
@@ -302,8 +308,8 @@ int hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int ev
 {
 	if (!loc || !loc->dso) {
 		loc = NULL;
-		if (hbbp_accum__unresolved_add(a, NULL, false, n, period))
-			return -ENOMEM;
+		a->ebs_unmapped_n += n;
+		a->ebs_unmapped_w += period;
 	} else {
 		a->ev[evidx].samples_used += n;
 	}
@@ -486,26 +492,11 @@ int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lc
 				       period, cnt, bs);
 }
 
-int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
-			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
-			    const struct perf_branch_entry *e, uint64_t n, double period,
-			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
+void hbbp_accum__lbr_resolve(hbbp_lookup_fn *lookup, void *lctx, uint32_t pid, int cpumode,
+			     const struct perf_branch_entry *e, uint64_t n, struct bbmap_loc *locs)
 {
-	uint64_t k, thr = a->per_thread ? (uint64_t)pid << 32 | tid : 0;
-	struct hbbp_event_state *ev = &a->ev[evidx];
-	struct bbmap_loc *locs;
-	struct hbbp_bsum wbs;
-	uint64_t bh[HBBP_STACK_PREFETCH], sh[HBBP_STACK_PREFETCH];
-	enum hbbp_reject why[HBBP_STACK_PREFETCH];
-	double w, wp;
-	int err, only = -1;
-	bool pf;
+	uint64_t k;
 
-	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
-	if (grow_array((void **)&a->locs, &a->alloc_locs, sizeof(*a->locs), 2 * n, SIZE_MAX))
-		return -ENOMEM;
-	locs = a->locs;
-	/* locs[2k] = from of e[k], locs[2k+1] = to of e[k] */
 	for (k = 0; k < n; k++) {
 		struct bbmap_loc *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
 
@@ -515,6 +506,35 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 		if (!e[k].to || lookup(lctx, pid, branch_cpumode(cpumode, e[k].to), e[k].to, lt))
 			lt->dso = NULL;
 	}
+}
+
+int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
+			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
+			    const struct perf_branch_entry *e, uint64_t n, double period,
+			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
+{
+	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
+	if (grow_array((void **)&a->locs, &a->alloc_locs, sizeof(*a->locs), 2 * n, SIZE_MAX))
+		return -ENOMEM;
+	hbbp_accum__lbr_resolve(lookup, lctx, pid, cpumode, e, n, a->locs);
+	return hbbp_accum__lbr_sum(a, pid, tid, evidx, e, n, a->locs, period, period_plain, cnt,
+				   bs);
+}
+
+int hbbp_accum__lbr_sum(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+			const struct perf_branch_entry *e, uint64_t n, const struct bbmap_loc *locs,
+			double period, double period_plain, uint64_t cnt,
+			const struct hbbp_bsum *bs)
+{
+	uint64_t k, thr = a->per_thread ? (uint64_t)pid << 32 | tid : 0;
+	struct hbbp_event_state *ev = &a->ev[evidx];
+	struct hbbp_bsum wbs;
+	uint64_t bh[HBBP_STACK_PREFETCH], sh[HBBP_STACK_PREFETCH];
+	enum hbbp_reject why[HBBP_STACK_PREFETCH];
+	double w, wp;
+	int err, only = -1;
+	bool pf;
+
 	/* the map entries of the stack's branches and streams, loaded ahead together: most
 	 * miss the CPU caches, and their loads overlap this way */
 	pf = n <= HBBP_STACK_PREFETCH;

@@ -160,6 +160,11 @@ struct hbbp_accum {
 	double rejected_comp[REJ__COUNT];
 	uint64_t nr_samples, nr_unused_samples;
 	uint64_t nr_record_errors;	/* code-ops errors on non-sample records */
+	/* EBS samples at unmapped IPs and their periods: added to the unresolved accounting
+	 * (unres, dso NULL) by hbbp_accum__scale, so that the samples never touch unres (an
+	 * LBR summing thread owns it) */
+	uint64_t ebs_unmapped_n;
+	double ebs_unmapped_w;
 	struct hbbp_unresolved *acct_last;	/* last hbbp_accum__dso_acct result, valid */
 	size_t acct_nr;				/* while acct_nr == unres.nr (no insert since) */
 	struct bbmap_loc *locs;		/* reused per LBR stack: resolved from/to of each entry */
@@ -249,6 +254,16 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			    const struct perf_branch_entry *e, uint64_t n, double period,
 			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs);
+/* hbbp_accum__lbr_stack_w in two steps, for a caller that resolves on one thread and sums on
+ * another: the ends of e[0..n) resolved through lookup into locs[0..2n) (locs[2k]: from of
+ * e[k], locs[2k+1]: its to); then the stack summed from them (touches only the streams,
+ * bias, unresolved and rejection sums, and the events' stream counters). */
+void hbbp_accum__lbr_resolve(hbbp_lookup_fn *lookup, void *lctx, uint32_t pid, int cpumode,
+			     const struct perf_branch_entry *e, uint64_t n, struct bbmap_loc *locs);
+int hbbp_accum__lbr_sum(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+			const struct perf_branch_entry *e, uint64_t n, const struct bbmap_loc *locs,
+			double period, double period_plain, uint64_t cnt,
+			const struct hbbp_bsum *bs);
 /* Adds the kept rounding errors into the sums (see compensated). */
 void hbbp_accum__compensate(struct hbbp_accum *a);
 /* method.md §7: sums the read values per event and sets each event's scale. */
