@@ -381,13 +381,12 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	if (err)
 		goto out;
 	/* Events the reader saw after open (pipe mode) keep their roles from open. */
+	run->nr_streams = run->drv.acc.streams.nr;
+	run->drv.acc.release_sums = !o->keep_batch_sums;
 	err = hbbp_counts__compute(&run->counts, &run->drv.acc, run->method, o->cutoff);
 	run->counts_ok = true;
-	run->nr_streams = run->drv.acc.streams.nr;
-	if (!o->keep_batch_sums) {	/* the counts and intervals are set: memory for the mix */
+	if (!o->keep_batch_sums)	/* the counts and intervals are set: memory for the mix */
 		hbbp_counts__drop_batch_sums(&run->counts);
-		hbbp_accum__drop_sums(&run->drv.acc);
-	}
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));
 		goto out;

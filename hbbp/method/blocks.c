@@ -652,6 +652,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		err = counts_ebs(&x, key, val);
 	}
 	free(order);
+	if (d->release_sums)
+		hmap__exit(&d->ebs);
 	order = err ? NULL : sorted_slots(&d->streams, 1, d->ops, &n);
 	if (!order && !err)
 		err = -ENOMEM;
@@ -662,8 +664,12 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		err = counts_stream(&x, key, val);
 	}
 	free(order);
+	if (d->release_sums)
+		hmap__exit(&d->streams);
 	if (!err)
 		err = counts_bias(&x);
+	if (d->release_sums)
+		hmap__exit(&d->bias);
 	if (err)
 		goto out;
 	/* 4. The hybrid choice per block, applied to every thread's share of it and to every

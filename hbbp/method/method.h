@@ -153,6 +153,9 @@ struct hbbp_accum {
 	 * false every sum is keyed by thread 0/0, so the tables are bounded by the code that
 	 * ran, not by the number of threads; the totals are the same. */
 	bool per_thread;
+	/* The attribution frees each sum by address (ebs, streams, bias) once it has read it
+	 * (its memory goes to the blocks); the caller sets it when nothing reads them later. */
+	bool release_sums;
 	/* the time-weighted LBR estimate (method.md §5b): the stream durations (finished) whose
 	 * D(Y) weighs each LBR sample (hbbp_lbr_time__weigh), or NULL for the plain weight;
 	 * read-only while records are fed (a bundle's thread reads it too) */
