@@ -1,6 +1,7 @@
 /* Decodes one region of an x86 or x86-64 module with Zydis: one ZydisDecoder per mode (set up
- * once per module), ZydisDecoderDecodeFull into one reused instruction and operand array,
- * Zydis's Intel formatter for the operand text. Attributes come from Zydis's tables, which
+ * once per module), ZydisDecoderDecodeFull into one reused instruction and operand array, the
+ * operand text written from that one decoding by zydis_text.c (Intel syntax, the text of
+ * Zydis's Intel formatter). Attributes come from Zydis's tables, which
  * follow Intel XED: the ISA extension, ISA set and category are XED's names (bbmap/insn_attr.h
  * lists them; they are mapped from Zydis's enums by name once per process), the iclass is
  * XED's (Zydis's mnemonic with XED's _NEAR/_FAR, REP_/REPE_/REPNE_, _LOCK and _XMM forms).
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "bbmap/module_priv.h"
+#include "bbmap/zydis_text.h"
 #include "util/hbbp_err.h"
 
 #define NR_MNEMONICS (ZYDIS_MNEMONIC_MAX_VALUE + 1)
@@ -105,6 +107,7 @@ static void build_tables(void)
 unsigned mod_zydis__init(void)
 {
 	pthread_once(&tables_once, build_tables);
+	zydis_text__init();
 	return nr_unmapped;
 }
 
@@ -118,23 +121,10 @@ int mod_zydis__open(struct bbmap_module *m)
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&m->zy_dec,
 					   is64 ? ZYDIS_MACHINE_MODE_LONG_64 :
 						  ZYDIS_MACHINE_MODE_LONG_COMPAT_32,
-					   is64 ? ZYDIS_STACK_WIDTH_64 : ZYDIS_STACK_WIDTH_32)) ||
-	    !ZYAN_SUCCESS(ZydisFormatterInit(&m->zy_fmt, ZYDIS_FORMATTER_STYLE_INTEL))) {
+					   is64 ? ZYDIS_STACK_WIDTH_64 : ZYDIS_STACK_WIDTH_32))) {
 		pr_err("%s: zydis: cannot set up a decoder for this architecture", m->path);
 		return -HBBP_EUNSUPP;
 	}
-	/* As objdump -M intel writes operands: sizes of memory operands, lowercase hex,
-	 * no zero padding. */
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
-				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE,
-				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING,
-				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING,
-				  ZYDIS_PADDING_DISABLED);
 	m->zy_open = true;
 	return 0;
 }
@@ -439,31 +429,6 @@ int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 	return x86_forms(m, zi, ops, in);
 }
 
-/* Operand text: the formatted instruction without its prefix words and mnemonic. */
-static char *operand_text(const struct bbmap_module *m, const ZydisDecodedInstruction *zi,
-				const ZydisDecodedOperand *ops, uint64_t addr, char *buf,
-				size_t n)
-{
-	const char *mn = ZydisMnemonicGetString(zi->mnemonic);
-	char *p = buf, *sp;
-	size_t l = mn ? strlen(mn) : 0;
-
-	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&m->zy_fmt, zi, ops,
-							  zi->operand_count_visible, buf, n,
-							  addr, ZYAN_NULL))) {
-		buf[0] = 0;
-		return buf;
-	}
-	while (l && (strncmp(p, mn, l) || (p[l] != ' ' && p[l] != 0)) &&
-	       (sp = strchr(p, ' ')) != NULL)
-		p = sp + 1;
-	if (l && !strncmp(p, mn, l))
-		p += l;
-	while (*p == ' ')
-		p++;
-	return p;
-}
-
 int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
 		      struct mod_text_buf *text)
 {
@@ -513,22 +478,28 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 			m->stats.bytes_bad++;
 			off = mod_text__add(text, "");
 		} else {
-			char tmp[256], *t;
+			char *t;
+			size_t tl;
 
 			err = mod_zydis__attrs(m, &zi, ops, addr, in);
 			if (err)
 				return err;
 			in->len = zi.length;
-			t = operand_text(m, &zi, ops, addr, tmp, sizeof(tmp));
+			t = mod_text__room(text, ZYDIS_TEXT_MAX);
+			if (!t)
+				return -ENOMEM;
+			tl = zydis_text__operands(&zi, ops, addr, t);
 			if (in->flags & BBMAP_INSN_PSEUDO_OP) {
 				/* the predicate is in the mnemonic: drop ", imm" */
-				char *c = strrchr(t, ',');
+				char *c = memrchr(t, ',', tl);
 
 				in->flags &= (uint16_t)~BBMAP_INSN_PSEUDO_OP;
-				if (c)
+				if (c) {
 					*c = 0;
+					tl = (size_t)(c - t);
+				}
 			}
-			off = mod_text__add(text, t);
+			off = mod_text__commit(text, tl + 1);
 		}
 		if (off == (size_t)-1)
 			return -ENOMEM;
