@@ -29,6 +29,8 @@ static uint8_t set_map[ZYDIS_ISA_SET_MAX_VALUE + 1];
 static uint8_t cat_map[ZYDIS_CATEGORY_MAX_VALUE + 1];
 static char mn_names[NR_MNEMONICS][24];		/* objdump spelling, lowercase */
 static char ic_names[NR_MNEMONICS][24];		/* XED iclass, uppercase */
+static uint8_t pseudo_kind[NR_MNEMONICS];	/* enum pseudo: which compare pseudo-op */
+static uint16_t reg_bits[ZYDIS_REGISTER_MAX_VALUE + 1];	/* vector width of a register */
 static unsigned nr_unmapped;			/* Zydis names missing from insn_attr.h */
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
@@ -63,6 +65,37 @@ void mod_zydis__od_spelling(const char *zydis_mnemonic, char *out, size_t n)
 	od_spelling(zydis_mnemonic, out, n);
 }
 
+enum pseudo { PSEUDO_NONE, PSEUDO_VPCMP, PSEUDO_PCLMUL, PSEUDO_CMP, PSEUDO_VCMP };
+
+/* The compare family a Zydis mnemonic belongs to, for cmp_pseudo. */
+static enum pseudo pseudo_of(const char *zn)
+{
+	if (!strncmp(zn, "vpcmp", 5) && strlen(zn) <= 7 && zn[5] != 'e' && zn[5] != 'g' &&
+	    zn[5] != 'i')
+		return PSEUDO_VPCMP;	/* vpcmpb/ub/w/uw/d/ud/q/uq */
+	if (!strcmp(zn, "pclmulqdq") || !strcmp(zn, "vpclmulqdq"))
+		return PSEUDO_PCLMUL;
+	if (!strcmp(zn, "cmpps") || !strcmp(zn, "cmppd") || !strcmp(zn, "cmpss") ||
+	    !strcmp(zn, "cmpsd"))
+		return PSEUDO_CMP;
+	if (!strcmp(zn, "vcmpps") || !strcmp(zn, "vcmppd") || !strcmp(zn, "vcmpss") ||
+	    !strcmp(zn, "vcmpsd") || !strcmp(zn, "vcmpph") || !strcmp(zn, "vcmpsh"))
+		return PSEUDO_VCMP;
+	return PSEUDO_NONE;
+}
+
+static uint16_t reg_width_of(ZydisRegister r)
+{
+	switch (ZydisRegisterGetClass(r)) {
+	case ZYDIS_REGCLASS_MMX:	return 64;
+	case ZYDIS_REGCLASS_XMM:	return 128;
+	case ZYDIS_REGCLASS_YMM:	return 256;
+	case ZYDIS_REGCLASS_ZMM:	return 512;
+	case ZYDIS_REGCLASS_TMM:	return 8192;	/* an AMX tile: 16 rows of 64 bytes */
+	default:			return 0;
+	}
+}
+
 static void build_tables(void)
 {
 	unsigned i;
@@ -93,6 +126,7 @@ static void build_tables(void)
 		const char *s = ZydisMnemonicGetString((ZydisMnemonic)i);
 		size_t k;
 
+		pseudo_kind[i] = s ? (uint8_t)pseudo_of(s) : PSEUDO_NONE;
 		if (!s)
 			s = "invalid";
 		od_spelling(s, mn_names[i], sizeof(mn_names[i]));
@@ -100,6 +134,8 @@ static void build_tables(void)
 			ic_names[i][k] = (char)(s[k] >= 'a' && s[k] <= 'z' ? s[k] - 32 : s[k]);
 		ic_names[i][k] = 0;
 	}
+	for (i = 0; i <= ZYDIS_REGISTER_MAX_VALUE; i++)
+		reg_bits[i] = reg_width_of((ZydisRegister)i);
 	snprintf(ic_names[ZYDIS_MNEMONIC_CALL], sizeof(ic_names[0]), "CALL_NEAR");
 	snprintf(ic_names[ZYDIS_MNEMONIC_RET], sizeof(ic_names[0]), "RET_NEAR");
 }
@@ -131,14 +167,7 @@ int mod_zydis__open(struct bbmap_module *m)
 
 static uint16_t reg_width(ZydisRegister r)
 {
-	switch (ZydisRegisterGetClass(r)) {
-	case ZYDIS_REGCLASS_MMX:	return 64;
-	case ZYDIS_REGCLASS_XMM:	return 128;
-	case ZYDIS_REGCLASS_YMM:	return 256;
-	case ZYDIS_REGCLASS_ZMM:	return 512;
-	case ZYDIS_REGCLASS_TMM:	return 8192;	/* an AMX tile: 16 rows of 64 bytes */
-	default:			return 0;
-	}
+	return (unsigned)r <= ZYDIS_REGISTER_MAX_VALUE ? reg_bits[r] : 0;
 }
 
 static enum bbmap_elem elem_of(ZydisElementType t, unsigned bits)
@@ -220,50 +249,47 @@ static bool cmp_pseudo(const ZydisDecodedInstruction *zi, const ZydisDecodedOper
 		"neq_os", "ge_oq", "gt_oq", "true_us" };
 	static const char *const in[8] = { "eq", "lt", "le", "false", "neq", "nlt", "nle",
 					   "true" };
-	const char *zn = ZydisMnemonicGetString(zi->mnemonic);
+	const char *zn;
 	const ZydisDecodedOperand *imm = NULL;
+	enum pseudo kind = (unsigned)zi->mnemonic < NR_MNEMONICS ?
+			   (enum pseudo)pseudo_kind[zi->mnemonic] : PSEUDO_NONE;
 	unsigned i;
 	uint64_t v;
 
-	if (!zn || zi->operand_count_visible < 2)
+	if (kind == PSEUDO_NONE || zi->operand_count_visible < 2)
 		return false;
+	zn = ZydisMnemonicGetString(zi->mnemonic);
 	for (i = 0; i < zi->operand_count_visible; i++)
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
 			imm = &ops[i];
-	if (!imm)
+	if (!imm || !zn)
 		return false;
 	v = imm->imm.value.u;
-	if (!strncmp(zn, "vpcmp", 5) && strlen(zn) <= 7 && zn[5] != 'e' && zn[5] != 'g' &&
-	    zn[5] != 'i' && zn[5] != 'e') {
-		/* vpcmpb/ub/w/uw/d/ud/q/uq: integer predicates 0..7 */
+	switch (kind) {
+	case PSEUDO_VPCMP:	/* integer predicates 0..7 */
 		if (v > 7)
 			return false;
 		snprintf(mbuf, n, "vpcmp%s%s", in[v], zn + 5);
 		return true;
-	}
-	if (!strcmp(zn, "pclmulqdq") || !strcmp(zn, "vpclmulqdq")) {
-		/* which quadword of each source: bit 0 the first, bit 4 the second */
+	case PSEUDO_PCLMUL:	/* which quadword of each source: bit 0 the first, bit 4 the second */
 		if (v & ~0x11ull)
 			return false;
 		snprintf(mbuf, n, "%spclmul%sq%sqdq", zn[0] == 'v' ? "v" : "", v & 1 ? "h" : "l",
 			 v & 0x10 ? "h" : "l");
 		return true;
-	}
-	if (!strcmp(zn, "cmpps") || !strcmp(zn, "cmppd") || !strcmp(zn, "cmpss") ||
-	    !strcmp(zn, "cmpsd")) {
+	case PSEUDO_CMP:
 		if (v > 7)
 			return false;
 		snprintf(mbuf, n, "cmp%s%s", fp[v], zn + 3);
 		return true;
-	}
-	if (!strcmp(zn, "vcmpps") || !strcmp(zn, "vcmppd") || !strcmp(zn, "vcmpss") ||
-	    !strcmp(zn, "vcmpsd") || !strcmp(zn, "vcmpph") || !strcmp(zn, "vcmpsh")) {
+	case PSEUDO_VCMP:
 		if (v > 31)
 			return false;
 		snprintf(mbuf, n, "vcmp%s%s", fp[v], zn + 4);
 		return true;
+	default:
+		return false;
 	}
-	return false;
 }
 
 /* The iclass and mnemonic of an instruction with a prefix form (lock, rep) or a near/far
@@ -318,8 +344,8 @@ static int x86_forms(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 		in->iclass = ic;
 		return 0;
 	}
-	snprintf(ibuf, sizeof(ibuf), "%s%s%s", pre, ic, suf);
-	snprintf(mbuf, sizeof(mbuf), "%s%s", mpre, mn);
+	snprintf(ibuf, sizeof(ibuf), "%s%.32s%s", pre, ic, suf);
+	snprintf(mbuf, sizeof(mbuf), "%s%.40s", mpre, mn);
 	in->iclass = mod_str__intern(m, ibuf);
 	in->mnemonic = *mpre ? mod_str__intern(m, mbuf) : mn;
 	return in->iclass && in->mnemonic ? 0 : -ENOMEM;

@@ -22,6 +22,7 @@ struct mod_code_range {
 
 struct mod_fde {
 	uint64_t start, end;
+	uint64_t max_end;		/* the largest end of this and every earlier FDE */
 };
 
 struct mod_load_seg {

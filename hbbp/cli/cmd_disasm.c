@@ -17,7 +17,7 @@
 #include "hbbp/cli/commands.h"
 #include "util/hbbp_err.h"
 
-#define FORGET_BYTES (256u << 10)	/* decoded code kept before it is freed */
+#define FORGET_BYTES (16u << 10)	/* decoded code kept before it is freed */
 #define MAX_JOBS 16
 
 static int usage(void)
