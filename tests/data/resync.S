@@ -7,13 +7,17 @@
  *    (vol. 2, 2.2.1) says a REX prefix not right before the opcode is ignored: one
  *    instruction of 5 bytes, which the processor executes in one step; objdump lists each
  *    ignored REX byte as an instruction of its own.
- * _start calls both, then exits.
+ *  - w: fstcw is FWAIT (9B) then FNSTCW (D9 /7); the processor executes two instructions
+ *    (the SDM: "the assembler issues two instructions"); objdump lists one.
+ * _start calls f and g, stores the x87 control word below the stack pointer, and exits.
  */
 	.text
 	.globl	_start
 _start:
 	call	f
 	call	g
+	.globl	w
+w:	fstcw	-8(%rsp)
 	mov	$60, %eax
 	xor	%edi, %edi
 	syscall
