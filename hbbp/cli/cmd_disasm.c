@@ -31,6 +31,7 @@ static int usage(void)
  * each mnemonic and the attribute columns (iclass to mem) of each combination of them, in
  * small direct-mapped caches, and the symbol's CSV field when the symbol changes. */
 #define OUT_CAP (1u << 20)
+#define MEM_CAP (64u << 20)	/* a part's listing kept in memory, at most */
 #define LINE_MAX_FIXED 1024	/* a line without its operands and symbol name */
 #define CACHE_SLOTS 1024
 
@@ -49,6 +50,8 @@ struct mn_slot {
 
 struct out {
 	FILE *f;
+	bool mem;			/* the listing is kept in b (up to cap), then moved
+					 * to a temporary file f */
 	bool csv;
 	int err;			/* -EIO once a write failed */
 	char *b;
@@ -62,6 +65,8 @@ struct out {
 
 static void out_flush(struct out *o)
 {
+	if (o->mem)
+		return;
 	if (o->n && !o->err && fwrite_unlocked(o->b, 1, o->n, o->f) != o->n)
 		o->err = -EIO;
 	o->n = 0;
@@ -72,6 +77,14 @@ static bool out_room(struct out *o, size_t need)
 {
 	if (o->n + need <= o->cap)
 		return true;
+	if (o->mem) {
+		o->f = tmpfile();
+		o->mem = false;
+		if (!o->f) {
+			o->err = -EIO;
+			return false;
+		}
+	}
 	out_flush(o);
 	if (need > o->cap) {
 		char *nb = realloc(o->b, need);
@@ -319,24 +332,22 @@ static void put_insn(struct out *o, const struct bbmap_insn *in, bool first,
 	o->n = (size_t)(p - o->b);
 }
 
-static struct out *out_new(bool csv, FILE *f)
+/* A listing written to f, or kept in memory (f NULL) in a buffer of cap bytes. */
+static struct out *out_new(bool csv, FILE *f, size_t cap)
 {
-	struct out *o;
+	struct out *o = calloc(1, sizeof(*o));
 
-	if (!f)
-		return NULL;
-	o = calloc(1, sizeof(*o));
-	if (o)
-		o->b = malloc(OUT_CAP);
+	if (o) {
+		o->cap = f ? OUT_CAP : cap;
+		o->b = malloc(o->cap);
+	}
 	if (!o || !o->b) {
-		if (f != stdout)
-			fclose(f);
 		free(o);
 		return NULL;
 	}
-	o->cap = OUT_CAP;
 	o->csv = csv;
 	o->f = f;
+	o->mem = !f;
 	return o;
 }
 
@@ -499,22 +510,42 @@ static size_t plan(struct bbmap_module *m, const char *path, bool csv, unsigned 
 	return n + 1;
 }
 
-static int copy_out(FILE *from, FILE *to)
+/* Writes a part's listing, kept in memory or in its temporary file, to stdout. */
+static int copy_out(struct out *o)
 {
-	char *buf = malloc(OUT_CAP);
+	char *buf;
 	size_t k;
 	int err = 0;
 
+	if (o->mem)
+		return o->n && fwrite(o->b, 1, o->n, stdout) != o->n ? -EIO : 0;
+	buf = malloc(OUT_CAP);
 	if (!buf)
 		return -ENOMEM;
-	rewind(from);
-	while (!err && (k = fread(buf, 1, OUT_CAP, from)) > 0)
-		if (fwrite(buf, 1, k, to) != k)
+	rewind(o->f);
+	while (!err && (k = fread(buf, 1, OUT_CAP, o->f)) > 0)
+		if (fwrite(buf, 1, k, stdout) != k)
 			err = -EIO;
-	if (!err && ferror(from))
+	if (!err && ferror(o->f))
 		err = -EIO;
 	free(buf);
 	return err;
+}
+
+/* Code bytes of a part, for the size of its listing kept in memory. */
+static uint64_t chunk_bytes(struct bbmap_module *m, const struct chunk *c)
+{
+	uint64_t total = 0, s, e;
+	size_t ri;
+
+	for (ri = c->ri; ri <= c->ri_end && !bbmap_module__code_range(m, ri, &s, &e); ri++) {
+		if (ri == c->ri)
+			s = c->start;
+		if (ri == c->ri_end)
+			e = c->end;
+		total += e > s ? e - s : 0;
+	}
+	return total;
 }
 
 int cmd_disasm(int argc, char **argv)
@@ -580,7 +611,12 @@ int cmd_disasm(int argc, char **argv)
 	}
 	n = plan(m, path, csv, jobs, ch);
 	for (k = 0; k < n; k++) {
-		ch[k].o = out_new(csv, k ? tmpfile() : stdout);
+		/* about 16 bytes of text (19 of CSV) per byte of x86 code: the other parts
+		 * are kept in memory while that fits MEM_CAP */
+		uint64_t want = chunk_bytes(m, &ch[k]) * 24;
+
+		ch[k].o = out_new(csv, k ? NULL : stdout,
+				  want < OUT_CAP ? OUT_CAP : want > MEM_CAP ? MEM_CAP : want);
 		if (!ch[k].o) {
 			fprintf(stderr, "hbbp-convert: disasm: %s\n", strerror(errno ? errno : ENOMEM));
 			err = -ENOMEM;
@@ -591,8 +627,8 @@ int cmd_disasm(int argc, char **argv)
 	if (!err && csv)
 		out_put(ch[0].o, "address,length,mnemonic,operands,iclass,isa,isa_set,category,"
 			"width,mem,block_start,symbol\n");
-	/* The first part goes to stdout from this thread, the others to temporary files from
-	 * their threads, copied after it in order. */
+	/* The first part goes to stdout from this thread, the others to memory (a temporary
+	 * file past MEM_CAP) from their threads, written after it in order. */
 	for (k = 1; k < n && !err; k++) {
 		if (pthread_create(&ch[k].th, NULL, chunk_thread, &ch[k])) {
 			fprintf(stderr, "hbbp-convert: disasm: cannot start a thread: %s\n",
@@ -635,8 +671,10 @@ int cmd_disasm(int argc, char **argv)
 			/* continue the one walk where it stopped, in this thread */
 			c->start = ch[k - 1].reached > c->start && ch[k - 1].ri_end == c->ri ?
 				   ch[k - 1].reached : c->start;
-			fclose(c->o->f);
+			if (c->o->f)
+				fclose(c->o->f);
 			c->o->f = stdout;
+			c->o->mem = false;
 			c->o->n = 0;
 			c->nr_insns = c->unreached = 0;
 			walk(c, m);
@@ -645,7 +683,7 @@ int cmd_disasm(int argc, char **argv)
 			if (!err)
 				err = c->o->err;
 		} else {
-			err = copy_out(ch[k].o->f, stdout);
+			err = copy_out(ch[k].o);
 			bytes_bad += ch[k].bytes_bad;
 			bytes_cut += ch[k].bytes_cut;
 		}
