@@ -1,5 +1,7 @@
 /* Decodes one region of an x86 or x86-64 module with Zydis: one ZydisDecoder per mode (set up
- * once per module), ZydisDecoderDecodeFull into one reused instruction and operand array, the
+ * once per module), ZydisDecoderDecodeInstruction and ZydisDecoderDecodeOperands (what
+ * ZydisDecoderDecodeFull does, without clearing the unused operand slots: nothing here reads
+ * past operand_count) into one reused instruction and operand array, the
  * operand text written from that one decoding by zydis_text.c (Intel syntax, the text of
  * Zydis's Intel formatter). Attributes come from Zydis's tables, which
  * follow Intel XED: the ISA extension, ISA set and category are XED's names (bbmap/insn_attr.h
@@ -455,6 +457,18 @@ int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 	return x86_forms(m, zi, ops, in);
 }
 
+/* ZydisDecoderDecodeFull but for the clearing of ops[operand_count..]. */
+static ZyanStatus decode(const ZydisDecoder *dec, const uint8_t *code, size_t n,
+			 ZydisDecodedInstruction *zi, ZydisDecodedOperand *ops)
+{
+	ZydisDecoderContext ctx;
+	ZyanStatus st = ZydisDecoderDecodeInstruction(dec, &ctx, code, n, zi);
+
+	if (!ZYAN_SUCCESS(st))
+		return st;
+	return ZydisDecoderDecodeOperands(dec, &ctx, zi, ops, zi->operand_count);
+}
+
 int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
 		      struct mod_text_buf *text)
 {
@@ -480,13 +494,12 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 		in = &m->scr_insns[r->nr_insns];
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
-		st = ZydisDecoderDecodeFull(&m->zy_dec, code, left, &zi, ops);
+		st = decode(&m->zy_dec, code, left, &zi, ops);
 		if (st == ZYDIS_STATUS_NO_MORE_DATA && r->soft_end_max > r->end) {
 			/* a window's cut: its last instruction runs past it */
 			uint64_t more = r->soft_end_max - addr;
 
-			st = ZydisDecoderDecodeFull(&m->zy_dec, code, more < 15 ? more : 15, &zi,
-						    ops);
+			st = decode(&m->zy_dec, code, more < 15 ? more : 15, &zi, ops);
 			if (ZYAN_SUCCESS(st)) {
 				r->end = addr + zi.length;
 				left = zi.length;

@@ -309,7 +309,7 @@ size_t zydis_text__operands(const ZydisDecodedInstruction *zi, const ZydisDecode
 		}
 		if (!evex)
 			continue;
-		if (i == 0 && i + 1 < ZYDIS_MAX_OPERAND_COUNT &&
+		if (i == 0 && 1 < zi->operand_count &&
 		    ops[1].encoding == ZYDIS_OPERAND_ENCODING_MASK &&
 		    zi->avx.mask.reg != ZYDIS_REGISTER_K0) {
 			p = PUT_LIT(p, " {");
@@ -324,7 +324,7 @@ size_t zydis_text__operands(const ZydisDecodedInstruction *zi, const ZydisDecode
 			if (mvex)
 				p = put_mvex_mem(p, zi);
 		} else if (op->type != ZYDIS_OPERAND_TYPE_IMMEDIATE &&
-			   (i + 1 == n || (i + 1 < ZYDIS_MAX_OPERAND_COUNT &&
+			   (i + 1 == n || (i + 1 < zi->operand_count &&
 					   ops[i + 1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE))) {
 			if (mvex)
 				p = put_swizzle(p, zi);
