@@ -34,9 +34,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 case $pmusim in /*) ;; *) pmusim=$(pwd)/$pmusim ;; esac
 case $gen in /*) ;; *) gen=$(pwd)/$gen ;; esac
 names=${*:-cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g tiled}
-cc1=${BENCH_CC1:-$(gcc -print-prog-name=cc1)}
-sqlite=${BENCH_SQLITE:-$(command -v sqlite3 || echo /usr/bin/sqlite3)}
-python=${BENCH_PYTHON:-/usr/bin/python3}
+cc1=$(readlink -f "${BENCH_CC1:-$(gcc -print-prog-name=cc1)}")
+sqlite=$(readlink -f "${BENCH_SQLITE:-$(command -v sqlite3 || echo /usr/bin/sqlite3)}")
+python=$(readlink -f "${BENCH_PYTHON:-/usr/bin/python3}")
 csrc=${BENCH_CC1_C:-$root/samples/workloads/interp.c}
 sql=${BENCH_SQL:-$root/bench/real/work.sql}
 py=${BENCH_PY:-$root/bench/real/work.py}
