@@ -8,7 +8,8 @@
 # stack-cache hit rate (from the summary of `hbbp-convert --diagnostics`, one extra untimed
 # run; "n/a" where the summary does not say), and the ratios of the others' times to ours.
 # Prints the table and writes it to $BENCH_RESULTS with the commit, the machine, the load
-# average and the commands that made each input.
+# average and the commands that made each input; keeps the raw rows in $BENCH_DIR/rows.last
+# (awk -f bench/real_table.awk rows.last prints the table again).
 #
 # Knobs (environment):
 #   BENCH_REAL="cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g tiled"  the files
@@ -54,7 +55,8 @@ fi
 
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-tmp=$dir/run.tmp
+# per run (two runs may share BENCH_DIR): times, rows, outputs; removed at the end
+tmp=$dir/run.$$
 mkdir -p "$tmp"
 rows=$tmp/rows.txt
 : > "$rows"
@@ -127,6 +129,7 @@ for n in $names; do
 	echo "  $row" >&2
 done
 rm -f "$tmp/out.csv" "$tmp/out.fdata" "$tmp/diag.csv"
+cp "$tmp/rows.txt" "$dir/rows.last"
 
 table=$tmp/table.md
 awk -f bench/real_table.awk "$rows" > "$table"
@@ -167,3 +170,4 @@ if [ -n "$results" ]; then
 	} > "$results"
 	echo "wrote $results" >&2
 fi
+rm -rf "$tmp"
