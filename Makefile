@@ -4,7 +4,9 @@
 #   make check        unit, round-trip, golden CLI, corpus and malformed-input tests
 #   make SAN=address,undefined check   the same under sanitizers (separate build dir)
 #   make fuzz         build the libFuzzer targets of tests/fuzz (clang)
-#   make bench        conversion benchmark against perf and cat (BENCH_SIZES="100 1000" MiB)
+#   make bench        conversion benchmark on realistic recordings against perf script and
+#                     perf2bolt (bench/real.sh; BENCH_DIR=, BENCH_REAL="cc1 sqlite ...")
+#   make bench-tiled  the best case: tiled recordings against perf and cat (bench/run.sh)
 #   make install PREFIX=/usr/local DESTDIR=   (make uninstall with the same removes it)
 #   V=1               show the commands
 
@@ -98,7 +100,7 @@ PROGS := hbbp-convert $(if $(SIM_SRCS),pmusim)
 endif
 
 .SECONDARY:
-.PHONY: all check check-build check-run deps demo clean install uninstall fuzz bench accuracy update-golden san-corpus objdump-big
+.PHONY: all check check-build check-run deps demo clean install uninstall fuzz bench bench-real bench-tiled accuracy update-golden san-corpus objdump-big
 all: $(PROGS)
 
 # The release: `git describe` of the checkout, else the VERSION file of a source tarball.
@@ -180,8 +182,16 @@ san-corpus:
 objdump-big: $(PROGS)
 	@HBBP=$(firstword $(PROGS)) sh tests/objdump_big.sh $(BIG_ELF)
 
-# Generates recordings into build/bench and writes bench/RESULTS.md (see bench/run.sh).
-bench: $(PROGS) $(BUILD)/tools/benchgen
+# Realistic recordings (the simulator running cc1, sqlite3, python3; many-process and
+# many-thread mixes; 4 GiB) made once into $(BENCH_DIR) (default build/bench-real: about
+# 11 GiB and an hour the first time), timed against perf script and perf2bolt; writes
+# bench/RESULTS.md (see bench/real.sh). BENCH_REAL="cc1 mix3" runs a subset.
+bench bench-real: $(PROGS) $(BUILD)/tools/benchgen
+	@BUILD=$(BUILD) HBBP=$(firstword $(PROGS)) PMUSIM=$(word 2,$(PROGS)) sh bench/real.sh
+
+# The best case: recordings tiled from five short runs (nearly every stack repeats) into
+# build/bench, against perf script, perf report and cat; writes bench/RESULTS-tiled.md.
+bench-tiled: $(PROGS) $(BUILD)/tools/benchgen
 	@BUILD=$(BUILD) HBBP=$(firstword $(PROGS)) PMUSIM=$(word 2,$(PROGS)) sh bench/run.sh
 
 # install: the converter and its manual page; the simulator (a test and training tool) as

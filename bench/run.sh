@@ -1,10 +1,11 @@
 #!/bin/sh
-# The conversion benchmark (make bench): generates large two-event LBR recordings by tiling
-# pmusim recordings of real programs (bench/inputs.sh, tests/tools/benchgen.c), then times,
-# on the same files from the page cache: hbbp-convert to CSV and to SQLite, hbbp-convert dump,
-# perf script -F ip,brstack, perf report --stdio -b, and cat (the read limit, run in turn with
-# the CSV conversion), plus hbbp-convert on the zstd-compressed variants. Prints the table and
-# writes it to $BENCH_RESULTS with the commit, the machine and the load average.
+# The best-case conversion benchmark (make bench-tiled): generates large two-event LBR
+# recordings by tiling pmusim recordings of short runs (bench/inputs.sh,
+# tests/tools/benchgen.c), then times, on the same files from the page cache: hbbp-convert to
+# CSV and to SQLite, hbbp-convert dump, perf script -F ip,brstack, perf report --stdio -b, and
+# cat (the read limit, run in turn with the CSV conversion), plus hbbp-convert on the
+# zstd-compressed variants. Prints the table and writes it to $BENCH_RESULTS with the commit,
+# the machine and the load average.
 #
 # Knobs (environment):
 #   BENCH_SIZES="100 1000"  file sizes in MiB of uncompressed data
@@ -12,7 +13,7 @@
 #   BENCH_PERF=0            skip the perf script / perf report rows
 #   BENCH_Z="z z2"          compressed variants (z: COMPRESSED, z2: COMPRESSED2; "" none)
 #   BENCH_DIR=build/bench   where the recordings go (never committed)
-#   BENCH_RESULTS=bench/RESULTS.md   where the table goes ("" : not written)
+#   BENCH_RESULTS=bench/RESULTS-tiled.md   where the table goes ("" : not written)
 # Depends on hbbp-convert, pmusim, benchgen, /usr/bin/time; perf is optional.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,7 +24,7 @@ PMUSIM=${PMUSIM:-./pmusim}
 GEN=${GEN:-$BUILD/tools/benchgen}
 sizes=${BENCH_SIZES:-100 1000}
 dir=${BENCH_DIR:-build/bench}
-results=${BENCH_RESULTS-bench/RESULTS.md}
+results=${BENCH_RESULTS-bench/RESULTS-tiled.md}
 zvariants=${BENCH_Z-z z2}
 TIME=/usr/bin/time
 export LC_ALL=C
@@ -162,9 +163,10 @@ if [ -n "$results" ]; then
 	{
 		echo "# Benchmark results"
 		echo
-		echo "Produced by \`make bench\` (bench/run.sh; BENCH_SIZES=\"$sizes\")."
+		echo "Produced by \`make bench-tiled\` (bench/run.sh; BENCH_SIZES=\"$sizes\"). These files are"
+		echo "the best case: tiled from five short runs, nearly every stack repeats."
 		echo
-		echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!bench/RESULTS.md' 2>/dev/null || echo ' (with local changes)')"
+		echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- . ':!bench/RESULTS*.md' 2>/dev/null || echo ' (with local changes)')"
 		echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 		echo "- machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM, $(uname -sr)"
 		echo "- perf: $(perf version 2>/dev/null || echo absent)"

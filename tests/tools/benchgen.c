@@ -9,10 +9,13 @@
  * lookups, aggregation and disassembly as on the originals. Depends only on the reader and
  * the writer.
  *
- * Usage: benchgen [-z | --zstd2] [--level N] [--procs N] [--attr-size N]
+ * Usage: benchgen [-z | --zstd2] [--level N] [--procs N | --threads N] [--attr-size N]
  *                 (--mb N | --loops K) -o OUT IN...
  * --loops K: one process per input, each replaying its input exactly K times (for tests:
  * every count of the output is K times the input's).
+ * --threads N: one process of N threads (a server) instead of processes: one COMM and one
+ * set of MMAP2 (of the single input), a FORK per thread; thread k replays the input from
+ * own starting point (k / N of the way into it) and runs on CPU k % 2.
  * Prints "samples N bytes N" (the uncompressed data size) on stdout.
  */
 #include <errno.h>
@@ -192,7 +195,7 @@ static int input_load(struct bg_input *in, struct bg_event *ev, size_t *nr_ev,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: benchgen [-z | --zstd2] [--level N] [--procs N] "
+	fprintf(stderr, "usage: benchgen [-z | --zstd2] [--level N] [--procs N | --threads N] "
 		"[--attr-size N] (--mb N | --loops K) -o OUT IN.data...\n");
 	exit(2);
 }
@@ -213,7 +216,7 @@ int main(int argc, char **argv)
 	uint64_t target = 0, bytes = 0, nsamples = 0, t = 1000000000ULL, loops = 0;
 	uint64_t tc[2], round_start = 0;	/* per-CPU clocks; bytes at the round's start */
 	uint64_t *left = NULL;
-	size_t nin = 0, nr_ev = 0, procs = 0, i, p;
+	size_t nin = 0, nr_ev = 0, procs = 0, threads = 0, i, p;
 	size_t *cursor;
 	int evidx[8], err = 0, ai;
 
@@ -228,6 +231,8 @@ int main(int argc, char **argv)
 			wo.zstd_level = atoi(argv[++ai]);
 		else if (!strcmp(a, "--procs") && ai + 1 < argc)
 			procs = strtoul(argv[++ai], NULL, 0);
+		else if (!strcmp(a, "--threads") && ai + 1 < argc)
+			threads = strtoul(argv[++ai], NULL, 0);
 		else if (!strcmp(a, "--attr-size") && ai + 1 < argc)
 			wo.attr_size = (uint32_t)strtoul(argv[++ai], NULL, 0);
 		else if (!strcmp(a, "--mb") && ai + 1 < argc)
@@ -245,11 +250,18 @@ int main(int argc, char **argv)
 	}
 	if (!out || !nin || !(target || loops))
 		usage();
+	if (threads && (procs || loops || nin != 1 || threads > 1000000)) {
+		fprintf(stderr, "benchgen: --threads N takes one input, N <= 1000000, "
+			"no --procs or --loops\n");
+		return 2;
+	}
 	wo.cmdline = cmdline;
 	for (i = 0; i < nin; i++)
 		if (input_load(&in[i], ev, &nr_ev, &wo, i == 0))
 			return 2;
-	if (loops)
+	if (threads)
+		procs = threads;
+	else if (loops)
 		procs = nin;
 	else if (!procs)
 		procs = 2 * nin;
@@ -288,13 +300,22 @@ int main(int argc, char **argv)
 							     mp->file)))
 				goto fail;
 		}
-	/* one FORK/COMM/MMAP2 set per process; process p replays input p % nin */
+	/* one FORK/COMM/MMAP2 set per process; process p replays input p % nin. Threads: the
+	 * first one's set, then a FORK (pid 10000, ppid 10000) per further thread. */
 	for (p = 0; p < procs; p++) {
 		const struct bg_input *ip = &in[p % nin];
-		uint32_t pid = 10000 + (uint32_t)p;
-		struct perf_sample_id sid = { .pid = pid, .tid = pid, .time = t, .id = ev[0].ids[0] };
+		uint32_t tid = 10000 + (uint32_t)p, pid = threads ? 10000 : tid;
+		struct perf_sample_id sid = { .pid = pid, .tid = tid, .time = t, .id = ev[0].ids[0] };
 
-		err = perf_writer__task(w, PERF_RECORD_FORK, pid, 1, pid, 1, t, &sid);
+		if (threads && p) {
+			err = perf_writer__task(w, PERF_RECORD_FORK, pid, pid, tid, 10000, t, &sid);
+			if (err)
+				goto fail;
+			cursor[p] = (size_t)((uint64_t)p * ip->nr / procs);
+			t += 1000;
+			continue;
+		}
+		err = perf_writer__task(w, PERF_RECORD_FORK, pid, 1, tid, 1, t, &sid);
 		if (!err)
 			err = perf_writer__comm(w, true, pid, pid, ip->comm, &sid);
 		for (size_t m = 0; !err && m < ip->nr_maps; m++) {
@@ -317,13 +338,13 @@ int main(int argc, char **argv)
 		more = false;
 		for (p = 0; p < procs && (loops || bytes < target); p++) {
 			const struct bg_input *ip = &in[p % nin];
-			uint32_t pid = 10000 + (uint32_t)p;
+			uint32_t tid = 10000 + (uint32_t)p, pid = threads ? 10000 : tid;
 
 			for (int c = 0; c < CHUNK && left[p] && (loops || bytes < target); c++) {
 				const struct bg_sample *o = &ip->s[cursor[p]];
 				struct perf_sample s = {
 					.id = ev[o->evidx].nr_ids ? ev[o->evidx].ids[0] : 0,
-					.ip = o->ip, .pid = pid, .tid = pid, .time = tc[p & 1],
+					.ip = o->ip, .pid = pid, .tid = tid, .time = tc[p & 1],
 					.period = o->period, .cpu = (uint32_t)(p & 1),
 					.nr_branches = o->nr, .has_hw_idx = o->has_hw_idx,
 					.hw_idx = o->hw_idx, .branches = ip->br + o->br_off,
@@ -353,10 +374,11 @@ int main(int argc, char **argv)
 	}
 	t = (tc[0] > tc[1] ? tc[0] : tc[1]) + 137;
 	for (p = 0; p < procs && !err; p++) {
-		uint32_t pid = 10000 + (uint32_t)p;
-		struct perf_sample_id sid = { .pid = pid, .tid = pid, .time = t, .id = ev[0].ids[0] };
+		uint32_t tid = 10000 + (uint32_t)p, pid = threads ? 10000 : tid;
+		uint32_t ppid = threads && p ? 10000 : 1;
+		struct perf_sample_id sid = { .pid = pid, .tid = tid, .time = t, .id = ev[0].ids[0] };
 
-		err = perf_writer__task(w, PERF_RECORD_EXIT, pid, 1, pid, 1, t, &sid);
+		err = perf_writer__task(w, PERF_RECORD_EXIT, pid, ppid, tid, ppid, t, &sid);
 	}
 	if (!err)
 		err = perf_writer__finished_round(w);

@@ -1,0 +1,128 @@
+#!/bin/sh
+# Inputs of the realistic benchmark (bench/real.sh): recordings that look like real ones, made
+# by the simulator running big real programs, then mixed by benchgen into many-process and
+# many-thread files. Unlike bench/inputs.sh (small workloads tiled into the best case), every
+# stack here comes from a long run of a real compiler, database or interpreter, so a converter
+# sees many distinct stacks and streams.
+#
+# Files (in OUTDIR; each with FILE.cmd, the commands that made it, FILE.info, and FILE.bin,
+# its main program, for tools that read one binary's samples):
+#   cc1.data       pmusim: gcc's cc1 -O2 compiling the preprocessed samples/workloads/interp.c
+#   sqlite.data    pmusim: sqlite3 running bench/real/work.sql
+#   python.data    pmusim: python3 running bench/real/work.py (json, re, Counter)
+#   mix3.data      benchgen: cc1 + python + sqlite, 3 processes, 1000 MiB
+#   mix3000.data   the same sources, 3000 processes
+#   mix10000.data  the same sources, 10,000 processes
+#   threads.data   benchgen: sqlite replayed by 256 threads of one process (a server), 1000 MiB
+#   mix3_4g.data   like mix3.data, 4096 MiB
+#   tiled.data     the best case: bench/inputs.sh's five short runs tiled to 1000 MiB (as in
+#                  make bench-tiled): nearly every stack repeats
+# A file that exists is kept (delete it to remake it). Prints the paths made or found.
+#
+# Usage: bench/real_inputs.sh OUTDIR PMUSIM BENCHGEN [NAME...]   (default: all of them)
+# Knobs: BENCH_CC1 (cc1 binary), BENCH_SQLITE, BENCH_PYTHON (programs recorded);
+#        BENCH_CC1_C (the C file compiled), BENCH_SQL, BENCH_PY (the scripts run);
+#        BENCH_MIX_MB (1000) and BENCH_BIG_MB (4096): sizes of the benchgen files;
+#        BENCH_THREADS (256): threads of threads.data. (The smoke test makes small ones.)
+# Depends on pmusim (qemu-x86_64), benchgen, gcc, sqlite3 and python3 only.
+set -e
+out=$1 pmusim=$2 gen=$3
+[ -n "$out" ] && [ -x "$pmusim" ] && [ -x "$gen" ] ||
+	{ echo "usage: bench/real_inputs.sh OUTDIR PMUSIM BENCHGEN [NAME...]" >&2; exit 2; }
+shift 3
+root=$(cd "$(dirname "$0")/.." && pwd)
+case $pmusim in /*) ;; *) pmusim=$(pwd)/$pmusim ;; esac
+case $gen in /*) ;; *) gen=$(pwd)/$gen ;; esac
+names=${*:-cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g tiled}
+cc1=$(readlink -f "${BENCH_CC1:-$(gcc -print-prog-name=cc1)}")
+sqlite=$(readlink -f "${BENCH_SQLITE:-$(command -v sqlite3 || echo /usr/bin/sqlite3)}")
+python=$(readlink -f "${BENCH_PYTHON:-/usr/bin/python3}")
+csrc=${BENCH_CC1_C:-$root/samples/workloads/interp.c}
+sql=${BENCH_SQL:-$root/bench/real/work.sql}
+py=${BENCH_PY:-$root/bench/real/work.py}
+nthreads=${BENCH_THREADS:-256}
+mixmb=${BENCH_MIX_MB:-1000}
+bigmb=${BENCH_BIG_MB:-4096}
+sim="--effects realistic --rand-bits 3 --ebs-period 397 --lbr-period 61"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# note FILE CMD...: runs CMD (which writes FILE.tmp), records it in FILE.cmd, renames.
+note() {
+	n_f=$1
+	shift
+	for n_a in "$@"; do
+		case $n_a in
+		*[!A-Za-z0-9_./=:,+-]*) printf "'%s' " "$n_a" ;;
+		*) printf '%s ' "$n_a" ;;
+		esac
+	done | sed 's/ $//; s|\.data\.tmp|.data|g; s|/\./|/|g' >> "$n_f.cmd.tmp"
+	echo >> "$n_f.cmd.tmp"
+	"$@"
+}
+# finish FILE: FILE.tmp becomes FILE; FILE.info gets its size in bytes.
+finish() {
+	mv "$1.tmp" "$1"
+	mv "$1.cmd.tmp" "$1.cmd"
+	echo "file_bytes $(stat -c %s "$1")" >> "$1.info"
+}
+
+# pmusim NAME SEED PROGRAM ARGS...: one recording, run in $out (the programs' outputs go
+# there too; qemu-user does not follow exec, so each program runs directly, not under sh).
+record() {
+	r_f=$out/$1.data r_seed=$2
+	shift 2
+	[ -s "$r_f" ] && return 0
+	echo "bench: recording $r_f (minutes)" >&2
+	(cd "$out" && note "$r_f" "$pmusim" $sim --seed "$r_seed" -o "$r_f.tmp" -- "$@" \
+		> "$r_f.log" 2>&1) || { tail -n 5 "$r_f.log" >&2; exit 3; }
+	finish "$r_f"
+}
+
+# mix NAME BENCHGEN-ARGS...: a benchgen file from the three recordings.
+mix() {
+	m_f=$out/$1.data
+	shift
+	[ -s "$m_f" ] && return 0
+	echo "bench: generating $m_f" >&2
+	note "$m_f" "$gen" "$@" -o "$m_f.tmp" > "$m_f.info.tmp"
+	mv "$m_f.info.tmp" "$m_f.info"
+	finish "$m_f"
+}
+
+srcs="$out/cc1.data $out/python.data $out/sqlite.data"
+for n in $names; do
+	[ -s "$out/$n.data" ] || rm -f "$out/$n.data.cmd.tmp" "$out/$n.data.info"
+	case $n in
+	cc1|mix*)	echo "$cc1" > "$out/$n.data.bin" ;;
+	sqlite|threads)	echo "$sqlite" > "$out/$n.data.bin" ;;
+	python)		echo "$python" > "$out/$n.data.bin" ;;
+	tiled)		echo "$out/tiled_src/bin/interp" > "$out/$n.data.bin" ;;
+	esac
+	case $n in
+	cc1)
+		if [ ! -s "$out/cc1.data" ]; then
+			note "$out/cc1.data" gcc -E -I"$root" "$csrc" -o "$out/big.i"
+		fi
+		record cc1 11 "$cc1" -quiet -O2 "$out/big.i" -o "$out/big.s" ;;
+	sqlite)
+		cp "$sql" "$out/work.sql"
+		record sqlite 13 "$sqlite" :memory: ".read $out/work.sql" ;;
+	python)
+		cp "$py" "$out/work.py"
+		record python 12 "$python" "$out/work.py" ;;
+	mix3)		mix mix3 --procs 3 --mb "$mixmb" $srcs ;;
+	mix3000)	mix mix3000 --procs 3000 --mb "$mixmb" $srcs ;;
+	mix10000)	mix mix10000 --procs 10000 --mb "$mixmb" $srcs ;;
+	threads)	mix threads --threads "$nthreads" --mb "$mixmb" "$out/sqlite.data" ;;
+	mix3_4g)	mix mix3_4g --procs 3 --mb "$bigmb" $srcs ;;
+	tiled)
+		if [ ! -s "$out/tiled.data" ]; then
+			echo "sh bench/inputs.sh $out/tiled_src $pmusim" > "$out/tiled.data.cmd.tmp"
+			tsrcs=$(sh "$root/bench/inputs.sh" "$out/tiled_src" "$pmusim")
+		fi
+		mix tiled --mb "$mixmb" $tsrcs ;;
+	*)		echo "bench: unknown input '$n'" >&2; exit 1 ;;
+	esac
+	echo "$out/$n.data"
+done

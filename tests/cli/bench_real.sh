@@ -1,0 +1,85 @@
+#!/bin/sh
+# Smoke test of the realistic benchmark (bench/real.sh, bench/real_inputs.sh, bench/diag.awk,
+# bench/real_table.awk, benchgen --threads) on small inputs, so that `make bench` cannot rot:
+# sqlite3 really recorded by pmusim on a tiny SQL script; two small simulator runs stand in
+# for the cc1 and python recordings (recording those takes minutes). Checks against stock
+# perf: the many-process files hold that many processes, the many-thread file that many
+# threads of one process with all of benchgen's samples; every file has a row with a rate,
+# and a perf script and a perf2bolt time where those tools are installed. The summary parser
+# against a hand-written line.
+. "$(dirname "$0")/../lib.sh"
+have_bench_tools bench_real || exit 0
+if ! command -v sqlite3 >/dev/null 2>&1; then skip "bench_real: sqlite3 not installed"; exit 0; fi
+
+# the parser of the --diagnostics summary, on a line written by hand
+line='  LBR stacks: 77319, 32861 distinct (42.5%); stack cache 51.2% hits (on); streams 123456 distinct'
+got=$(printf 'event 1 ...\n%s\nunresolved\n' "$line" | awk -f "$ROOT/bench/diag.awk")
+check "bench_real: diag.awk reads the summary line ($got)" \
+	[ "$got" = "77319 32861 42.5 51.2 on 123456" ]
+got=$(printf '  LBR stacks: 500, 20 distinct (4.0%%)\n' | awk -f "$ROOT/bench/diag.awk")
+check "bench_real: diag.awk gives n/a for what the line lacks ($got)" \
+	[ "$got" = "500 20 4.0 n/a n/a n/a" ]
+
+perf=0
+command -v perf >/dev/null 2>&1 && perf=1
+p2b=$(ls /usr/lib/llvm-*/bin/perf2bolt 2>/dev/null | sort -V | tail -n 1)
+srcs=$(BENCH_INPUTS="interp 10 libcmix 3" sh "$ROOT/bench/inputs.sh" "$TMP/src" "$ROOT/pmusim" \
+	2> "$TMP/inputs.err") || { fail "bench_real: bench/inputs.sh"; exit 0; }
+d=$TMP/d
+mkdir -p "$d"
+set -- $srcs
+cp "$1" "$d/cc1.data"
+cp "$2" "$d/python.data"
+printf 'create table t(a, b);\ninsert into t values (1, 2), (3, 4);\nselect sum(a * b) from t;\n' \
+	> "$TMP/t.sql"
+names="sqlite mix3 mix3000 mix10000 threads"
+BENCH_DIR=$d BENCH_REAL=$names BENCH_RUNS=1 BENCH_RESULTS=$TMP/RESULTS.md BENCH_PERF=$perf \
+	BENCH_SQL=$TMP/t.sql BENCH_CC1=$TMP/src/bin/interp BENCH_MIX_MB=2 BENCH_THREADS=8 \
+	GEN=$GEN HBBP=$HBBP PMUSIM=$ROOT/pmusim sh "$ROOT/bench/real.sh" > "$TMP/run.out" \
+	2> "$TMP/run.err"
+rc=$?
+check "bench_real: real.sh succeeds" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || { tail -n 20 "$TMP/run.err" >&2; exit 0; }
+
+# one row per file: MiB/s (column 5) and RSS (7) positive; perf script (12) and perf2bolt
+# (14) timed where installed
+r=$TMP/RESULTS.md
+for n in $names; do
+	row=$(grep "(\`$n.data\`)" "$r" | head -n 1)
+	bad=$(echo "$row" | awk -F'|' -v perf=$perf -v p2b=$([ -n "$p2b" ] && echo 1 || echo 0) '
+		{ b = ($5 + 0 <= 0) + ($7 + 0 <= 0)
+		  if (perf) b += ($12 !~ /[0-9]/); if (p2b) b += ($14 !~ /[0-9]/); print b + 0 }')
+	expect "bench_real: $n row has rate, RSS and the peers' times ($row)" \
+		'[ -n "$row" ] && [ "${bad:-1}" -eq 0 ]'
+done
+expect "bench_real: RESULTS.md names commit, machine and how sqlite.data was made" \
+	'grep -q "^- commit: " "$r" && grep -q "^- machine: [0-9]* CPUs" "$r" &&
+	 grep -q "pmusim --effects realistic .* --seed 13 -o sqlite.data -- .*sqlite3 :memory: '"'"'.read work.sql'"'"'" "$r"'
+[ -n "$p2b" ] || skip "bench_real: perf2bolt not installed, its column not checked"
+
+if [ $perf = 0 ]; then
+	skip "bench_real: perf not installed, processes and threads not checked"
+	exit 0
+fi
+for p in 3000 10000; do
+	n=$(perf script --show-task-events -i "$d/mix$p.data" 2> /dev/null | grep -c 'PERF_RECORD_FORK')
+	check "bench_real: mix$p.data holds $p processes (perf: $n)" [ "$n" -eq $p ]
+done
+samples=$(awk '/^samples / { print $2 }' "$d/threads.data.info")
+perf script -F pid,tid -i "$d/threads.data" 2> /dev/null > "$TMP/pt"
+expect "bench_real: threads.data: $samples samples, one process, 8 threads (perf)" \
+	'[ "$(wc -l < "$TMP/pt")" -eq "$samples" ] &&
+	 [ "$(awk "{ print \$1 }" "$TMP/pt" | cut -d/ -f1 | sort -u)" = 10000 ] &&
+	 [ "$(awk "{ print \$1 }" "$TMP/pt" | cut -d/ -f2 | sort -u | wc -l)" -eq 8 ]'
+
+# the converter's stack count (once its summary says it) is the number of LBR samples
+d3=$("$HBBP" --diagnostics -o "$TMP/m.csv" "$d/mix3.data" 2>&1 >/dev/null |
+	awk -f "$ROOT/bench/diag.awk")
+set -- $d3
+if [ "$1" = n/a ]; then
+	skip "bench_real: the --diagnostics summary has no 'LBR stacks:' line yet"
+else
+	nlbr=$(perf script -F event -i "$d/mix3.data" 2> /dev/null | grep -c near_taken)
+	expect "bench_real: LBR stacks $1 = perf's LBR samples $nlbr, distinct $2 <= stacks" \
+		'[ "$1" -eq "$nlbr" ] && [ "$2" -le "$1" ]'
+fi
