@@ -527,7 +527,8 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 			t = mod_text__room(text, ZYDIS_TEXT_MAX);
 			if (!t)
 				return -ENOMEM;
-			tl = zydis_text__operands(&zi, ops, addr, t);
+			tl = m->no_operands ? 0 : zydis_text__operands(&zi, ops, addr, t);
+			t[tl] = 0;
 			if (in->flags & BBMAP_INSN_PSEUDO_OP) {
 				/* the predicate is in the mnemonic: drop ", imm" */
 				char *c = memrchr(t, ',', tl);

@@ -104,6 +104,7 @@ int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const 
 	if (err)
 		goto out_free;
 	m->demangle_flags = flags & (BBMAP_MODULE_DEMANGLE_SHORT | BBMAP_MODULE_NO_DEMANGLE);
+	m->no_operands = flags & BBMAP_MODULE_NO_OPERANDS;
 	if (!(flags & BBMAP_MODULE_NO_DEMANGLE))
 		mod_demangle__init(m);
 	if (!(flags & BBMAP_MODULE_NO_LINES))

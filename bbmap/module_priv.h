@@ -91,6 +91,7 @@ struct bbmap_module {
 	void *demangler;		/* dlopen handle of libstdc++, or NULL */
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
 	unsigned demangle_flags;	/* BBMAP_MODULE_DEMANGLE_SHORT / _NO_DEMANGLE */
+	bool no_operands;		/* BBMAP_MODULE_NO_OPERANDS */
 
 	struct mod_strtab strs;
 	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
