@@ -7,7 +7,9 @@
 #   left to itself (HBBP_STACK_CACHE=on|off|auto);
 # - left to itself, the cache stays on where stacks repeat and turns off where they do not;
 # - the distinct stacks it estimates are within 5% of the exact count, computed from
-#   perf script's branch stacks (process, event, from/to pairs: the cache's key).
+#   perf script's branch stacks (process, event, from/to pairs: the cache's key);
+# - without a thread key the 2000-process file takes about the memory of the same samples
+#   in 2 processes (the sums are bounded by the code, not by the processes).
 . "$(dirname "$0")/../lib.sh"
 PMUSIM=$BUILD/pmusim
 [ -x "$PMUSIM" ] || PMUSIM=$ROOT/pmusim
@@ -54,6 +56,21 @@ expect "convert_stack_cache: stacks that repeat: the cache stays on ($auto)" \
 auto=$(stacks_line "$TMP/fresh.auto.err")
 expect "convert_stack_cache: stacks that do not repeat: the cache turns off ($auto)" \
 	'case $auto in *"(off for "*) true ;; *) false ;; esac'
+
+# memory bounded by the code, not by the processes: the 2000-process file against the same
+# samples in 2 processes, both 80 MiB (peak RSS by /usr/bin/time; the mix has no thread key)
+if [ -x /usr/bin/time ] &&
+   "$GEN" --procs 2 --mb 80 -o "$TMP/two.data" "$TMP/src.data" >/dev/null 2>"$TMP/bg.err"; then
+	/usr/bin/time -f %M -o "$TMP/rss.two" "$HBBP" -j 1 -o "$TMP/two.csv" "$TMP/two.data" 2>/dev/null
+	/usr/bin/time -f %M -o "$TMP/rss.many" "$HBBP" -j 1 -o "$TMP/many.csv" "$TMP/fresh.data" \
+		2>/dev/null
+	two=$(tail -n 1 "$TMP/rss.two") many=$(tail -n 1 "$TMP/rss.many")
+	expect "convert_stack_cache: 2000 processes take ${many:-?} KiB, 2 processes ${two:-?} KiB (at most 1.25x + 8 MiB)" \
+		'[ "${two:-0}" -gt 0 ] && [ "${many:-0}" -gt 0 ] &&
+		 [ "$many" -le $((two * 5 / 4 + 8192)) ]'
+else
+	skip "convert_stack_cache: memory: /usr/bin/time or benchgen missing"
+fi
 
 # exact distinct stacks from perf script: pid, event and the from/to of each entry
 if ! command -v perf >/dev/null 2>&1; then
