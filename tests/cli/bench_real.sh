@@ -80,6 +80,7 @@ if [ "$1" = n/a ]; then
 	skip "bench_real: the --diagnostics summary has no 'LBR stacks:' line yet"
 else
 	nlbr=$(perf script -F event -i "$d/mix3.data" 2> /dev/null | grep -c near_taken)
-	expect "bench_real: LBR stacks $1 = perf's LBR samples $nlbr, distinct $2 <= stacks" \
-		'[ "$1" -eq "$nlbr" ] && [ "$2" -le "$1" ]'
+	st=$1 ds=$2
+	expect "bench_real: LBR stacks $st = perf's LBR samples $nlbr, distinct $ds <= stacks" \
+		'[ "$st" -eq "$nlbr" ] && [ "$ds" -le "$st" ]'
 fi
