@@ -218,14 +218,15 @@ static const struct tail_slot *tail_text(struct out *o, const struct bbmap_insn 
 		       (uint64_t)(r | w << 1) << 40 | 1ull << 48;
 	const char *ic = in->iclass ? in->iclass : "";
 	struct tail_slot *e = &o->tails[slot_of(ic, key)];
-	const char *set = bbmap_isa_set_name(in->isa_set);
-	const char *mem = r && w ? "rw" : r ? "r" : w ? "w" : "";
-	size_t k = strlen(ic);
+	const char *set, *mem = r && w ? "rw" : r ? "r" : w ? "w" : "";
 	char sep = o->csv ? ',' : ' ';
+	size_t k;
 	char *p;
 
 	if (e->iclass == ic && e->attrs == key)
 		return e;
+	set = bbmap_isa_set_name(in->isa_set);
+	k = strlen(ic);
 	if (k > 40)
 		k = 40;
 	p = e->s;
