@@ -33,6 +33,10 @@ static char mn_names[NR_MNEMONICS][24];		/* objdump spelling, lowercase */
 static char ic_names[NR_MNEMONICS][24];		/* XED iclass, uppercase */
 static uint8_t pseudo_kind[NR_MNEMONICS];	/* enum pseudo: which compare pseudo-op */
 static uint16_t reg_bits[ZYDIS_REGISTER_MAX_VALUE + 1];	/* vector width of a register */
+/* simd_packing's reading of the names (see there), per iclass and per ISA set */
+static int8_t name_elem[NR_MNEMONICS];
+static bool name_scalar[NR_MNEMONICS];
+static bool set_scalar[ZYDIS_ISA_SET_MAX_VALUE + 1];
 static unsigned nr_unmapped;			/* Zydis names missing from insn_attr.h */
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
@@ -68,6 +72,10 @@ void mod_zydis__od_spelling(const char *zydis_mnemonic, char *out, size_t n)
 }
 
 enum pseudo { PSEUDO_NONE, PSEUDO_VPCMP, PSEUDO_PCLMUL, PSEUDO_CMP, PSEUDO_VCMP };
+
+static bool ends(const char *s, size_t l, const char *suf);
+static int name_elem_of(const char *n);
+static bool name_scalar_of(const char *n);
 
 /* The compare family a Zydis mnemonic belongs to, for cmp_pseudo. */
 static enum pseudo pseudo_of(const char *zn)
@@ -140,6 +148,15 @@ static void build_tables(void)
 		reg_bits[i] = reg_width_of((ZydisRegister)i);
 	snprintf(ic_names[ZYDIS_MNEMONIC_CALL], sizeof(ic_names[0]), "CALL_NEAR");
 	snprintf(ic_names[ZYDIS_MNEMONIC_RET], sizeof(ic_names[0]), "RET_NEAR");
+	for (i = 0; i < NR_MNEMONICS; i++) {
+		name_elem[i] = (int8_t)name_elem_of(ic_names[i]);
+		name_scalar[i] = name_scalar_of(ic_names[i]);
+	}
+	for (i = 0; i <= ZYDIS_ISA_SET_MAX_VALUE; i++) {
+		const char *set = ZydisISASetGetString((ZydisISASet)i);
+
+		set_scalar[i] = set && ends(set, strlen(set), "_SCALAR");
+	}
 }
 
 unsigned mod_zydis__init(void)
@@ -208,33 +225,44 @@ static bool ends(const char *s, size_t l, const char *suf)
  * where Zydis gives the operand's default. */
 static enum bbmap_packing simd_packing(const ZydisDecodedInstruction *zi, struct bbmap_insn *in)
 {
-	const char *n = ic_names[zi->mnemonic], *set = ZydisISASetGetString(zi->meta.isa_set);
+	unsigned mn = (unsigned)zi->mnemonic < NR_MNEMONICS ? (unsigned)zi->mnemonic : 0;
+	unsigned set = (unsigned)zi->meta.isa_set <= ZYDIS_ISA_SET_MAX_VALUE ?
+		       (unsigned)zi->meta.isa_set : 0;
+
+	if (zi->meta.category == ZYDIS_CATEGORY_AES || zi->meta.category == ZYDIS_CATEGORY_VAES)
+		in->elem = ELEM_INT128;
+	else if (name_elem[mn] >= 0 && in->elem >= ELEM_INT8 && in->elem <= ELEM_INT128)
+		in->elem = (uint8_t)name_elem[mn];
+	return name_scalar[mn] || set_scalar[set] ? PACK_SCALAR : PACK_PACKED;
+}
+
+/* The element type an integer vector iclass names (PADDB i8, VPADDQ i64, PMULUDQ i64,
+ * PSLLDQ i128), -1 when its name says none; and whether its name is a scalar form. */
+static int name_elem_of(const char *n)
+{
+	size_t l = strlen(n);
+	char c;
+
+	if (n[0] == 'V')
+		n++, l--;
+	if (n[0] != 'P' || l <= 2)
+		return -1;
+	c = n[l - 1];
+	if (ends(n, l, "DQ") && !ends(n, l, "UDQ") && !ends(n, l, "SDQ"))
+		return ends(n, l, "LDQ") || ends(n, l, "HDQ") || !strncmp(n, "PALIGNR", 7) ?
+		       -1 : ELEM_INT128;
+	return c == 'B' ? ELEM_INT8 : c == 'W' ? ELEM_INT16 : c == 'D' ? ELEM_INT32 :
+	       c == 'Q' ? ELEM_INT64 : -1;
+}
+
+static bool name_scalar_of(const char *n)
+{
 	size_t l = strlen(n);
 
 	if (n[0] == 'V')
 		n++, l--;
-	if (zi->meta.category == ZYDIS_CATEGORY_AES || zi->meta.category == ZYDIS_CATEGORY_VAES)
-		in->elem = ELEM_INT128;
-	else if (n[0] == 'P' && l > 2 && in->elem >= ELEM_INT8 && in->elem <= ELEM_INT128) {
-		char c = n[l - 1];
-
-		if (ends(n, l, "DQ") && !ends(n, l, "UDQ") && !ends(n, l, "SDQ"))
-			in->elem = ends(n, l, "LDQ") || ends(n, l, "HDQ") || !strncmp(n, "PALIGNR", 7) ?
-				   in->elem : ELEM_INT128;
-		else if (c == 'B')
-			in->elem = ELEM_INT8;
-		else if (c == 'W')
-			in->elem = ELEM_INT16;
-		else if (c == 'D')
-			in->elem = ELEM_INT32;
-		else if (c == 'Q')
-			in->elem = ELEM_INT64;
-	}
-	if (ends(n, l, "SS") || ends(n, l, "SD") || ends(n, l, "SH") || ends(n, l, "2SI") ||
-	    ends(n, l, "2USI") || !strcmp(n, "MOVD") || !strcmp(n, "MOVQ") ||
-	    (set && ends(set, strlen(set), "_SCALAR")))
-		return PACK_SCALAR;
-	return PACK_PACKED;
+	return ends(n, l, "SS") || ends(n, l, "SD") || ends(n, l, "SH") || ends(n, l, "2SI") ||
+	       ends(n, l, "2USI") || !strcmp(n, "MOVD") || !strcmp(n, "MOVQ");
 }
 
 /* objdump's (and capstone's) pseudo-op for a compare predicate in the immediate:

@@ -23,8 +23,9 @@ void zydis_text__init(void);
 
 /* Writes the operand text of zi at runtime address addr to out (ZYDIS_TEXT_MAX bytes of room)
  * with a final NUL; returns its length. Reads ops[0..operand_count) only (the slots past it
- * count as unused, as ZydisDecoderDecodeFull clears them). An instruction Zydis's formatter refuses (an
- * immediate under an operand width it does not print) gives "", as the formatter does. */
+ * count as unused, as ZydisDecoderDecodeFull clears them). An instruction Zydis's formatter
+ * refuses (an immediate under an operand width it does not print) gives "", as the formatter
+ * does. */
 size_t zydis_text__operands(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
 			    uint64_t addr, char *out);
 

@@ -11,7 +11,7 @@
 #   fwait        objdump joins FWAIT (9B) and the no-wait x87 instruction after it into one
 #                (fstcw = fwait + fnstcw); the processor executes two instructions, as XED,
 #                Zydis and disasm list them: one our start, an fn* after our fwait;
-#   undecodable  the run starts right after a byte one side cannot decode (data in .text):
+#   undecodable  the run starts right after bytes objdump cannot decode (data in .text):
 #                where a unit of undecodable bytes ends is a convention, not an instruction
 #                start (objdump takes prefixes and an x87 ModRM with the byte, disasm one byte).
 # Anything else is unexplained. Prints "starts OD OURS od_only N ours_only N clusters N fde N
@@ -82,7 +82,7 @@ BEGIN {
 		}
 		flush(oa)
 		while (fa != "" && !lt(oa, fa)) next_fde()
-		prev_common = oa; prev_od_rex = is_rex(om); prev_bad = od_bad(om) || um == "(bad)"
+		prev_common = oa; prev_od_rex = is_rex(om); prev_bad = od_bad(om)
 		prev_um = um; prev_om = word1(om)
 		next_od(); next_us()
 	}

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bbmap/module.h"
 #include "hbbp/cli/commands.h"
@@ -218,14 +219,15 @@ static const struct tail_slot *tail_text(struct out *o, const struct bbmap_insn 
 		       (uint64_t)(r | w << 1) << 40 | 1ull << 48;
 	const char *ic = in->iclass ? in->iclass : "";
 	struct tail_slot *e = &o->tails[slot_of(ic, key)];
-	const char *set = bbmap_isa_set_name(in->isa_set);
-	const char *mem = r && w ? "rw" : r ? "r" : w ? "w" : "";
-	size_t k = strlen(ic);
+	const char *set, *mem = r && w ? "rw" : r ? "r" : w ? "w" : "";
 	char sep = o->csv ? ',' : ' ';
+	size_t k;
 	char *p;
 
 	if (e->iclass == ic && e->attrs == key)
 		return e;
+	set = bbmap_isa_set_name(in->isa_set);
+	k = strlen(ic);
 	if (k > 40)
 		k = 40;
 	p = e->s;
@@ -460,6 +462,18 @@ static void *chunk_thread(void *arg)
 	return NULL;
 }
 
+/* Threads by default: 2, or 1 when the CPUs are busy (the load average leaves none idle), as
+ * a second thread then only adds its own start (a second module) to the CPU time. */
+static unsigned auto_jobs(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double la;
+
+	if (ncpu < 2 || (getloadavg(&la, 1) == 1 && la > (double)ncpu - 1))
+		return 1;
+	return 2;
+}
+
 /* Cuts the code into up to jobs parts of about equal size, each starting where a walk of the
  * whole binary starts a function anew: at a symbol start that no earlier symbol covers. */
 static size_t plan(struct bbmap_module *m, const char *path, bool csv, unsigned jobs,
@@ -555,7 +569,7 @@ int cmd_disasm(int argc, char **argv)
 	struct bbmap_module_stats st;
 	struct chunk ch[MAX_JOBS];
 	uint64_t nr_insns = 0, unreached = 0, bytes_bad, bytes_cut;
-	unsigned jobs = 2;
+	unsigned jobs = 0;
 	size_t n, k;
 	bool csv, in_step = true;
 	int i, err = 0;
@@ -577,7 +591,8 @@ int cmd_disasm(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("usage: hbbp-convert disasm [-f text|csv] [-j N] BINARY\n"
 			       "Every instruction of BINARY's code, decoded as the conversion decodes "
-			       "it (-j: on N threads,\ndefault 2; the listing is the same).\n"
+			       "it (-j: on N threads,\ndefault 2, or 1 when the load average leaves "
+			       "no CPU idle; the listing is the same).\n"
 			       "csv columns: address,length,mnemonic,operands,iclass,isa,isa_set,"
 			       "category,width,mem,block_start,symbol\ntext: '*' marks a block start; "
 			       "then address, length, mnemonic, operands, iclass, isa, isa_set,\n"
@@ -609,7 +624,7 @@ int cmd_disasm(int argc, char **argv)
 		fprintf(stderr, "hbbp-convert: disasm: %s: %s\n", path, hbbp_strerror(err));
 		return hbbp_exit_code(err);
 	}
-	n = plan(m, path, csv, jobs, ch);
+	n = plan(m, path, csv, jobs ? jobs : auto_jobs(), ch);
 	for (k = 0; k < n; k++) {
 		/* about 16 bytes of text (19 of CSV) per byte of x86 code: the other parts
 		 * are kept in memory while that fits MEM_CAP */
