@@ -152,7 +152,9 @@ if [ -n "$results" ]; then
 		echo "\`perf script -F ip,brstack -i FILE > /dev/null\`, \`perf2bolt -p FILE -o out.fdata BINARY\`"
 		echo "(BINARY: the file's main program; perf2bolt keeps only its samples). Medians of the runs;"
 		echo "wall and CPU (user + system) seconds and peak RSS from \`/usr/bin/time -f '%e %U %S %M'\`;"
-		echo "MiB/s per wall second; \"x\" columns are the other tool's wall time over ours."
+		echo "MiB/s per wall second; the \"/ ours\" columns are the other tool's time over ours, wall"
+		echo "and CPU; load is the 1-minute load average after the file's runs. On a loaded machine"
+		echo "the CPU columns are the steadier ones."
 		echo "Stacks, streams and hits come from the summary of \`hbbp-convert --diagnostics\`."
 		echo
 		cat "$table"
@@ -164,7 +166,8 @@ if [ -n "$results" ]; then
 			echo "- \`$n.data\` ($(stat -c %s "$f" | awk '{ printf "%.0f MiB", $1 / 1048576 }')):"
 			echo
 			echo '```'
-			sed "s|$dir/||g; s|$root/||g" "$f.cmd"
+			sed "s|$dir/||g; s|$(dirname "$GEN")/||g; s|$(dirname "$PMUSIM")/||g;
+				s|-I$root |-I. |; s|$root/||g" "$f.cmd"
 			echo '```'
 		done
 	} > "$results"
