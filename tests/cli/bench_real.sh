@@ -76,10 +76,15 @@ expect "bench_real: threads.data: $samples samples, one process, 8 threads (perf
 d3=$("$HBBP" --diagnostics -o "$TMP/m.csv" "$d/mix3.data" 2>&1 >/dev/null |
 	awk -f "$ROOT/bench/diag.awk")
 set -- $d3
-if [ "$1" = n/a ]; then
+nst=$1 ndist=$2
+if [ "$nst" = n/a ]; then
 	skip "bench_real: the --diagnostics summary has no 'LBR stacks:' line yet"
 else
 	nlbr=$(perf script -F event -i "$d/mix3.data" 2> /dev/null | grep -c near_taken)
-	expect "bench_real: LBR stacks $1 = perf's LBR samples $nlbr, distinct $2 <= stacks" \
-		'[ "$1" -eq "$nlbr" ] && [ "$2" -le "$1" ]'
+	# stacks that differ in their (from, to) addresses are distinct under any key
+	naddr=$(perf script -F event,brstack -i "$d/mix3.data" 2> /dev/null | grep near_taken |
+		sed 's/^[^:]*: *//; s|\(0x[0-9a-f]*/0x[0-9a-f]*\)/[^ ]*|\1|g; s/ *$//' |
+		sort -u | wc -l)
+	expect "bench_real: LBR stacks $nst = perf's LBR samples $nlbr, $naddr <= distinct $ndist <= stacks" \
+		'[ "$nst" -eq "$nlbr" ] && [ "$naddr" -le "$ndist" ] && [ "$ndist" -le "$nst" ]'
 fi
