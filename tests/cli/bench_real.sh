@@ -1,6 +1,6 @@
 #!/bin/sh
 # Smoke test of the realistic benchmark (bench/real.sh, bench/real_inputs.sh, bench/diag.awk,
-# bench/real_table.awk, benchgen --threads) on small inputs, so that `make bench` cannot rot:
+# bench/real_table.awk, bench/distinct.sh, benchgen --threads) on small inputs, so that `make bench` cannot rot:
 # sqlite3 really recorded by pmusim on a tiny SQL script; two small simulator runs stand in
 # for the cc1 and python recordings (recording those takes minutes). Checks against stock
 # perf: the many-process files hold that many processes, the many-thread file that many
@@ -61,6 +61,17 @@ if [ $perf = 0 ]; then
 	skip "bench_real: perf not installed, processes and threads not checked"
 	exit 0
 fi
+# bench/distinct.sh: a file whose processes replay their recording 3 times holds 3 times the
+# LBR samples and the same distinct stacks
+$GEN --loops 1 -o "$TMP/l1.data" $srcs > /dev/null && $GEN --loops 3 -o "$TMP/l3.data" $srcs > /dev/null
+set -- $(sh "$ROOT/bench/distinct.sh" "$TMP/l1.data" | awk '{ print $3, $5 }') \
+	$(sh "$ROOT/bench/distinct.sh" "$TMP/l3.data" | awk '{ print $3, $5 }')
+n1=$1 d1=$2 n3=$3 d3=$4
+expect "bench_real: distinct.sh: 3x the LBR samples ($n1, $n3), the same distinct ($d1, $d3)" \
+	'[ "$n1" -gt 0 ] && [ "$n3" -eq $((3 * n1)) ] && [ "$d1" -eq "$d3" ] && [ "$d1" -lt "$n3" ]'
+nev=$(perf script -F event -i "$TMP/l1.data" 2> /dev/null | grep -c near_taken)
+check "bench_real: distinct.sh counts the LBR event's samples ($n1, perf $nev)" [ "$n1" -eq "$nev" ]
+
 for p in 3000 10000; do
 	n=$(perf script --show-task-events -i "$d/mix$p.data" 2> /dev/null | grep -c 'PERF_RECORD_FORK')
 	check "bench_real: mix$p.data holds $p processes (perf: $n)" [ "$n" -eq $p ]
