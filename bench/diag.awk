@@ -8,7 +8,7 @@ function val(s) { return s == "" ? "n/a" : s }
 /LBR stacks:/ {
   line = $0
   if (match(line, /stacks: *[0-9]+/)) st = num(substr(line, RSTART + 7, RLENGTH - 7))
-  if (match(line, /[0-9]+ distinct *\(/)) ds = num(substr(line, RSTART, RLENGTH))
+  if (match(line, /[0-9]+ distinct/)) ds = num(substr(line, RSTART, RLENGTH))
   if (match(line, /\([0-9.]+%\)/)) dp = num(substr(line, RSTART, RLENGTH))
   if (match(line, /[0-9.]+% hits/)) hr = num(substr(line, RSTART, RLENGTH))
   if (match(line, /hits \([a-z]+\)/)) cs = substr(line, RSTART + 6, RLENGTH - 7)

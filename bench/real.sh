@@ -19,6 +19,8 @@
 #   BENCH_P2B_RUNS=N             runs of perf2bolt (default BENCH_RUNS; it is the slowest)
 #   BENCH_RESULTS=bench/RESULTS.md   where the table goes ("" : not written)
 #   HBBP_ARGS="..."              extra converter options (e.g. -j 1)
+#   BENCH_DISTINCT=1             also count distinct stacks with perf alone (bench/distinct.sh,
+#                                about a minute per GiB, untimed)
 #   PERF2BOLT=path               perf2bolt binary (default: llvm's, found under /usr/lib/llvm-*)
 # Depends on hbbp-convert, pmusim, benchgen, /usr/bin/time; perf and perf2bolt are optional.
 set -e
@@ -123,8 +125,12 @@ for n in $names; do
 	[ "$(wc -l < "$tmp/t.perf")" -eq "$runs" ] || : > "$tmp/t.perf"
 	[ "$(wc -l < "$tmp/t.p2b")" -eq "$p2b_runs" ] || : > "$tmp/t.p2b"
 	load=$(cut -d' ' -f1 /proc/loadavg)
-	# row: name mib hbbp(wall cpu rss) diag(6) perf(wall cpu rss) p2b(wall cpu rss) load
-	row="$n $mib $(meds "$tmp/t.hbbp") $d $(meds "$tmp/t.perf") $(meds "$tmp/t.p2b") $load"
+	pd="- -"
+	if [ $perf_ok = 1 ] && [ "${BENCH_DISTINCT:-0}" = 1 ]; then
+		pd=$(sh bench/distinct.sh "$f" | awk '{ print $3, $5 }')
+	fi
+	# row: ... load, then LBR samples and distinct address lists by perf ("-": not counted)
+	row="$n $mib $(meds "$tmp/t.hbbp") $d $(meds "$tmp/t.perf") $(meds "$tmp/t.p2b") $load $pd"
 	echo "$row" >> "$rows"
 	echo "  $row" >&2
 done
@@ -152,7 +158,9 @@ if [ -n "$results" ]; then
 		echo "\`perf script -F ip,brstack -i FILE > /dev/null\`, \`perf2bolt -p FILE -o out.fdata BINARY\`"
 		echo "(BINARY: the file's main program; perf2bolt keeps only its samples). Medians of the runs;"
 		echo "wall and CPU (user + system) seconds and peak RSS from \`/usr/bin/time -f '%e %U %S %M'\`;"
-		echo "MiB/s per wall second; \"x\" columns are the other tool's wall time over ours."
+		echo "MiB/s per wall second; the \"/ ours\" columns are the other tool's time over ours, wall"
+		echo "and CPU; load is the 1-minute load average after the file's runs. On a loaded machine"
+		echo "the CPU columns are the steadier ones."
 		echo "Stacks, streams and hits come from the summary of \`hbbp-convert --diagnostics\`."
 		echo
 		cat "$table"
@@ -164,7 +172,8 @@ if [ -n "$results" ]; then
 			echo "- \`$n.data\` ($(stat -c %s "$f" | awk '{ printf "%.0f MiB", $1 / 1048576 }')):"
 			echo
 			echo '```'
-			sed "s|$dir/||g; s|$root/||g" "$f.cmd"
+			sed "s|$dir/||g; s|$(dirname "$GEN")/||g; s|$(dirname "$PMUSIM")/||g;
+				s|-I$root |-I. |; s|$root/||g" "$f.cmd"
 			echo '```'
 		done
 	} > "$results"

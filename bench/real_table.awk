@@ -1,6 +1,7 @@
 # Table of the realistic benchmark (bench/real.sh): reads rows "name mib wall cpu rss_kb
 # stacks distinct_stacks distinct_pct hits_pct cache streams perf_wall perf_cpu perf_rss
-# p2b_wall p2b_cpu p2b_rss load" ("-" or "n/a" where not measured) and prints a markdown
+# p2b_wall p2b_cpu p2b_rss load [lbr_samples distinct]" (the last two by bench/distinct.sh;
+# "-" or "n/a" where not measured) and prints a markdown
 # table, the realistic files first as given, the tiled best case labelled. Then the speed
 # and memory targets per file. Depends on nothing else.
 BEGIN {
@@ -24,17 +25,21 @@ function pct(p) { return isnum(p) ? p "%" : p }
   n++; name[n] = $1; mib[n] = $2; w[n] = $3; c[n] = $4; r[n] = $5
   st[n] = $6; ds[n] = $7; dp[n] = $8; hr[n] = $9; cs[n] = $10; sd[n] = $11
   pw[n] = $12; pc[n] = $13; pr[n] = $14; bw[n] = $15; bc[n] = $16; br[n] = $17; ld[n] = $18
+  ps[n] = $19; pd[n] = $20
 }
 END {
-  print "| input | size MiB | hbbp-convert wall s | MiB/s | CPU s | peak RSS MiB | LBR stacks | distinct stacks | distinct streams | stack cache hits | perf script wall / CPU s | perf script / ours, wall / CPU | perf2bolt wall / CPU s | perf2bolt / ours, wall / CPU | load |"
-  print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  print "| input | size MiB | hbbp-convert wall s | MiB/s | CPU s | peak RSS MiB | LBR stacks | distinct stacks | distinct streams | stack cache hits | distinct stacks by perf | perf script wall / CPU s | perf script / ours, wall / CPU | perf2bolt wall / CPU s | perf2bolt / ours, wall / CPU | load |"
+  print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for (i = 1; i <= n; i++) {
     lab = (name[i] in what) ? what[name[i]] : name[i]
     dist = ds[i] (isnum(dp[i]) ? " (" dp[i] "%)" : "")
     hits = pct(hr[i]) (cs[i] != "n/a" && cs[i] != "" ? " (" cs[i] ")" : "")
-    printf "| %s (`%s.data`) | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s / %s | %s |\n",
+    pdist = "-"
+    if (isnum(ps[i]) && isnum(pd[i]) && ps[i] > 0)
+      pdist = sprintf("%d of %d (%.1f%%)", pd[i], ps[i], 100 * pd[i] / ps[i])
+    printf "| %s (`%s.data`) | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s / %s | %s |\n",
       lab, name[i], mib[i], f2(w[i]), rate(mib[i], w[i]), f2(c[i]), mb(r[i]), st[i], dist,
-      sd[i], hits, f2(pw[i]), f2(pc[i]), ratio(pw[i], w[i]), ratio(pc[i], c[i]),
+      sd[i], hits, pdist, f2(pw[i]), f2(pc[i]), ratio(pw[i], w[i]), ratio(pc[i], c[i]),
       f2(bw[i]), f2(bc[i]), ratio(bw[i], w[i]), ratio(bc[i], c[i]), ld[i]
   }
   print ""

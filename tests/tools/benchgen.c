@@ -1,7 +1,8 @@
 /* benchgen: writes a large benchmark perf.data by tiling real recordings (pmusim output of
  * real programs) with the project's writer. Each input becomes the template of one or more
  * processes (own pid, COMM, MMAP2 of its modules); their samples are replayed round-robin in
- * chunks until the data section reaches the requested size. Times are those of a 2-CPU
+ * chunks until the data section reaches the requested size, the processes of one input
+ * starting at points spread evenly over it. Times are those of a 2-CPU
  * 'perf record -a': process p runs on CPU p % 2, each CPU's samples are in time order, and
  * within a round the CPUs' chunks overlap in time (a reader must sort each round), with a
  * FINISHED_ROUND every ROUND_BYTES as perf writes them.
@@ -328,8 +329,14 @@ int main(int argc, char **argv)
 		}
 		if (err)
 			goto fail;
-		/* processes start at different points of their input */
-		cursor[p] = loops ? 0 : (p / nin) * (ip->nr / 2 + 1) % ip->nr;
+		/* The processes of one input start at points spread evenly over it (the k-th of
+		 * n at k/n), so that many processes replay all of it between them, as the short
+		 * processes of a build run different parts of one program. */
+		if (!loops) {
+			size_t n = (procs - p % nin + nin - 1) / nin;
+
+			cursor[p] = (size_t)((uint64_t)(p / nin) * ip->nr / n);
+		}
 		t += 1000;
 	}
 	tc[0] = t;
