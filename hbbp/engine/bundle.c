@@ -80,8 +80,6 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 		    (double)b->stacks.nr_inserts > BUNDLE_MAX_NEW * (double)b->sstats.cached)
 			return 0;
 		h = hbbp_stack_cache__hash(qk ? qk : key);
-		hbbp_stack_stats__note(&b->sstats, h);
-		b->sstats.cached++;
 		if (qk) {
 			if (hbbp_stack_cache__queue_w(&b->stacks, h,
 						      it.weight, (double)it.period, 1, it.batch))
@@ -97,6 +95,9 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 			v->n++;
 			v->bs.b[it.batch] += it.weight;	/* the weight, per batch */
 		}
+		/* counted once held (a refused stack is the pass's, and counted there) */
+		hbbp_stack_stats__note(&b->sstats, h);
+		b->sstats.cached++;
 	} else if (it.kind == HBBP_ITEM_EBS) {
 		key[0] = (uint64_t)it.pid << 32 | (b->per_thread ? it.tid : 0);
 		key[1] = (uint64_t)(uint32_t)it.cpumode;

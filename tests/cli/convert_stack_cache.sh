@@ -50,6 +50,15 @@ for f in repeat fresh; do
 		'case $on in *"hits (on);"*) true ;; *) false ;; esac &&
 		 case $off in *"stack cache (off);"*) true ;; *) false ;; esac'
 done
+# the stacks counted = the LBR event's stacks, the file also read in two parts (-j 2)
+for f in repeat fresh; do
+	"$HBBP" -j 2 --split 1M --diagnostics -o "$TMP/$f.split.csv" "$TMP/$f.data" \
+		2>"$TMP/$f.split.err"
+	ev=$(sed -n 's/.* lbr  *[0-9]* samples, \([0-9]*\) stacks,.*/\1/p' "$TMP/$f.split.err")
+	st=$(stacks_line "$TMP/$f.split.err" | sed -n 's/.*LBR stacks: \([0-9]*\),.*/\1/p')
+	expect "convert_stack_cache: $f read in two parts: ${st:-?} stacks counted, the event's ${ev:-?}" \
+		'[ -n "$st" ] && [ "$st" = "$ev" ]'
+done
 auto=$(stacks_line "$TMP/repeat.auto.err")
 expect "convert_stack_cache: stacks that repeat: the cache stays on ($auto)" \
 	'case $auto in *"hits (on);"*) true ;; *) false ;; esac'
