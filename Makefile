@@ -100,7 +100,7 @@ PROGS := hbbp-convert $(if $(SIM_SRCS),pmusim)
 endif
 
 .SECONDARY:
-.PHONY: all check check-build check-run deps demo clean install uninstall fuzz bench bench-real bench-tiled accuracy update-golden san-corpus
+.PHONY: all check check-build check-run deps demo clean install uninstall fuzz bench bench-real bench-tiled accuracy update-golden san-corpus objdump-big
 all: $(PROGS)
 
 # The release: `git describe` of the checkout, else the VERSION file of a source tarball.
@@ -176,6 +176,11 @@ fuzz:
 san-corpus:
 	@$(MAKE) --no-print-directory SAN=address,undefined all
 	@sh tests/san_corpus.sh build/san/hbbp-convert
+
+# disasm against objdump over whole large binaries (tests/objdump_big.sh; BIG_ELF=FILE... to
+# choose them); minutes each, not in check.
+objdump-big: $(PROGS)
+	@HBBP=$(firstword $(PROGS)) sh tests/objdump_big.sh $(BIG_ELF)
 
 # Realistic recordings (the simulator running cc1, sqlite3, python3; many-process and
 # many-thread mixes; 4 GiB) made once into $BENCH_DIR (default build/bench-real: 11 GiB,

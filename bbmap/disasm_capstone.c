@@ -135,7 +135,7 @@ int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uin
 			in->iclass = mod_str__intern(m, iclass);
 			if (!in->mnemonic || !in->iclass)
 				return -ENOMEM;
-			off = mod_text__add(text, ci->op_str);
+			off = mod_text__add(text, m->no_operands ? "" : ci->op_str);
 		}
 		if (off == (size_t)-1)
 			return -ENOMEM;

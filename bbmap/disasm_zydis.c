@@ -1,6 +1,9 @@
 /* Decodes one region of an x86 or x86-64 module with Zydis: one ZydisDecoder per mode (set up
- * once per module), ZydisDecoderDecodeFull into one reused instruction and operand array,
- * Zydis's Intel formatter for the operand text. Attributes come from Zydis's tables, which
+ * once per module), ZydisDecoderDecodeInstruction and ZydisDecoderDecodeOperands (what
+ * ZydisDecoderDecodeFull does, without clearing the unused operand slots: nothing here reads
+ * past operand_count) into one reused instruction and operand array, the
+ * operand text written from that one decoding by zydis_text.c (Intel syntax, the text of
+ * Zydis's Intel formatter). Attributes come from Zydis's tables, which
  * follow Intel XED: the ISA extension, ISA set and category are XED's names (bbmap/insn_attr.h
  * lists them; they are mapped from Zydis's enums by name once per process), the iclass is
  * XED's (Zydis's mnemonic with XED's _NEAR/_FAR, REP_/REPE_/REPNE_, _LOCK and _XMM forms).
@@ -16,6 +19,7 @@
 #include <string.h>
 
 #include "bbmap/module_priv.h"
+#include "bbmap/zydis_text.h"
 #include "util/hbbp_err.h"
 
 #define NR_MNEMONICS (ZYDIS_MNEMONIC_MAX_VALUE + 1)
@@ -27,6 +31,8 @@ static uint8_t set_map[ZYDIS_ISA_SET_MAX_VALUE + 1];
 static uint8_t cat_map[ZYDIS_CATEGORY_MAX_VALUE + 1];
 static char mn_names[NR_MNEMONICS][24];		/* objdump spelling, lowercase */
 static char ic_names[NR_MNEMONICS][24];		/* XED iclass, uppercase */
+static uint8_t pseudo_kind[NR_MNEMONICS];	/* enum pseudo: which compare pseudo-op */
+static uint16_t reg_bits[ZYDIS_REGISTER_MAX_VALUE + 1];	/* vector width of a register */
 static unsigned nr_unmapped;			/* Zydis names missing from insn_attr.h */
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
@@ -61,6 +67,37 @@ void mod_zydis__od_spelling(const char *zydis_mnemonic, char *out, size_t n)
 	od_spelling(zydis_mnemonic, out, n);
 }
 
+enum pseudo { PSEUDO_NONE, PSEUDO_VPCMP, PSEUDO_PCLMUL, PSEUDO_CMP, PSEUDO_VCMP };
+
+/* The compare family a Zydis mnemonic belongs to, for cmp_pseudo. */
+static enum pseudo pseudo_of(const char *zn)
+{
+	if (!strncmp(zn, "vpcmp", 5) && strlen(zn) <= 7 && zn[5] != 'e' && zn[5] != 'g' &&
+	    zn[5] != 'i')
+		return PSEUDO_VPCMP;	/* vpcmpb/ub/w/uw/d/ud/q/uq */
+	if (!strcmp(zn, "pclmulqdq") || !strcmp(zn, "vpclmulqdq"))
+		return PSEUDO_PCLMUL;
+	if (!strcmp(zn, "cmpps") || !strcmp(zn, "cmppd") || !strcmp(zn, "cmpss") ||
+	    !strcmp(zn, "cmpsd"))
+		return PSEUDO_CMP;
+	if (!strcmp(zn, "vcmpps") || !strcmp(zn, "vcmppd") || !strcmp(zn, "vcmpss") ||
+	    !strcmp(zn, "vcmpsd") || !strcmp(zn, "vcmpph") || !strcmp(zn, "vcmpsh"))
+		return PSEUDO_VCMP;
+	return PSEUDO_NONE;
+}
+
+static uint16_t reg_width_of(ZydisRegister r)
+{
+	switch (ZydisRegisterGetClass(r)) {
+	case ZYDIS_REGCLASS_MMX:	return 64;
+	case ZYDIS_REGCLASS_XMM:	return 128;
+	case ZYDIS_REGCLASS_YMM:	return 256;
+	case ZYDIS_REGCLASS_ZMM:	return 512;
+	case ZYDIS_REGCLASS_TMM:	return 8192;	/* an AMX tile: 16 rows of 64 bytes */
+	default:			return 0;
+	}
+}
+
 static void build_tables(void)
 {
 	unsigned i;
@@ -91,6 +128,7 @@ static void build_tables(void)
 		const char *s = ZydisMnemonicGetString((ZydisMnemonic)i);
 		size_t k;
 
+		pseudo_kind[i] = s ? (uint8_t)pseudo_of(s) : PSEUDO_NONE;
 		if (!s)
 			s = "invalid";
 		od_spelling(s, mn_names[i], sizeof(mn_names[i]));
@@ -98,6 +136,8 @@ static void build_tables(void)
 			ic_names[i][k] = (char)(s[k] >= 'a' && s[k] <= 'z' ? s[k] - 32 : s[k]);
 		ic_names[i][k] = 0;
 	}
+	for (i = 0; i <= ZYDIS_REGISTER_MAX_VALUE; i++)
+		reg_bits[i] = reg_width_of((ZydisRegister)i);
 	snprintf(ic_names[ZYDIS_MNEMONIC_CALL], sizeof(ic_names[0]), "CALL_NEAR");
 	snprintf(ic_names[ZYDIS_MNEMONIC_RET], sizeof(ic_names[0]), "RET_NEAR");
 }
@@ -105,6 +145,7 @@ static void build_tables(void)
 unsigned mod_zydis__init(void)
 {
 	pthread_once(&tables_once, build_tables);
+	zydis_text__init();
 	return nr_unmapped;
 }
 
@@ -118,37 +159,17 @@ int mod_zydis__open(struct bbmap_module *m)
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&m->zy_dec,
 					   is64 ? ZYDIS_MACHINE_MODE_LONG_64 :
 						  ZYDIS_MACHINE_MODE_LONG_COMPAT_32,
-					   is64 ? ZYDIS_STACK_WIDTH_64 : ZYDIS_STACK_WIDTH_32)) ||
-	    !ZYAN_SUCCESS(ZydisFormatterInit(&m->zy_fmt, ZYDIS_FORMATTER_STYLE_INTEL))) {
+					   is64 ? ZYDIS_STACK_WIDTH_64 : ZYDIS_STACK_WIDTH_32))) {
 		pr_err("%s: zydis: cannot set up a decoder for this architecture", m->path);
 		return -HBBP_EUNSUPP;
 	}
-	/* As objdump -M intel writes operands: sizes of memory operands, lowercase hex,
-	 * no zero padding. */
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
-				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE,
-				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING,
-				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&m->zy_fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING,
-				  ZYDIS_PADDING_DISABLED);
 	m->zy_open = true;
 	return 0;
 }
 
 static uint16_t reg_width(ZydisRegister r)
 {
-	switch (ZydisRegisterGetClass(r)) {
-	case ZYDIS_REGCLASS_MMX:	return 64;
-	case ZYDIS_REGCLASS_XMM:	return 128;
-	case ZYDIS_REGCLASS_YMM:	return 256;
-	case ZYDIS_REGCLASS_ZMM:	return 512;
-	case ZYDIS_REGCLASS_TMM:	return 8192;	/* an AMX tile: 16 rows of 64 bytes */
-	default:			return 0;
-	}
+	return (unsigned)r <= ZYDIS_REGISTER_MAX_VALUE ? reg_bits[r] : 0;
 }
 
 static enum bbmap_elem elem_of(ZydisElementType t, unsigned bits)
@@ -230,50 +251,47 @@ static bool cmp_pseudo(const ZydisDecodedInstruction *zi, const ZydisDecodedOper
 		"neq_os", "ge_oq", "gt_oq", "true_us" };
 	static const char *const in[8] = { "eq", "lt", "le", "false", "neq", "nlt", "nle",
 					   "true" };
-	const char *zn = ZydisMnemonicGetString(zi->mnemonic);
+	const char *zn;
 	const ZydisDecodedOperand *imm = NULL;
+	enum pseudo kind = (unsigned)zi->mnemonic < NR_MNEMONICS ?
+			   (enum pseudo)pseudo_kind[zi->mnemonic] : PSEUDO_NONE;
 	unsigned i;
 	uint64_t v;
 
-	if (!zn || zi->operand_count_visible < 2)
+	if (kind == PSEUDO_NONE || zi->operand_count_visible < 2)
 		return false;
+	zn = ZydisMnemonicGetString(zi->mnemonic);
 	for (i = 0; i < zi->operand_count_visible; i++)
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
 			imm = &ops[i];
-	if (!imm)
+	if (!imm || !zn)
 		return false;
 	v = imm->imm.value.u;
-	if (!strncmp(zn, "vpcmp", 5) && strlen(zn) <= 7 && zn[5] != 'e' && zn[5] != 'g' &&
-	    zn[5] != 'i' && zn[5] != 'e') {
-		/* vpcmpb/ub/w/uw/d/ud/q/uq: integer predicates 0..7 */
+	switch (kind) {
+	case PSEUDO_VPCMP:	/* integer predicates 0..7 */
 		if (v > 7)
 			return false;
 		snprintf(mbuf, n, "vpcmp%s%s", in[v], zn + 5);
 		return true;
-	}
-	if (!strcmp(zn, "pclmulqdq") || !strcmp(zn, "vpclmulqdq")) {
-		/* which quadword of each source: bit 0 the first, bit 4 the second */
+	case PSEUDO_PCLMUL:	/* which quadword of each source: bit 0 the first, bit 4 the second */
 		if (v & ~0x11ull)
 			return false;
 		snprintf(mbuf, n, "%spclmul%sq%sqdq", zn[0] == 'v' ? "v" : "", v & 1 ? "h" : "l",
 			 v & 0x10 ? "h" : "l");
 		return true;
-	}
-	if (!strcmp(zn, "cmpps") || !strcmp(zn, "cmppd") || !strcmp(zn, "cmpss") ||
-	    !strcmp(zn, "cmpsd")) {
+	case PSEUDO_CMP:
 		if (v > 7)
 			return false;
 		snprintf(mbuf, n, "cmp%s%s", fp[v], zn + 3);
 		return true;
-	}
-	if (!strcmp(zn, "vcmpps") || !strcmp(zn, "vcmppd") || !strcmp(zn, "vcmpss") ||
-	    !strcmp(zn, "vcmpsd") || !strcmp(zn, "vcmpph") || !strcmp(zn, "vcmpsh")) {
+	case PSEUDO_VCMP:
 		if (v > 31)
 			return false;
 		snprintf(mbuf, n, "vcmp%s%s", fp[v], zn + 4);
 		return true;
+	default:
+		return false;
 	}
-	return false;
 }
 
 /* The iclass and mnemonic of an instruction with a prefix form (lock, rep) or a near/far
@@ -328,8 +346,8 @@ static int x86_forms(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 		in->iclass = ic;
 		return 0;
 	}
-	snprintf(ibuf, sizeof(ibuf), "%s%s%s", pre, ic, suf);
-	snprintf(mbuf, sizeof(mbuf), "%s%s", mpre, mn);
+	snprintf(ibuf, sizeof(ibuf), "%s%.32s%s", pre, ic, suf);
+	snprintf(mbuf, sizeof(mbuf), "%s%.40s", mpre, mn);
 	in->iclass = mod_str__intern(m, ibuf);
 	in->mnemonic = *mpre ? mod_str__intern(m, mbuf) : mn;
 	return in->iclass && in->mnemonic ? 0 : -ENOMEM;
@@ -439,29 +457,16 @@ int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 	return x86_forms(m, zi, ops, in);
 }
 
-/* Operand text: the formatted instruction without its prefix words and mnemonic. */
-static char *operand_text(const struct bbmap_module *m, const ZydisDecodedInstruction *zi,
-				const ZydisDecodedOperand *ops, uint64_t addr, char *buf,
-				size_t n)
+/* ZydisDecoderDecodeFull but for the clearing of ops[operand_count..]. */
+static ZyanStatus decode(const ZydisDecoder *dec, const uint8_t *code, size_t n,
+			 ZydisDecodedInstruction *zi, ZydisDecodedOperand *ops)
 {
-	const char *mn = ZydisMnemonicGetString(zi->mnemonic);
-	char *p = buf, *sp;
-	size_t l = mn ? strlen(mn) : 0;
+	ZydisDecoderContext ctx;
+	ZyanStatus st = ZydisDecoderDecodeInstruction(dec, &ctx, code, n, zi);
 
-	if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&m->zy_fmt, zi, ops,
-							  zi->operand_count_visible, buf, n,
-							  addr, ZYAN_NULL))) {
-		buf[0] = 0;
-		return buf;
-	}
-	while (l && (strncmp(p, mn, l) || (p[l] != ' ' && p[l] != 0)) &&
-	       (sp = strchr(p, ' ')) != NULL)
-		p = sp + 1;
-	if (l && !strncmp(p, mn, l))
-		p += l;
-	while (*p == ' ')
-		p++;
-	return p;
+	if (!ZYAN_SUCCESS(st))
+		return st;
+	return ZydisDecoderDecodeOperands(dec, &ctx, zi, ops, zi->operand_count);
 }
 
 int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
@@ -489,13 +494,12 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 		in = &m->scr_insns[r->nr_insns];
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
-		st = ZydisDecoderDecodeFull(&m->zy_dec, code, left, &zi, ops);
+		st = decode(&m->zy_dec, code, left, &zi, ops);
 		if (st == ZYDIS_STATUS_NO_MORE_DATA && r->soft_end_max > r->end) {
 			/* a window's cut: its last instruction runs past it */
 			uint64_t more = r->soft_end_max - addr;
 
-			st = ZydisDecoderDecodeFull(&m->zy_dec, code, more < 15 ? more : 15, &zi,
-						    ops);
+			st = decode(&m->zy_dec, code, more < 15 ? more : 15, &zi, ops);
 			if (ZYAN_SUCCESS(st)) {
 				r->end = addr + zi.length;
 				left = zi.length;
@@ -513,22 +517,29 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 			m->stats.bytes_bad++;
 			off = mod_text__add(text, "");
 		} else {
-			char tmp[256], *t;
+			char *t;
+			size_t tl;
 
 			err = mod_zydis__attrs(m, &zi, ops, addr, in);
 			if (err)
 				return err;
 			in->len = zi.length;
-			t = operand_text(m, &zi, ops, addr, tmp, sizeof(tmp));
+			t = mod_text__room(text, ZYDIS_TEXT_MAX);
+			if (!t)
+				return -ENOMEM;
+			tl = m->no_operands ? 0 : zydis_text__operands(&zi, ops, addr, t);
+			t[tl] = 0;
 			if (in->flags & BBMAP_INSN_PSEUDO_OP) {
 				/* the predicate is in the mnemonic: drop ", imm" */
-				char *c = strrchr(t, ',');
+				char *c = memrchr(t, ',', tl);
 
 				in->flags &= (uint16_t)~BBMAP_INSN_PSEUDO_OP;
-				if (c)
+				if (c) {
 					*c = 0;
+					tl = (size_t)(c - t);
+				}
 			}
-			off = mod_text__add(text, t);
+			off = mod_text__commit(text, tl + 1);
 		}
 		if (off == (size_t)-1)
 			return -ENOMEM;

@@ -125,6 +125,9 @@ static bool fde_table(struct bbmap_module *m)
 	}
 	qsort(m->fdes, n, sizeof(*m->fdes), fde_cmp);
 	m->nr_fdes = drop_split_by_symbols(m, n);
+	for (i = 0; i < m->nr_fdes; i++)
+		m->fdes[i].max_end = i && m->fdes[i - 1].max_end > m->fdes[i].end ?
+				     m->fdes[i - 1].max_end : m->fdes[i].end;
 	m->fde_state = 1;
 	return true;
 }
@@ -177,7 +180,8 @@ void mod_elf__fde_gap(struct bbmap_module *m, uint64_t vaddr, uint64_t *s, uint6
 	}
 	if (lo < m->nr_fdes && m->fdes[lo].start < *e)
 		*e = m->fdes[lo].start;
-	for (i = lo; i > 0; i--)
+	/* the nearest earlier FDE ending in (*s, vaddr]; none once no earlier one ends past *s */
+	for (i = lo; i > 0 && m->fdes[i - 1].max_end > *s; i--)
 		if (m->fdes[i - 1].end <= vaddr && m->fdes[i - 1].end > *s) {
 			*s = m->fdes[i - 1].end;
 			break;

@@ -104,6 +104,7 @@ int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const 
 	if (err)
 		goto out_free;
 	m->demangle_flags = flags & (BBMAP_MODULE_DEMANGLE_SHORT | BBMAP_MODULE_NO_DEMANGLE);
+	m->no_operands = flags & BBMAP_MODULE_NO_OPERANDS;
 	if (!(flags & BBMAP_MODULE_NO_DEMANGLE))
 		mod_demangle__init(m);
 	if (!(flags & BBMAP_MODULE_NO_LINES))
@@ -499,8 +500,19 @@ static int region_build_blocks(struct bbmap_module *m, struct mod_region *r)
 		b->nr_insns++;
 		b->end = r->insns[i].addr + r->insns[i].len;
 	}
-	for (i = 0; i < r->nr_blocks; i++)
-		r->blocks[i].sym = bbmap_module__symbol_at(m, r->blocks[i].start);
+	{
+		/* bbmap_module__symbol_at for each block, with a cursor over the symbols */
+		long j = sym_floor(m, r->start);
+
+		for (i = 0; i < r->nr_blocks; i++) {
+			uint64_t a = r->blocks[i].start;
+
+			while ((size_t)(j + 1) < m->nr_syms && m->syms[j + 1].start <= a)
+				j++;
+			r->blocks[i].sym = j >= 0 && a - m->syms[j].start < m->syms[j].size ?
+					   sym_name_ready(m, (size_t)j) : fde_sym_at(m, a);
+		}
+	}
 	m->stats.nr_blocks += r->nr_blocks;
 	free(leader);
 	return 0;

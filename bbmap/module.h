@@ -81,6 +81,9 @@ void bbmap_module__delete(struct bbmap_module *m);
  * BBMAP_MODULE_NO_DEMANGLE as mangled in the file. */
 #define BBMAP_MODULE_DEMANGLE_SHORT	2u
 #define BBMAP_MODULE_NO_DEMANGLE	4u
+/* BBMAP_MODULE_NO_OPERANDS: no operand text (operands ""): for a caller that lists no
+ * instructions (the conversion), the decoding costs less time and memory. */
+#define BBMAP_MODULE_NO_OPERANDS	8u
 int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const char *debug_path,
 			     unsigned flags);
 

@@ -22,6 +22,7 @@ struct mod_code_range {
 
 struct mod_fde {
 	uint64_t start, end;
+	uint64_t max_end;		/* the largest end of this and every earlier FDE */
 };
 
 struct mod_load_seg {
@@ -85,12 +86,12 @@ struct bbmap_module {
 	bool cs_open, cs_thumb_open;
 	cs_insn *csi, *csi_thumb;
 	ZydisDecoder zy_dec;		/* x86: one decoder for the module's mode */
-	ZydisFormatter zy_fmt;
 	bool zy_open;
 
 	void *demangler;		/* dlopen handle of libstdc++, or NULL */
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
 	unsigned demangle_flags;	/* BBMAP_MODULE_DEMANGLE_SHORT / _NO_DEMANGLE */
+	bool no_operands;		/* BBMAP_MODULE_NO_OPERANDS */
 
 	struct mod_strtab strs;
 	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
@@ -133,6 +134,10 @@ struct mod_text_buf {
 };
 /* Appends s and returns its offset, or (size_t)-1 on allocation failure. */
 size_t mod_text__add(struct mod_text_buf *t, const char *s);
+/* Room for n bytes at the end (NULL on allocation failure); __commit keeps the first n of
+ * them (a string and its NUL) and returns their offset. */
+char *mod_text__room(struct mod_text_buf *t, size_t n);
+size_t mod_text__commit(struct mod_text_buf *t, size_t n);
 /* Room for at least need scratch instructions (util/grow.h): 0 or -ENOMEM. */
 int mod_disasm__grow(struct bbmap_module *m, size_t need);
 

@@ -37,6 +37,7 @@ struct bbmap_find_opts {
 	const char *osrelease;		/* of the recording, for /lib/modules/<rel> */
 	const char *const *search_dirs;	/* extra directories searched by basename (NULL-ended) */
 	bool no_lines;			/* source lines not wanted: skip reading DWARF */
+	bool no_operands;		/* no instruction is listed: no operand text */
 	enum bbmap_demangle { BBMAP_DEMANGLE_SHORT, BBMAP_DEMANGLE_FULL, BBMAP_DEMANGLE_NONE }
 		demangle;		/* C++ names; short (as perf report) by default */
 };

@@ -43,6 +43,18 @@ static uint64_t hmap_hash(const uint64_t *key, size_t n)
 	return x;
 }
 
+/* keys are a few words: compared inline, the first (most distinct) word first */
+static inline int key_eq(const unsigned char *s, const uint64_t *key, size_t n)
+{
+	const uint64_t *k = (const uint64_t *)(const void *)s;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (k[i] != key[i])
+			return 0;
+	return 1;
+}
+
 static unsigned char *entry_at(const struct hmap *h, size_t i)
 {
 	return h->slots + i * h->slot_size;
@@ -87,7 +99,7 @@ void *hmap__find(const struct hmap *h, const uint64_t *key)
 	while ((e = h->index[i])) {
 		unsigned char *s = entry_at(h, e - 1);
 
-		if (!memcmp(s, key, kb))
+		if (key_eq(s, key, h->key_words))
 			return s + kb;
 		i = (i + 1) & (h->cap - 1);
 	}
@@ -130,7 +142,7 @@ void *hmap__get_hashed(struct hmap *h, const uint64_t *key, uint64_t hash, int *
 	i = hash & (h->cap - 1);
 	while ((e = h->index[i])) {
 		s = entry_at(h, e - 1);
-		if (!memcmp(s, key, kb))
+		if (key_eq(s, key, h->key_words))
 			return s + kb;
 		i = (i + 1) & (h->cap - 1);
 	}

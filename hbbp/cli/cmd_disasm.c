@@ -17,7 +17,7 @@
 #include "hbbp/cli/commands.h"
 #include "util/hbbp_err.h"
 
-#define FORGET_BYTES (256u << 10)	/* decoded code kept before it is freed */
+#define FORGET_BYTES (16u << 10)	/* decoded code kept before it is freed */
 #define MAX_JOBS 16
 
 static int usage(void)
@@ -26,143 +26,350 @@ static int usage(void)
 	return HBBP_EXIT_USAGE;
 }
 
-static const char *mem_name(uint16_t f)
-{
-	bool r = f & BBMAP_INSN_MEM_READ, w = f & BBMAP_INSN_MEM_WRITE;
+/* The listing is output-bound: lines are built by hand into one large buffer per part, not by
+ * printf or a stdio call per line. What repeats from line to line is made once: the text of
+ * each mnemonic and the attribute columns (iclass to mem) of each combination of them, in
+ * small direct-mapped caches, and the symbol's CSV field when the symbol changes. */
+#define OUT_CAP (1u << 20)
+#define MEM_CAP (64u << 20)	/* a part's listing kept in memory, at most */
+#define LINE_MAX_FIXED 1024	/* a line without its operands and symbol name */
+#define CACHE_SLOTS 1024
 
-	return r && w ? "rw" : r ? "r" : w ? "w" : "";
-}
-
-/* The listing is output-bound: lines are built by hand, not by printf. */
-struct line {
-	char b[1024];
-	size_t n;
+struct tail_slot {
+	const char *iclass;		/* key: iclass pointer and the packed attributes */
+	uint64_t attrs;
+	uint16_t len;
+	char s[160];
 };
 
-static void put_s(struct line *l, const char *s)
-{
-	size_t k = strlen(s);
+struct mn_slot {
+	const char *mn;
+	uint16_t len;
+	char s[112];
+};
 
-	if (k > sizeof(l->b) - 64 - l->n)
-		k = sizeof(l->b) - 64 - l->n;
-	memcpy(l->b + l->n, s, k);
-	l->n += k;
+struct out {
+	FILE *f;
+	bool mem;			/* the listing is kept in b (up to cap), then moved
+					 * to a temporary file f */
+	bool csv;
+	int err;			/* -EIO once a write failed */
+	char *b;
+	size_t n, cap;
+	const struct bbmap_symbol *sym;	/* the symbol of sym_csv */
+	char *sym_csv;
+	size_t sym_len, sym_cap;
+	struct tail_slot tails[CACHE_SLOTS];
+	struct mn_slot mns[CACHE_SLOTS];
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->mem)
+		return;
+	if (o->n && !o->err && fwrite_unlocked(o->b, 1, o->n, o->f) != o->n)
+		o->err = -EIO;
+	o->n = 0;
 }
 
-static void put_c(struct line *l, char c)
+/* Room for need more bytes; false when memory ran out (the line is dropped, o->err set). */
+static bool out_room(struct out *o, size_t need)
 {
-	l->b[l->n++] = c;
+	if (o->n + need <= o->cap)
+		return true;
+	if (o->mem) {
+		o->f = tmpfile();
+		o->mem = false;
+		if (!o->f) {
+			o->err = -EIO;
+			return false;
+		}
+	}
+	out_flush(o);
+	if (need > o->cap) {
+		char *nb = realloc(o->b, need);
+
+		if (!nb) {
+			o->err = -ENOMEM;
+			return false;
+		}
+		o->b = nb;
+		o->cap = need;
+	}
+	return true;
 }
 
-static void pad(struct line *l, size_t from, size_t width)
+static char *put_mem(char *p, const char *s, size_t k)
 {
-	while (l->n < from + width)
-		l->b[l->n++] = ' ';
+	memcpy(p, s, k);
+	return p + k;
 }
 
-static void put_u(struct line *l, uint64_t v, unsigned base, size_t width, char fill)
+static char *put_str(char *p, const char *s)
 {
-	static const char digits[] = "0123456789abcdef";
+	return put_mem(p, s, strlen(s));
+}
+
+static char *put_dec(char *p, uint64_t v)
+{
 	char t[24];
 	size_t k = 0;
 
-	if (base == 16) {
-		do {
-			t[k++] = digits[v & 15];
-			v >>= 4;
-		} while (v);
-	} else {
-		do {
-			t[k++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-	}
+	do {
+		t[k++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (k)
+		*p++ = t[--k];
+	return p;
+}
+
+/* v in lowercase hex, right-aligned in width with fill (width 0: no padding) */
+static char *put_hex(char *p, uint64_t v, size_t width, char fill)
+{
+	static const char digits[] = "0123456789abcdef";
+	char t[16];
+	size_t k = 0;
+
+	do {
+		t[k++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
 	while (width > k) {
-		l->b[l->n++] = fill;
+		*p++ = fill;
 		width--;
 	}
 	while (k)
-		l->b[l->n++] = t[--k];
+		*p++ = t[--k];
+	return p;
 }
 
-/* A CSV field per RFC 4180 (quoted when it holds a comma, quote, CR, LF or edge blank). */
-static void csv_field(struct line *l, const char *s)
+/* Needs quoting as a CSV field (RFC 4180): a comma, quote, CR or LF, or an edge blank. */
+static bool csv_quote(const char *s, size_t k)
 {
-	size_t k = strlen(s);
+	size_t i;
 
-	if (!strpbrk(s, ",\"\r\n") && !(k && (s[0] == ' ' || s[k - 1] == ' '))) {
-		put_s(l, s);
-		return;
-	}
-	put_c(l, '"');
-	for (; *s && l->n < sizeof(l->b) - 64; s++) {
-		if (*s == '"')
-			put_c(l, '"');
-		put_c(l, *s);
-	}
-	put_c(l, '"');
+	if (k && (s[0] == ' ' || s[k - 1] == ' '))
+		return true;
+	for (i = 0; i < k; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+			return true;
+	return false;
 }
 
-static void put_insn(FILE *f, bool csv, const struct bbmap_insn *in, bool first,
+/* s as a CSV field; p has room for 2 * k + 2 bytes */
+static char *put_csv(char *p, const char *s, size_t k)
+{
+	size_t i;
+
+	if (!csv_quote(s, k))
+		return put_mem(p, s, k);
+	*p++ = '"';
+	for (i = 0; i < k; i++) {
+		if (s[i] == '"')
+			*p++ = '"';
+		*p++ = s[i];
+	}
+	*p++ = '"';
+	return p;
+}
+
+static size_t slot_of(const void *ptr, uint64_t more)
+{
+	uint64_t h = ((uintptr_t)ptr >> 3) * 0x9e3779b97f4a7c15ull ^ more * 0xff51afd7ed558ccdull;
+
+	return (size_t)(h >> 40) % CACHE_SLOTS;
+}
+
+/* The mnemonic's text: text "mnemonic " padded to 7 columns; csv its field and a comma. */
+static const struct mn_slot *mn_text(struct out *o, const char *mn)
+{
+	struct mn_slot *e = &o->mns[slot_of(mn, 0)];
+	size_t k;
+	char *p;
+
+	if (e->mn == mn)
+		return e;
+	k = strlen(mn);
+	if (k > 48)
+		k = 48;
+	p = e->s;
+	if (o->csv) {
+		p = put_csv(p, mn, k);
+		*p++ = ',';
+	} else {
+		p = put_mem(p, mn, k);
+		*p++ = ' ';
+		while (p < e->s + 7)
+			*p++ = ' ';
+	}
+	e->len = (uint16_t)(p - e->s);
+	e->mn = mn;
+	return e;
+}
+
+/* The attribute columns: text "\t# ICLASS isa isa_set category width mem\n", csv
+ * ",ICLASS,isa,isa_set,category,width,mem," */
+static const struct tail_slot *tail_text(struct out *o, const struct bbmap_insn *in)
+{
+	bool r = in->flags & BBMAP_INSN_MEM_READ, w = in->flags & BBMAP_INSN_MEM_WRITE;
+	uint64_t key = (uint64_t)in->isa | (uint64_t)in->isa_set << 8 |
+		       (uint64_t)in->category << 16 | (uint64_t)in->width << 24 |
+		       (uint64_t)(r | w << 1) << 40 | 1ull << 48;
+	const char *ic = in->iclass ? in->iclass : "";
+	struct tail_slot *e = &o->tails[slot_of(ic, key)];
+	const char *set = bbmap_isa_set_name(in->isa_set);
+	const char *mem = r && w ? "rw" : r ? "r" : w ? "w" : "";
+	size_t k = strlen(ic);
+	char sep = o->csv ? ',' : ' ';
+	char *p;
+
+	if (e->iclass == ic && e->attrs == key)
+		return e;
+	if (k > 40)
+		k = 40;
+	p = e->s;
+	if (o->csv)
+		*p++ = ',';
+	else
+		p = put_mem(p, "\t# ", 3);
+	p = put_mem(p, ic, k);
+	*p++ = sep;
+	p = put_str(p, bbmap_isa_name(in->isa));
+	*p++ = sep;
+	p = put_str(p, *set || o->csv ? set : "-");
+	*p++ = sep;
+	p = put_str(p, bbmap_category_name(in->category));
+	*p++ = sep;
+	p = put_dec(p, in->width);
+	*p++ = sep;
+	p = put_str(p, *mem || o->csv ? mem : "-");
+	*p++ = o->csv ? ',' : '\n';
+	e->len = (uint16_t)(p - e->s);
+	e->iclass = ic;
+	e->attrs = key;
+	return e;
+}
+
+/* The symbol's CSV field, made when the symbol changes. */
+static void sym_field(struct out *o, const struct bbmap_symbol *sym)
+{
+	size_t k = sym ? strlen(sym->name) : 0;
+
+	o->sym = sym;
+	o->sym_len = 0;
+	if (2 * k + 3 > o->sym_cap) {
+		char *nb = realloc(o->sym_csv, 2 * k + 3);
+
+		if (!nb) {
+			o->err = -ENOMEM;
+			return;
+		}
+		o->sym_csv = nb;
+		o->sym_cap = 2 * k + 3;
+	}
+	if (sym)
+		o->sym_len = (size_t)(put_csv(o->sym_csv, sym->name, k) - o->sym_csv);
+}
+
+/* The "<symbol>:" line over a function in the text listing. */
+static void put_sym_line(struct out *o, const struct bbmap_symbol *sym)
+{
+	size_t k = strlen(sym->name);
+	char *p;
+
+	if (!out_room(o, k + 32))
+		return;
+	p = o->b + o->n;
+	*p++ = '\n';
+	p = put_hex(p, sym->start, 16, '0');
+	p = put_mem(p, " <", 2);
+	p = put_mem(p, sym->name, k);
+	p = put_mem(p, ">:\n", 3);
+	o->n = (size_t)(p - o->b);
+}
+
+static void put_insn(struct out *o, const struct bbmap_insn *in, bool first,
 		     const struct bbmap_symbol *sym)
 {
 	const char *ops = in->operands ? in->operands : "";
-	const char *set = bbmap_isa_set_name(in->isa_set), *mem = mem_name(in->flags);
-	struct line l;
-	size_t at;
+	const struct mn_slot *mn = mn_text(o, in->mnemonic ? in->mnemonic : "");
+	const struct tail_slot *tl = tail_text(o, in);
+	size_t k = strlen(ops);
+	char *p;
 
-	l.n = 0;
-	if (csv) {
-		put_s(&l, "0x");
-		put_u(&l, in->addr, 16, 0, 0);
-		put_c(&l, ',');
-		put_u(&l, in->len, 10, 0, 0);
-		put_c(&l, ',');
-		csv_field(&l, in->mnemonic ? in->mnemonic : "");
-		put_c(&l, ',');
-		csv_field(&l, ops);
-		put_c(&l, ',');
-		put_s(&l, in->iclass ? in->iclass : "");
-		put_c(&l, ',');
-		put_s(&l, bbmap_isa_name(in->isa));
-		put_c(&l, ',');
-		put_s(&l, set);
-		put_c(&l, ',');
-		put_s(&l, bbmap_category_name(in->category));
-		put_c(&l, ',');
-		put_u(&l, in->width, 10, 0, 0);
-		put_c(&l, ',');
-		put_s(&l, mem);
-		put_c(&l, ',');
-		put_c(&l, first ? '1' : '0');
-		put_c(&l, ',');
-		csv_field(&l, sym ? sym->name : "");
+	if (o->csv && sym != o->sym)
+		sym_field(o, sym);
+	if (!out_room(o, LINE_MAX_FIXED + 2 * k + (o->csv ? o->sym_len : 0)))
+		return;
+	p = o->b + o->n;
+	if (o->csv) {
+		p = put_mem(p, "0x", 2);
+		p = put_hex(p, in->addr, 0, 0);
+		*p++ = ',';
+		p = put_dec(p, in->len);
+		*p++ = ',';
+		p = put_mem(p, mn->s, mn->len);
+		p = put_csv(p, ops, k);
+		p = put_mem(p, tl->s, tl->len);
+		*p++ = first ? '1' : '0';
+		*p++ = ',';
+		p = put_mem(p, o->sym_csv, o->sym_len);
+		*p++ = '\n';
 	} else {
-		put_c(&l, first ? '*' : ' ');
-		put_u(&l, in->addr, 16, 8, ' ');
-		put_s(&l, ": ");
-		put_u(&l, in->len, 10, 2, ' ');
-		put_c(&l, ' ');
-		at = l.n;
-		put_s(&l, in->mnemonic ? in->mnemonic : "");
-		put_c(&l, ' ');
-		pad(&l, at, 7);
-		put_s(&l, ops);
-		put_s(&l, "\t# ");
-		put_s(&l, in->iclass ? in->iclass : "");
-		put_c(&l, ' ');
-		put_s(&l, bbmap_isa_name(in->isa));
-		put_c(&l, ' ');
-		put_s(&l, *set ? set : "-");
-		put_c(&l, ' ');
-		put_s(&l, bbmap_category_name(in->category));
-		put_c(&l, ' ');
-		put_u(&l, in->width, 10, 0, 0);
-		put_c(&l, ' ');
-		put_s(&l, *mem ? mem : "-");
+		*p++ = first ? '*' : ' ';
+		p = put_hex(p, in->addr, 8, ' ');
+		*p++ = ':';
+		*p++ = ' ';
+		if (in->len < 10)
+			*p++ = ' ';
+		p = put_dec(p, in->len);
+		*p++ = ' ';
+		p = put_mem(p, mn->s, mn->len);
+		p = put_mem(p, ops, k);
+		p = put_mem(p, tl->s, tl->len);
 	}
-	put_c(&l, '\n');
-	fwrite_unlocked(l.b, 1, l.n, f);
+	o->n = (size_t)(p - o->b);
+}
+
+/* A listing written to f, or kept in memory (f NULL) in a buffer of cap bytes. */
+static struct out *out_new(bool csv, FILE *f, size_t cap)
+{
+	struct out *o = calloc(1, sizeof(*o));
+
+	if (o) {
+		o->cap = f ? OUT_CAP : cap;
+		o->b = malloc(o->cap);
+	}
+	if (!o || !o->b) {
+		free(o);
+		return NULL;
+	}
+	o->csv = csv;
+	o->f = f;
+	o->mem = !f;
+	return o;
+}
+
+static void out_delete(struct out *o)
+{
+	if (!o)
+		return;
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	free(o->b);
+	free(o->sym_csv);
+	free(o);
+}
+
+static void out_put(struct out *o, const char *s)
+{
+	size_t k = strlen(s);
+
+	if (out_room(o, k)) {
+		memcpy(o->b + o->n, s, k);
+		o->n += k;
+	}
 }
 
 /* One part of the code, listed by one thread with its own module instance (a module is used
@@ -173,7 +380,7 @@ struct chunk {
 	bool csv;
 	size_t ri, ri_end;
 	uint64_t start, end;
-	FILE *out;
+	struct out *o;
 	uint64_t reached;		/* where the walk stopped: >= end */
 	uint64_t nr_insns, unreached, bytes_bad, bytes_cut;
 	int err;
@@ -207,11 +414,10 @@ static void walk_range(struct chunk *c, struct bbmap_module *m, uint64_t addr, u
 			uint32_t k;
 
 			if (!c->csv && blk->sym != *last_sym && blk->sym)
-				fprintf(c->out, "\n%016" PRIx64 " <%s>:\n", blk->sym->start,
-					blk->sym->name);
+				put_sym_line(c->o, blk->sym);
 			*last_sym = blk->sym;
 			for (k = 0; k < blk->nr_insns; k++)
-				put_insn(c->out, c->csv, &blk->insns[k], k == 0, blk->sym);
+				put_insn(c->o, &blk->insns[k], k == 0, blk->sym);
 			c->nr_insns += blk->nr_insns;
 			*since_forget += blk->end - blk->start;
 			addr = blk->end;
@@ -246,6 +452,7 @@ static void *chunk_thread(void *arg)
 		return NULL;
 	}
 	walk(c, m);
+	out_flush(c->o);
 	bbmap_module__stats(m, &st);
 	c->bytes_bad = st.bytes_bad;
 	c->bytes_cut = st.bytes_cut;
@@ -303,16 +510,42 @@ static size_t plan(struct bbmap_module *m, const char *path, bool csv, unsigned 
 	return n + 1;
 }
 
-static int copy_out(FILE *from, FILE *to)
+/* Writes a part's listing, kept in memory or in its temporary file, to stdout. */
+static int copy_out(struct out *o)
 {
-	char buf[1 << 16];
+	char *buf;
 	size_t k;
+	int err = 0;
 
-	rewind(from);
-	while ((k = fread(buf, 1, sizeof(buf), from)) > 0)
-		if (fwrite(buf, 1, k, to) != k)
-			return -EIO;
-	return ferror(from) ? -EIO : 0;
+	if (o->mem)
+		return o->n && fwrite(o->b, 1, o->n, stdout) != o->n ? -EIO : 0;
+	buf = malloc(OUT_CAP);
+	if (!buf)
+		return -ENOMEM;
+	rewind(o->f);
+	while (!err && (k = fread(buf, 1, OUT_CAP, o->f)) > 0)
+		if (fwrite(buf, 1, k, stdout) != k)
+			err = -EIO;
+	if (!err && ferror(o->f))
+		err = -EIO;
+	free(buf);
+	return err;
+}
+
+/* Code bytes of a part, for the size of its listing kept in memory. */
+static uint64_t chunk_bytes(struct bbmap_module *m, const struct chunk *c)
+{
+	uint64_t total = 0, s, e;
+	size_t ri;
+
+	for (ri = c->ri; ri <= c->ri_end && !bbmap_module__code_range(m, ri, &s, &e); ri++) {
+		if (ri == c->ri)
+			s = c->start;
+		if (ri == c->ri_end)
+			e = c->end;
+		total += e > s ? e - s : 0;
+	}
+	return total;
 }
 
 int cmd_disasm(int argc, char **argv)
@@ -322,7 +555,6 @@ int cmd_disasm(int argc, char **argv)
 	struct bbmap_module_stats st;
 	struct chunk ch[MAX_JOBS];
 	uint64_t nr_insns = 0, unreached = 0, bytes_bad, bytes_cut;
-	static char obuf[1 << 16];
 	unsigned jobs = 2;
 	size_t n, k;
 	bool csv, in_step = true;
@@ -377,31 +609,51 @@ int cmd_disasm(int argc, char **argv)
 		fprintf(stderr, "hbbp-convert: disasm: %s: %s\n", path, hbbp_strerror(err));
 		return hbbp_exit_code(err);
 	}
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	if (csv)
-		puts("address,length,mnemonic,operands,iclass,isa,isa_set,category,width,mem,"
-		     "block_start,symbol");
 	n = plan(m, path, csv, jobs, ch);
-	/* The first part goes to stdout from this thread, the others to temporary files from
-	 * their threads, copied after it in order. */
-	for (k = 1; k < n && !err; k++) {
-		ch[k].out = tmpfile();
-		if (!ch[k].out || pthread_create(&ch[k].th, NULL, chunk_thread, &ch[k])) {
-			fprintf(stderr, "hbbp-convert: disasm: cannot start a thread: %s\n",
-				strerror(errno));
-			if (ch[k].out)
-				fclose(ch[k].out);
+	for (k = 0; k < n; k++) {
+		/* about 16 bytes of text (19 of CSV) per byte of x86 code: the other parts
+		 * are kept in memory while that fits MEM_CAP */
+		uint64_t want = chunk_bytes(m, &ch[k]) * 24;
+
+		ch[k].o = out_new(csv, k ? NULL : stdout,
+				  want < OUT_CAP ? OUT_CAP : want > MEM_CAP ? MEM_CAP : want);
+		if (!ch[k].o) {
+			fprintf(stderr, "hbbp-convert: disasm: %s\n", strerror(errno ? errno : ENOMEM));
+			err = -ENOMEM;
 			n = k;
 			break;
 		}
 	}
-	ch[0].out = stdout;
-	walk(&ch[0], m);
-	err = ch[0].err == -HBBP_ENOTFOUND ? 0 : ch[0].err;
+	if (!err && csv)
+		out_put(ch[0].o, "address,length,mnemonic,operands,iclass,isa,isa_set,category,"
+			"width,mem,block_start,symbol\n");
+	/* The first part goes to stdout from this thread, the others to memory (a temporary
+	 * file past MEM_CAP) from their threads, written after it in order. */
+	for (k = 1; k < n && !err; k++) {
+		if (pthread_create(&ch[k].th, NULL, chunk_thread, &ch[k])) {
+			fprintf(stderr, "hbbp-convert: disasm: cannot start a thread: %s\n",
+				strerror(errno));
+			size_t f;
+
+			for (f = k; f < n; f++)
+				out_delete(ch[f].o);
+			n = k;
+			break;
+		}
+	}
+	if (n) {
+		walk(&ch[0], m);
+		out_flush(ch[0].o);
+		err = ch[0].err == -HBBP_ENOTFOUND ? 0 : ch[0].err;
+		if (!err)
+			err = ch[0].o->err;
+	}
 	for (k = 1; k < n; k++) {
 		pthread_join(ch[k].th, NULL);
 		if (!err && ch[k].err && ch[k].err != -HBBP_ENOTFOUND)
 			err = ch[k].err;
+		if (!err)
+			err = ch[k].o->err;
 		/* a part starts where the walk of the previous one stopped, or the cut was not
 		 * clean: then the listing is done again in one walk */
 		if (ch[k - 1].reached != ch[k].start)
@@ -410,8 +662,8 @@ int cmd_disasm(int argc, char **argv)
 	bbmap_module__stats(m, &st);
 	bytes_bad = st.bytes_bad;
 	bytes_cut = st.bytes_cut;
-	nr_insns = ch[0].nr_insns;
-	unreached = ch[0].unreached;
+	nr_insns = n ? ch[0].nr_insns : 0;
+	unreached = n ? ch[0].unreached : 0;
 	for (k = 1; k < n && !err; k++) {
 		if (!in_step) {
 			struct chunk *c = &ch[k];
@@ -419,12 +671,19 @@ int cmd_disasm(int argc, char **argv)
 			/* continue the one walk where it stopped, in this thread */
 			c->start = ch[k - 1].reached > c->start && ch[k - 1].ri_end == c->ri ?
 				   ch[k - 1].reached : c->start;
-			c->out = stdout;
+			if (c->o->f)
+				fclose(c->o->f);
+			c->o->f = stdout;
+			c->o->mem = false;
+			c->o->n = 0;
 			c->nr_insns = c->unreached = 0;
 			walk(c, m);
+			out_flush(c->o);
 			err = c->err == -HBBP_ENOTFOUND ? 0 : c->err;
+			if (!err)
+				err = c->o->err;
 		} else {
-			err = copy_out(ch[k].out, stdout);
+			err = copy_out(ch[k].o);
 			bytes_bad += ch[k].bytes_bad;
 			bytes_cut += ch[k].bytes_cut;
 		}
@@ -436,16 +695,15 @@ int cmd_disasm(int argc, char **argv)
 		bytes_bad = st.bytes_bad;
 		bytes_cut = st.bytes_cut;
 	}
-	for (k = 1; k < n; k++)
-		if (ch[k].out && ch[k].out != stdout)
-			fclose(ch[k].out);
+	for (k = 0; k < n; k++)
+		out_delete(ch[k].o);
 	bbmap_module__delete(m);
-	if (err)
-		return hbbp_exit_code(err);
-	if (fflush(stdout) || ferror(stdout)) {
+	if (err == -EIO || (!err && (fflush(stdout) || ferror(stdout)))) {
 		fprintf(stderr, "hbbp-convert: disasm: write error: %s\n", strerror(errno));
 		return HBBP_EXIT_IO;
 	}
+	if (err)
+		return hbbp_exit_code(err);
 	if (unreached)
 		fprintf(stderr, "hbbp-convert: warning: disasm: %s: %" PRIu64 " bytes of code are "
 			"no instruction start of their function and were not listed\n", path,

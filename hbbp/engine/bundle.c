@@ -13,6 +13,11 @@
 
 #include "hbbp/engine/driver.h"
 
+/* After this many stacks, a bundle whose stacks are more than BUNDLE_MAX_NEW new ones
+ * ends: merging it would cost the pass as much as reading them itself. */
+#define BUNDLE_PROBE	8192u
+#define BUNDLE_MAX_NEW	0.6
+
 int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 {
 	size_t n = d->acc.nr_events ? d->acc.nr_events : 1, i;
@@ -26,11 +31,13 @@ int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 	}
 	b->nr_events = d->acc.nr_events;
 	b->batch_slot = d->acc.batch_slot;
+	b->per_thread = d->acc.per_thread;
 	for (i = 0; i < d->acc.nr_events; i++)
 		b->roles[i].role = d->acc.ev[i].role;
 	b->lbr_time = d->acc.lbr_time;	/* read-only during the pass */
 	hmap__init(&b->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hbbp_stack_cache__init(&b->stacks);
+	hbbp_stack_stats__init(&b->sstats, HBBP_STACKS_ALWAYS);
 	b->tmin = UINT64_MAX;
 	return 0;
 }
@@ -48,7 +55,7 @@ void hbbp_bundle__exit(struct hbbp_bundle *b)
 
 int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 {
-	uint64_t key[HBBP_STACK_KEY_WORDS];
+	uint64_t key[HBBP_STACK_KEY_WORDS], h;
 	struct hbbp_sample_item it;
 	struct hbbp_bundle_event *ev;
 	uint64_t t = rec->sample.time;
@@ -65,16 +72,24 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 		uint64_t *qk = hbbp_stack_cache__queue_key(&b->stacks);
 		struct hbbp_stack_val *v;
 
-		if (!hbbp_driver__stack_key(&it, it.raw, qk ? qk : key))
+		if (!hbbp_driver__stack_key(&it, it.raw, b->per_thread, qk ? qk : key))
 			return 0;
+		/* stacks that rarely repeat: the pass would resolve each of them anyway, after
+		 * waiting for this part; it reads the rest itself */
+		if (b->sstats.cached >= BUNDLE_PROBE &&
+		    (double)b->stacks.nr_inserts > BUNDLE_MAX_NEW * (double)b->sstats.cached)
+			return 0;
+		h = hbbp_stack_cache__hash(qk ? qk : key);
+		hbbp_stack_stats__note(&b->sstats, h);
+		b->sstats.cached++;
 		if (qk) {
-			if (hbbp_stack_cache__queue_w(&b->stacks, hbbp_stack_cache__hash(qk),
+			if (hbbp_stack_cache__queue_w(&b->stacks, h,
 						      it.weight, (double)it.period, 1, it.batch))
 				return -ENOMEM;
 		} else if (hbbp_stack_cache__drain(&b->stacks)) {
 			return -ENOMEM;
 		} else {
-			v = hbbp_stack_cache__get(&b->stacks, key, hbbp_stack_cache__hash(key));
+			v = hbbp_stack_cache__get(&b->stacks, key, h);
 			if (!v)
 				return b->stacks.nr >= HBBP_STACK_CACHE_MAX ? 0 : -ENOMEM;
 			v->period += it.weight;
@@ -83,7 +98,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 			v->bs.b[it.batch] += it.weight;	/* the weight, per batch */
 		}
 	} else if (it.kind == HBBP_ITEM_EBS) {
-		key[0] = (uint64_t)it.pid << 32 | it.tid;
+		key[0] = (uint64_t)it.pid << 32 | (b->per_thread ? it.tid : 0);
 		key[1] = (uint64_t)(uint32_t)it.cpumode;
 		key[2] = it.ip;
 		key[3] = (uint64_t)it.evidx;
@@ -128,5 +143,6 @@ int hbbp_bundle__finish(struct hbbp_bundle *b)
 {
 	int err = hbbp_stack_cache__drain(&b->stacks);
 
+	b->sstats.inserts = b->stacks.nr_inserts;
 	return err ? err : hbbp_sum_queue__drain(&b->ebsq, &b->ebs);
 }

@@ -153,6 +153,23 @@ static bool run_wants_lines(const struct convert_opts *o)
 	return false;
 }
 
+/* Whether the sums are kept per thread (struct hbbp_accum.per_thread): for a thread key or
+ * filter, or a table by thread (thread_blocks). Without, memory and time stay bounded by
+ * the code that ran however many threads and processes the recording holds. */
+static bool run_wants_threads(const struct convert_opts *o)
+{
+	size_t i;
+
+	if (o->all_tables || writer_format_writes_table(o->format, "blocks") || o->mix.pid ||
+	    o->mix.comm)
+		return true;
+	for (i = 0; i < o->mix.nr_keys; i++)
+		if (o->mix.keys[i] == KEY_PID || o->mix.keys[i] == KEY_TID ||
+		    o->mix.keys[i] == KEY_COMM)
+			return true;
+	return false;
+}
+
 /* struct hbbp_code_ops.apply_leaders: the lists of distinct modules on up to -j threads */
 static int run_apply_leaders(void *ctx, const struct hbbp_leaders *l,
 			     const struct hbbp_code_ops *ops)
@@ -173,6 +190,7 @@ int convert__new_session(struct bbmap_session **out, const struct perf_reader *r
 	fo.binaries = o->binaries;
 	fo.nr_binaries = o->nr_binaries;
 	fo.no_lines = !run_wants_lines(o);
+	fo.no_operands = !o->all_tables;	/* only listings (annotate, report) show them */
 	if (!fo.kcore_dir)
 		fo.kcore_dir = h->kcore_dir;
 	if (!fo.osrelease)
@@ -232,7 +250,8 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	int ret, err = 0;
 
 	/* a large file is read in two parts at once (on two threads when -j allows) */
-	if (hbbp_segment__eligible(run->reader, o->split_min)) {
+	if (hbbp_segment__eligible(run->reader, o->split_min) &&
+	    run->drv.sstats.policy != HBBP_STACKS_NEVER) {	/* its stacks are cached */
 		struct perf_reader_opts ro;
 
 		run_reader_opts(o, &ro);
@@ -242,6 +261,9 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 			return err;
 		}
 	}
+	/* with a second CPU, the LBR stacks are summed on it while this thread reads on */
+	if (o->jobs > 1 && hbbp_driver__start_worker(&run->drv))
+		pr_debug("%s: stacks summed on this thread (no worker)", o->input);
 	while ((ret = perf_reader__next(run->reader, &rec)) > 0) {
 		err = hbbp_driver__record(&run->drv, rec);
 		if (err)
@@ -345,6 +367,9 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	if (err)
 		goto out;
 	run->drv_ok = true;
+	run->drv.acc.per_thread = run_wants_threads(o);
+	/* HBBP_STACK_CACHE=on|off forces the stack cache (comparisons; default auto) */
+	hbbp_stack_stats__init(&run->drv.sstats, hbbp_stack_stats__policy_env());
 	err = convert__lbr_weighting(run, o, &ro);
 	if (err)
 		goto out;
@@ -357,8 +382,12 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	if (err)
 		goto out;
 	/* Events the reader saw after open (pipe mode) keep their roles from open. */
+	run->nr_streams = run->drv.acc.streams.nr;
+	run->drv.acc.release_sums = !o->keep_batch_sums;
 	err = hbbp_counts__compute(&run->counts, &run->drv.acc, run->method, o->cutoff);
 	run->counts_ok = true;
+	if (!o->keep_batch_sums)	/* the counts and intervals are set: memory for the mix */
+		hbbp_counts__drop_batch_sums(&run->counts);
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));
 		goto out;

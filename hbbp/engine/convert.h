@@ -39,6 +39,9 @@ struct convert_opts {
 	uint64_t split_min;		/* records of a file from which it is read in two
 					 * parts (hbbp/engine/segment.h); 0 never */
 	int lbr_weighting;		/* enum hbbp_lbr_weighting (--lbr-weighting) */
+	bool keep_batch_sums;		/* the counts' sums per batch (hbbp_counts.block_bs)
+					 * and the accumulators' sums kept after the
+					 * attribution (for comparisons) */
 	bool all_tables;		/* build every result table and read source lines
 					 * whatever the format (annotate, report) */
 };
@@ -59,6 +62,7 @@ struct convert_run {
 	double total;
 	bool drv_ok, counts_ok;
 	bool two_parts;			/* the pass read the file in two parts */
+	size_t nr_streams;		/* distinct streams accumulated (hbbp_accum.streams) */
 	uint64_t part_samples;		/* ... of which this many samples apart */
 	bool redo;			/* ... and must read it again in one */
 	int lbr_weighting;		/* the LBR weight used (HBBP_LBR_WEIGHT_PLAIN/TIME) */

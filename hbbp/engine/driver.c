@@ -28,6 +28,7 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
 	if (err)
 		return err;
 	hbbp_stack_cache__init(&d->stacks);
+	hbbp_stack_stats__init(&d->sstats, HBBP_STACKS_AUTO);
 	return 0;
 }
 
@@ -35,6 +36,7 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 {
 	if (!d)
 		return;
+	hbbp_stack_worker__stop(&d->worker);
 	hbbp_accum__exit(&d->acc);
 	hbbp_stack_cache__exit(&d->stacks);
 	memset(d, 0, sizeof(*d));
@@ -46,6 +48,13 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 
 	err = err ? err : hbbp_driver__flush(d);
 	err = err ? err : hbbp_sum_queue__drain(&d->ebsq, &d->acc.ebs);
+	{
+		int werr = hbbp_stack_worker__stop(&d->worker);	/* every stack summed */
+
+		err = err ? err : werr;
+	}
+	d->sstats.inserts += d->stacks.nr_inserts - d->merge_inserts;
+	hbbp_stack_cache__exit(&d->stacks);	/* flushed: its memory is of no more use */
 	if (err && !d->flush_err)
 		d->flush_err = err;
 	hbbp_accum__scale(&d->acc);
@@ -108,8 +117,26 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 			    double period, double period_plain, uint64_t cnt,
 			    const struct hbbp_bsum *bs)
 {
-	return hbbp_accum__lbr_stack_w(&d->acc, driver_lookup, d, pid, tid, cpumode, evidx, e,
-				       n, period, period_plain, cnt, bs);
+	struct perf_branch_entry *we;
+	struct bbmap_loc *locs;
+	void *slot;
+
+	if (!d->worker.started)
+		return hbbp_accum__lbr_stack_w(&d->acc, driver_lookup, d, pid, tid, cpumode, evidx,
+					       e, n, period, period_plain, cnt, bs);
+	/* resolved here, summed by the worker */
+	slot = hbbp_stack_worker__reserve(&d->worker, n, &we, &locs);
+	if (!slot)
+		return d->worker.err ? d->worker.err : -ENOMEM;
+	memcpy(we, e, (size_t)n * sizeof(*e));
+	hbbp_accum__lbr_resolve(driver_lookup, d, pid, cpumode, e, n, locs);
+	return hbbp_stack_worker__commit(&d->worker, slot, pid, tid, evidx, n, period,
+					 period_plain, cnt, bs);
+}
+
+int hbbp_driver__start_worker(struct hbbp_driver *d)
+{
+	return hbbp_stack_worker__start(&d->worker, &d->acc);
 }
 
 int hbbp_driver__flush(struct hbbp_driver *d)
@@ -138,7 +165,7 @@ int hbbp_driver__flush(struct hbbp_driver *d)
 }
 
 bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf_branch_entry *e,
-			    uint64_t *key)
+			    bool per_thread, uint64_t *key)
 {
 	uint64_t n = it->nr, k;
 
@@ -150,7 +177,7 @@ bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf
 		key[2 + 2 * k] = e[k].from;
 		key[3 + 2 * k] = e[k].to;
 	}
-	key[0] = (uint64_t)it->pid << 32 | it->tid;
+	key[0] = (uint64_t)it->pid << 32 | (per_thread ? it->tid : 0);
 	key[1] = (uint64_t)it->evidx | (uint64_t)it->cpumode << 16 | n << 32;
 	return true;
 }
@@ -185,10 +212,22 @@ static int driver_stack_add(struct hbbp_driver *d, const uint64_t *key, uint64_t
 	return 0;
 }
 
+/* An LBR item resolved and summed at once, not through the cache. */
+static int driver_lbr_direct(struct hbbp_driver *d, const struct hbbp_sample_item *it,
+			     const struct perf_branch_entry *e)
+{
+	struct hbbp_bsum bs;
+
+	memset(&bs, 0, sizeof(bs));
+	bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] = it->weight;
+	return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, it->nr, it->weight,
+				(double)it->period, 1, &bs);
+}
+
 int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		       const struct perf_branch_entry *e)
 {
-	uint64_t local[HBBP_STACK_KEY_WORDS], *key;
+	uint64_t local[HBBP_STACK_KEY_WORDS], *key, h;
 	int err = hbbp_accum__count_item(&d->acc, it);
 
 	if (err)
@@ -202,19 +241,19 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	 * their lookup while there is room for all queued, else added at once. Their weights
 	 * (period / D(Y) with method.md §5b) are summed, so the key need not hold the IP. */
 	key = hbbp_stack_cache__queue_key(&d->stacks);
-	if (!hbbp_driver__stack_key(it, e, key ? key : local)) {
-		struct hbbp_bsum bs;
-
-		memset(&bs, 0, sizeof(bs));
-		bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] = it->weight;
-		return driver_lbr_stack(d, it->pid, it->tid, it->cpumode, it->evidx, e, it->nr,
-					it->weight, (double)it->period, 1, &bs);
+	if (!hbbp_driver__stack_key(it, e, d->acc.per_thread, key ? key : local)) {
+		d->sstats.stacks++;
+		d->sstats.direct++;
+		return driver_lbr_direct(d, it, e);
 	}
+	h = hbbp_stack_cache__hash(key ? key : local);
+	hbbp_stack_stats__note(&d->sstats, h);
+	if (!hbbp_stack_stats__use_cache(&d->sstats, d->stacks.nr_inserts))
+		return driver_lbr_direct(d, it, e);	/* the cache does not pay here */
 	if (key)
-		return hbbp_stack_cache__queue_w(&d->stacks, hbbp_stack_cache__hash(key),
-						 it->weight, (double)it->period, 1, it->batch);
-	return driver_stack_add(d, local, hbbp_stack_cache__hash(local), it->weight,
-				(double)it->period, 1, it->batch, NULL);
+		return hbbp_stack_cache__queue_w(&d->stacks, h, it->weight, (double)it->period, 1,
+						 it->batch);
+	return driver_stack_add(d, local, h, it->weight, (double)it->period, 1, it->batch, NULL);
 }
 
 /* Records after which the address spaces are unchanged: no need to flush the stacks. */
@@ -241,6 +280,7 @@ void hbbp_driver__set_bundle(struct hbbp_driver *d, const struct hbbp_bundle *b)
 static int driver_merge_bundle(struct hbbp_driver *d)
 {
 	const struct hbbp_bundle *b = d->bundle;
+	uint64_t ins;
 	size_t i;
 	int err;
 
@@ -248,6 +288,7 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 	const struct hbbp_ebs_val *v;
 
 	d->bundle_merged = true;
+	hbbp_stack_stats__merge(&d->sstats, &b->sstats);
 	d->acc.nr_samples += b->nr_samples;
 	d->acc.nr_unused_samples += b->nr_unused_samples;
 	for (i = 0; i < d->acc.nr_events; i++) {
@@ -266,6 +307,10 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		if (err)
 			return err;
 	}
+	err = hbbp_stack_cache__drain(&d->stacks);
+	if (err)
+		return err;
+	ins = d->stacks.nr_inserts;
 	for (i = 0; i < b->stacks.nr; i++) {
 		const uint64_t *skey = hbbp_stack_cache__key(&b->stacks, i);
 
@@ -275,7 +320,9 @@ static int driver_merge_bundle(struct hbbp_driver *d)
 		if (err)
 			return err;
 	}
-	return 0;
+	err = hbbp_stack_cache__drain(&d->stacks);
+	d->merge_inserts += d->stacks.nr_inserts - ins;
+	return err;
 }
 
 /* A record that may change an address space, with the bundle set: is the bundle still in

@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 #include "hbbp/engine/stack_cache.h"
+#include "hbbp/engine/stack_stats.h"
+#include "hbbp/engine/stack_worker.h"
 #include "hbbp/engine/sum_queue.h"
 #include "hbbp/method/method.h"
 
@@ -43,6 +45,12 @@ struct hbbp_driver {
 	 * entries) -> struct hbbp_stack_val. Flushed before any record that may change an
 	 * address space, when full, and by hbbp_driver__flush / __finish. */
 	struct hbbp_stack_cache stacks;
+	/* the stacks seen, distinct, cached or not; and whether caching pays (the policy is
+	 * AUTO unless the caller sets sstats.policy before the first record) */
+	struct hbbp_stack_stats sstats;
+	uint64_t merge_inserts;		/* cache entries made merging the bundle (not counted) */
+	/* LBR stacks summed on a second thread (hbbp_driver__start_worker), or not started */
+	struct hbbp_stack_worker worker;
 	int flush_err;			/* error of a flush inside hbbp_driver__finish */
 	/* the raw sums of a segment read apart (hbbp_driver__set_bundle), merged once */
 	const struct hbbp_bundle *bundle;
@@ -54,6 +62,9 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
 		      const struct perf_event_info *const *events,
 		      const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_driver__exit(struct hbbp_driver *d);
+/* Sums the LBR stacks on a second thread from here on (their ends still resolved here).
+ * 0, or an error: the stacks are then summed here. */
+int hbbp_driver__start_worker(struct hbbp_driver *d);
 /* Feeds one record (any type). Returns 0 or -ENOMEM; anomalies are counted, never fatal. */
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);
 /* Processes the LBR stacks summed so far (see stacks). Returns 0 or -ENOMEM. */
@@ -63,9 +74,11 @@ int hbbp_driver__flush(struct hbbp_driver *d);
 int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		       const struct perf_branch_entry *e);
 /* The LBR stack cache key of an LBR item (see struct hbbp_driver.stacks); false when the
- * stack is not cached (deeper than the cache, an entry with flags, an event index > 0xffff). */
+ * stack is not cached (deeper than the cache, an entry with flags, an event index > 0xffff).
+ * Without per_thread (struct hbbp_accum) the key holds the pid only: the stacks of a
+ * process's threads are summed together. */
 bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf_branch_entry *e,
-			    uint64_t *key);
+			    bool per_thread, uint64_t *key);
 
 /* The raw sums of the samples of a segment of the recording, read apart from the driver's
  * pass (by another thread, hbbp/engine/segment.c): LBR stacks in a stack cache and EBS IPs by
@@ -91,15 +104,19 @@ struct hbbp_bundle {
 	struct hmap ebs;		/* (pid<<32|tid, cpumode, ip, evidx) -> hbbp_ebs_val */
 	struct hbbp_sum_queue ebsq;	/* sums on their way into ebs (complete after finish) */
 	struct hbbp_stack_cache stacks;
+	struct hbbp_stack_stats sstats;	/* its stacks (always cached; the segment ends early
+					 * where the cache does not pay) */
 	uint64_t nr_samples, nr_unused_samples;
+	bool per_thread;		/* the accumulators' (struct hbbp_accum) */
 	uint64_t tmin, tmax;		/* sample times (tmin > tmax: no sample) */
 	uint64_t start, end;		/* file offsets: the segment's records are [start, end) */
 };
 int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d);
 void hbbp_bundle__exit(struct hbbp_bundle *b);
 /* Adds the sample rec (its time: rec->sample.time). Returns 1, 0 when the bundle cannot
- * stand for it (read values, a stack that is not cached, the cache full; the segment then
- * ends before it) or -ENOMEM. */
+ * stand for it (read values, a stack that is not cached, the cache full, or its hit rate so
+ * low that the part read apart would not save the pass any work; the segment then ends
+ * before it) or -ENOMEM. */
 int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec);
 /* Sums what hbbp_bundle__add has queued (0 or -ENOMEM): before the bundle is read or set. */
 int hbbp_bundle__finish(struct hbbp_bundle *b);

@@ -92,6 +92,7 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
 	if (c->nr >= HBBP_STACK_CACHE_MAX)
 		return NULL;
 	e = c->nr++;
+	c->nr_inserts++;
 	k = c->keys + e * HBBP_STACK_KEY_WORDS;
 	memcpy(k, key, words * sizeof(*k));
 	c->slot[e] = (uint32_t)i;

@@ -38,6 +38,7 @@ struct hbbp_stack_cache {
 	uint64_t *keys;			/* per entry: HBBP_STACK_KEY_WORDS words */
 	struct hbbp_stack_val *vals;	/* per entry */
 	size_t nr;
+	uint64_t nr_inserts;		/* entries made since init (cumulative over flushes) */
 	uint64_t *qkeys;		/* HBBP_STACK_QUEUE keys of queued stacks */
 	uint64_t qhash[HBBP_STACK_QUEUE];
 	struct hbbp_stack_val qval[HBBP_STACK_QUEUE];	/* period and n (bs unused) */

@@ -154,6 +154,32 @@ double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_b
 	return w;
 }
 
+/* --diagnostics: how the LBR stacks repeat, whether summing identical ones first paid, and
+ * the distinct streams they hold (what the accumulation's size grows with). */
+static void summary_stacks(const struct convert_run *run)
+{
+	const struct hbbp_stack_stats *st = &run->drv.sstats;
+	double distinct = hbbp_stack_stats__distinct(st);
+	uint64_t n = st->stacks;
+
+	if (!n)
+		return;
+	fprintf(stderr, "  LBR stacks: %" PRIu64 ", %.0f distinct (%.1f%%, estimated); stack cache ",
+		n, distinct, 100 * distinct / (double)n);
+	if (st->cached)
+		fprintf(stderr, "%.1f%% hits ", 100.0 * (double)(st->cached - st->inserts) /
+			(double)st->cached);
+	if (!st->direct)
+		fprintf(stderr, "(on)");
+	else if (!st->cached)
+		fprintf(stderr, "(off)");
+	else
+		fprintf(stderr, "(off for %.1f%% of the stacks)", 100.0 * (double)st->direct /
+			(double)n);
+	fprintf(stderr, "; streams %zu distinct%s\n", run->nr_streams,
+		run->drv.acc.per_thread ? " (per thread)" : "");
+}
+
 void convert__summary(const struct convert_run *run, const struct convert_opts *o)
 {
 	const struct hbbp_accum *d = &run->drv.acc;
@@ -188,6 +214,8 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 			fprintf(stderr, " (%s)", e->role_reason);
 		fputc('\n', stderr);
 	}
+	if (o->mix.diagnostics)
+		summary_stacks(run);
 	for (i = 0; i < REJ__COUNT; i++)
 		rej += d->rejected_weight[i];
 	if (sweight > 0) {

@@ -52,6 +52,7 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 
 	memset(a, 0, sizeof(*a));
 	a->ops = ops;
+	a->per_thread = true;
 	a->ev = calloc(nr_events ? nr_events : 1, sizeof(*a->ev));
 	if (!a->ev)
 		return -ENOMEM;
@@ -69,10 +70,16 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 	hmap__init(&a->ebs, 4, sizeof(struct hbbp_ebs_val));
 	hmap__init(&a->streams, 5, sizeof(struct hbbp_stream_val));
 	hmap__init(&a->bias, 4, sizeof(struct hbbp_bias_val));
-	hmap__init(&a->targets, 2, sizeof(uint64_t));
 	hmap__init(&a->unres, 1, sizeof(struct hbbp_unresolved));
 	hmap__init(&a->reads, 3, 2 * sizeof(uint64_t));
 	return 0;
+}
+
+void hbbp_accum__drop_sums(struct hbbp_accum *a)
+{
+	hmap__exit(&a->ebs);
+	hmap__exit(&a->streams);
+	hmap__exit(&a->bias);
 }
 
 void hbbp_accum__exit(struct hbbp_accum *a)
@@ -83,7 +90,6 @@ void hbbp_accum__exit(struct hbbp_accum *a)
 	hmap__exit(&a->ebs);
 	hmap__exit(&a->streams);
 	hmap__exit(&a->bias);
-	hmap__exit(&a->targets);
 	hmap__exit(&a->unres);
 	hmap__exit(&a->reads);
 	free(a->locs);
@@ -154,6 +160,12 @@ void hbbp_accum__scale(struct hbbp_accum *a)
 	size_t i;
 	const uint64_t *key;
 	uint64_t *v;
+
+	if (a->ebs_unmapped_n &&
+	    !hbbp_accum__unresolved_add(a, NULL, false, a->ebs_unmapped_n, a->ebs_unmapped_w)) {
+		a->ebs_unmapped_n = 0;	/* added once */
+		a->ebs_unmapped_w = 0;
+	}
 
 	for (i = 0; i < a->nr_events; i++)
 		a->ev[i].time_enabled = a->ev[i].time_running = 0;
@@ -296,12 +308,12 @@ int hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int ev
 {
 	if (!loc || !loc->dso) {
 		loc = NULL;
-		if (hbbp_accum__unresolved_add(a, NULL, false, n, period))
-			return -ENOMEM;
+		a->ebs_unmapped_n += n;
+		a->ebs_unmapped_w += period;
 	} else {
 		a->ev[evidx].samples_used += n;
 	}
-	key[0] = (uint64_t)pid << 32 | tid;
+	key[0] = a->per_thread ? (uint64_t)pid << 32 | tid : 0;
 	key[1] = loc ? (uintptr_t)loc->dso : 0;
 	key[2] = loc ? loc->vaddr : 0;
 	key[3] = (uint64_t)evidx;
@@ -385,9 +397,27 @@ static int accum_stream_dsos(struct hbbp_accum *a, struct bbmap_dso *x, struct b
 	return 0;
 }
 
-/* method.md §5 (bias, decision): slot counters per branch, oldest slot e[n-1], newest e[0]. */
-static int accum_bias_slots(struct hbbp_accum *a, const struct bbmap_loc *locs, uint64_t n,
-			    uint64_t cnt)
+/* Per branch (from, to) of a stack: method.md §5 (bias, decision) slot counters, oldest slot
+ * e[n-1], newest e[0], when its source is mapped; and whether its target is a block leader
+ * (§3: every branch target seen in the LBR data starts a block, the oldest entry's and those
+ * of rejected streams too; not a wrong-path entry's, never executed). One entry per branch
+ * serves both. */
+static bool branch_key(const struct bbmap_loc *locs, uint64_t k, uint64_t *key)
+{
+	const struct bbmap_loc *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
+
+	if (!lf->dso && !lt->dso)
+		return false;
+	key[0] = (uintptr_t)lf->dso;
+	key[1] = lf->dso ? lf->vaddr : 0;
+	key[2] = (uintptr_t)lt->dso;
+	key[3] = lt->dso ? lt->vaddr : 0;
+	return true;
+}
+
+static int accum_branches(struct hbbp_accum *a, const struct perf_branch_entry *e,
+			  const struct bbmap_loc *locs, uint64_t n, uint64_t cnt,
+			  const uint64_t *hash)
 {
 	uint64_t k;
 
@@ -396,15 +426,16 @@ static int accum_bias_slots(struct hbbp_accum *a, const struct bbmap_loc *locs, 
 		uint64_t key[4];
 		struct hbbp_bias_val *b;
 
-		if (!lf->dso)
+		if (!branch_key(locs, k, key))
 			continue;
-		key[0] = (uintptr_t)lf->dso;
-		key[1] = lf->vaddr;
-		key[2] = (uintptr_t)lt->dso;
-		key[3] = lt->dso ? lt->vaddr : 0;
-		b = hmap__get(&a->bias, key, NULL);
+		b = hmap__get_hashed(&a->bias, key, hash ? hash[k] : hmap__hash(&a->bias, key),
+				     NULL);
 		if (!b)
 			return -ENOMEM;
+		if (lt->dso && !hbbp_branch__spec_wrong(&e[k]))
+			b->target = 1;
+		if (!lf->dso)
+			continue;
 		b->all += cnt;
 		b->expected += (double)cnt / (double)n;
 		if (k == n - 1)
@@ -413,6 +444,42 @@ static int accum_bias_slots(struct hbbp_accum *a, const struct bbmap_loc *locs, 
 			b->newest += cnt;
 	}
 	return 0;
+}
+
+/* method.md §5: whether the stream e[k].to .. e[k-1].from is kept (REJ__COUNT) or why not. */
+static enum hbbp_reject stream_class(const struct perf_branch_entry *e,
+				     const struct bbmap_loc *locs, uint64_t k)
+{
+	const struct bbmap_loc *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
+	uint64_t to = e[k].to, from = e[k - 1].from;
+
+	if (hbbp_branch__spec_wrong(&e[k]) || hbbp_branch__spec_wrong(&e[k - 1]))
+		return REJ_SPECULATIVE;
+	if (to > from)
+		return REJ_BACKWARD;
+	if (!lto->dso || !lfrom->dso)
+		return REJ_UNMAPPED;
+	if (lto->dso != lfrom->dso)
+		return REJ_CROSS_MODULE;
+	if (lto->vaddr > lfrom->vaddr)
+		return REJ_BACKWARD;
+	if (lfrom->vaddr - lto->vaddr > HBBP_MAX_STREAM_BYTES)
+		return REJ_TOO_LONG;
+	return REJ__COUNT;
+}
+
+/* stacks up to this deep have their map entries loaded ahead (hbbp_accum__lbr_stack_w) */
+#define HBBP_STACK_PREFETCH	64
+
+/* The streams map key of the kept stream e[k].to .. e[k-1].from. */
+static void stream_key(uint64_t thr, const struct bbmap_loc *locs, uint64_t k, int evidx,
+		       uint64_t *key)
+{
+	key[0] = thr;
+	key[1] = (uintptr_t)locs[2 * k + 1].dso;
+	key[2] = locs[2 * k + 1].vaddr;
+	key[3] = locs[2 * (k - 1)].vaddr;
+	key[4] = (uint64_t)evidx;
 }
 
 /* method.md §5: the streams e[k].to .. e[k-1].from of a stack and their rejections. */
@@ -425,23 +492,11 @@ int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lc
 				       period, cnt, bs);
 }
 
-int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
-			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
-			    const struct perf_branch_entry *e, uint64_t n, double period,
-			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
+void hbbp_accum__lbr_resolve(hbbp_lookup_fn *lookup, void *lctx, uint32_t pid, int cpumode,
+			     const struct perf_branch_entry *e, uint64_t n, struct bbmap_loc *locs)
 {
-	uint64_t k, thr = (uint64_t)pid << 32 | tid;
-	struct hbbp_event_state *ev = &a->ev[evidx];
-	struct bbmap_loc *locs;
-	struct hbbp_bsum wbs;
-	double w, wp;
-	int err, only = -1;
+	uint64_t k;
 
-	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
-	if (grow_array((void **)&a->locs, &a->alloc_locs, sizeof(*a->locs), 2 * n, SIZE_MAX))
-		return -ENOMEM;
-	locs = a->locs;
-	/* locs[2k] = from of e[k], locs[2k+1] = to of e[k] */
 	for (k = 0; k < n; k++) {
 		struct bbmap_loc *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
 
@@ -451,21 +506,61 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 		if (!e[k].to || lookup(lctx, pid, branch_cpumode(cpumode, e[k].to), e[k].to, lt))
 			lt->dso = NULL;
 	}
-	err = accum_bias_slots(a, locs, n, cnt);
+}
+
+int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
+			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
+			    const struct perf_branch_entry *e, uint64_t n, double period,
+			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
+{
+	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
+	if (grow_array((void **)&a->locs, &a->alloc_locs, sizeof(*a->locs), 2 * n, SIZE_MAX))
+		return -ENOMEM;
+	hbbp_accum__lbr_resolve(lookup, lctx, pid, cpumode, e, n, a->locs);
+	return hbbp_accum__lbr_sum(a, pid, tid, evidx, e, n, a->locs, period, period_plain, cnt,
+				   bs);
+}
+
+int hbbp_accum__lbr_sum(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+			const struct perf_branch_entry *e, uint64_t n, const struct bbmap_loc *locs,
+			double period, double period_plain, uint64_t cnt,
+			const struct hbbp_bsum *bs)
+{
+	uint64_t k, thr = a->per_thread ? (uint64_t)pid << 32 | tid : 0;
+	struct hbbp_event_state *ev = &a->ev[evidx];
+	struct hbbp_bsum wbs;
+	uint64_t bh[HBBP_STACK_PREFETCH], sh[HBBP_STACK_PREFETCH];
+	enum hbbp_reject why[HBBP_STACK_PREFETCH];
+	double w, wp;
+	int err, only = -1;
+	bool pf;
+
+	/* the map entries of the stack's branches and streams, loaded ahead together: most
+	 * miss the CPU caches, and their loads overlap this way */
+	pf = n <= HBBP_STACK_PREFETCH;
+	for (k = 0; pf && k < n; k++) {
+		uint64_t key[5];
+
+		if (branch_key(locs, k, key)) {
+			bh[k] = hmap__hash(&a->bias, key);
+			hmap__prefetch(&a->bias, bh[k], 0);
+		}
+		why[k] = k ? stream_class(e, locs, k) : REJ__COUNT;
+		if (k && why[k] == REJ__COUNT) {
+			stream_key(thr, locs, k, evidx, key);
+			sh[k] = hmap__hash(&a->streams, key);
+			hmap__prefetch(&a->streams, sh[k], 0);
+		}
+	}
+	for (k = 0; pf && k < n; k++) {
+		if (locs[2 * k].dso || locs[2 * k + 1].dso)
+			hmap__prefetch(&a->bias, bh[k], 1);
+		if (k && why[k] == REJ__COUNT)
+			hmap__prefetch(&a->streams, sh[k], 1);
+	}
+	err = accum_branches(a, e, locs, n, cnt, pf ? bh : NULL);
 	if (err)
 		return err;
-	/* method.md §3: every branch target seen in the LBR data starts a block (the oldest
-	 * entry's and those of rejected streams too; not a wrong-path entry's, never executed) */
-	for (k = 0; k < n; k++) {
-		uint64_t key[2];
-
-		if (!locs[2 * k + 1].dso || hbbp_branch__spec_wrong(&e[k]))
-			continue;
-		key[0] = (uintptr_t)locs[2 * k + 1].dso;
-		key[1] = locs[2 * k + 1].vaddr;
-		if (!hmap__get(&a->targets, key, NULL))
-			return -ENOMEM;
-	}
 	w = period / (double)(n - 1);
 	wp = period_plain / (double)(n - 1);
 	ev->streams += cnt * (n - 1);
@@ -480,34 +575,24 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 	for (k = 1; k < n; k++) {
 		const struct bbmap_loc *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
 		uint64_t to = e[k].to, from = e[k - 1].from;
+		enum hbbp_reject r = pf ? why[k] : stream_class(e, locs, k);
 		uint64_t key[5];
 		struct hbbp_stream_val *v;
 		bool rejected = true;
 
-		if (hbbp_branch__spec_wrong(&e[k]) || hbbp_branch__spec_wrong(&e[k - 1])) {
-			err = accum_reject(a, REJ_SPECULATIVE, w, cnt, false);
-		} else if (to > from) {
+		if (r == REJ_BACKWARD && to > from)
 			pr_debug("stream to 0x%" PRIx64 " > from 0x%" PRIx64 " (entries %" PRIu64
 				 "/%" PRIu64 ")", to, from, k, n);
-			err = accum_reject(a, REJ_BACKWARD, w, cnt, false);
-		} else if (!lto->dso || !lfrom->dso) {
+		else if (r == REJ_UNMAPPED)
 			pr_debug("stream 0x%" PRIx64 " (%s) .. 0x%" PRIx64 " (%s) unmapped", to,
 				 lto->dso ? "mapped" : "unmapped", from,
 				 lfrom->dso ? "mapped" : "unmapped");
-			err = accum_reject(a, REJ_UNMAPPED, w, cnt, true);
-		} else if (lto->dso != lfrom->dso) {
-			err = accum_reject(a, REJ_CROSS_MODULE, w, cnt, false);
-		} else if (lto->vaddr > lfrom->vaddr ||
-			   lfrom->vaddr - lto->vaddr > HBBP_MAX_STREAM_BYTES) {
-			err = accum_reject(a, lto->vaddr > lfrom->vaddr ? REJ_BACKWARD : REJ_TOO_LONG,
-					   w, cnt, false);
+		if (r != REJ__COUNT) {
+			err = accum_reject(a, r, w, cnt, r == REJ_UNMAPPED);
 		} else {
-			key[0] = thr;
-			key[1] = (uintptr_t)lto->dso;
-			key[2] = lto->vaddr;
-			key[3] = lfrom->vaddr;
-			key[4] = (uint64_t)evidx;
-			v = hmap__get(&a->streams, key, NULL);
+			stream_key(thr, locs, k, evidx, key);
+			v = hmap__get_hashed(&a->streams, key,
+					     pf ? sh[k] : hmap__hash(&a->streams, key), NULL);
 			if (!v)
 				return -ENOMEM;
 			accum_add(a, &v->weight, &v->comp, w);

@@ -74,8 +74,11 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
 		return -ENOMEM;
 	if (*slot)
 		return (long)(*slot - 1);
-	if (grow_one((void **)&c->blocks, &c->alloc_blocks, sizeof(*c->blocks), c->nr_blocks))
+	if (grow_one((void **)&c->blocks, &c->alloc_blocks, sizeof(*c->blocks), c->nr_blocks) ||
+	    grow_one((void **)&c->block_bs, &c->alloc_block_bs, sizeof(*c->block_bs),
+		     c->nr_blocks))
 		return -ENOMEM;
+	memset(&c->block_bs[c->nr_blocks], 0, sizeof(*c->block_bs));
 	b = &c->blocks[c->nr_blocks];
 	memset(b, 0, sizeof(*b));
 	b->kind = kind;
@@ -92,25 +95,38 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
 	return (long)(c->nr_blocks - 1);
 }
 
+/* The (thread, block) share; the block remembers its last one (the sums come in key order,
+ * thread first, so most lookups stop there). */
 static struct hbbp_tblock *counts_tblock(struct hbbp_counts *c, uint64_t thr, size_t bi)
 {
+	struct hbbp_block *b = &c->blocks[bi];
 	uint64_t key[2] = { thr, bi };
-	uint64_t *slot = hmap__get(&c->tidx, key, NULL);
+	uint64_t *slot;
 	struct hbbp_tblock *t;
 
+	if (b->tb_last && b->tb_thr == thr)
+		return &c->tblocks[b->tb_last - 1];
+	slot = hmap__get(&c->tidx, key, NULL);
 	if (!slot)
 		return NULL;
-	if (*slot)
+	b->tb_thr = thr;
+	if (*slot) {
+		b->tb_last = (size_t)*slot;
 		return &c->tblocks[*slot - 1];
+	}
 	if (grow_one((void **)&c->tblocks, &c->alloc_tblocks, sizeof(*c->tblocks),
+		     c->nr_tblocks) ||
+	    grow_one((void **)&c->tblock_bs, &c->alloc_tblock_bs, sizeof(*c->tblock_bs),
 		     c->nr_tblocks))
 		return NULL;
+	memset(&c->tblock_bs[c->nr_tblocks], 0, sizeof(*c->tblock_bs));
 	t = &c->tblocks[c->nr_tblocks];
 	memset(t, 0, sizeof(*t));
 	t->pid = (uint32_t)(thr >> 32);
 	t->tid = (uint32_t)thr;
 	t->block = bi;
 	*slot = ++c->nr_tblocks;
+	b->tb_last = c->nr_tblocks;
 	return t;
 }
 
@@ -169,13 +185,15 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 		return (int)bi;
 	c->blocks[bi].ebs_sum += w;
 	c->blocks[bi].ebs_samples += v->n;
-	hbbp_bsum__axpy(&c->blocks[bi].ebs_bs, x->a->ev[key[3]].scale, &v->bs);
+	hbbp_bsum__axpy(&c->block_bs[bi].ebs, x->a->ev[key[3]].scale, &v->bs);
+	if (!x->a->per_thread)
+		return 0;	/* one thread block per block, made from it at the end */
 	t = counts_tblock(c, key[0], (size_t)bi);
 	if (!t)
 		return -ENOMEM;
 	t->ebs_sum += w;
 	t->ebs_samples += v->n;
-	hbbp_bsum__axpy(&t->ebs_bs, x->a->ev[key[3]].scale, &v->bs);
+	hbbp_bsum__axpy(&c->tblock_bs[t - c->tblocks].ebs, x->a->ev[key[3]].scale, &v->bs);
 	return 0;
 }
 
@@ -247,14 +265,16 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 		c->blocks[bi].lbr_sum += w;
 		c->blocks[bi].lbr_sum_plain += wp;
 		c->blocks[bi].lbr_streams += v->n;
-		hbbp_bsum__axpy(&c->blocks[bi].lbr_bs, scale, &v->bs);
+		hbbp_bsum__axpy(&c->block_bs[bi].lbr, scale, &v->bs);
+		if (!x->a->per_thread)
+			continue;
 		t = counts_tblock(c, key[0], (size_t)bi);
 		if (!t)
 			return -ENOMEM;
 		t->lbr_sum += w;
 		t->lbr_sum_plain += wp;
 		t->lbr_streams += v->n;
-		hbbp_bsum__axpy(&t->lbr_bs, scale, &v->bs);
+		hbbp_bsum__axpy(&c->tblock_bs[t - c->tblocks].lbr, scale, &v->bs);
 	}
 	c->lbr_weight_attributed += w;
 	return 0;
@@ -298,6 +318,8 @@ static int counts_bias(struct counts_ctx *x)
 
 	hmap__init(&per_from, 2, sizeof(struct hbbp_bias_val));
 	hmap__for_each(&x->a->bias, i, key, e) {
+		if (!key[0])
+			continue;	/* a branch from unmapped code: a leader only */
 		a = hmap__get(&per_from, key, NULL);
 		if (!a) {
 			err = -ENOMEM;
@@ -328,8 +350,8 @@ static int counts_bias(struct counts_ctx *x)
 		double share;
 		bool biased;
 
-		a = hmap__find(&per_from, key);
-		if (!a)
+		a = key[0] ? hmap__find(&per_from, key) : NULL;
+		if (!a || !a->all)
 			continue;
 		biased = a->expected >= 0;
 		share = biased ? a->expected : -(a->expected + 1.0);
@@ -542,13 +564,39 @@ static void counts_ratio(struct hbbp_counts *c, const struct hbbp_accum *a)
 	c->ratio = true;
 }
 
+/* Sums not kept per thread (struct hbbp_accum.per_thread): one thread block (thread 0/0) per
+ * block with data, its sums the block's (its sums per batch are the block's: tblock_bs stays
+ * NULL). */
+static int counts_tblocks_from_blocks(struct hbbp_counts *c)
+{
+	size_t i;
+
+	c->tblocks = calloc(c->nr_blocks ? c->nr_blocks : 1, sizeof(*c->tblocks));
+	if (!c->tblocks)
+		return -ENOMEM;
+	c->alloc_tblocks = c->nr_blocks ? c->nr_blocks : 1;
+	for (i = 0; i < c->nr_blocks; i++) {
+		const struct hbbp_block *b = &c->blocks[i];
+		struct hbbp_tblock *t = &c->tblocks[c->nr_tblocks++];
+
+		t->block = i;
+		t->ebs_sum = b->ebs_sum;
+		t->lbr_sum = b->lbr_sum;
+		t->lbr_sum_plain = b->lbr_sum_plain;
+		t->ebs_samples = b->ebs_samples;
+		t->lbr_streams = b->lbr_streams;
+	}
+	return 0;
+}
+
 int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_method method,
 			 unsigned cutoff)
 {
 	struct counts_ctx x;
 	struct hbbp_leaders leaders;
 	const uint64_t *tkey;
-	const uint64_t *tval;
+	const struct hbbp_bias_val *bval;
+	struct hmap targets;	/* (dso, to) of the branches: each leader once */
 	size_t i, n = 0, *order = NULL;
 	int err = 0;
 
@@ -567,14 +615,25 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	 * block is looked at: gathered per module in the order first seen, then added module by
 	 * module (hbbp/method/leaders.h). */
 	hbbp_leaders__init(&leaders);
-	hmap__for_each(&d->targets, i, tkey, tval) {
-		struct bbmap_module *mod = ctx_module(&x, (struct bbmap_dso *)(uintptr_t)tkey[0]);
+	hmap__init(&targets, 2, 0);
+	hmap__for_each(&d->bias, i, tkey, bval) {
+		uint64_t tk[2] = { tkey[2], tkey[3] };
+		struct bbmap_module *mod;
+		int fresh;
 
+		if (!bval->target)
+			continue;
+		if (!hmap__get(&targets, tk, &fresh)) {
+			err = -ENOMEM;
+			break;
+		}
+		mod = fresh ? ctx_module(&x, (struct bbmap_dso *)(uintptr_t)tk[0]) : NULL;
 		if (mod)
-			err = hbbp_leaders__add(&leaders, mod, tkey[1]);
+			err = hbbp_leaders__add(&leaders, mod, tk[1]);
 		if (err)
 			break;
 	}
+	hmap__exit(&targets);
 	if (!err)
 		err = x.ops->apply_leaders ?
 		      x.ops->apply_leaders(x.ops->apply_ctx, &leaders, x.ops) :
@@ -593,6 +652,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		err = counts_ebs(&x, key, val);
 	}
 	free(order);
+	if (d->release_sums)
+		hmap__exit(&d->ebs);
 	order = err ? NULL : sorted_slots(&d->streams, 1, d->ops, &n);
 	if (!order && !err)
 		err = -ENOMEM;
@@ -603,8 +664,12 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		err = counts_stream(&x, key, val);
 	}
 	free(order);
+	if (d->release_sums)
+		hmap__exit(&d->streams);
 	if (!err)
 		err = counts_bias(&x);
+	if (d->release_sums)
+		hmap__exit(&d->bias);
 	if (err)
 		goto out;
 	/* 4. The hybrid choice per block, applied to every thread's share of it and to every
@@ -616,14 +681,18 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		double bx[HBBP_BATCHES];
 
 		hbbp_block__choose(b, method, cutoff);
-		block_count_bs(b, &b->ebs_bs, &b->lbr_bs, &bs);
+		block_count_bs(b, &c->block_bs[i].ebs, &c->block_bs[i].lbr, &bs);
 		hbbp_counts__batch_estimates(c, hbbp_block__uses_lbr(b) ? NULL : &bs,
 					     hbbp_block__uses_lbr(b) ? &bs : NULL, bx);
 		hbbp_interval__estimates(b->count, bx, HBBP_BATCHES, &b->count_lo, &b->count_hi);
 	}
-	for (i = 0; i < c->nr_tblocks; i++) {
+	if (!d->per_thread)
+		err = counts_tblocks_from_blocks(c);
+	for (i = 0; i < c->nr_tblocks && !err; i++) {
 		struct hbbp_tblock *t = &c->tblocks[i];
 		const struct hbbp_block *b = &c->blocks[t->block];
+		const struct hbbp_batch_sums *tbs = c->tblock_bs ? &c->tblock_bs[i] :
+						    &c->block_bs[t->block];
 		bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
 		bool use_lbr = hbbp_block__uses_lbr(b);
 		double bx[HBBP_BATCHES];
@@ -634,7 +703,7 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 			t->ebs_est = t->ebs_sum;
 		t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
 		t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
-		block_count_bs(b, &t->ebs_bs, &t->lbr_bs, &t->count_bs);
+		block_count_bs(b, &tbs->ebs, &tbs->lbr, &t->count_bs);
 		hbbp_counts__batch_estimates(c, use_lbr ? NULL : &t->count_bs,
 					     use_lbr ? &t->count_bs : NULL, bx);
 		hbbp_interval__estimates(t->count, bx, HBBP_BATCHES, &t->count_lo, &t->count_hi);
@@ -645,10 +714,19 @@ out:
 	return err;
 }
 
+void hbbp_counts__drop_batch_sums(struct hbbp_counts *c)
+{
+	free(c->block_bs);
+	free(c->tblock_bs);
+	c->block_bs = c->tblock_bs = NULL;
+	c->alloc_block_bs = c->alloc_tblock_bs = 0;
+}
+
 void hbbp_counts__exit(struct hbbp_counts *c)
 {
 	if (!c)
 		return;
+	hbbp_counts__drop_batch_sums(c);
 	free(c->blocks);
 	free(c->tblocks);
 	hmap__exit(&c->bidx);

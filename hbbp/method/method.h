@@ -122,7 +122,8 @@ struct hbbp_ebs_val { double period; uint64_t n; struct hbbp_bsum bs; };
 struct hbbp_stream_val {
 	double weight; uint64_t n; double comp; double weight_plain; struct hbbp_bsum bs;
 };
-struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; };
+/* target: the branch's target starts a block (§3: mapped, seen off the wrong path) */
+struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; uint64_t target; };
 
 /* The method's accumulators (method.md §4, §5, §7), filled by whoever reads the records (the
  * plain hbbp/method/reference.c, or the engine's record loop, hbbp/engine/driver.h) and read by
@@ -134,8 +135,10 @@ struct hbbp_accum {
 	struct hbbp_event_state *ev;
 	struct hmap ebs;	/* (pid<<32|tid, dso, vaddr, ev) -> struct hbbp_ebs_val */
 	struct hmap streams;	/* (pid<<32|tid, dso, to, from, ev) -> struct hbbp_stream_val */
-	struct hmap bias;	/* (dso_from, from, dso_to, to) -> struct hbbp_bias_val */
-	struct hmap targets;	/* (dso, to): every branch target of the LBR data (§3) */
+	/* (dso_from, from, dso_to, to) -> struct hbbp_bias_val: every branch of the LBR data,
+	 * an unmapped end 0/0: its slot counters (§5, mapped sources) and whether its target
+	 * is a block leader (§3) */
+	struct hmap bias;
 	struct hmap unres;	/* (dso) -> struct hbbp_unresolved */
 	struct hmap reads;	/* (pid<<32|tid, cpu, ev) -> last time_enabled, time_running */
 	uint64_t rejected[REJ__COUNT];
@@ -145,6 +148,14 @@ struct hbbp_accum {
 	 * share at a time (the reference), whose plain sums would drift from the few adds of
 	 * already summed stacks by about (adds x 1e-16). */
 	bool compensated;
+	/* Sums kept per thread (pid, tid): true unless the result needs no thread (no pid, tid
+	 * or comm key, filter or table; the caller decides before the first record). When
+	 * false every sum is keyed by thread 0/0, so the tables are bounded by the code that
+	 * ran, not by the number of threads; the totals are the same. */
+	bool per_thread;
+	/* The attribution frees each sum by address (ebs, streams, bias) once it has read it
+	 * (its memory goes to the blocks); the caller sets it when nothing reads them later. */
+	bool release_sums;
 	/* the time-weighted LBR estimate (method.md §5b): the stream durations (finished) whose
 	 * D(Y) weighs each LBR sample (hbbp_lbr_time__weigh), or NULL for the plain weight;
 	 * read-only while records are fed (a bundle's thread reads it too) */
@@ -152,6 +163,11 @@ struct hbbp_accum {
 	double rejected_comp[REJ__COUNT];
 	uint64_t nr_samples, nr_unused_samples;
 	uint64_t nr_record_errors;	/* code-ops errors on non-sample records */
+	/* EBS samples at unmapped IPs and their periods: added to the unresolved accounting
+	 * (unres, dso NULL) by hbbp_accum__scale, so that the samples never touch unres (an
+	 * LBR summing thread owns it) */
+	uint64_t ebs_unmapped_n;
+	double ebs_unmapped_w;
 	struct hbbp_unresolved *acct_last;	/* last hbbp_accum__dso_acct result, valid */
 	size_t acct_nr;				/* while acct_nr == unres.nr (no insert since) */
 	struct bbmap_loc *locs;		/* reused per LBR stack: resolved from/to of each entry */
@@ -164,6 +180,9 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 		     const struct perf_event_info *const *events,
 		     const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_accum__exit(struct hbbp_accum *a);
+/* Frees the sums by address (ebs, streams, bias) once the attribution has read them; the
+ * counters, rejections and per-dso accounting stay. */
+void hbbp_accum__drop_sums(struct hbbp_accum *a);
 
 /* How an address is resolved for the accumulation (ops->lookup, or a cache in front of it):
  * 0 and *loc, or nonzero when unmapped. */
@@ -238,6 +257,16 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
 			    const struct perf_branch_entry *e, uint64_t n, double period,
 			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs);
+/* hbbp_accum__lbr_stack_w in two steps, for a caller that resolves on one thread and sums on
+ * another: the ends of e[0..n) resolved through lookup into locs[0..2n) (locs[2k]: from of
+ * e[k], locs[2k+1]: its to); then the stack summed from them (touches only the streams,
+ * bias, unresolved and rejection sums, and the events' stream counters). */
+void hbbp_accum__lbr_resolve(hbbp_lookup_fn *lookup, void *lctx, uint32_t pid, int cpumode,
+			     const struct perf_branch_entry *e, uint64_t n, struct bbmap_loc *locs);
+int hbbp_accum__lbr_sum(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+			const struct perf_branch_entry *e, uint64_t n, const struct bbmap_loc *locs,
+			double period, double period_plain, uint64_t cnt,
+			const struct hbbp_bsum *bs);
 /* Adds the kept rounding errors into the sums (see compensated). */
 void hbbp_accum__compensate(struct hbbp_accum *a);
 /* method.md §7: sums the read values per event and sets each event's scale. */
@@ -297,10 +326,11 @@ struct hbbp_block {
 	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 	double count;			/* chosen estimate (0: no data for the chosen method) */
 	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
-	struct hbbp_bsum ebs_bs, lbr_bs;	/* ebs_sum, lbr_sum per batch */
 	enum hbbp_source source;	/* which estimate count is */
 	bool biased;
 	double bias_share;		/* highest oldest/newest-slot share of its branches */
+	uint64_t tb_thr;		/* the thread of its last tblock looked up ... */
+	size_t tb_last;			/* ... and that tblock's index + 1 (0: none yet) */
 };
 
 struct hbbp_tblock {
@@ -311,8 +341,13 @@ struct hbbp_tblock {
 	double ebs_est, lbr_est, count;
 	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
-	struct hbbp_bsum ebs_bs, lbr_bs;	/* ebs_sum, lbr_sum per batch */
 	struct hbbp_bsum count_bs;	/* count per batch (the block's source in every batch) */
+};
+
+/* ebs_sum and lbr_sum of a block or thread block per batch: what its interval is computed
+ * from (kept apart from the blocks, and only until hbbp_counts__drop_batch_sums) */
+struct hbbp_batch_sums {
+	struct hbbp_bsum ebs, lbr;
 };
 
 struct hbbp_counts {
@@ -322,6 +357,11 @@ struct hbbp_counts {
 	size_t nr_blocks, alloc_blocks;
 	struct hbbp_tblock *tblocks;
 	size_t nr_tblocks, alloc_tblocks;
+	/* per block, per thread block (index for index): their sums per batch, NULL after
+	 * hbbp_counts__drop_batch_sums; tblock_bs is NULL when the sums are not per thread
+	 * (struct hbbp_accum.per_thread: one thread block per block, made from it) */
+	struct hbbp_batch_sums *block_bs, *tblock_bs;
+	size_t alloc_block_bs, alloc_tblock_bs;
 	struct hmap bidx;		/* (dso, start, kind) -> block index + 1 */
 	struct hmap tidx;		/* (pid<<32|tid, block) -> tblock index + 1 */
 	uint64_t nr_biased_branches;
@@ -339,6 +379,8 @@ struct hbbp_counts {
 int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *a, enum hbbp_method method,
 			 unsigned cutoff);
 void hbbp_counts__exit(struct hbbp_counts *c);
+/* Frees the sums per batch (block_bs, tblock_bs) once the counts and intervals are set. */
+void hbbp_counts__drop_batch_sums(struct hbbp_counts *c);
 /* The batch estimates x[0..HBBP_BATCHES) of a count summed per batch as e (from blocks
  * counted by EBS; NULL: none) and l (by LBR; NULL: none): each batch's sum times its role's
  * ratio factor (interval.h). */

@@ -407,6 +407,8 @@ double hbbp_round_share(double x)
 struct mix_row {
 	char *key;
 	double count, ebs_count, lbr_count;
+	double count_shown;		/* count as written (hbbp_round_count): the sort key, so
+					 * that the order does not depend on the sums' last bits */
 	double lbr_count_plain;		/* lbr_count with the plain weight (method.md §5) */
 	struct hbbp_bsum bs_ebs, bs_lbr;	/* count per batch, from EBS / LBR blocks */
 	uint64_t ebs_samples, lbr_streams;
@@ -554,8 +556,8 @@ static int row_cmp(const void *pa, const void *pb, void *opts)
 {
 	const struct mix_row *a = pa, *b = pb;
 
-	if (a->count != b->count)
-		return a->count > b->count ? -1 : 1;
+	if (a->count_shown != b->count_shown)
+		return a->count_shown > b->count_shown ? -1 : 1;
 	return key_cmp(a->key, b->key, opts);
 }
 
@@ -594,8 +596,10 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	}
 	if (err)
 		goto out;
-	for (i = 0; i < rows.nr; i++)
+	for (i = 0; i < rows.nr; i++) {
 		total += rows.v[i].count;
+		rows.v[i].count_shown = hbbp_round_count(rows.v[i].count);
+	}
 	if (rows.nr)
 		qsort_r(rows.v, rows.nr, sizeof(*rows.v), row_cmp, (void *)o);
 	for (i = 0; i < o->nr_keys; i++) {
@@ -659,7 +663,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 			result_cell__int(&cell[j++], (int64_t)row->ebs_samples);
 			result_cell__int(&cell[j++], (int64_t)row->lbr_streams);
 			result_cell__int(&cell[j++], row->biased);
-			result_cell__real(&cell[j++], row->lbr_count_plain);
+			result_cell__real(&cell[j++], hbbp_round_count(row->lbr_count_plain));
 		}
 	}
 	if (total_out)

@@ -102,6 +102,7 @@ void sim_recorder__abort(struct sim_recorder *r)
 			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_IDENTIFIER)
 #define SIM_ATTR_FLAG_ENABLE_ON_EXEC (1ULL << 12)
 #define SIM_ATTR_FLAG_TASK (1ULL << 13)
+#define SIM_ROUND_SAMPLES 512	/* samples between FINISHED_ROUNDs (EBS and 32-deep LBR mixed) */
 
 static void sim_recorder__attrs(const struct sim_recorder *r, struct perf_evattr *ebs,
 				struct perf_evattr *lbr)
@@ -170,7 +171,9 @@ static int sim_recorder__replay(struct sim_recorder *r, struct perf_writer *w, u
 		err = perf_writer__sample(w, evidx[h.event], misc, &s);
 		if (err)
 			return err;
-		if ((i + 1) % 65536 == 0 && (err = perf_writer__finished_round(w)))
+		/* perf record writes a round after each pass over the ring buffer, woken at
+		 * half of its 512 KiB: about every 256 KiB of samples */
+		if ((i + 1) % SIM_ROUND_SAMPLES == 0 && (err = perf_writer__finished_round(w)))
 			return err;
 	}
 	return 0;

@@ -4,7 +4,10 @@
 # Then `hbbp-convert disasm` over each whole x86 binary (the corpus's and this machine's libc,
 # libm, libstdc++, ld.so) against `objdump -d -M intel`: instruction starts equal both ways,
 # mnemonics equal through the mapping table of tests/cli/od_intel.awk, and no undecodable byte
-# where objdump decodes one.
+# where objdump decodes one. Where objdump's starts cannot be equal (a function start only
+# .eh_frame gives, ignored REX prefixes, fwait joined to the next x87 instruction), the
+# processor decides: tests/cli/disasm_objdump_resync.sh. Larger binaries (libLLVM, chromium,
+# the largest ELF at hand): make objdump-big.
 . "$(dirname "$0")/../lib.sh"
 ODCMP=$BUILD/tools/bbmap_odcmp
 if ! have_corpus; then skip "module_objdump: corpus not found at $CORPUS"; exit 0; fi

@@ -11,7 +11,10 @@
  * block's sums over the batches equal its sums (the time weight in the batches too); so must the per-thread blocks, the rejected streams
  * per reason and the per-event counters.
  * usage: refcmp [--binary NAME=PATH]... [--symfs DIR] [--buildid-dir DIR] [--split BYTES]
- *               [-j N] [--method hbbp|ebs|lbr] FILE
+ *               [-j N] [--method hbbp|ebs|lbr] [--threads] FILE
+ * --threads: the engine keeps its sums per thread (as for a thread key or table); without,
+ * as for the default CSV mix, the threads merged (struct hbbp_accum.per_thread); the
+ * reference does the same.
  * Prints one line "blocks N, thread blocks M, max relative difference D" and exits 0 when
  * equal, 1 when not (each difference on stderr), 2 on a bad argument or a failed conversion.
  * Depends on hbbp/engine/convert.h, hbbp/engine/code_bbmap.h, hbbp/method/reference.h.
@@ -32,6 +35,12 @@
 /* the sums per batch and with the plain LBR weight are kept without the compensated
  * summation of the others (hbbp_accum.compensated) */
 #define REL_TOL_PLAIN	1e-9
+
+/* a thread block's sums per batch (the block's when the sums are not per thread) */
+static const struct hbbp_batch_sums *tblock_sums(const struct hbbp_counts *c, size_t i)
+{
+	return c->tblock_bs ? &c->tblock_bs[i] : &c->block_bs[c->tblocks[i].block];
+}
 
 struct side {
 	const struct hbbp_code_ops *ops;
@@ -181,6 +190,8 @@ static void cmp_blocks(const struct side *e, const struct side *r, bool thr, siz
 		if (thr) {
 			const struct hbbp_tblock *a = &e->c->tblocks[key_index(ke[i])];
 			const struct hbbp_tblock *b = &r->c->tblocks[key_index(kr[j])];
+			const struct hbbp_batch_sums *as = tblock_sums(e->c, key_index(ke[i]));
+			const struct hbbp_batch_sums *bs = tblock_sums(r->c, key_index(kr[j]));
 
 			cmp_u64("thread ebs_samples", k, a->ebs_samples, b->ebs_samples);
 			cmp_u64("thread lbr_streams", k, a->lbr_streams, b->lbr_streams);
@@ -189,14 +200,16 @@ static void cmp_blocks(const struct side *e, const struct side *r, bool thr, siz
 			cmp_real("thread count", k, a->count, b->count);
 			cmp_real_tol("thread lbr_sum_plain", k, a->lbr_sum_plain, b->lbr_sum_plain,
 				     REL_TOL_PLAIN);
-			cmp_bsum("thread ebs batch", k, &a->ebs_bs, &b->ebs_bs);
-			cmp_bsum("thread lbr batch", k, &a->lbr_bs, &b->lbr_bs);
+			cmp_bsum("thread ebs batch", k, &as->ebs, &bs->ebs);
+			cmp_bsum("thread lbr batch", k, &as->lbr, &bs->lbr);
 			cmp_bsum("thread count batch", k, &a->count_bs, &b->count_bs);
 			cmp_end("thread count_lo", k, a->count_lo, b->count_lo, a->count);
 			cmp_end("thread count_hi", k, a->count_hi, b->count_hi, a->count);
 		} else {
 			const struct hbbp_block *a = &e->c->blocks[key_index(ke[i])];
 			const struct hbbp_block *b = &r->c->blocks[key_index(kr[j])];
+			const struct hbbp_batch_sums *as = &e->c->block_bs[key_index(ke[i])];
+			const struct hbbp_batch_sums *bs = &r->c->block_bs[key_index(kr[j])];
 
 			cmp_u64("end", k, a->end, b->end);
 			cmp_u64("nr_insns", k, a->nr_insns, b->nr_insns);
@@ -212,11 +225,11 @@ static void cmp_blocks(const struct side *e, const struct side *r, bool thr, siz
 			cmp_real("count", k, a->count, b->count);
 			cmp_real_tol("lbr_sum_plain", k, a->lbr_sum_plain, b->lbr_sum_plain,
 				     REL_TOL_PLAIN);
-			cmp_bsum("ebs batch", k, &a->ebs_bs, &b->ebs_bs);
-			cmp_bsum("lbr batch", k, &a->lbr_bs, &b->lbr_bs);
-			cmp_batches_sum("engine ebs batches vs ebs_sum", k, &a->ebs_bs, a->ebs_sum);
-			cmp_batches_sum("engine lbr batches vs lbr_sum", k, &a->lbr_bs, a->lbr_sum);
-			cmp_batches_sum("reference lbr batches vs lbr_sum", k, &b->lbr_bs, b->lbr_sum);
+			cmp_bsum("ebs batch", k, &as->ebs, &bs->ebs);
+			cmp_bsum("lbr batch", k, &as->lbr, &bs->lbr);
+			cmp_batches_sum("engine ebs batches vs ebs_sum", k, &as->ebs, a->ebs_sum);
+			cmp_batches_sum("engine lbr batches vs lbr_sum", k, &as->lbr, a->lbr_sum);
+			cmp_batches_sum("reference lbr batches vs lbr_sum", k, &bs->lbr, b->lbr_sum);
 			cmp_end("count_lo", k, a->count_lo, b->count_lo, a->count);
 			cmp_end("count_hi", k, a->count_hi, b->count_hi, a->count);
 		}
@@ -263,7 +276,7 @@ static void cmp_accum(const struct hbbp_accum *e, const struct hbbp_accum *r)
 /* The reference: its own reader (time order), session and accumulators. */
 static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 			 const struct hbbp_lbr_time *lbr_time, unsigned int batch_slot,
-			 struct bbmap_session **sess, struct hbbp_code_ops *ops,
+			 bool per_thread, struct bbmap_session **sess, struct hbbp_code_ops *ops,
 			 struct hbbp_accum *a, struct hbbp_counts *c, struct perf_reader **rd)
 {
 	struct perf_reader_opts ro;
@@ -303,6 +316,7 @@ static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 	a->compensated = true;
 	a->lbr_time = lbr_time;	/* the engine's stream durations (method.md §5b), or NULL */
 	a->batch_slot = batch_slot;	/* the engine's batch slots (method.md §10) */
+	a->per_thread = per_thread;	/* the engine's sums per thread, or merged */
 	while ((ret = perf_reader__next(*rd, &rec)) > 0) {
 		err = hbbp_reference__record(a, rec);
 		if (err)
@@ -319,7 +333,7 @@ static int reference_run(const struct convert_opts *o, enum hbbp_method method,
 static int usage(void)
 {
 	fprintf(stderr, "usage: refcmp [--binary NAME=PATH]... [--symfs DIR] [--buildid-dir DIR] "
-		"[--split BYTES] [-j N] [--method hbbp|ebs|lbr] FILE\n");
+		"[--split BYTES] [-j N] [--method hbbp|ebs|lbr] [--threads] FILE\n");
 	return 2;
 }
 
@@ -331,6 +345,7 @@ int main(int argc, char **argv)
 		{ "buildid-dir", required_argument, NULL, 'd' },
 		{ "split", required_argument, NULL, 'S' },
 		{ "method", required_argument, NULL, 'm' },
+		{ "threads", no_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bbmap_binary_override bins[16];
@@ -366,6 +381,7 @@ int main(int argc, char **argv)
 		case 'd': o.find.buildid_dir = optarg; break;
 		case 'S': o.split_min = strtoull(optarg, NULL, 0); break;
 		case 'j': o.jobs = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 't': o.all_tables = true; break;	/* thread_blocks: sums per thread */
 		case 'm':
 			o.method_given = true;
 			o.method = !strcmp(optarg, "ebs") ? HBBP_METHOD_EBS :
@@ -381,6 +397,7 @@ int main(int argc, char **argv)
 	o.binaries = bins;
 	o.nr_binaries = nb;
 	o.quiet = true;
+	o.keep_batch_sums = true;
 	if (o.jobs > 1)
 		bbmap_module__threads_init();
 	rc = convert__compute(&run, &o);
@@ -392,7 +409,8 @@ int main(int argc, char **argv)
 	memset(&cnt, 0, sizeof(cnt));
 	memset(&acc, 0, sizeof(acc));
 	err = reference_run(&o, run.method, run.drv.acc.lbr_time,
-			    run.drv.acc.batch_slot, &sess, &ops, &acc, &cnt, &rd);
+			    run.drv.acc.batch_slot, run.drv.acc.per_thread, &sess, &ops, &acc, &cnt,
+			    &rd);
 	if (err) {
 		fprintf(stderr, "refcmp: %s: the reference failed: %s\n", o.input,
 			hbbp_strerror(err));
@@ -404,10 +422,11 @@ int main(int argc, char **argv)
 	cmp_blocks(&se, &sr, false, &nb);
 	cmp_blocks(&se, &sr, true, &nt);
 	cmp_accum(se.a, sr.a);
-	printf("%s: engine read %llu of %llu samples apart, blocks %zu, thread blocks %zu, "
+	printf("%s: engine read %llu of %llu samples apart, blocks %zu, thread blocks %zu (%s), "
 	       "max relative difference %.3g%s\n", o.input,
 	       (unsigned long long)run.part_samples, (unsigned long long)acc.nr_samples, nb, nt,
-	       max_rel, nr_diff ? ", DIFFERENT" : "");
+	       run.drv.acc.per_thread ? "per thread" : "threads merged", max_rel,
+	       nr_diff ? ", DIFFERENT" : "");
 	rc = nr_diff ? 1 : 0;
 out:
 	hbbp_counts__exit(&cnt);

@@ -1,0 +1,182 @@
+/* LBR stacks summed on a second thread (see hbbp/engine/stack_worker.h): two buffers of
+ * records (header, entries, resolved ends), swapped when the one being filled is full.
+ * Depends on hbbp/method/method.h, util/grow.h and pthreads.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbbp/engine/stack_worker.h"
+#include "util/grow.h"
+
+#define BUF_BYTES	(512u << 10)	/* a buffer is handed over when it holds this much */
+
+struct rec_head {
+	uint64_t size;			/* bytes of the record, header included */
+	uint64_t n, cnt;
+	uint32_t pid, tid;
+	int32_t evidx;
+	double period, period_plain;
+	struct hbbp_bsum bs;
+};
+
+static size_t rec_size(uint64_t n)
+{
+	return sizeof(struct rec_head) + (size_t)n * sizeof(struct perf_branch_entry) +
+	       2 * (size_t)n * sizeof(struct bbmap_loc);
+}
+
+static int sum_buf(struct hbbp_accum *a, const struct hbbp_stack_buf *b)
+{
+	size_t off = 0;
+	int err = 0;
+
+	while (off < b->len && !err) {
+		const struct rec_head *h = (const void *)(b->p + off);
+		const struct perf_branch_entry *e = (const void *)(h + 1);
+		const struct bbmap_loc *locs = (const void *)(e + h->n);
+
+		err = hbbp_accum__lbr_sum(a, h->pid, h->tid, h->evidx, e, h->n, locs, h->period,
+					  h->period_plain, h->cnt, &h->bs);
+		off += h->size;
+	}
+	return err;
+}
+
+static void *worker_main(void *arg)
+{
+	struct hbbp_stack_worker *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->busy && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->busy && w->stop)
+			break;
+		pthread_mutex_unlock(&w->lock);
+		{
+			int err = w->err ? 0 : sum_buf(w->acc, &w->work);
+
+			pthread_mutex_lock(&w->lock);
+			if (err && !w->err)
+				w->err = err;
+		}
+		w->work.len = 0;
+		w->nr_bufs++;
+		w->busy = false;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int hbbp_stack_worker__start(struct hbbp_stack_worker *w, struct hbbp_accum *acc)
+{
+	memset(w, 0, sizeof(*w));
+	w->acc = acc;
+	if (pthread_mutex_init(&w->lock, NULL))
+		return -ENOMEM;
+	if (pthread_cond_init(&w->cond, NULL)) {
+		pthread_mutex_destroy(&w->lock);
+		return -ENOMEM;
+	}
+	if (pthread_create(&w->thread, NULL, worker_main, w)) {
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+		return -EAGAIN;
+	}
+	w->started = true;
+	return 0;
+}
+
+/* Hands the fill buffer over (after the previous one is summed). */
+static int hand_over(struct hbbp_stack_worker *w)
+{
+	struct hbbp_stack_buf t;
+	int err;
+
+	pthread_mutex_lock(&w->lock);
+	while (w->busy)
+		pthread_cond_wait(&w->cond, &w->lock);
+	t = w->work;
+	w->work = w->fill;
+	w->fill = t;
+	w->fill.len = 0;
+	w->busy = w->work.len > 0;
+	err = w->err;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n,
+				 struct perf_branch_entry **e, struct bbmap_loc **locs)
+{
+	size_t need = rec_size(n);
+	struct rec_head *h;
+
+	if (w->fill.len && w->fill.len + need > BUF_BYTES && hand_over(w))
+		return NULL;
+	if (grow_array((void **)&w->fill.p, &w->fill.cap, 1, w->fill.len + need, SIZE_MAX))
+		return NULL;
+	h = (struct rec_head *)(w->fill.p + w->fill.len);
+	*e = (struct perf_branch_entry *)(h + 1);
+	*locs = (struct bbmap_loc *)(*e + n);
+	return h;
+}
+
+int hbbp_stack_worker__commit(struct hbbp_stack_worker *w, void *slot, uint32_t pid,
+			      uint32_t tid, int evidx, uint64_t n, double period,
+			      double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
+{
+	struct rec_head *h = slot;
+
+	h->size = rec_size(n);
+	h->n = n;
+	h->cnt = cnt;
+	h->pid = pid;
+	h->tid = tid;
+	h->evidx = evidx;
+	h->period = period;
+	h->period_plain = period_plain;
+	h->bs = *bs;
+	w->fill.len += h->size;
+	return w->err;
+}
+
+int hbbp_stack_worker__wait(struct hbbp_stack_worker *w)
+{
+	int err;
+
+	if (!w->started)
+		return 0;
+	err = w->fill.len ? hand_over(w) : 0;
+	pthread_mutex_lock(&w->lock);
+	while (w->busy)
+		pthread_cond_wait(&w->cond, &w->lock);
+	if (!err)
+		err = w->err;
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+int hbbp_stack_worker__stop(struct hbbp_stack_worker *w)
+{
+	int err;
+
+	if (!w->started)
+		return 0;
+	err = hbbp_stack_worker__wait(w);
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	free(w->fill.p);
+	free(w->work.p);
+	w->started = false;
+	w->fill.p = w->work.p = NULL;
+	return err;
+}

@@ -1,0 +1,52 @@
+/* LBR stacks summed on a second thread: the pass resolves each stack's ends (the address
+ * spaces are its own) and appends the stack with its resolved ends to a buffer; a worker
+ * thread sums full buffers into the accumulators (hbbp_accum__lbr_sum), in the order they
+ * were appended, while the pass reads on. The sums are those of summing each stack at once.
+ * While the worker runs, the pass must not touch what hbbp_accum__lbr_sum writes (the
+ * streams, bias, unresolved and rejection sums, the events' stream counters):
+ * hbbp_stack_worker__wait first.
+ * Depends on hbbp/method/method.h and pthreads.
+ */
+#ifndef HBBP_STACK_WORKER_H
+#define HBBP_STACK_WORKER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hbbp/method/method.h"
+
+struct hbbp_stack_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+struct hbbp_stack_worker {
+	struct hbbp_accum *acc;
+	struct hbbp_stack_buf fill, work;	/* the pass appends to fill; the worker sums work */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool started, busy, stop;
+	int err;			/* the worker's first error (-ENOMEM) */
+	uint64_t nr_bufs;		/* buffers summed */
+};
+
+/* Starts the worker on acc. 0 or an error (then the caller sums stacks itself). */
+int hbbp_stack_worker__start(struct hbbp_stack_worker *w, struct hbbp_accum *acc);
+/* Room for a stack of n entries in the fill buffer: its entries and ends are written to *e
+ * and *locs (2n), then hbbp_stack_worker__commit. NULL on an error. */
+void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n,
+				 struct perf_branch_entry **e, struct bbmap_loc **locs);
+/* Completes the reserved stack (thread pid/tid, event evidx, cnt stacks, weights summing to
+ * period, periods to period_plain, bs per batch). 0 or the worker's error. */
+int hbbp_stack_worker__commit(struct hbbp_stack_worker *w, void *slot, uint32_t pid,
+			      uint32_t tid, int evidx, uint64_t n, double period,
+			      double period_plain, uint64_t cnt, const struct hbbp_bsum *bs);
+/* Sums everything appended so far and waits until it is summed. 0 or the worker's error. */
+int hbbp_stack_worker__wait(struct hbbp_stack_worker *w);
+/* Waits, stops and joins the worker, frees the buffers. 0 or the worker's error. */
+int hbbp_stack_worker__stop(struct hbbp_stack_worker *w);
+
+#endif

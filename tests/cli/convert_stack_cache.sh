@@ -1,0 +1,92 @@
+#!/bin/sh
+# The stack cache's policy and the stack statistics of --diagnostics, on two files made from
+# one pmusim recording: stacks that repeat (the recording tiled over 2 processes) and stacks
+# that do not (the same samples over 2000 processes: each process's stacks are its own;
+# 80 MiB: a few of the windows over which the cache measures its hit rate).
+# - the text output is the same byte for byte with the cache forced on, forced off and
+#   left to itself (HBBP_STACK_CACHE=on|off|auto);
+# - left to itself, the cache stays on where stacks repeat and turns off where they do not;
+# - the distinct stacks it estimates are within 5% of the exact count, computed from
+#   perf script's branch stacks (process, event, from/to pairs: the cache's key);
+# - without a thread key the 2000-process file takes about the memory of the same samples
+#   in 2 processes (the sums are bounded by the code, not by the processes).
+. "$(dirname "$0")/../lib.sh"
+PMUSIM=$BUILD/pmusim
+[ -x "$PMUSIM" ] || PMUSIM=$ROOT/pmusim
+
+have_bench_tools convert_stack_cache || exit 0
+if ! sh "$ROOT/samples/workloads/build.sh" "$TMP/wl" >/dev/null 2>"$TMP/build.err"; then
+	fail "convert_stack_cache: cannot build the workloads"; cat "$TMP/build.err" >&2
+	exit 0
+fi
+if ! "$PMUSIM" --effects realistic --rand-bits 3 --ebs-period 397 --lbr-period 61 \
+	-o "$TMP/src.data" -- "$TMP/wl/interp" 200 >/dev/null 2>"$TMP/pmusim.err"; then
+	fail "convert_stack_cache: pmusim failed"; cat "$TMP/pmusim.err" >&2
+	exit 0
+fi
+"$GEN" --procs 2 --mb 12 -o "$TMP/repeat.data" "$TMP/src.data" >/dev/null 2>"$TMP/bg.err" &&
+"$GEN" --procs 2000 --mb 80 -o "$TMP/fresh.data" "$TMP/src.data" >/dev/null 2>>"$TMP/bg.err"
+if [ $? != 0 ]; then
+	fail "convert_stack_cache: benchgen failed"; cat "$TMP/bg.err" >&2
+	exit 0
+fi
+
+# the diagnostics line of a run: "LBR stacks: N, D distinct (P%, estimated); stack cache ..."
+stacks_line() { grep '^  LBR stacks: ' "$1"; }
+
+for f in repeat fresh; do
+	for pol in on off auto; do
+		HBBP_STACK_CACHE=$pol "$HBBP" -j 1 --diagnostics -o "$TMP/$f.$pol.csv" \
+			"$TMP/$f.data" 2>"$TMP/$f.$pol.err"
+		echo $? > "$TMP/$f.$pol.rc"
+	done
+	on=$(stacks_line "$TMP/$f.on.err") off=$(stacks_line "$TMP/$f.off.err")
+	expect "convert_stack_cache: $f: the same CSV with the cache on, off and automatic" \
+		'[ "$(cat "$TMP/$f.on.rc" "$TMP/$f.off.rc" "$TMP/$f.auto.rc")" = "0
+0
+0" ] && [ -s "$TMP/$f.on.csv" ] && cmp -s "$TMP/$f.on.csv" "$TMP/$f.off.csv" &&
+		 cmp -s "$TMP/$f.on.csv" "$TMP/$f.auto.csv"'
+	expect "convert_stack_cache: $f: forced on says (on), forced off says (off) ($on | $off)" \
+		'case $on in *"hits (on);"*) true ;; *) false ;; esac &&
+		 case $off in *"stack cache (off);"*) true ;; *) false ;; esac'
+done
+auto=$(stacks_line "$TMP/repeat.auto.err")
+expect "convert_stack_cache: stacks that repeat: the cache stays on ($auto)" \
+	'case $auto in *"hits (on);"*) true ;; *) false ;; esac'
+auto=$(stacks_line "$TMP/fresh.auto.err")
+expect "convert_stack_cache: stacks that do not repeat: the cache turns off ($auto)" \
+	'case $auto in *"(off for "*) true ;; *) false ;; esac'
+
+# memory bounded by the code, not by the processes: the 2000-process file against the same
+# samples in 2 processes, both 80 MiB (peak RSS by /usr/bin/time; the mix has no thread key)
+if [ -x /usr/bin/time ] &&
+   "$GEN" --procs 2 --mb 80 -o "$TMP/two.data" "$TMP/src.data" >/dev/null 2>"$TMP/bg.err"; then
+	/usr/bin/time -f %M -o "$TMP/rss.two" "$HBBP" -j 1 -o "$TMP/two.csv" "$TMP/two.data" 2>/dev/null
+	/usr/bin/time -f %M -o "$TMP/rss.many" "$HBBP" -j 1 -o "$TMP/many.csv" "$TMP/fresh.data" \
+		2>/dev/null
+	two=$(tail -n 1 "$TMP/rss.two") many=$(tail -n 1 "$TMP/rss.many")
+	expect "convert_stack_cache: 2000 processes take ${many:-?} KiB, 2 processes ${two:-?} KiB (at most 1.25x + 8 MiB)" \
+		'[ "${two:-0}" -gt 0 ] && [ "${many:-0}" -gt 0 ] &&
+		 [ "$many" -le $((two * 5 / 4 + 8192)) ]'
+else
+	skip "convert_stack_cache: memory: /usr/bin/time or benchgen missing"
+fi
+
+# exact distinct stacks from perf script: pid, event and the from/to of each entry
+if ! command -v perf >/dev/null 2>&1; then
+	skip "convert_stack_cache: distinct stacks: perf not installed"
+	exit 0
+fi
+for f in repeat fresh; do
+	exact=$(perf script -F pid,event,brstack -i "$TMP/$f.data" 2>/dev/null | awk '
+		NF > 2 && $2 ~ /near_taken/ {
+			k = $1
+			for (i = 3; i <= NF; i++) { split($i, p, "/"); k = k " " p[1] "/" p[2] }
+			print k
+		}' | sort -u | wc -l)
+	line=$(stacks_line "$TMP/$f.auto.err")
+	est=$(echo "$line" | sed -n 's/.*, \([0-9]*\) distinct.*/\1/p')
+	expect "convert_stack_cache: $f: distinct stacks ${est:-?} estimated, $exact exact (within 5%)" \
+		'[ "${exact:-0}" -gt 100 ] && [ -n "$est" ] &&
+		 awk -v e="$est" -v x="$exact" "BEGIN { d = e - x; if (d < 0) d = -d; exit !(d <= 0.05 * x) }"'
+done
