@@ -16,6 +16,10 @@ line='  LBR stacks: 77319, 32861 distinct (42.5%); stack cache 51.2% hits (on); 
 got=$(printf 'event 1 ...\n%s\nunresolved\n' "$line" | awk -f "$ROOT/bench/diag.awk")
 check "bench_real: diag.awk reads the summary line ($got)" \
 	[ "$got" = "77319 32861 42.5 51.2 on 123456" ]
+got=$(printf '  LBR stacks: 1005, 929 distinct (92.4%%, estimated); stack cache 8.6%% hits (off); streams 1400 distinct\n' |
+	awk -f "$ROOT/bench/diag.awk")
+check "bench_real: diag.awk reads an estimated distinct count ($got)" \
+	[ "$got" = "1005 929 92.4 8.6 off 1400" ]
 got=$(printf '  LBR stacks: 500, 20 distinct (4.0%%)\n' | awk -f "$ROOT/bench/diag.awk")
 check "bench_real: diag.awk gives n/a for what the line lacks ($got)" \
 	[ "$got" = "500 20 4.0 n/a n/a n/a" ]
@@ -93,12 +97,12 @@ if [ "$nst" = n/a ]; then
 	skip "bench_real: the --diagnostics summary has no 'LBR stacks:' line yet"
 else
 	nlbr=$(perf script -F event -i "$d/mix3.data" 2> /dev/null | grep -c near_taken)
-	# stacks that differ in their (from, to) addresses are distinct under any key
+	# stacks that differ in their (from, to) addresses are distinct under any key; the
+	# converter estimates the distinct count (a HyperLogLog sketch, within 5%)
 	naddr=$(perf script -F event,brstack -i "$d/mix3.data" 2> /dev/null | grep near_taken |
 		sed 's/^[^:]*: *//; s|\(0x[0-9a-f]*/0x[0-9a-f]*\)/[^ ]*|\1|g; s/ *$//' |
 		sort -u | wc -l)
-	# (the converter's distinct count is an estimate, within a few percent)
-	expect "bench_real: LBR stacks $nst = perf's LBR samples $nlbr, $naddr <= distinct $ndist (+5%) <= stacks" \
-		'[ "$nst" -eq "$nlbr" ] && [ "$naddr" -le $((ndist + ndist / 20)) ] &&
-		 [ "$ndist" -le "$nst" ]'
+	expect "bench_real: LBR stacks $nst = perf's LBR samples $nlbr, 0.95 x $naddr <= distinct $ndist <= 1.05 x stacks" \
+		'[ "$nst" -eq "$nlbr" ] && [ $((100 * ndist)) -ge $((95 * naddr)) ] &&
+		 [ $((100 * ndist)) -le $((105 * nst)) ]'
 fi
