@@ -15,7 +15,7 @@
 #define HBBP_HLL_REGS		(1u << HBBP_HLL_BITS)
 /* stacks per measurement window; below this hit rate the cache is turned off */
 #define HBBP_STACK_WINDOW	32768u
-#define HBBP_STACK_MIN_HITS	0.10
+#define HBBP_STACK_MIN_HITS	0.15
 #define HBBP_STACK_OFF_WINDOWS	8u	/* windows off before the cache is tried again */
 
 enum hbbp_stack_policy { HBBP_STACKS_AUTO, HBBP_STACKS_ALWAYS, HBBP_STACKS_NEVER };
