@@ -27,26 +27,12 @@ set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 BUILD=${BUILD:-build/rel}
-HBBP=${HBBP:-./hbbp-convert}
-PMUSIM=${PMUSIM:-./pmusim}
-GEN=${GEN:-$BUILD/tools/benchgen}
 names=${BENCH_REAL:-cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g tiled}
 dir=${BENCH_DIR:-build/bench-real}
 runs=${BENCH_RUNS:-3}
 p2b_runs=${BENCH_P2B_RUNS:-$runs}
 results=${BENCH_RESULTS-bench/RESULTS.md}
-TIME=/usr/bin/time
-export LC_ALL=C
-abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
-HBBP=$(abs "$HBBP") PMUSIM=$(abs "$PMUSIM") GEN=$(abs "$GEN")
-
-for p in "$HBBP" "$PMUSIM" "$GEN" "$TIME"; do
-	[ -x "$p" ] || { echo "bench: $p is missing (make && make check-build)" >&2; exit 2; }
-done
-perf_ok=0
-if [ "${BENCH_PERF:-1}" = 1 ] && command -v perf >/dev/null 2>&1; then
-	perf_ok=1
-fi
+. "$root/bench/tools.sh"	# TIME, HBBP, PMUSIM, GEN (absolute, checked), perf_ok
 # llvm's perf2bolt acts as perf2bolt only under that name: /usr/bin/perf2bolt-15 is a link
 # whose name makes it llvm-bolt, which rewrites the binary instead.
 p2b=${PERF2BOLT:-$(ls /usr/lib/llvm-*/bin/perf2bolt 2>/dev/null | sort -V | tail -n 1)}

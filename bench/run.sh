@@ -19,25 +19,11 @@ set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 BUILD=${BUILD:-build/rel}
-HBBP=${HBBP:-./hbbp-convert}
-PMUSIM=${PMUSIM:-./pmusim}
-GEN=${GEN:-$BUILD/tools/benchgen}
 sizes=${BENCH_SIZES:-100 1000}
 dir=${BENCH_DIR:-build/bench}
 results=${BENCH_RESULTS-bench/RESULTS-tiled.md}
 zvariants=${BENCH_Z-z z2}
-TIME=/usr/bin/time
-export LC_ALL=C
-abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
-HBBP=$(abs "$HBBP") PMUSIM=$(abs "$PMUSIM") GEN=$(abs "$GEN")
-
-for p in "$HBBP" "$PMUSIM" "$GEN" "$TIME"; do
-	[ -x "$p" ] || { echo "bench: $p is missing (make && make check-build)" >&2; exit 2; }
-done
-perf_ok=0
-if [ "${BENCH_PERF:-1}" = 1 ] && command -v perf >/dev/null 2>&1; then
-	perf_ok=1
-fi
+. "$root/bench/tools.sh"	# TIME, HBBP, PMUSIM, GEN (absolute, checked), perf_ok
 
 # Disk: each size needs its file plus the compressed variants (a fraction of it).
 need=0
