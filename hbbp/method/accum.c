@@ -75,13 +75,6 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 	return 0;
 }
 
-void hbbp_accum__drop_sums(struct hbbp_accum *a)
-{
-	hmap__exit(&a->ebs);
-	hmap__exit(&a->streams);
-	hmap__exit(&a->bias);
-}
-
 void hbbp_accum__exit(struct hbbp_accum *a)
 {
 	if (!a)

@@ -180,9 +180,6 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 		     const struct perf_event_info *const *events,
 		     const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_accum__exit(struct hbbp_accum *a);
-/* Frees the sums by address (ebs, streams, bias) once the attribution has read them; the
- * counters, rejections and per-dso accounting stay. */
-void hbbp_accum__drop_sums(struct hbbp_accum *a);
 
 /* How an address is resolved for the accumulation (ops->lookup, or a cache in front of it):
  * 0 and *loc, or nonzero when unmapped. */
