@@ -132,13 +132,11 @@ static bool fde_table(struct bbmap_module *m)
 	return true;
 }
 
-int mod_elf__fde_range(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end)
+/* The number of FDEs starting at or before vaddr (the table is sorted by start). */
+static size_t fdes_upto(const struct bbmap_module *m, uint64_t vaddr)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = m->nr_fdes;
 
-	if (!fde_table(m))
-		return -EOPNOTSUPP;
-	hi = m->nr_fdes;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -147,6 +145,16 @@ int mod_elf__fde_range(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, 
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+int mod_elf__fde_range(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
+	size_t lo;
+
+	if (!fde_table(m))
+		return -EOPNOTSUPP;
+	lo = fdes_upto(m, vaddr);
 	/* the innermost (latest starting) FDE holding vaddr */
 	while (lo > 0) {
 		const struct mod_fde *f = &m->fdes[lo - 1];
@@ -165,19 +173,11 @@ int mod_elf__fde_range(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, 
 
 void mod_elf__fde_gap(struct bbmap_module *m, uint64_t vaddr, uint64_t *s, uint64_t *e)
 {
-	size_t lo = 0, hi, i;
+	size_t lo, i;
 
 	if (!fde_table(m))
 		return;
-	hi = m->nr_fdes;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->fdes[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = fdes_upto(m, vaddr);
 	if (lo < m->nr_fdes && m->fdes[lo].start < *e)
 		*e = m->fdes[lo].start;
 	/* the nearest earlier FDE ending in (*s, vaddr]; none once no earlier one ends past *s */

@@ -621,24 +621,6 @@ static int region_for(struct bbmap_module *m, uint64_t vaddr, struct mod_region 
 	return region_decode(m, vaddr, out);
 }
 
-int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
-			   const struct bbmap_block **blk)
-{
-	struct mod_region *r;
-	long bi;
-	int err;
-
-	*blk = NULL;
-	err = region_for(m, vaddr, &r);
-	if (err)
-		return err;
-	bi = block_index(r, vaddr);
-	if (bi < 0 || insn_index(r, vaddr) < 0)
-		return -HBBP_ENOTFOUND;
-	*blk = &r->blocks[bi];
-	return 0;
-}
-
 int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 			      const struct bbmap_block **blks, size_t *n)
 {
@@ -657,6 +639,14 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 	*blks = &r->blocks[bi];
 	*n = r->nr_blocks - (size_t)bi;
 	return 0;
+}
+
+int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
+			   const struct bbmap_block **blk)
+{
+	size_t n;
+
+	return bbmap_module__blocks_from(m, vaddr, blk, &n);
 }
 
 int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct bbmap_insn **in)
