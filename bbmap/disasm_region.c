@@ -73,35 +73,72 @@ void mod_disasm__close(struct bbmap_module *m)
 	m->scr_text = NULL;
 }
 
-int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
+/* The code bytes of [r->start, r->end), or NULL when they are not all in the file. */
+static const uint8_t *region_code(const struct bbmap_module *m, const struct mod_region *r)
 {
 	const struct mod_code_range *cr = mod_elf__code_range(m, r->start);
-	struct mod_text_buf text = { 0 };
-	const uint8_t *code;
-	size_t cap, i;
-	int err;
 
 	if (!cr || r->end <= r->start || r->end - cr->vaddr > cr->size)
+		return NULL;
+	return m->image + cr->file_off + (r->start - cr->vaddr);
+}
+
+int mod_disasm__scratch(struct bbmap_module *m, struct mod_region *r, struct mod_text_buf *text)
+{
+	const uint8_t *code = region_code(m, r);
+	int err;
+
+	if (!code)
 		return -HBBP_ENOTFOUND;
-	code = m->image + cr->file_off + (r->start - cr->vaddr);
-	text.p = m->scr_text;
-	text.cap = m->scr_text_cap;
-	cap = (r->end - r->start) / 4 + 16;
-	if (mod_disasm__grow(m, cap)) {
-		err = -ENOMEM;
-		goto out;
-	}
+	text->p = m->scr_text;
+	text->cap = m->scr_text_cap;
+	text->len = 0;
 	r->nr_insns = 0;
-	err = is_x86(m) ? mod_zydis__region(m, r, code, &text) :
-			  mod_capstone__region(m, r, code, &text);
+	err = mod_disasm__grow(m, (r->end - r->start) / 4 + 16);
+	if (!err)
+		err = is_x86(m) ? mod_zydis__region(m, r, code, text) :
+				  mod_capstone__region(m, r, code, text);
+	m->scr_text = text->p;
+	m->scr_text_cap = text->cap;
+	return err;
+}
+
+bool mod_disasm__can_outline(const struct bbmap_module *m)
+{
+	return is_x86(m);
+}
+
+int mod_disasm__outline(struct bbmap_module *m, struct mod_region *r)
+{
+	const uint8_t *code = region_code(m, r);
+	int err;
+
+	if (!code)
+		return -HBBP_ENOTFOUND;
+	r->nr_insns = 0;
+	err = mod_disasm__grow(m, (r->end - r->start) / 4 + 16);
+	if (!err)
+		err = mod_zydis__outline(m, r, code);
+	if (!err) {
+		m->stats.bytes_decoded += r->end - r->start;
+		m->stats.nr_insns += r->nr_insns;
+	}
+	return err;
+}
+
+int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
+{
+	struct mod_text_buf text = { 0 };
+	uint32_t i;
+	int err;
+
+	err = mod_disasm__scratch(m, r, &text);
 	if (err)
-		goto out;
+		return err;
 	r->insns = malloc((r->nr_insns ? r->nr_insns : 1) * sizeof(*r->insns));
 	r->text = malloc(text.len ? text.len : 1);
-	if (!r->insns || !r->text) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!r->insns || !r->text)
+		return -ENOMEM;
 	memcpy(r->insns, m->scr_insns, r->nr_insns * sizeof(*r->insns));
 	memcpy(r->text, text.p, text.len);
 	/* Operands were offsets into text until text stopped moving. */
@@ -109,9 +146,5 @@ int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
 		r->insns[i].operands = r->text + (uintptr_t)r->insns[i].operands;
 	m->stats.bytes_decoded += r->end - r->start;
 	m->stats.nr_insns += r->nr_insns;
-	err = 0;
-out:
-	m->scr_text = text.p;
-	m->scr_text_cap = text.cap;
-	return err;
+	return 0;
 }

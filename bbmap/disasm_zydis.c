@@ -381,6 +381,56 @@ static int x86_forms(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 	return in->iclass && in->mnemonic ? 0 : -ENOMEM;
 }
 
+static bool is_ud(const ZydisDecodedInstruction *zi);
+
+/* The control-transfer flags of an instruction, from its category alone. */
+static uint16_t branch_flags(const ZydisDecodedInstruction *zi)
+{
+	switch (zi->meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+		return BBMAP_INSN_BRANCH | BBMAP_INSN_COND;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		return BBMAP_INSN_BRANCH;
+	case ZYDIS_CATEGORY_CALL:
+		return BBMAP_INSN_BRANCH | BBMAP_INSN_CALL;
+	case ZYDIS_CATEGORY_RET:
+		return BBMAP_INSN_BRANCH | BBMAP_INSN_RET | BBMAP_INSN_INDIRECT;
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_SYSRET:
+	case ZYDIS_CATEGORY_INTERRUPT:
+		return BBMAP_INSN_BRANCH | BBMAP_INSN_SYSCALL;
+	default:
+		return is_ud(zi) ? BBMAP_INSN_BRANCH : 0;
+	}
+}
+
+static bool is_ud(const ZydisDecodedInstruction *zi)
+{
+	return zi->mnemonic == ZYDIS_MNEMONIC_UD0 || zi->mnemonic == ZYDIS_MNEMONIC_UD1 ||
+	       zi->mnemonic == ZYDIS_MNEMONIC_UD2;
+}
+
+/* Whether a branch has a target or is indirect (not ret, syscall or ud). */
+static bool needs_target(const ZydisDecodedInstruction *zi, uint16_t f)
+{
+	return (f & BBMAP_INSN_BRANCH) && !(f & (BBMAP_INSN_RET | BBMAP_INSN_SYSCALL)) &&
+	       !is_ud(zi);
+}
+
+/* BBMAP_INSN_HAS_TARGET with *target set, or BBMAP_INSN_INDIRECT. */
+static uint16_t branch_target(const struct bbmap_module *m, const ZydisDecodedInstruction *zi,
+			      const ZydisDecodedOperand *ops, uint64_t addr, uint64_t *target)
+{
+	ZyanU64 t;
+
+	if (zi->operand_count_visible && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	    ops[0].imm.is_relative && ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[0], addr, &t))) {
+		*target = m->arch == BBMAP_ARCH_X86_32 ? (uint32_t)t : t;
+		return BBMAP_INSN_HAS_TARGET;
+	}
+	return BBMAP_INSN_INDIRECT;
+}
+
 int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 		     const ZydisDecodedOperand *ops, uint64_t addr, struct bbmap_insn *in)
 {
@@ -390,44 +440,9 @@ int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 	bool vec = false, x87 = zi->meta.isa_ext == ZYDIS_ISA_EXT_X87;
 	unsigned i, nk = 0;
 
-	switch (cat) {
-	case ZYDIS_CATEGORY_COND_BR:
-		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_COND;
-		break;
-	case ZYDIS_CATEGORY_UNCOND_BR:
-		f |= BBMAP_INSN_BRANCH;
-		break;
-	case ZYDIS_CATEGORY_CALL:
-		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_CALL;
-		break;
-	case ZYDIS_CATEGORY_RET:
-		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_RET | BBMAP_INSN_INDIRECT;
-		break;
-	case ZYDIS_CATEGORY_SYSCALL:
-	case ZYDIS_CATEGORY_SYSRET:
-	case ZYDIS_CATEGORY_INTERRUPT:
-		f |= BBMAP_INSN_BRANCH | BBMAP_INSN_SYSCALL;
-		break;
-	default:
-		if (zi->mnemonic == ZYDIS_MNEMONIC_UD0 || zi->mnemonic == ZYDIS_MNEMONIC_UD1 ||
-		    zi->mnemonic == ZYDIS_MNEMONIC_UD2)
-			f |= BBMAP_INSN_BRANCH;
-		break;
-	}
-	if ((f & BBMAP_INSN_BRANCH) && !(f & (BBMAP_INSN_RET | BBMAP_INSN_SYSCALL)) &&
-	    zi->mnemonic != ZYDIS_MNEMONIC_UD0 && zi->mnemonic != ZYDIS_MNEMONIC_UD1 &&
-	    zi->mnemonic != ZYDIS_MNEMONIC_UD2) {
-		ZyanU64 t;
-
-		if (zi->operand_count_visible && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
-		    ops[0].imm.is_relative &&
-		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, &ops[0], addr, &t))) {
-			f |= BBMAP_INSN_HAS_TARGET;
-			in->target = m->arch == BBMAP_ARCH_X86_32 ? (uint32_t)t : t;
-		} else {
-			f |= BBMAP_INSN_INDIRECT;
-		}
-	}
+	f = branch_flags(zi);
+	if (needs_target(zi, f))
+		f |= branch_target(m, zi, ops, addr, &in->target);
 	for (i = 0; i < zi->operand_count; i++) {
 		const ZydisDecodedOperand *op = &ops[i];
 
@@ -572,6 +587,62 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 		if (off == (size_t)-1)
 			return -ENOMEM;
 		in->operands = (const char *)(uintptr_t)off;
+		code += in->len;
+		left -= in->len;
+		addr += in->len;
+		r->nr_insns++;
+	}
+	return 0;
+}
+
+int mod_zydis__outline(struct bbmap_module *m, struct mod_region *r, const uint8_t *code)
+{
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecoderContext ctx;
+	size_t left = r->end - r->start;
+	uint64_t addr = r->start;
+	ZyanStatus st;
+	int err;
+
+	err = mod_zydis__open(m);
+	if (err)
+		return err;
+	while (left) {
+		struct bbmap_insn *in;
+
+		if (r->nr_insns == m->scr_cap && mod_disasm__grow(m, (size_t)r->nr_insns + 1))
+			return -ENOMEM;
+		in = &m->scr_insns[r->nr_insns];
+		in->addr = addr;
+		/* the same steps as mod_zydis__region, the operands only of branches */
+		st = ZydisDecoderDecodeInstruction(&m->zy_dec, &ctx, code, left, &zi);
+		if (st == ZYDIS_STATUS_NO_MORE_DATA && r->soft_end_max > r->end) {
+			uint64_t more = r->soft_end_max - addr;
+
+			st = ZydisDecoderDecodeInstruction(&m->zy_dec, &ctx, code,
+							   more < 15 ? more : 15, &zi);
+			if (ZYAN_SUCCESS(st)) {
+				r->end = addr + zi.length;
+				left = zi.length;
+			}
+		}
+		in->flags = ZYAN_SUCCESS(st) ? branch_flags(&zi) : 0;
+		if (ZYAN_SUCCESS(st) && needs_target(&zi, in->flags)) {
+			st = ZydisDecoderDecodeOperands(&m->zy_dec, &ctx, &zi, ops, zi.operand_count);
+			if (ZYAN_SUCCESS(st))
+				in->flags |= branch_target(m, &zi, ops, addr, &in->target);
+		}
+		if (!ZYAN_SUCCESS(st)) {
+			if (st == ZYDIS_STATUS_NO_MORE_DATA)
+				m->stats.bytes_cut++;
+			in->flags = BBMAP_INSN_BAD;
+			in->len = 1;
+			m->stats.nr_bad++;
+			m->stats.bytes_bad++;
+		} else {
+			in->len = zi.length;
+		}
 		code += in->len;
 		left -= in->len;
 		addr += in->len;

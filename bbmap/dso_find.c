@@ -94,6 +94,7 @@ int bbmap_dso__try_file(struct bbmap_dso *d, const char *path, const char *debug
 	err = bbmap_module__open_flags(&m, path, debug_path,
 				       (o->no_lines ? BBMAP_MODULE_NO_LINES : 0) |
 				       (o->no_operands ? BBMAP_MODULE_NO_OPERANDS : 0) |
+				       (o->lazy_insns ? BBMAP_MODULE_LAZY_INSNS : 0) |
 				       (o->demangle == BBMAP_DEMANGLE_SHORT ? BBMAP_MODULE_DEMANGLE_SHORT :
 					o->demangle == BBMAP_DEMANGLE_NONE ? BBMAP_MODULE_NO_DEMANGLE : 0));
 	if (err) {

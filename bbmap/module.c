@@ -105,6 +105,7 @@ int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const 
 		goto out_free;
 	m->demangle_flags = flags & (BBMAP_MODULE_DEMANGLE_SHORT | BBMAP_MODULE_NO_DEMANGLE);
 	m->no_operands = flags & BBMAP_MODULE_NO_OPERANDS;
+	m->lazy_insns = flags & BBMAP_MODULE_LAZY_INSNS;
 	if (!(flags & BBMAP_MODULE_NO_DEMANGLE))
 		mod_demangle__init(m);
 	if (!(flags & BBMAP_MODULE_NO_LINES))
@@ -120,6 +121,13 @@ static void region_free(struct mod_region *r)
 {
 	if (!r)
 		return;
+	while (r->chunks) {
+		struct mod_chunk *c = r->chunks;
+
+		r->chunks = c->next;
+		free(c);
+	}
+	free(r->offs);
 	free(r->insns);
 	free(r->blocks);
 	free(r->text);
@@ -375,6 +383,22 @@ static long insn_index(const struct mod_region *r, uint64_t vaddr)
 {
 	size_t lo = 0, hi = r->nr_insns;
 
+	if (r->offs) {
+		uint64_t off = vaddr - r->start;
+
+		if (vaddr < r->start || off > UINT32_MAX)
+			return -1;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (r->offs[mid] < off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < r->nr_insns && r->offs[lo] == off ? (long)lo : -1;
+	}
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -424,12 +448,12 @@ static int region_split(struct bbmap_module *m, struct mod_region *r, uint64_t v
 		(r->nr_blocks - (size_t)bi - 1) * sizeof(*r->blocks));
 	r->nr_blocks++;
 	b = &r->blocks[bi];
-	first = (uint32_t)(b->insns - r->insns);
+	first = r->offs ? (uint32_t)insn_index(r, b->start) : (uint32_t)(b->insns - r->insns);
 	b[1] = *b;
 	b[0].end = vaddr;
 	b[0].nr_insns = (uint32_t)ii - first;
 	b[1].start = vaddr;
-	b[1].insns = &r->insns[ii];
+	b[1].insns = b->insns ? b->insns + b[0].nr_insns : NULL;	/* lazy: not filled yet */
 	b[1].nr_insns -= b[0].nr_insns;
 	m->stats.nr_blocks++;
 	m->stats.nr_leaders++;
@@ -575,6 +599,88 @@ static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start
 	return 0;
 }
 
+/* A lazy region (struct mod_region): its blocks are cut on the outline in the scratch
+ * instructions, then only the instructions' starts are kept. */
+static int region_outline(struct bbmap_module *m, struct mod_region *r)
+{
+	uint32_t i;
+	int err = mod_disasm__outline(m, r);
+
+	if (err)
+		return err;
+	r->offs = malloc((r->nr_insns ? r->nr_insns : 1) * sizeof(*r->offs));
+	if (!r->offs)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_insns; i++)
+		r->offs[i] = (uint32_t)(m->scr_insns[i].addr - r->start);
+	r->insns = m->scr_insns;	/* for region_build_blocks only */
+	err = region_build_blocks(m, r);
+	r->insns = NULL;
+	for (i = 0; i < r->nr_blocks; i++)
+		r->blocks[i].insns = NULL;
+	return err;
+}
+
+/* n bytes from the region's chunks (aligned for any type), or NULL. */
+static void *region_alloc(struct mod_region *r, size_t n)
+{
+	struct mod_chunk *c = r->chunks;
+	size_t a = sizeof(max_align_t);
+
+	n = (n + a - 1) / a * a;
+	if (!c || c->cap - c->used < n) {
+		/* the first fits the block; then doubling (most regions fill a few blocks) */
+		size_t cap = c ? (c->cap < 32768 ? 2 * c->cap : 65536) : n;
+
+		if (cap < n)
+			cap = n;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = r->chunks;
+		c->used = 0;
+		c->cap = cap;
+		r->chunks = c;
+	}
+	c->used += n;
+	return (char *)c->data + c->used - n;
+}
+
+/* Decodes a lazy region's block in full on first use (the counters as they were: the
+ * outline counted these instructions already). */
+static int block_fill(struct bbmap_module *m, struct mod_region *r, struct bbmap_block *b)
+{
+	struct mod_region t = { .start = b->start, .end = b->end };
+	struct bbmap_module_stats st = m->stats;
+	struct mod_text_buf text = { 0 };
+	struct bbmap_insn *insns;
+	char *tx;
+	uint32_t i;
+	int err;
+
+	if (b->insns || !r->offs)
+		return 0;
+	err = mod_disasm__scratch(m, &t, &text);
+	m->stats = st;
+	if (err)
+		return err;
+	if (t.nr_insns != b->nr_insns || t.end != b->end)
+		return -HBBP_EFORMAT;	/* the outline and the full decoding disagree */
+	insns = region_alloc(r, t.nr_insns * sizeof(*insns) + text.len);
+	if (!insns)
+		return -ENOMEM;
+	tx = (char *)(insns + t.nr_insns);
+	memcpy(insns, m->scr_insns, t.nr_insns * sizeof(*insns));
+	memcpy(tx, text.p, text.len);
+	for (i = 0; i < t.nr_insns; i++)
+		insns[i].operands = tx + (uintptr_t)insns[i].operands;
+	if (m->dwarf)
+		mod_srcline__fill(m, insns, t.nr_insns);
+	b->insns = insns;
+	return 0;
+}
+
 static int region_decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out)
 {
 	struct mod_region *r;
@@ -591,11 +697,15 @@ static int region_decode(struct bbmap_module *m, uint64_t vaddr, struct mod_regi
 	r->start = s;
 	r->end = e;
 	r->soft_end_max = soft_max;
-	err = mod_disasm__region(m, r);
-	if (!err) {
-		if (m->dwarf)
-			mod_srcline__fill(m, r);
-		err = region_build_blocks(m, r);
+	if (m->lazy_insns && mod_disasm__can_outline(m)) {
+		err = region_outline(m, r);
+	} else {
+		err = mod_disasm__region(m, r);
+		if (!err) {
+			if (m->dwarf)
+				mod_srcline__fill(m, r->insns, r->nr_insns);
+			err = region_build_blocks(m, r);
+		}
 	}
 	if (!err && grow_one((void **)&m->regions, &m->alloc_regions, sizeof(*m->regions),
 			     m->nr_regions))
@@ -625,6 +735,7 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 			      const struct bbmap_block **blks, size_t *n)
 {
 	struct mod_region *r;
+	size_t i;
 	long bi;
 	int err;
 
@@ -636,6 +747,11 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 	bi = block_index(r, vaddr);
 	if (bi < 0 || insn_index(r, vaddr) < 0)
 		return -HBBP_ENOTFOUND;
+	for (i = (size_t)bi; i < r->nr_blocks && r->offs; i++) {
+		err = block_fill(m, r, &r->blocks[i]);
+		if (err)
+			return err;
+	}
 	*blks = &r->blocks[bi];
 	*n = r->nr_blocks - (size_t)bi;
 	return 0;
@@ -644,9 +760,22 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 			   const struct bbmap_block **blk)
 {
-	size_t n;
+	struct mod_region *r;
+	long bi;
+	int err;
 
-	return bbmap_module__blocks_from(m, vaddr, blk, &n);
+	*blk = NULL;
+	err = region_for(m, vaddr, &r);
+	if (err)
+		return err;
+	bi = block_index(r, vaddr);
+	if (bi < 0 || insn_index(r, vaddr) < 0)
+		return -HBBP_ENOTFOUND;
+	err = block_fill(m, r, &r->blocks[bi]);
+	if (err)
+		return err;
+	*blk = &r->blocks[bi];
+	return 0;
 }
 
 int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct bbmap_insn **in)
@@ -662,6 +791,17 @@ int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct b
 	ii = insn_index(r, vaddr);
 	if (ii < 0)
 		return -HBBP_ENOTFOUND;
+	if (r->offs) {	/* lazy: from its block, filled */
+		long bi = block_index(r, vaddr);
+
+		if (bi < 0)
+			return -HBBP_ENOTFOUND;
+		err = block_fill(m, r, &r->blocks[bi]);
+		if (err)
+			return err;
+		*in = &r->blocks[bi].insns[ii - insn_index(r, r->blocks[bi].start)];
+		return 0;
+	}
 	*in = &r->insns[ii];
 	return 0;
 }

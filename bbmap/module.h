@@ -84,6 +84,12 @@ void bbmap_module__delete(struct bbmap_module *m);
 /* BBMAP_MODULE_NO_OPERANDS: no operand text (operands ""): for a caller that lists no
  * instructions (the conversion), the decoding costs less time and memory. */
 #define BBMAP_MODULE_NO_OPERANDS	8u
+/* BBMAP_MODULE_LAZY_INSNS: x86 functions are first decoded only as far as the blocks need
+ * (where instructions start, branches and their targets); a block's instructions are
+ * decoded in full when block_at, blocks_from or insn_at first returns them. For a caller
+ * that looks at few of the blocks it decodes (the conversion): the same blocks and
+ * instructions in less memory. */
+#define BBMAP_MODULE_LAZY_INSNS	16u
 int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const char *debug_path,
 			     unsigned flags);
 

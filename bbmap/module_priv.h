@@ -12,6 +12,7 @@
 #include <capstone/capstone.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
+#include <stddef.h>
 
 #include "bbmap/module.h"
 
@@ -29,18 +30,30 @@ struct mod_load_seg {
 	uint64_t vaddr, offset, filesz, memsz;
 };
 
-/* A decoded region: one function (or window), its instructions and blocks. */
+/* Memory for the instructions of a lazy region's blocks, freed with the region. */
+struct mod_chunk {
+	struct mod_chunk *next;
+	size_t used, cap;			/* bytes of data */
+	max_align_t data[];
+};
+
+/* A decoded region: one function (or window), its instructions and blocks. A lazy region
+ * (BBMAP_MODULE_LAZY_INSNS, x86) keeps only where each instruction starts (offs): a
+ * block's instructions are decoded in full when the block is first asked for, so that
+ * the instructions of blocks nobody asks for take 4 bytes each. */
 struct mod_region {
 	uint64_t start, end;
 	uint64_t soft_end_max;			/* end is a cut at no known boundary: the
 						 * last instruction may run on up to here
 						 * (0: end is a boundary) */
-	struct bbmap_insn *insns;
+	struct bbmap_insn *insns;		/* NULL in a lazy region */
+	uint32_t *offs;				/* lazy: each instruction's start - start */
 	uint32_t nr_insns;
-	struct bbmap_block *blocks;
+	struct bbmap_block *blocks;		/* lazy: insns NULL until filled */
 	uint32_t nr_blocks;
 	size_t alloc_blocks;
 	char *text;				/* operand strings of insns */
+	struct mod_chunk *chunks;		/* lazy: the filled blocks' instructions */
 };
 
 /* Interned strings (mnemonics, iclasses, file names): stable pointers. */
@@ -92,6 +105,7 @@ struct bbmap_module {
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
 	unsigned demangle_flags;	/* BBMAP_MODULE_DEMANGLE_SHORT / _NO_DEMANGLE */
 	bool no_operands;		/* BBMAP_MODULE_NO_OPERANDS */
+	bool lazy_insns;		/* BBMAP_MODULE_LAZY_INSNS */
 
 	struct mod_strtab strs;
 	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
@@ -124,14 +138,24 @@ int mod_elf__fde_range(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, 
 /* Narrows [*s, *e) around vaddr (in no FDE) to the gap between the FDEs before and after. */
 void mod_elf__fde_gap(struct bbmap_module *m, uint64_t vaddr, uint64_t *s, uint64_t *e);
 
-/* disasm_region.c: decodes [start, end) into r->insns (x86 through Zydis, Arm through
- * capstone), into the module's scratch buffers, then keeps exact copies. */
-int mod_disasm__region(struct bbmap_module *m, struct mod_region *r);
-void mod_disasm__close(struct bbmap_module *m);
 struct mod_text_buf {
 	char *p;
 	size_t len, cap;
 };
+
+/* disasm_region.c: decodes [start, end) into r->insns (x86 through Zydis, Arm through
+ * capstone), into the module's scratch buffers, then keeps exact copies. */
+int mod_disasm__region(struct bbmap_module *m, struct mod_region *r);
+/* The same into the scratch buffers only (m->scr_insns, r->nr_insns; operand offsets into
+ * *text, which is the module's scratch text). */
+int mod_disasm__scratch(struct bbmap_module *m, struct mod_region *r, struct mod_text_buf *text);
+/* Whether the region can be decoded lazily (x86), and its outline: the instructions'
+ * addr, len, flags (BBMAP_INSN_BRANCH, _HAS_TARGET, _BAD ...) and target into the
+ * scratch instructions, the other fields unset; the same starts and counters as
+ * mod_disasm__region. */
+bool mod_disasm__can_outline(const struct bbmap_module *m);
+int mod_disasm__outline(struct bbmap_module *m, struct mod_region *r);
+void mod_disasm__close(struct bbmap_module *m);
 /* Appends s and returns its offset, or (size_t)-1 on allocation failure. */
 size_t mod_text__add(struct mod_text_buf *t, const char *s);
 /* Room for n bytes at the end (NULL on allocation failure); __commit keeps the first n of
@@ -147,6 +171,7 @@ unsigned mod_zydis__init(void);
 int mod_zydis__open(struct bbmap_module *m);
 int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
 		      struct mod_text_buf *text);
+int mod_zydis__outline(struct bbmap_module *m, struct mod_region *r, const uint8_t *code);
 int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 		     const ZydisDecodedOperand *ops, uint64_t addr, struct bbmap_insn *in);
 /* objdump's spelling of a Zydis mnemonic (condition codes: jnz -> jne, cmovnbe -> cmova). */
@@ -164,7 +189,7 @@ void insn_attr__arm(csh h, const cs_insn *ci, struct bbmap_insn *out, char *icla
 
 /* srcline.c */
 int mod_srcline__open(struct bbmap_module *m);
-void mod_srcline__fill(struct bbmap_module *m, struct mod_region *r);
+void mod_srcline__fill(struct bbmap_module *m, struct bbmap_insn *insns, uint32_t n);
 
 /* demangle.c: returns a malloc'd demangled name or NULL. */
 void mod_demangle__init(struct bbmap_module *m);

@@ -38,6 +38,7 @@ struct bbmap_find_opts {
 	const char *const *search_dirs;	/* extra directories searched by basename (NULL-ended) */
 	bool no_lines;			/* source lines not wanted: skip reading DWARF */
 	bool no_operands;		/* no instruction is listed: no operand text */
+	bool lazy_insns;		/* few blocks are looked at: BBMAP_MODULE_LAZY_INSNS */
 	enum bbmap_demangle { BBMAP_DEMANGLE_SHORT, BBMAP_DEMANGLE_FULL, BBMAP_DEMANGLE_NONE }
 		demangle;		/* C++ names; short (as perf report) by default */
 };

@@ -39,7 +39,7 @@ int mod_srcline__open(struct bbmap_module *m)
 	return m->dwarf ? 0 : -HBBP_ENOTFOUND;
 }
 
-void mod_srcline__fill(struct bbmap_module *m, struct mod_region *r)
+void mod_srcline__fill(struct bbmap_module *m, struct bbmap_insn *insns, uint32_t n)
 {
 	Dwarf_Die cu;
 	Dwarf_Addr lo = 1, hi = 0;	/* range known to be in cu */
@@ -47,8 +47,8 @@ void mod_srcline__fill(struct bbmap_module *m, struct mod_region *r)
 	const char *comp_dir = NULL;
 	uint32_t i;
 
-	for (i = 0; i < r->nr_insns; i++) {
-		struct bbmap_insn *in = &r->insns[i];
+	for (i = 0; i < n; i++) {
+		struct bbmap_insn *in = &insns[i];
 		Dwarf_Line *l;
 		const char *src;
 		int ln;

@@ -1,4 +1,5 @@
-/* The growth helper of util/grow.h. Depends only on libc. */
+/* The growth helper of util/grow.h: doubling up to 4 MiB, then by half. Depends only on
+ * libc. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 #include "util/grow.h"
 
 #define GROW_MIN	16
+#define GROW_SLOW	(4u << 20)	/* bytes: larger arrays grow by half, not double */
 
 int grow_array(void **p, size_t *cap, size_t elem_size, size_t need, size_t max)
 {
@@ -16,7 +18,14 @@ int grow_array(void **p, size_t *cap, size_t elem_size, size_t need, size_t max)
 		return 0;
 	if (need > max || !elem_size)
 		return -ENOMEM;
-	ncap = *cap > SIZE_MAX / 2 ? SIZE_MAX : *cap * 2;
+	/* doubling, then by half: a large array (the blocks of a big program) holds at
+	 * most a third more than it needs, not twice it */
+	if (*cap > SIZE_MAX / 2)
+		ncap = SIZE_MAX;
+	else if (elem_size && *cap >= GROW_SLOW / elem_size)
+		ncap = *cap + *cap / 2;
+	else
+		ncap = *cap * 2;
 	if (ncap < GROW_MIN)
 		ncap = GROW_MIN;
 	if (ncap < need)

@@ -17,26 +17,39 @@
 #define MADV_POPULATE_WRITE	23
 #endif
 
+#define MMAP_MIN	(4u << 20)	/* blocks from maps of their own: from 4 MiB */
+#define PIECE		(1u << 20)	/* the heap is warmed in pieces below that */
+#define MAX_PIECES	256
+
 void hbbp_heap_warm(size_t bytes)
 {
 #ifdef __GLIBC__
-	uintptr_t from, to;
-	char *p;
+	char *piece[MAX_PIECES];
+	size_t i, n = 0;
 
 	if (!bytes)
 		return;
-	/* blocks up to 64 MiB from the heap (not from maps of their own, fresh every time),
-	 * and the heap not trimmed below what was populated */
-	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	/* Blocks below 4 MiB come from the heap, larger ones from maps of their own: freed,
+	 * those go back to the kernel, and growing they move without a copy (mremap). The
+	 * big arrays of a conversion (blocks, sums, hash tables) grow by realloc: in the heap
+	 * each move leaves a hole the size of the old array, which peak RSS pays for. The
+	 * heap is not trimmed below what was populated. */
+	mallopt(M_MMAP_THRESHOLD, MMAP_MIN);
 	mallopt(M_TRIM_THRESHOLD, (int)(bytes + (64u << 20)));
-	p = malloc(bytes);
-	if (!p)
-		return;
-	from = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-	to = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-	if (to > from)
-		madvise((void *)from, to - from, MADV_POPULATE_WRITE);
-	free(p);
+	while (n < MAX_PIECES && n * PIECE < bytes) {
+		uintptr_t from, to;
+
+		piece[n] = malloc(PIECE);
+		if (!piece[n])
+			break;
+		from = ((uintptr_t)piece[n] + 4095) & ~(uintptr_t)4095;
+		to = ((uintptr_t)piece[n] + PIECE) & ~(uintptr_t)4095;
+		if (to > from)
+			madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+		n++;
+	}
+	for (i = n; i-- > 0;)
+		free(piece[i]);
 #else
 	(void)bytes;
 #endif

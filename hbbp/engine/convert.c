@@ -191,6 +191,7 @@ int convert__new_session(struct bbmap_session **out, const struct perf_reader *r
 	fo.nr_binaries = o->nr_binaries;
 	fo.no_lines = !run_wants_lines(o);
 	fo.no_operands = !o->all_tables;	/* only listings (annotate, report) show them */
+	fo.lazy_insns = true;	/* the instructions of blocks that ran, decoded in full */
 	if (!fo.kcore_dir)
 		fo.kcore_dir = h->kcore_dir;
 	if (!fo.osrelease)
