@@ -1,8 +1,9 @@
 /* Test tool: prints what bbmap/module.h makes of a binary, one line per record, for the
  * shell tests to compare against objdump. Usage:
- *   bbmap_dump FILE [-s STEP] [-l] [-g ADDR]... [-d DEBUGFILE] [-a ADDR]...
+ *   bbmap_dump FILE [-s STEP] [-l] [-z] [-g ADDR]... [-d DEBUGFILE] [-a ADDR]...
  * Without -a, every STEP-th function symbol (default 1) is decoded whole. -a decodes the
  * block at ADDR and the blocks after it up to its function's end. -g adds a leader first.
+ * -z opens the module with BBMAP_MODULE_LAZY_INSNS (the same output expected).
  * -o prints "O OFF VADDR" (offset_to_vaddr). -Q reads hex addresses from stdin and prints
  * "Q ADDR SYMBOL ok|ERROR branch|-" for each (block_at; branch: a control transfer there).
  * Output: "F start end name", "B start end nr_insns", "I addr len flags mnemonic
@@ -55,17 +56,19 @@ int main(int argc, char **argv)
 	const char *debug = NULL;
 	uint64_t addrs[256], leaders[256];
 	uint64_t offs[256];
-	int query = 0;
+	int query = 0, lazy = 0;
 	size_t na = 0, nl = 0, no = 0, i, step = 1;
 	int err, a;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bbmap_dump FILE [-s STEP] [-l] [-a ADDR]...\n");
+		fprintf(stderr, "usage: bbmap_dump FILE [-s STEP] [-l] [-z] [-a ADDR]...\n");
 		return 1;
 	}
 	for (a = 2; a < argc; a++) {
 		if (!strcmp(argv[a], "-l"))
 			lines = 1;
+		else if (!strcmp(argv[a], "-z"))
+			lazy = 1;
 		else if (!strcmp(argv[a], "-s") && a + 1 < argc)
 			step = strtoul(argv[++a], NULL, 0);
 		else if (!strcmp(argv[a], "-d") && a + 1 < argc)
@@ -79,7 +82,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[a], "-o") && a + 1 < argc && no < 256)
 			offs[no++] = strtoull(argv[++a], NULL, 16);
 	}
-	err = bbmap_module__open(&m, argv[1], debug);
+	err = bbmap_module__open_flags(&m, argv[1], debug, lazy ? BBMAP_MODULE_LAZY_INSNS : 0);
 	if (err) {
 		printf("open: %s\n", hbbp_strerror(err));
 		return 2;
