@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "bbmap/module_priv.h"
@@ -604,7 +605,13 @@ int mod_elf__load(struct bbmap_module *m, const char *debug_path)
 		pr_warn("%s: %s", m->path, elf_errmsg(-1));
 		return -HBBP_EFORMAT;
 	}
-	m->image = (const uint8_t *)raw;
+	/* The bytes are read through a map of our own: read-only and private, so that its pages
+	 * can be handed back when decoding is done (bbmap_module__drop_pages); libelf's, if
+	 * that fails. */
+	m->own_map = mmap(NULL, m->image_size, PROT_READ, MAP_PRIVATE, m->fd, 0);
+	if (m->own_map == MAP_FAILED)
+		m->own_map = NULL;
+	m->image = m->own_map ? (const uint8_t *)m->own_map : (const uint8_t *)raw;
 	m->e_type = eh.e_type;
 	m->e_machine = eh.e_machine;
 	m->arch = arch_of(eh.e_machine);
@@ -635,6 +642,8 @@ void mod_elf__unload(struct bbmap_module *m)
 		close(m->dbg_fd);
 	if (m->elf)
 		elf_end(m->elf);
+	if (m->own_map)
+		munmap(m->own_map, m->image_size);
 	if (m->fd >= 0)
 		close(m->fd);
 	free(m->segs);

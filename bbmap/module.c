@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
@@ -844,6 +845,13 @@ int bbmap_module__code_range(const struct bbmap_module *m, size_t idx, uint64_t 
 	*start = m->code[idx].vaddr;
 	*end = m->code[idx].vaddr + m->code[idx].size;
 	return 0;
+}
+
+void bbmap_module__drop_pages(struct bbmap_module *m)
+{
+	/* clean pages of a read-only file map: touched again, they are read from the file */
+	if (m->own_map && m->image_size)
+		madvise(m->own_map, m->image_size, MADV_DONTNEED);
 }
 
 void bbmap_module__forget_code(struct bbmap_module *m)

@@ -170,6 +170,11 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
  * regions become invalid; statistics stay. */
 void bbmap_module__forget_code(struct bbmap_module *m);
 
+/* Hands the memory pages of the file's bytes back to the kernel (they are read from the file
+ * again if touched): for a caller done decoding, before it builds its results. Decoded
+ * blocks and instructions stay. */
+void bbmap_module__drop_pages(struct bbmap_module *m);
+
 /* The block that starts where blk ends (fall-through successor), decoding on demand.
  * -HBBP_ENOTFOUND at the end of the code. Same pointer validity as block_at. */
 int bbmap_module__block_after(struct bbmap_module *m, const struct bbmap_block *blk,

@@ -68,7 +68,8 @@ struct bbmap_module {
 	char *debug_file;		/* separate debug info actually used, or NULL */
 	int fd, dbg_fd;
 	Elf *elf, *dbg_elf;
-	const uint8_t *image;		/* whole file (elf_rawfile) */
+	const uint8_t *image;		/* whole file: own_map, else elf_rawfile */
+	void *own_map;			/* a read-only private map of the file, or NULL */
 	size_t image_size;
 	GElf_Half e_type, e_machine;
 	enum bbmap_arch arch;

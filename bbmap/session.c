@@ -456,6 +456,15 @@ static struct bbmap_dso *session__findnew_dso(struct bbmap_session *s, const cha
 	return d;
 }
 
+void bbmap_session__drop_pages(struct bbmap_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_dsos; i++)
+		if (s->dsos[i]->mod)
+			bbmap_module__drop_pages(s->dsos[i]->mod);
+}
+
 struct bbmap_dso *bbmap_session__dso(const struct bbmap_session *s, size_t i)
 {
 	return i < s->nr_dsos ? s->dsos[i] : NULL;

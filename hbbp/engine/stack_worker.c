@@ -1,5 +1,5 @@
-/* LBR stacks summed on a second thread (see hbbp/engine/stack_worker.h): two buffers of
- * records (header, entries, resolved ends), swapped when the one being filled is full.
+/* LBR stacks summed on a second thread (see hbbp/engine/stack_worker.h): a ring of buffers
+ * of records (header, entries, resolved ends); the pass hands each over when it is full.
  * Depends on hbbp/method/method.h, util/grow.h and pthreads.
  */
 #include <errno.h>
@@ -49,22 +49,24 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->busy && !w->stop)
-			pthread_cond_wait(&w->cond, &w->lock);
-		if (!w->busy && w->stop)
-			break;
-		pthread_mutex_unlock(&w->lock);
-		{
-			int err = w->err ? 0 : sum_buf(w->acc, &w->work);
+		struct hbbp_stack_buf *b;
+		int err;
 
-			pthread_mutex_lock(&w->lock);
-			if (err && !w->err)
-				w->err = err;
-		}
-		w->work.len = 0;
+		while (!w->nr_full && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->nr_full)
+			break;		/* stopped, and everything summed */
+		b = &w->bufs[w->work];
+		pthread_mutex_unlock(&w->lock);
+		err = w->err ? 0 : sum_buf(w->acc, b);
+		b->len = 0;
+		pthread_mutex_lock(&w->lock);
+		if (err && !w->err)
+			w->err = err;
+		w->work = (w->work + 1) % HBBP_STACK_BUFS;
+		w->nr_full--;
 		w->nr_bufs++;
-		w->busy = false;
-		pthread_cond_broadcast(&w->cond);
+		pthread_cond_signal(&w->room);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -80,7 +82,13 @@ int hbbp_stack_worker__start(struct hbbp_stack_worker *w, struct hbbp_accum *acc
 		pthread_mutex_destroy(&w->lock);
 		return -ENOMEM;
 	}
+	if (pthread_cond_init(&w->room, NULL)) {
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+		return -ENOMEM;
+	}
 	if (pthread_create(&w->thread, NULL, worker_main, w)) {
+		pthread_cond_destroy(&w->room);
 		pthread_cond_destroy(&w->cond);
 		pthread_mutex_destroy(&w->lock);
 		return -EAGAIN;
@@ -89,23 +97,19 @@ int hbbp_stack_worker__start(struct hbbp_stack_worker *w, struct hbbp_accum *acc
 	return 0;
 }
 
-/* Hands the fill buffer over (after the previous one is summed). */
+/* Hands the fill buffer to the worker and moves to the next one, once it is free. */
 static int hand_over(struct hbbp_stack_worker *w)
 {
-	struct hbbp_stack_buf t;
 	int err;
 
 	pthread_mutex_lock(&w->lock);
-	while (w->busy)
-		pthread_cond_wait(&w->cond, &w->lock);
-	t = w->work;
-	w->work = w->fill;
-	w->fill = t;
-	w->fill.len = 0;
-	w->busy = w->work.len > 0;
+	w->nr_full++;
+	pthread_cond_signal(&w->cond);
+	while (w->nr_full == HBBP_STACK_BUFS)
+		pthread_cond_wait(&w->room, &w->lock);
 	err = w->err;
-	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
+	w->fill = (w->fill + 1) % HBBP_STACK_BUFS;
 	return err;
 }
 
@@ -113,13 +117,17 @@ void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n,
 				 struct perf_branch_entry **e, struct bbmap_loc **locs)
 {
 	size_t need = rec_size(n);
+	struct hbbp_stack_buf *b = &w->bufs[w->fill];
 	struct rec_head *h;
 
-	if (w->fill.len && w->fill.len + need > BUF_BYTES && hand_over(w))
+	if (b->len && b->len + need > BUF_BYTES) {
+		if (hand_over(w))
+			return NULL;
+		b = &w->bufs[w->fill];
+	}
+	if (grow_array((void **)&b->p, &b->cap, 1, b->len + need, SIZE_MAX))
 		return NULL;
-	if (grow_array((void **)&w->fill.p, &w->fill.cap, 1, w->fill.len + need, SIZE_MAX))
-		return NULL;
-	h = (struct rec_head *)(w->fill.p + w->fill.len);
+	h = (struct rec_head *)(b->p + b->len);
 	*e = (struct perf_branch_entry *)(h + 1);
 	*locs = (struct bbmap_loc *)(*e + n);
 	return h;
@@ -140,20 +148,21 @@ int hbbp_stack_worker__commit(struct hbbp_stack_worker *w, void *slot, uint32_t 
 	h->period = period;
 	h->period_plain = period_plain;
 	h->bs = *bs;
-	w->fill.len += h->size;
+	w->bufs[w->fill].len += h->size;
 	return w->err;
 }
 
 int hbbp_stack_worker__wait(struct hbbp_stack_worker *w)
 {
-	int err;
+	int err = 0;
 
 	if (!w->started)
 		return 0;
-	err = w->fill.len ? hand_over(w) : 0;
+	if (w->bufs[w->fill].len)
+		err = hand_over(w);
 	pthread_mutex_lock(&w->lock);
-	while (w->busy)
-		pthread_cond_wait(&w->cond, &w->lock);
+	while (w->nr_full)
+		pthread_cond_wait(&w->room, &w->lock);
 	if (!err)
 		err = w->err;
 	pthread_mutex_unlock(&w->lock);
@@ -162,6 +171,7 @@ int hbbp_stack_worker__wait(struct hbbp_stack_worker *w)
 
 int hbbp_stack_worker__stop(struct hbbp_stack_worker *w)
 {
+	unsigned int i;
 	int err;
 
 	if (!w->started)
@@ -169,14 +179,16 @@ int hbbp_stack_worker__stop(struct hbbp_stack_worker *w)
 	err = hbbp_stack_worker__wait(w);
 	pthread_mutex_lock(&w->lock);
 	w->stop = true;
-	pthread_cond_broadcast(&w->cond);
+	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->room);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
-	free(w->fill.p);
-	free(w->work.p);
+	for (i = 0; i < HBBP_STACK_BUFS; i++) {
+		free(w->bufs[i].p);
+		w->bufs[i].p = NULL;
+	}
 	w->started = false;
-	w->fill.p = w->work.p = NULL;
 	return err;
 }

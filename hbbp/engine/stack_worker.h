@@ -1,6 +1,6 @@
 /* LBR stacks summed on a second thread: the pass resolves each stack's ends (the address
- * spaces are its own) and appends the stack with its resolved ends to a buffer; a worker
- * thread sums full buffers into the accumulators (hbbp_accum__lbr_sum), in the order they
+ * spaces are its own) and appends the stack with its resolved ends to a buffer of a ring; a
+ * worker thread sums full buffers into the accumulators (hbbp_accum__lbr_sum), in the order they
  * were appended, while the pass reads on. The sums are those of summing each stack at once.
  * While the worker runs, the pass must not touch what hbbp_accum__lbr_sum writes (the
  * streams, bias, unresolved and rejection sums, the events' stream counters):
@@ -22,13 +22,19 @@ struct hbbp_stack_buf {
 	size_t len, cap;
 };
 
+#define HBBP_STACK_BUFS	8	/* a ring: the pass waits only when all are full */
+
 struct hbbp_stack_worker {
 	struct hbbp_accum *acc;
-	struct hbbp_stack_buf fill, work;	/* the pass appends to fill; the worker sums work */
+	/* the pass appends to bufs[fill]; the worker sums the nr_full buffers from bufs[work]
+	 * on, in order */
+	struct hbbp_stack_buf bufs[HBBP_STACK_BUFS];
+	unsigned int fill, work, nr_full;
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool started, busy, stop;
+	pthread_cond_t cond;		/* the worker waits on it for a full buffer */
+	pthread_cond_t room;		/* the pass waits on it for a free buffer */
+	bool started, stop;
 	int err;			/* the worker's first error (-ENOMEM) */
 	uint64_t nr_bufs;		/* buffers summed */
 };

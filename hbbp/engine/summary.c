@@ -136,7 +136,8 @@ double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_b
 
 	*nr_blocks = 0;
 	for (i = 0; i < c->nr_tblocks; i++) {
-		const struct hbbp_tblock *tb = &c->tblocks[i];
+		struct hbbp_tblock tmp;
+		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
 		const struct hbbp_block *b = &c->blocks[tb->block];
 		const struct bbmap_block *blk;
 		bool any = false;

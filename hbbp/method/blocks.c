@@ -564,6 +564,51 @@ static void counts_ratio(struct hbbp_counts *c, const struct hbbp_accum *a)
 	c->ratio = true;
 }
 
+/* A thread block's estimates, count and interval from its sums and count_bs (its block's
+ * choice applied). */
+static void tblock_estimates(const struct hbbp_counts *c, struct hbbp_tblock *t)
+{
+	const struct hbbp_block *b = &c->blocks[t->block];
+	bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
+	bool use_lbr = hbbp_block__uses_lbr(b);
+	double bx[HBBP_BATCHES];
+
+	if (b->kind == HBBP_BLK_CODE)
+		t->ebs_est = b->nr_insns ? t->ebs_sum / b->nr_insns : 0;
+	else
+		t->ebs_est = t->ebs_sum;
+	t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
+	t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
+	hbbp_counts__batch_estimates(c, use_lbr ? NULL : &t->count_bs, use_lbr ? &t->count_bs : NULL,
+				     bx);
+	hbbp_interval__estimates(t->count, bx, HBBP_BATCHES, &t->count_lo, &t->count_hi);
+}
+
+/* Block i as thread 0/0, with the sums of the block. */
+static void tblock_of_block(const struct hbbp_counts *c, size_t i, struct hbbp_tblock *t)
+{
+	const struct hbbp_block *b = &c->blocks[i];
+
+	memset(t, 0, sizeof(*t));
+	t->block = i;
+	t->ebs_sum = b->ebs_sum;
+	t->lbr_sum = b->lbr_sum;
+	t->lbr_sum_plain = b->lbr_sum_plain;
+	t->ebs_samples = b->ebs_samples;
+	t->lbr_streams = b->lbr_streams;
+}
+
+const struct hbbp_tblock *hbbp_counts__tblock(const struct hbbp_counts *c, size_t i,
+					      struct hbbp_tblock *tmp)
+{
+	if (c->tblocks)
+		return &c->tblocks[i];
+	tblock_of_block(c, i, tmp);
+	tmp->count_bs = c->block_count_bs[i];
+	tblock_estimates(c, tmp);
+	return tmp;
+}
+
 /* Sums not kept per thread (struct hbbp_accum.per_thread): one thread block (thread 0/0) per
  * block with data, its sums the block's (its sums per batch are the block's: tblock_bs stays
  * NULL). */
@@ -575,17 +620,31 @@ static int counts_tblocks_from_blocks(struct hbbp_counts *c)
 	if (!c->tblocks)
 		return -ENOMEM;
 	c->alloc_tblocks = c->nr_blocks ? c->nr_blocks : 1;
-	for (i = 0; i < c->nr_blocks; i++) {
-		const struct hbbp_block *b = &c->blocks[i];
-		struct hbbp_tblock *t = &c->tblocks[c->nr_tblocks++];
+	for (i = 0; i < c->nr_blocks; i++)
+		tblock_of_block(c, i, &c->tblocks[c->nr_tblocks++]);
+	return 0;
+}
 
-		t->block = i;
-		t->ebs_sum = b->ebs_sum;
-		t->lbr_sum = b->lbr_sum;
-		t->lbr_sum_plain = b->lbr_sum_plain;
-		t->ebs_samples = b->ebs_samples;
-		t->lbr_streams = b->lbr_streams;
+/* The same without the table: each block's count per batch, written over the first half of
+ * block_bs (element i over bytes block i has read), which then shrinks to it. The thread
+ * blocks are made on request (hbbp_counts__tblock): 80 bytes a block, not 176. */
+static int counts_tblocks_virtual(struct hbbp_counts *c)
+{
+	struct hbbp_bsum *cb = (struct hbbp_bsum *)c->block_bs;
+	size_t i;
+
+	for (i = 0; i < c->nr_blocks; i++) {
+		struct hbbp_bsum bs;
+
+		block_count_bs(&c->blocks[i], &c->block_bs[i].ebs, &c->block_bs[i].lbr, &bs);
+		cb[i] = bs;
 	}
+	c->block_count_bs = c->nr_blocks ? realloc(cb, c->nr_blocks * sizeof(*cb)) : cb;
+	if (!c->block_count_bs)
+		c->block_count_bs = cb;	/* kept as it was */
+	c->block_bs = NULL;
+	c->alloc_block_bs = 0;
+	c->nr_tblocks = c->nr_blocks;
 	return 0;
 }
 
@@ -686,31 +745,27 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 					     hbbp_block__uses_lbr(b) ? &bs : NULL, bx);
 		hbbp_interval__estimates(b->count, bx, HBBP_BATCHES, &b->count_lo, &b->count_hi);
 	}
+	if (!d->per_thread && d->release_sums) {	/* block_bs is not kept: no table */
+		err = counts_tblocks_virtual(c);
+		goto out;
+	}
 	if (!d->per_thread)
 		err = counts_tblocks_from_blocks(c);
 	for (i = 0; i < c->nr_tblocks && !err; i++) {
 		struct hbbp_tblock *t = &c->tblocks[i];
-		const struct hbbp_block *b = &c->blocks[t->block];
 		const struct hbbp_batch_sums *tbs = c->tblock_bs ? &c->tblock_bs[i] :
 						    &c->block_bs[t->block];
-		bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
-		bool use_lbr = hbbp_block__uses_lbr(b);
-		double bx[HBBP_BATCHES];
 
-		if (b->kind == HBBP_BLK_CODE)
-			t->ebs_est = b->nr_insns ? t->ebs_sum / b->nr_insns : 0;
-		else
-			t->ebs_est = t->ebs_sum;
-		t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
-		t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
-		block_count_bs(b, &tbs->ebs, &tbs->lbr, &t->count_bs);
-		hbbp_counts__batch_estimates(c, use_lbr ? NULL : &t->count_bs,
-					     use_lbr ? &t->count_bs : NULL, bx);
-		hbbp_interval__estimates(t->count, bx, HBBP_BATCHES, &t->count_lo, &t->count_hi);
+		block_count_bs(&c->blocks[t->block], &tbs->ebs, &tbs->lbr, &t->count_bs);
+		tblock_estimates(c, t);
 	}
 out:
 	hmap__exit(&x.mods);
 	free(x.path);
+	if (d->release_sums) {	/* the indexes serve the attribution only */
+		hmap__exit(&c->bidx);
+		hmap__exit(&c->tidx);
+	}
 	return err;
 }
 
@@ -729,6 +784,7 @@ void hbbp_counts__exit(struct hbbp_counts *c)
 	hbbp_counts__drop_batch_sums(c);
 	free(c->blocks);
 	free(c->tblocks);
+	free(c->block_count_bs);
 	hmap__exit(&c->bidx);
 	hmap__exit(&c->tidx);
 	memset(c, 0, sizeof(*c));

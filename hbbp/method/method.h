@@ -352,8 +352,13 @@ struct hbbp_counts {
 	unsigned cutoff;
 	struct hbbp_block *blocks;
 	size_t nr_blocks, alloc_blocks;
+	/* Thread blocks: read them through hbbp_counts__tblock. When the sums are not kept per
+	 * thread and the batch sums are released (struct hbbp_accum.per_thread and
+	 * .release_sums false and true), tblocks is NULL: thread block i is block i as thread
+	 * 0/0, made on request from it and block_count_bs[i]. */
 	struct hbbp_tblock *tblocks;
 	size_t nr_tblocks, alloc_tblocks;
+	struct hbbp_bsum *block_count_bs;	/* without tblocks: each block's count per batch */
 	/* per block, per thread block (index for index): their sums per batch, NULL after
 	 * hbbp_counts__drop_batch_sums; tblock_bs is NULL when the sums are not per thread
 	 * (struct hbbp_accum.per_thread: one thread block per block, made from it) */
@@ -378,6 +383,9 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *a, enum hbbp_
 void hbbp_counts__exit(struct hbbp_counts *c);
 /* Frees the sums per batch (block_bs, tblock_bs) once the counts and intervals are set. */
 void hbbp_counts__drop_batch_sums(struct hbbp_counts *c);
+/* Thread block i < nr_tblocks: &c->tblocks[i], or (without tblocks) block i's, made in *tmp. */
+const struct hbbp_tblock *hbbp_counts__tblock(const struct hbbp_counts *c, size_t i,
+					      struct hbbp_tblock *tmp);
 /* The batch estimates x[0..HBBP_BATCHES) of a count summed per batch as e (from blocks
  * counted by EBS; NULL: none) and l (by LBR; NULL: none): each batch's sum times its role's
  * ratio factor (interval.h). */

@@ -552,13 +552,21 @@ static int key_cmp(const char *a, const char *b, const struct hbbp_mix_opts *o)
 	return 0;
 }
 
-static int row_cmp(const void *pa, const void *pb, void *opts)
+/* qsort_r context of the mix rows' order: rows are sorted by index (a row is 240 bytes:
+ * sorting them in place would copy them all into a temporary array of the same size) */
+struct row_sort {
+	const struct mix_row *v;
+	const struct hbbp_mix_opts *o;
+};
+
+static int row_cmp(const void *pa, const void *pb, void *arg)
 {
-	const struct mix_row *a = pa, *b = pb;
+	const struct row_sort *rs = arg;
+	const struct mix_row *a = &rs->v[*(const size_t *)pa], *b = &rs->v[*(const size_t *)pb];
 
 	if (a->count_shown != b->count_shown)
 		return a->count_shown > b->count_shown ? -1 : 1;
-	return key_cmp(a->key, b->key, opts);
+	return key_cmp(a->key, b->key, (void *)rs->o);
 }
 
 static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
@@ -569,14 +577,15 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	struct result_table *t;
 	const char *cols[HBBP_MAX_KEYS + 12];
 	char colspec[HBBP_MAX_KEYS][128];
-	size_t i, j, nc = 0, n;
+	size_t i, j, nc = 0, n, *order = NULL;
 	double total = 0;
 	int err = 0;
 
 	memset(&rows, 0, sizeof(rows));
 	hmap__init(&rows.idx, 2, sizeof(uint64_t));
 	for (i = 0; i < c->nr_tblocks && !err; i++) {
-		const struct hbbp_tblock *tb = &c->tblocks[i];
+		struct hbbp_tblock tmp;
+		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
 		const struct hbbp_block *b = &c->blocks[tb->block];
 		const struct bbmap_block *blk;
 
@@ -600,8 +609,18 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		total += rows.v[i].count;
 		rows.v[i].count_shown = hbbp_round_count(rows.v[i].count);
 	}
-	if (rows.nr)
-		qsort_r(rows.v, rows.nr, sizeof(*rows.v), row_cmp, (void *)o);
+	order = malloc((rows.nr ? rows.nr : 1) * sizeof(*order));
+	if (!order) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < rows.nr; i++)
+		order[i] = i;
+	if (rows.nr) {
+		struct row_sort rs = { .v = rows.v, .o = o };
+
+		qsort_r(order, rows.nr, sizeof(*order), row_cmp, &rs);
+	}
 	for (i = 0; i < o->nr_keys; i++) {
 		const char *name = o->keys[i] == KEY_TAXONOMY && o->taxonomy ?
 			o->taxonomy->column : key_names[o->keys[i]];
@@ -628,7 +647,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		goto out;
 	n = o->top && o->top < rows.nr ? o->top : rows.nr;
 	for (i = 0; i < n && !err; i++) {
-		const struct mix_row *row = &rows.v[i];
+		const struct mix_row *row = &rows.v[order[i]];
 		struct result_cell *cell = result_table__add_row(t);
 		const char *p = row->key;
 		double lo, hi, bx[HBBP_BATCHES];
@@ -669,6 +688,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	if (total_out)
 		*total_out = total;
 out:
+	free(order);
 	for (i = 0; i < rows.nr; i++)
 		free(rows.v[i].key);
 	free(rows.v);
@@ -991,8 +1011,9 @@ static int tblock_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct sort_ctx *sc = arg;
 	const struct ids *tb_ids = sc->ids;
-	const struct hbbp_tblock *a = &sc->x->c->tblocks[*(const size_t *)pa];
-	const struct hbbp_tblock *b = &sc->x->c->tblocks[*(const size_t *)pb];
+	struct hbbp_tblock ta, tb;
+	const struct hbbp_tblock *a = hbbp_counts__tblock(sc->x->c, *(const size_t *)pa, &ta);
+	const struct hbbp_tblock *b = hbbp_counts__tblock(sc->x->c, *(const size_t *)pb, &tb);
 
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
@@ -1012,9 +1033,12 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 
 	if (!order)
 		return -ENOMEM;
-	for (i = 0; i < c->nr_tblocks; i++)
-		if (tblock_passes(x, &c->tblocks[i]))
+	for (i = 0; i < c->nr_tblocks; i++) {
+		struct hbbp_tblock tmp;
+
+		if (tblock_passes(x, hbbp_counts__tblock(c, i, &tmp)))
 			order[n++] = i;
+	}
 	sc.x = x;
 	sc.ids = ids;
 	if (n)
@@ -1022,7 +1046,8 @@ static int table_thread_blocks(struct result *res, struct mix_ctx *x, const stru
 	err = result__add_table(res, "thread_blocks", schema_thread_blocks,
 				SCHEMA_NR(schema_thread_blocks), &t);
 	for (i = 0; i < n && !err; i++) {
-		const struct hbbp_tblock *tb = &c->tblocks[order[i]];
+		struct hbbp_tblock tmp;
+		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, order[i], &tmp);
 		struct result_cell *cell = result_table__add_row(t);
 		const char *comm = hbbp_accum__comm(x->d, tb->pid, tb->tid);
 		double bx[HBBP_BATCHES];
@@ -1302,9 +1327,12 @@ int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
 			size_t len = strcspn(p, ","), i;
 			bool found = false;
 
-			for (i = 0; i < c->nr_tblocks && !found; i++)
-				found = c->tblocks[i].count > 0 &&
-					tblock_has(&x, &c->tblocks[i], which, p, len);
+			for (i = 0; i < c->nr_tblocks && !found; i++) {
+				struct hbbp_tblock tmp;
+				const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
+
+				found = tb->count > 0 && tblock_has(&x, tb, which, p, len);
+			}
 			if (!found && len) {
 				char *v = strndup(p, len);
 
