@@ -452,10 +452,20 @@ static int region_split(struct bbmap_module *m, struct mod_region *r, uint64_t v
 	first = r->offs ? (uint32_t)insn_index(r, b->start) : (uint32_t)(b->insns - r->insns);
 	b[1] = *b;
 	b[0].end = vaddr;
+	b[0].end_flags = 0;	/* an instruction after a control transfer starts a block */
 	b[0].nr_insns = (uint32_t)ii - first;
 	b[1].start = vaddr;
 	b[1].insns = b->insns ? b->insns + b[0].nr_insns : NULL;	/* lazy: not filled yet */
 	b[1].nr_insns -= b[0].nr_insns;
+	if (b[0].insns) {	/* exact where the instructions are at hand, else kept */
+		uint32_t k;
+
+		b[0].may_be_bad = b[1].may_be_bad = false;
+		for (k = 0; k < b[0].nr_insns; k++)
+			b[0].may_be_bad |= !!(b[0].insns[k].flags & BBMAP_INSN_BAD);
+		for (k = 0; k < b[1].nr_insns; k++)
+			b[1].may_be_bad |= !!(b[1].insns[k].flags & BBMAP_INSN_BAD);
+	}
 	m->stats.nr_blocks++;
 	m->stats.nr_leaders++;
 	return 0;
@@ -524,6 +534,8 @@ static int region_build_blocks(struct bbmap_module *m, struct mod_region *r)
 		b = &r->blocks[r->nr_blocks - 1];
 		b->nr_insns++;
 		b->end = r->insns[i].addr + r->insns[i].len;
+		b->end_flags = r->insns[i].flags & BBMAP_INSN_BRANCH ? r->insns[i].flags : 0;
+		b->may_be_bad |= !!(r->insns[i].flags & BBMAP_INSN_BAD);
 	}
 	{
 		/* bbmap_module__symbol_at for each block, with a cursor over the symbols */
@@ -758,8 +770,8 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 	return 0;
 }
 
-int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
-			   const struct bbmap_block **blk)
+static int block_find(struct bbmap_module *m, uint64_t vaddr, bool fill,
+		      const struct bbmap_block **blk)
 {
 	struct mod_region *r;
 	long bi;
@@ -772,11 +784,25 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 	bi = block_index(r, vaddr);
 	if (bi < 0 || insn_index(r, vaddr) < 0)
 		return -HBBP_ENOTFOUND;
-	err = block_fill(m, r, &r->blocks[bi]);
-	if (err)
-		return err;
+	if (fill) {
+		err = block_fill(m, r, &r->blocks[bi]);
+		if (err)
+			return err;
+	}
 	*blk = &r->blocks[bi];
 	return 0;
+}
+
+int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
+			   const struct bbmap_block **blk)
+{
+	return block_find(m, vaddr, true, blk);
+}
+
+int bbmap_module__block_span(struct bbmap_module *m, uint64_t vaddr,
+			     const struct bbmap_block **blk)
+{
+	return block_find(m, vaddr, false, blk);
 }
 
 int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct bbmap_insn **in)
@@ -845,6 +871,27 @@ int bbmap_module__code_range(const struct bbmap_module *m, size_t idx, uint64_t 
 	*start = m->code[idx].vaddr;
 	*end = m->code[idx].vaddr + m->code[idx].size;
 	return 0;
+}
+
+void bbmap_module__drop_insns(struct bbmap_module *m)
+{
+	size_t i;
+	uint32_t j;
+
+	for (i = 0; i < m->nr_regions; i++) {
+		struct mod_region *r = m->regions[i];
+
+		if (!r->offs || !r->chunks)
+			continue;
+		while (r->chunks) {
+			struct mod_chunk *c = r->chunks;
+
+			r->chunks = c->next;
+			free(c);
+		}
+		for (j = 0; j < r->nr_blocks; j++)
+			r->blocks[j].insns = NULL;
+	}
 }
 
 void bbmap_module__drop_pages(struct bbmap_module *m)

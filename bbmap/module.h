@@ -49,7 +49,12 @@ struct bbmap_insn {
 struct bbmap_block {
 	uint64_t start, end;		/* [start, end) */
 	uint32_t nr_insns;		/* the block's length in the method's sense */
-	const struct bbmap_insn *insns;	/* nr_insns entries */
+	uint16_t end_flags;		/* the BBMAP_INSN_* flags of its last instruction when
+					 * that is a control transfer (only the last one can be),
+					 * else 0 */
+	bool may_be_bad;		/* may hold an undecodable unit (BBMAP_INSN_BAD): true
+					 * when it does */
+	const struct bbmap_insn *insns;	/* nr_insns entries (NULL from block_span) */
 	const struct bbmap_symbol *sym;	/* NULL when no symbol covers it */
 };
 
@@ -127,6 +132,11 @@ void bbmap_module__threads_init(void);
  * boundary of the decoded region. The pointer is valid until the next add_leader. */
 int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 			   const struct bbmap_block **blk);
+/* The same block without its instructions: insns may be NULL (not yet decoded in full in
+ * a BBMAP_MODULE_LAZY_INSNS module). For a caller that needs only the bounds, length,
+ * symbol and end_flags (the attribution). */
+int bbmap_module__block_span(struct bbmap_module *m, uint64_t vaddr,
+			     const struct bbmap_block **blk);
 
 /* Statistics for the summary: bytes disassembled, instructions decoded, decode failures. */
 struct bbmap_module_stats {
@@ -169,6 +179,11 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
  * decodes the same with or without forgetting. Pointers from block_at/insn_at into the freed
  * regions become invalid; statistics stay. */
 void bbmap_module__forget_code(struct bbmap_module *m);
+
+/* BBMAP_MODULE_LAZY_INSNS: frees the instructions of every block decoded in full so far
+ * (decoded again when asked for): for a caller that walks many blocks once each. Every
+ * insns pointer from block_at, blocks_from and insn_at becomes invalid. */
+void bbmap_module__drop_insns(struct bbmap_module *m);
 
 /* Hands the memory pages of the file's bytes back to the kernel (they are read from the file
  * again if touched): for a caller done decoding, before it builds its results. Decoded

@@ -61,6 +61,12 @@ static int cb_block_at(void *ctx, struct bbmap_module *m, uint64_t vaddr,
 	return bbmap_module__block_at(m, vaddr, blk);
 }
 
+static int cb_block_span(void *ctx, struct bbmap_module *m, uint64_t vaddr,
+			 const struct bbmap_block **blk)
+{
+	return bbmap_module__block_span(m, vaddr, blk);
+}
+
 static const struct bbmap_symbol *cb_symbol_at(void *ctx, struct bbmap_module *m, uint64_t vaddr)
 {
 	return bbmap_module__symbol_at(m, vaddr);
@@ -106,6 +112,11 @@ static const char *cb_thread_comm(void *ctx, uint32_t pid, uint32_t tid)
 	return bbmap_session__comm_of(ctx, pid, tid);
 }
 
+static void cb_drop_insns(void *ctx)
+{
+	bbmap_session__drop_insns(ctx);
+}
+
 void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
 {
 	ops->ctx = s;
@@ -114,6 +125,8 @@ void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
 	ops->dso_module = cb_dso_module;
 	ops->add_leader = cb_add_leader;
 	ops->block_at = cb_block_at;
+	ops->block_span = cb_block_span;
+	ops->drop_insns = cb_drop_insns;
 	ops->symbol_at = cb_symbol_at;
 	ops->dso_symbol = cb_dso_symbol;
 	ops->dso_name = cb_dso_name;

@@ -389,7 +389,8 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	run->counts_ok = true;
 	if (!o->keep_batch_sums)	/* the counts and intervals are set: memory for the mix */
 		hbbp_counts__drop_batch_sums(&run->counts);
-	/* the blocks with counts are decoded: the binaries' pages are not needed */
+	/* the functions are cut into blocks: only the blocks with counts are read again (in
+	 * the mix), the pages of the rest of the binaries go back */
 	bbmap_session__drop_pages(run->session);
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));

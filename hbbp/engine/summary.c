@@ -142,8 +142,13 @@ double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_b
 		const struct bbmap_block *blk;
 		bool any = false;
 
-		if (tb->count <= 0 || b->kind != HBBP_BLK_CODE ||
-		    run->ops.block_at(run->ops.ctx, b->mod, b->start, &blk) || !blk->insns)
+		if (tb->count <= 0 || b->kind != HBBP_BLK_CODE)
+			continue;
+		/* the bounds first: most blocks hold no undecodable byte */
+		if (run->ops.block_span &&
+		    (run->ops.block_span(run->ops.ctx, b->mod, b->start, &blk) || !blk->may_be_bad))
+			continue;
+		if (run->ops.block_at(run->ops.ctx, b->mod, b->start, &blk) || !blk->insns)
 			continue;
 		for (j = 0; j < blk->nr_insns; j++)
 			if (blk->insns[j].flags & BBMAP_INSN_BAD) {

@@ -130,6 +130,14 @@ static struct hbbp_tblock *counts_tblock(struct hbbp_counts *c, uint64_t thr, si
 	return t;
 }
 
+/* The block at vaddr for the attribution, which needs no instructions (ops->block_span). */
+static int span(const struct counts_ctx *x, struct bbmap_module *mod, uint64_t vaddr,
+		const struct bbmap_block **blk)
+{
+	return x->ops->block_span ? x->ops->block_span(x->ops->ctx, mod, vaddr, blk) :
+				    x->ops->block_at(x->ops->ctx, mod, vaddr, blk);
+}
+
 static void sym_of_block(const struct bbmap_block *blk, const char **name, uint64_t *start,
 			 uint64_t *size)
 {
@@ -163,7 +171,7 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 				  0);
 		if (hbbp_accum__unresolved_add(x->a, dso, false, v->n, w))
 			return -ENOMEM;
-	} else if (x->ops->block_at(x->ops->ctx, mod, vaddr, &blk)) {
+	} else if (span(x, mod, vaddr, &blk)) {
 		const struct bbmap_symbol *sym = x->ops->symbol_at ?
 			x->ops->symbol_at(x->ops->ctx, mod, vaddr) : NULL;
 		uint64_t sstart = sym ? sym->start : 0;
@@ -234,7 +242,7 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 
 		if (nsteps >= HBBP_MAX_WALK_BLOCKS)
 			return counts_reject(x, REJ_WALK_BOUND, w, dso, v->n, v->weight);
-		if (x->ops->block_at(x->ops->ctx, mod, cur, &blk) || blk->end <= cur)
+		if (span(x, mod, cur, &blk) || blk->end <= cur)
 			return counts_reject(x, REJ_WALK_UNDECODED, w, dso, v->n, v->weight);
 		if (grow_one((void **)&x->path, &x->alloc_path, sizeof(*x->path), nsteps))
 			return -ENOMEM;
@@ -245,11 +253,11 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 		sym_of_block(blk, &st->symname, &st->sym_start, &st->sym_size);
 		if (from >= blk->start && from < blk->end)
 			break;
-		last = blk->nr_insns && blk->insns ? &blk->insns[blk->nr_insns - 1] : NULL;
-		if (last && (last->flags & BBMAP_INSN_BRANCH) && !(last->flags & BBMAP_INSN_COND)) {
-			pr_debug("stream 0x%" PRIx64 "..0x%" PRIx64 ": %s at 0x%" PRIx64
-				 " before the end", to, from, last->mnemonic ? last->mnemonic : "?",
-				 last->addr);
+		if ((blk->end_flags & BBMAP_INSN_BRANCH) && !(blk->end_flags & BBMAP_INSN_COND)) {
+			last = blk->nr_insns && blk->insns ? &blk->insns[blk->nr_insns - 1] : NULL;
+			pr_debug("stream 0x%" PRIx64 "..0x%" PRIx64 ": %s before 0x%" PRIx64,
+				 to, from, last && last->mnemonic ? last->mnemonic : "a jump",
+				 blk->end);
 			return counts_reject(x, REJ_WALK_JUMP, w, dso, v->n, v->weight);
 		}
 		cur = blk->end;
@@ -289,7 +297,7 @@ static void block_mark_bias(struct counts_ctx *x, struct bbmap_dso *dso, uint64_
 	const uint64_t *slot;
 	struct hbbp_block *b;
 
-	if (!mod || x->ops->block_at(x->ops->ctx, mod, vaddr, &blk))
+	if (!mod || span(x, mod, vaddr, &blk))
 		return;
 	if (!containing && blk->start != vaddr)
 		return;

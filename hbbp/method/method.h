@@ -45,6 +45,10 @@ struct hbbp_code_ops {
 	int (*add_leader)(void *ctx, struct bbmap_module *m, uint64_t vaddr);
 	int (*block_at)(void *ctx, struct bbmap_module *m, uint64_t vaddr,
 			const struct bbmap_block **blk);
+	/* The same where the attribution needs no instructions (insns may be NULL); NULL:
+	 * block_at. */
+	int (*block_span)(void *ctx, struct bbmap_module *m, uint64_t vaddr,
+			  const struct bbmap_block **blk);
 	const struct bbmap_symbol *(*symbol_at)(void *ctx, struct bbmap_module *m, uint64_t vaddr);
 	/* Name of a symbol in a dso without code (kallsyms, perf map), or NULL. */
 	const char *(*dso_symbol)(void *ctx, struct bbmap_dso *d, uint64_t vaddr, uint64_t *start);
@@ -61,6 +65,9 @@ struct hbbp_code_ops {
 	int (*apply_leaders)(void *actx, const struct hbbp_leaders *l,
 			     const struct hbbp_code_ops *ops);
 	void *apply_ctx;
+	/* Frees the instructions block_at decoded so far (decoded again on request); every
+	 * insns pointer it gave becomes invalid. NULL: nothing to free. */
+	void (*drop_insns)(void *ctx);
 };
 
 enum hbbp_method { HBBP_METHOD_HBBP, HBBP_METHOD_EBS, HBBP_METHOD_LBR };

@@ -569,6 +569,8 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 	return key_cmp(a->key, b->key, (void *)rs->o);
 }
 
+#define MIX_DROP_BLOCKS	4096	/* blocks read between two drops of their instructions */
+
 static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 {
 	const struct hbbp_mix_opts *o = x->o;
@@ -577,7 +579,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	struct result_table *t;
 	const char *cols[HBBP_MAX_KEYS + 12];
 	char colspec[HBBP_MAX_KEYS][128];
-	size_t i, j, nc = 0, n, *order = NULL;
+	size_t i, j, nc = 0, n, *order = NULL, nr_read = 0;
 	double total = 0;
 	int err = 0;
 
@@ -602,7 +604,12 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		}
 		for (j = 0; j < blk->nr_insns && !err; j++)
 			err = mix_add(x, &rows, tb, i, &blk->insns[j]);
+		/* each block is read once here: its instructions need not stay */
+		if (x->ops->drop_insns && !(++nr_read % MIX_DROP_BLOCKS))
+			x->ops->drop_insns(x->ops->ctx);
 	}
+	if (x->ops->drop_insns)
+		x->ops->drop_insns(x->ops->ctx);
 	if (err)
 		goto out;
 	for (i = 0; i < rows.nr; i++) {

@@ -20,8 +20,10 @@ static struct bbmap_dso dso_k = { "[kernel.kallsyms]", true, NULL };
 /* block A @0x10: mov (r), add, jne   block B @0x20: vaddps (rw, avx, 256), ret */
 static struct bbmap_insn insns_a[3], insns_b[2];
 static struct bbmap_symbol sym_f = { 0x10, 0x20, "f", false };
-static struct bbmap_block blk_a = { 0x10, 0x1c, 3, insns_a, &sym_f };
-static struct bbmap_block blk_b = { 0x20, 0x28, 2, insns_b, &sym_f };
+static struct bbmap_block blk_a = { .start = 0x10, .end = 0x1c, .nr_insns = 3, .insns = insns_a,
+				    .sym = &sym_f };
+static struct bbmap_block blk_b = { .start = 0x20, .end = 0x28, .nr_insns = 2, .insns = insns_b,
+				    .sym = &sym_f };
 
 static void insns_setup(void)
 {
