@@ -134,6 +134,10 @@ enum bbmap_elem {
 #define BBMAP_INSN_LOCK		(1u << 8)	/* lock prefix or atomic */
 #define BBMAP_INSN_BAD		(1u << 9)	/* undecodable byte(s): one unit, counted */
 #define BBMAP_INSN_HAS_TARGET	(1u << 10)	/* direct branch: target valid */
+/* the flags that describe a control transfer */
+#define BBMAP_INSN_TRANSFER_MASK	(BBMAP_INSN_BRANCH | BBMAP_INSN_COND | BBMAP_INSN_CALL | \
+					 BBMAP_INSN_RET | BBMAP_INSN_INDIRECT | BBMAP_INSN_SYSCALL | \
+					 BBMAP_INSN_HAS_TARGET)
 
 const char *bbmap_isa_name(enum bbmap_isa isa);		/* "BASE", "AVX2", "NEON", ... */
 const char *bbmap_isa_set_name(enum bbmap_isa_set s);	/* "I86", "AVX512F_512", "" */

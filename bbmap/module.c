@@ -534,7 +534,8 @@ static int region_build_blocks(struct bbmap_module *m, struct mod_region *r)
 		b = &r->blocks[r->nr_blocks - 1];
 		b->nr_insns++;
 		b->end = r->insns[i].addr + r->insns[i].len;
-		b->end_flags = r->insns[i].flags & BBMAP_INSN_BRANCH ? r->insns[i].flags : 0;
+		b->end_flags = r->insns[i].flags & BBMAP_INSN_BRANCH ?
+			       r->insns[i].flags & BBMAP_INSN_TRANSFER_MASK : 0;
 		b->may_be_bad |= !!(r->insns[i].flags & BBMAP_INSN_BAD);
 	}
 	{

@@ -49,9 +49,9 @@ struct bbmap_insn {
 struct bbmap_block {
 	uint64_t start, end;		/* [start, end) */
 	uint32_t nr_insns;		/* the block's length in the method's sense */
-	uint16_t end_flags;		/* the BBMAP_INSN_* flags of its last instruction when
-					 * that is a control transfer (only the last one can be),
-					 * else 0 */
+	uint16_t end_flags;		/* the BBMAP_INSN_TRANSFER_MASK flags of its last
+					 * instruction when that is a control transfer (only the
+					 * last one can be), else 0 */
 	bool may_be_bad;		/* may hold an undecodable unit (BBMAP_INSN_BAD): true
 					 * when it does */
 	const struct bbmap_insn *insns;	/* nr_insns entries (NULL from block_span) */

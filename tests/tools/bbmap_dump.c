@@ -3,7 +3,9 @@
  *   bbmap_dump FILE [-s STEP] [-l] [-z] [-g ADDR]... [-d DEBUGFILE] [-a ADDR]...
  * Without -a, every STEP-th function symbol (default 1) is decoded whole. -a decodes the
  * block at ADDR and the blocks after it up to its function's end. -g adds a leader first.
- * -z opens the module with BBMAP_MODULE_LAZY_INSNS (the same output expected).
+ * -z opens the module with BBMAP_MODULE_LAZY_INSNS (the same output expected); -x then
+ * drops the decoded instructions after each -Q query (bbmap_module__drop_insns); -e adds
+ * " end=FLAGS bad=0|1" (end_flags, may_be_bad) to B lines.
  * -o prints "O OFF VADDR" (offset_to_vaddr). -Q reads hex addresses from stdin and prints
  * "Q ADDR SYMBOL ok|ERROR branch|-" for each (block_at; branch: a control transfer there).
  * Output: "F start end name", "B start end nr_insns", "I addr len flags mnemonic
@@ -17,7 +19,7 @@
 #include "bbmap/module.h"
 #include "util/hbbp_err.h"
 
-static int lines;
+static int lines, block_extra;
 
 static void dump_range(struct bbmap_module *m, uint64_t start, uint64_t end)
 {
@@ -30,7 +32,10 @@ static void dump_range(struct bbmap_module *m, uint64_t start, uint64_t end)
 		return;
 	}
 	while (b && b->start < end) {
-		printf("B %" PRIx64 " %" PRIx64 " %u\n", b->start, b->end, b->nr_insns);
+		printf("B %" PRIx64 " %" PRIx64 " %u", b->start, b->end, b->nr_insns);
+		if (block_extra)
+			printf(" end=%x bad=%d", b->end_flags, b->may_be_bad);
+		printf("\n");
 		for (i = 0; i < b->nr_insns; i++) {
 			const struct bbmap_insn *in = &b->insns[i];
 
@@ -56,12 +61,12 @@ int main(int argc, char **argv)
 	const char *debug = NULL;
 	uint64_t addrs[256], leaders[256];
 	uint64_t offs[256];
-	int query = 0, lazy = 0;
+	int query = 0, lazy = 0, drop = 0;
 	size_t na = 0, nl = 0, no = 0, i, step = 1;
 	int err, a;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bbmap_dump FILE [-s STEP] [-l] [-z] [-a ADDR]...\n");
+		fprintf(stderr, "usage: bbmap_dump FILE [-s STEP] [-l] [-z] [-x] [-e] [-a ADDR]...\n");
 		return 1;
 	}
 	for (a = 2; a < argc; a++) {
@@ -69,6 +74,10 @@ int main(int argc, char **argv)
 			lines = 1;
 		else if (!strcmp(argv[a], "-z"))
 			lazy = 1;
+		else if (!strcmp(argv[a], "-x"))
+			drop = 1;
+		else if (!strcmp(argv[a], "-e"))
+			block_extra = 1;
 		else if (!strcmp(argv[a], "-s") && a + 1 < argc)
 			step = strtoul(argv[++a], NULL, 0);
 		else if (!strcmp(argv[a], "-d") && a + 1 < argc)
@@ -112,6 +121,8 @@ int main(int argc, char **argv)
 			printf("Q %" PRIx64 " %s %s %s\n", q, s ? s->name : "-",
 			       err ? hbbp_strerror(err) : "ok",
 			       in && (in->flags & BBMAP_INSN_BRANCH) ? "branch" : "-");
+			if (drop)
+				bbmap_module__drop_insns(m);
 		}
 		goto out;
 	}

@@ -136,7 +136,8 @@ static int f_block_at(void *ctx, struct bbmap_module *m, uint64_t vaddr,
 	m->blk.start = m->insns[s].addr;
 	m->blk.end = m->insns[e].addr + 4;
 	m->blk.nr_insns = (uint32_t)(e - s + 1);
-	m->blk.end_flags = m->insns[e].flags & BBMAP_INSN_BRANCH ? m->insns[e].flags : 0;
+	m->blk.end_flags = m->insns[e].flags & BBMAP_INSN_BRANCH ?
+			   m->insns[e].flags & BBMAP_INSN_TRANSFER_MASK : 0;
 	m->blk.insns = &m->insns[s];
 	m->blk.sym = &m->sym;
 	*blk = &m->blk;
