@@ -9,7 +9,13 @@
 #include "hbbp/engine/stack_worker.h"
 #include "util/grow.h"
 
-#define BUF_BYTES	(512u << 10)	/* a buffer is handed over when it holds this much */
+/* A buffer is handed over when it holds this much. The ring holds 32 MiB: more than a flush
+ * of the stack cache (16384 stacks) makes at once, so the pass goes on reading while the
+ * worker sums it. Each buffer is a map of its own (util/heap_warm.c: from 4 MiB), returned
+ * to the kernel when the pass ends. */
+#define BUF_BYTES	(4u << 20)
+#define BUF_FIRST	(BUF_BYTES + (256u << 10))	/* allocated at once: a record over the
+							 * limit fits without a move */
 
 struct rec_head {
 	uint64_t size;			/* bytes of the record, header included */
@@ -125,7 +131,8 @@ void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n,
 			return NULL;
 		b = &w->bufs[w->fill];
 	}
-	if (grow_array((void **)&b->p, &b->cap, 1, b->len + need, SIZE_MAX))
+	if (grow_array((void **)&b->p, &b->cap, 1,
+		       b->len + need > BUF_FIRST ? b->len + need : BUF_FIRST, SIZE_MAX))
 		return NULL;
 	h = (struct rec_head *)(b->p + b->len);
 	*e = (struct perf_branch_entry *)(h + 1);

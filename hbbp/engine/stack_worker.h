@@ -22,7 +22,8 @@ struct hbbp_stack_buf {
 	size_t len, cap;
 };
 
-#define HBBP_STACK_BUFS	8	/* a ring: the pass waits only when all are full */
+#define HBBP_STACK_BUFS	8	/* a ring of 4 MiB buffers: the pass waits only when
+				 * all are full */
 
 struct hbbp_stack_worker {
 	struct hbbp_accum *acc;
