@@ -112,9 +112,11 @@ static const char *cb_thread_comm(void *ctx, uint32_t pid, uint32_t tid)
 	return bbmap_session__comm_of(ctx, pid, tid);
 }
 
-static void cb_drop_insns(void *ctx)
+static void cb_drop_insns(void *ctx, bool last)
 {
 	bbmap_session__drop_insns(ctx);
+	if (last)
+		bbmap_session__drop_pages(ctx);
 }
 
 void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)

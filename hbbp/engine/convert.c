@@ -175,8 +175,12 @@ static int run_apply_leaders(void *ctx, const struct hbbp_leaders *l,
 			     const struct hbbp_code_ops *ops)
 {
 	const struct convert_run *run = ctx;
+	int err = hbbp_leaders__apply(l, ops, run->leader_threads);
 
-	return hbbp_leaders__apply(l, ops, run->leader_threads);
+	/* the functions are cut into blocks: the attribution reads no code byte, the mix only
+	 * those of the blocks with counts; the pages of the binaries go back */
+	bbmap_session__drop_pages(run->session);
+	return err;
 }
 
 int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
@@ -389,9 +393,6 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	run->counts_ok = true;
 	if (!o->keep_batch_sums)	/* the counts and intervals are set: memory for the mix */
 		hbbp_counts__drop_batch_sums(&run->counts);
-	/* the functions are cut into blocks: only the blocks with counts are read again (in
-	 * the mix), the pages of the rest of the binaries go back */
-	bbmap_session__drop_pages(run->session);
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));
 		goto out;

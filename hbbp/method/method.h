@@ -66,8 +66,9 @@ struct hbbp_code_ops {
 			     const struct hbbp_code_ops *ops);
 	void *apply_ctx;
 	/* Frees the instructions block_at decoded so far (decoded again on request); every
-	 * insns pointer it gave becomes invalid. NULL: nothing to free. */
-	void (*drop_insns)(void *ctx);
+	 * insns pointer it gave becomes invalid. last: no instruction is read for a while (the
+	 * pages of the binaries' bytes may go too). NULL: nothing to free. */
+	void (*drop_insns)(void *ctx, bool last);
 };
 
 enum hbbp_method { HBBP_METHOD_HBBP, HBBP_METHOD_EBS, HBBP_METHOD_LBR };

@@ -606,16 +606,17 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 			err = mix_add(x, &rows, tb, i, &blk->insns[j]);
 		/* each block is read once here: its instructions need not stay */
 		if (x->ops->drop_insns && !(++nr_read % MIX_DROP_BLOCKS))
-			x->ops->drop_insns(x->ops->ctx);
+			x->ops->drop_insns(x->ops->ctx, false);
 	}
-	if (x->ops->drop_insns)
-		x->ops->drop_insns(x->ops->ctx);
+	if (x->ops->drop_insns)		/* the table is made from the rows alone */
+		x->ops->drop_insns(x->ops->ctx, true);
 	if (err)
 		goto out;
 	for (i = 0; i < rows.nr; i++) {
 		total += rows.v[i].count;
 		rows.v[i].count_shown = hbbp_round_count(rows.v[i].count);
 	}
+	hmap__exit(&rows.idx);	/* every row is made */
 	order = malloc((rows.nr ? rows.nr : 1) * sizeof(*order));
 	if (!order) {
 		err = -ENOMEM;
@@ -654,7 +655,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		goto out;
 	n = o->top && o->top < rows.nr ? o->top : rows.nr;
 	for (i = 0; i < n && !err; i++) {
-		const struct mix_row *row = &rows.v[order[i]];
+		struct mix_row *row = &rows.v[order[i]];
 		struct result_cell *cell = result_table__add_row(t);
 		const char *p = row->key;
 		double lo, hi, bx[HBBP_BATCHES];
@@ -676,6 +677,8 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 			}
 			p += l + (p[l] ? 1 : 0);
 		}
+		free(row->key);		/* in the table now: the rows and the table peak together */
+		row->key = NULL;
 		hbbp_counts__batch_estimates(c, &row->bs_ebs, &row->bs_lbr, bx);
 		hbbp_interval__estimates(row->count, bx, HBBP_BATCHES, &lo, &hi);
 		result_cell__real(&cell[j++], hbbp_round_count(row->count));
