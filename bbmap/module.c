@@ -118,16 +118,22 @@ out_free:
 	return err;
 }
 
-static void region_free(struct mod_region *r)
+/* The memory of a lazy region's filled blocks (their insns pointers become invalid). */
+static void region_free_chunks(struct mod_region *r)
 {
-	if (!r)
-		return;
 	while (r->chunks) {
 		struct mod_chunk *c = r->chunks;
 
 		r->chunks = c->next;
 		free(c);
 	}
+}
+
+static void region_free(struct mod_region *r)
+{
+	if (!r)
+		return;
+	region_free_chunks(r);
 	free(r->offs);
 	free(r->insns);
 	free(r->blocks);
@@ -884,12 +890,7 @@ void bbmap_module__drop_insns(struct bbmap_module *m)
 
 		if (!r->offs || !r->chunks)
 			continue;
-		while (r->chunks) {
-			struct mod_chunk *c = r->chunks;
-
-			r->chunks = c->next;
-			free(c);
-		}
+		region_free_chunks(r);
 		for (j = 0; j < r->nr_blocks; j++)
 			r->blocks[j].insns = NULL;
 	}
