@@ -500,16 +500,36 @@ int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 	return x86_forms(m, zi, ops, in);
 }
 
-/* ZydisDecoderDecodeFull but for the clearing of ops[operand_count..]. */
-static ZyanStatus decode(const ZydisDecoder *dec, const uint8_t *code, size_t n,
-			 ZydisDecodedInstruction *zi, ZydisDecodedOperand *ops)
+/* Decodes the instruction at addr (no operands) with the bytes left in the region; at a
+ * window's cut (no more data before soft_end_max) its last instruction runs past the cut,
+ * and the region ends after it (r->end, *left). */
+static ZyanStatus decode_step(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
+			      uint64_t addr, size_t *left, ZydisDecoderContext *ctx,
+			      ZydisDecodedInstruction *zi)
 {
-	ZydisDecoderContext ctx;
-	ZyanStatus st = ZydisDecoderDecodeInstruction(dec, &ctx, code, n, zi);
+	ZyanStatus st = ZydisDecoderDecodeInstruction(&m->zy_dec, ctx, code, *left, zi);
 
-	if (!ZYAN_SUCCESS(st))
-		return st;
-	return ZydisDecoderDecodeOperands(dec, &ctx, zi, ops, zi->operand_count);
+	if (st == ZYDIS_STATUS_NO_MORE_DATA && r->soft_end_max > r->end) {
+		uint64_t more = r->soft_end_max - addr;
+
+		st = ZydisDecoderDecodeInstruction(&m->zy_dec, ctx, code, more < 15 ? more : 15, zi);
+		if (ZYAN_SUCCESS(st)) {
+			r->end = addr + zi->length;
+			*left = zi->length;
+		}
+	}
+	return st;
+}
+
+/* An undecodable unit: one byte, counted (bytes cut by the region's end apart). */
+static void count_bad(struct bbmap_module *m, ZyanStatus st, struct bbmap_insn *in)
+{
+	if (st == ZYDIS_STATUS_NO_MORE_DATA)
+		m->stats.bytes_cut++;
+	in->flags = BBMAP_INSN_BAD;
+	in->len = 1;
+	m->stats.nr_bad++;
+	m->stats.bytes_bad++;
 }
 
 int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
@@ -517,6 +537,7 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 {
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecoderContext ctx;
 	size_t left = r->end - r->start;
 	uint64_t addr = r->start;
 	const char *bad_mn = mod_str__intern(m, "(bad)");
@@ -537,27 +558,14 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 		in = &m->scr_insns[r->nr_insns];
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
-		st = decode(&m->zy_dec, code, left, &zi, ops);
-		if (st == ZYDIS_STATUS_NO_MORE_DATA && r->soft_end_max > r->end) {
-			/* a window's cut: its last instruction runs past it */
-			uint64_t more = r->soft_end_max - addr;
-
-			st = decode(&m->zy_dec, code, more < 15 ? more : 15, &zi, ops);
-			if (ZYAN_SUCCESS(st)) {
-				r->end = addr + zi.length;
-				left = zi.length;
-			}
-		}
+		st = decode_step(m, r, code, addr, &left, &ctx, &zi);
+		if (ZYAN_SUCCESS(st))
+			st = ZydisDecoderDecodeOperands(&m->zy_dec, &ctx, &zi, ops, zi.operand_count);
 		if (!ZYAN_SUCCESS(st)) {
 			/* Undecodable: one byte as BAD, counted, then go on. */
-			if (st == ZYDIS_STATUS_NO_MORE_DATA)
-				m->stats.bytes_cut++;
+			count_bad(m, st, in);
 			in->mnemonic = bad_mn;
 			in->iclass = "INVALID";
-			in->flags = BBMAP_INSN_BAD;
-			in->len = 1;
-			m->stats.nr_bad++;
-			m->stats.bytes_bad++;
 			off = mod_text__add(text, "");
 		} else {
 			char *t;
@@ -616,33 +624,17 @@ int mod_zydis__outline(struct bbmap_module *m, struct mod_region *r, const uint8
 		in = &m->scr_insns[r->nr_insns];
 		in->addr = addr;
 		/* the same steps as mod_zydis__region, the operands only of branches */
-		st = ZydisDecoderDecodeInstruction(&m->zy_dec, &ctx, code, left, &zi);
-		if (st == ZYDIS_STATUS_NO_MORE_DATA && r->soft_end_max > r->end) {
-			uint64_t more = r->soft_end_max - addr;
-
-			st = ZydisDecoderDecodeInstruction(&m->zy_dec, &ctx, code,
-							   more < 15 ? more : 15, &zi);
-			if (ZYAN_SUCCESS(st)) {
-				r->end = addr + zi.length;
-				left = zi.length;
-			}
-		}
+		st = decode_step(m, r, code, addr, &left, &ctx, &zi);
 		in->flags = ZYAN_SUCCESS(st) ? branch_flags(&zi) : 0;
 		if (ZYAN_SUCCESS(st) && needs_target(&zi, in->flags)) {
 			st = ZydisDecoderDecodeOperands(&m->zy_dec, &ctx, &zi, ops, zi.operand_count);
 			if (ZYAN_SUCCESS(st))
 				in->flags |= branch_target(m, &zi, ops, addr, &in->target);
 		}
-		if (!ZYAN_SUCCESS(st)) {
-			if (st == ZYDIS_STATUS_NO_MORE_DATA)
-				m->stats.bytes_cut++;
-			in->flags = BBMAP_INSN_BAD;
-			in->len = 1;
-			m->stats.nr_bad++;
-			m->stats.bytes_bad++;
-		} else {
+		if (!ZYAN_SUCCESS(st))
+			count_bad(m, st, in);
+		else
 			in->len = zi.length;
-		}
 		code += in->len;
 		left -= in->len;
 		addr += in->len;

@@ -435,6 +435,16 @@ static long block_index(const struct mod_region *r, uint64_t vaddr)
 	return -1;
 }
 
+static bool any_bad(const struct bbmap_insn *in, uint32_t n)
+{
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		if (in[k].flags & BBMAP_INSN_BAD)
+			return true;
+	return false;
+}
+
 /* Splits the block of r containing the instruction at vaddr so that one starts there.
  * 0 when split or already a leader, -HBBP_ENOTFOUND when vaddr is no instruction start. */
 static int region_split(struct bbmap_module *m, struct mod_region *r, uint64_t vaddr)
@@ -464,13 +474,8 @@ static int region_split(struct bbmap_module *m, struct mod_region *r, uint64_t v
 	b[1].insns = b->insns ? b->insns + b[0].nr_insns : NULL;	/* lazy: not filled yet */
 	b[1].nr_insns -= b[0].nr_insns;
 	if (b[0].insns) {	/* exact where the instructions are at hand, else kept */
-		uint32_t k;
-
-		b[0].may_be_bad = b[1].may_be_bad = false;
-		for (k = 0; k < b[0].nr_insns; k++)
-			b[0].may_be_bad |= !!(b[0].insns[k].flags & BBMAP_INSN_BAD);
-		for (k = 0; k < b[1].nr_insns; k++)
-			b[1].may_be_bad |= !!(b[1].insns[k].flags & BBMAP_INSN_BAD);
+		b[0].may_be_bad = any_bad(b[0].insns, b[0].nr_insns);
+		b[1].may_be_bad = any_bad(b[1].insns, b[1].nr_insns);
 	}
 	m->stats.nr_blocks++;
 	m->stats.nr_leaders++;
@@ -751,23 +756,35 @@ static int region_for(struct bbmap_module *m, uint64_t vaddr, struct mod_region 
 	return region_decode(m, vaddr, out);
 }
 
+/* The region, block and instruction of vaddr (decoding on demand): 0, or -HBBP_ENOTFOUND
+ * when vaddr is no instruction start of the decoded code. */
+static int locate(struct bbmap_module *m, uint64_t vaddr, struct mod_region **r, long *bi,
+		  long *ii)
+{
+	int err = region_for(m, vaddr, r);
+
+	*bi = *ii = -1;
+	if (err)
+		return err;
+	*bi = block_index(*r, vaddr);
+	*ii = insn_index(*r, vaddr);
+	return *bi < 0 || *ii < 0 ? -HBBP_ENOTFOUND : 0;
+}
+
 int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 			      const struct bbmap_block **blks, size_t *n)
 {
 	struct mod_region *r;
 	size_t i;
-	long bi;
+	long bi, ii;
 	int err;
 
 	*blks = NULL;
 	*n = 0;
-	err = region_for(m, vaddr, &r);
+	err = locate(m, vaddr, &r, &bi, &ii);
 	if (err)
 		return err;
-	bi = block_index(r, vaddr);
-	if (bi < 0 || insn_index(r, vaddr) < 0)
-		return -HBBP_ENOTFOUND;
-	for (i = (size_t)bi; i < r->nr_blocks && r->offs; i++) {
+	for (i = (size_t)bi; i < r->nr_blocks; i++) {
 		err = block_fill(m, r, &r->blocks[i]);
 		if (err)
 			return err;
@@ -777,66 +794,46 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 	return 0;
 }
 
-static int block_find(struct bbmap_module *m, uint64_t vaddr, bool fill,
-		      const struct bbmap_block **blk)
-{
-	struct mod_region *r;
-	long bi;
-	int err;
-
-	*blk = NULL;
-	err = region_for(m, vaddr, &r);
-	if (err)
-		return err;
-	bi = block_index(r, vaddr);
-	if (bi < 0 || insn_index(r, vaddr) < 0)
-		return -HBBP_ENOTFOUND;
-	if (fill) {
-		err = block_fill(m, r, &r->blocks[bi]);
-		if (err)
-			return err;
-	}
-	*blk = &r->blocks[bi];
-	return 0;
-}
-
 int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 			   const struct bbmap_block **blk)
 {
-	return block_find(m, vaddr, true, blk);
+	struct mod_region *r;
+	long bi, ii;
+	int err = locate(m, vaddr, &r, &bi, &ii);
+
+	*blk = NULL;
+	if (!err)
+		err = block_fill(m, r, &r->blocks[bi]);
+	if (!err)
+		*blk = &r->blocks[bi];
+	return err;
 }
 
 int bbmap_module__block_span(struct bbmap_module *m, uint64_t vaddr,
 			     const struct bbmap_block **blk)
 {
-	return block_find(m, vaddr, false, blk);
+	struct mod_region *r;
+	long bi, ii;
+	int err = locate(m, vaddr, &r, &bi, &ii);
+
+	*blk = err ? NULL : &r->blocks[bi];
+	return err;
 }
 
 int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct bbmap_insn **in)
 {
 	struct mod_region *r;
-	long ii;
-	int err;
+	const struct bbmap_block *b;
+	long bi, ii;
+	int err = locate(m, vaddr, &r, &bi, &ii);
 
 	*in = NULL;
-	err = region_for(m, vaddr, &r);
+	if (!err)
+		err = block_fill(m, r, &r->blocks[bi]);
 	if (err)
 		return err;
-	ii = insn_index(r, vaddr);
-	if (ii < 0)
-		return -HBBP_ENOTFOUND;
-	if (r->offs) {	/* lazy: from its block, filled */
-		long bi = block_index(r, vaddr);
-
-		if (bi < 0)
-			return -HBBP_ENOTFOUND;
-		err = block_fill(m, r, &r->blocks[bi]);
-		if (err)
-			return err;
-		*in = &r->blocks[bi].insns[ii - insn_index(r, r->blocks[bi].start)];
-		return 0;
-	}
-	*in = &r->insns[ii];
+	b = &r->blocks[bi];
+	*in = &b->insns[ii - insn_index(r, b->start)];
 	return 0;
 }
 
