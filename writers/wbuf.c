@@ -150,6 +150,62 @@ static int reads_back(double v, long k, int x10)
 	return -1;
 }
 
+/* The common case of real_shortest without printf: v rounded to 15 significant digits in
+ * 64-bit integer arithmetic, when that reads back as v (a 15-digit decimal that does is the
+ * only one: two of them are further apart than an ulp). The product v * 10^k is taken in
+ * long double, whose 64-bit mantissa leaves an error below 1e-4 of a unit of the 15th digit;
+ * the digit is left to printf when the product lies that close to a half. The check that
+ * the digits read back is exact: both D and 10^|k| (|k| <= 22) are doubles, and one IEEE
+ * division or multiplication rounds correctly. false: not decided here. */
+static bool real_shortest15(char *buf, size_t size, double v)
+{
+	static const double p10[23] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+		1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	double a = fabs(v);
+	char dig[16];
+	int x10, k, i, tries;
+
+	if (!(a >= 1e-7 && a < 1e36))
+		return false;
+	x10 = (int)floor(log10(a));
+	for (tries = 0; tries < 2; tries++) {
+		long double s, fl;
+		uint64_t d;
+		double back;
+
+		k = 14 - x10;		/* a * 10^k in [1e14, 1e15) */
+		if (k > 22 || k < -22)
+			return false;
+		s = k >= 0 ? (long double)a * (long double)p10[k] : (long double)a / (long double)p10[-k];
+		if (s >= 1e15L) {
+			x10++;
+			continue;
+		}
+		if (s < 1e14L) {
+			x10--;
+			continue;
+		}
+		fl = floorl(s);
+		if (fabsl(s - fl - 0.5L) < 1e-4L)
+			return false;
+		d = (uint64_t)fl + (s - fl > 0.5L);
+		if (d == 1000000000000000ull)
+			return false;	/* 9.99..95 rounded up: a decade higher, left to printf */
+		back = k >= 0 ? (double)d / p10[k] : (double)d * p10[-k];
+		if (back != a)
+			return false;
+		for (i = 14; i >= 0; i--) {
+			dig[i] = (char)('0' + d % 10);
+			d /= 10;
+		}
+		format_g(buf, size, v < 0, dig, 15, x10);
+		return true;
+	}
+	return false;
+}
+
 static void real_shortest(char *buf, size_t size, double v)
 {
 	char e17[40], dig[18], r[18];
@@ -157,6 +213,8 @@ static void real_shortest(char *buf, size_t size, double v)
 	int x10, p, i;
 	const char *s;
 
+	if (real_shortest15(buf, size, v))
+		return;
 	snprintf(e17, sizeof(e17), "%.16e", v);	/* [-]d.dddddddddddddddde[+-]XX */
 	s = e17 + neg;
 	dig[0] = s[0];

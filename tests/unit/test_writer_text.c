@@ -254,7 +254,7 @@ static double some_double(unsigned shape)
 	uint64_t u = rng();
 	double v;
 
-	switch (shape % 7) {
+	switch (shape % 9) {
 	case 0:
 		memcpy(&v, &u, sizeof(v));
 		return v;
@@ -278,9 +278,22 @@ static double some_double(unsigned shape)
 	case 5:		/* a power of two (its lower neighbour is closer) or just below one */
 		v = ldexp(1.0, (int)(rng() % 2000) - 1000);
 		return rng() & 1 ? nextafter(v, 0) : v;
-	default:
+	case 6:
 		v = 1 - pow(10, -(double)(1 + rng() % 17));
 		return v * pow(10, (double)(int)(rng() % 40) - 20);
+	case 7: {	/* a decimal of 1-15 digits, as counts, shares and intervals are */
+		int digits = 1 + (int)(rng() % 15), e = (int)(rng() % 60) - 20;
+
+		snprintf(dec, sizeof(dec), "%.*llue%d", digits,
+			 (unsigned long long)(rng() % 1000000000000000ull), e);
+		return strtod(dec, NULL);
+	}
+	default:	/* a share: a ratio rounded to 6 digits as the mix rounds it */
+		v = (double)(rng() % 1000000000) / (double)(1 + rng() % 1000000000000ull);
+		if (v == 0)
+			return 0.5;
+		u = (uint64_t)pow(10, 5 - (int)floor(log10(v)));
+		return round(v * (double)u) / (double)u;
 	}
 }
 
