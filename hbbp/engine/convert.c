@@ -328,6 +328,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	struct perf_reader_opts ro;
 	const char *errmsg = NULL;
 	char msg[512];
+	double t;
 	size_t i;
 	int err;
 
@@ -383,16 +384,20 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 
 		run->drv.acc.batch_slot = hbbp_batch__slot(h->first_sample_time, h->last_sample_time);
 	}
+	t = now_s();
 	err = run_pass(run, o);
+	run->t_read = now_s() - t;
 	if (err)
 		goto out;
 	/* Events the reader saw after open (pipe mode) keep their roles from open. */
 	run->nr_streams = run->drv.acc.streams.nr;
 	run->drv.acc.release_sums = !o->keep_batch_sums;
+	t = now_s();
 	err = hbbp_counts__compute(&run->counts, &run->drv.acc, run->method, o->cutoff);
 	run->counts_ok = true;
 	if (!o->keep_batch_sums)	/* the counts and intervals are set: memory for the mix */
 		hbbp_counts__drop_batch_sums(&run->counts);
+	run->t_blocks = now_s() - t;
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));
 		goto out;
@@ -407,9 +412,11 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 
 		/* tables the output does not write are not built */
 		mo.mix_only = !o->all_tables && !writer_format_writes_table(o->format, "blocks");
+		t = now_s();
 		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events,
 				      perf_reader__stats(run->reader), &mo,
 				      &run->total);
+		run->t_mix = now_s() - t;
 	}
 	if (err) {
 		pr_err("building the result failed: %s", hbbp_strerror(err));
@@ -465,6 +472,7 @@ static int run_output(struct convert_run *run, const struct convert_opts *o, boo
 {
 	const char *out = o->output && strcmp(o->output, "-") ? o->output : "-";
 	struct writer_opts wo;
+	double t;
 	int err;
 
 	hbbp_log_subject(o->input);
@@ -473,7 +481,9 @@ static int run_output(struct convert_run *run, const struct convert_opts *o, boo
 	wo.label = o->label;
 	wo.inputs = o->inputs ? o->inputs : &o->input;
 	wo.nr_inputs = o->inputs ? o->nr_inputs : 1;
+	t = now_s();
 	err = writer__write(run->res, out, o->format, &wo);
+	run->t_write = now_s() - t;
 	if (err) {
 		pr_err("%s: cannot write: %s", strcmp(out, "-") ? out : "stdout",
 		       hbbp_strerror(err));

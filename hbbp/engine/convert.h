@@ -68,6 +68,9 @@ struct convert_run {
 	int lbr_weighting;		/* the LBR weight used (HBBP_LBR_WEIGHT_PLAIN/TIME) */
 	struct hbbp_lbr_time lbr_time;	/* its durations (method.md §5b) */
 	bool lbr_time_ok;		/* lbr_time initialised (the event counts time) */
+	/* wall seconds of each step (--diagnostics): the records read, the blocks and their
+	 * counts, the result tables, the output written */
+	double t_read, t_blocks, t_mix, t_write;
 };
 
 /* The options of 'hbbp-convert FILE' without other arguments (CSV, the hybrid method at the

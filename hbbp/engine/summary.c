@@ -220,8 +220,11 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 			fprintf(stderr, " (%s)", e->role_reason);
 		fputc('\n', stderr);
 	}
-	if (o->mix.diagnostics)
+	if (o->mix.diagnostics) {
 		summary_stacks(run);
+		fprintf(stderr, "  time: read %.2f s, blocks %.2f s, mix %.2f s, write %.2f s "
+			"(wall)\n", run->t_read, run->t_blocks, run->t_mix, run->t_write);
+	}
 	for (i = 0; i < REJ__COUNT; i++)
 		rej += d->rejected_weight[i];
 	if (sweight > 0) {
