@@ -426,36 +426,23 @@ void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned 
 
 /* Deterministic iteration over an accumulator: slot indices sorted by key, with the dso pointer
  * (key word dso_word) replaced by the dso's rank by name, so sums of doubles are added in the
- * same order on every run (hash order depends on pointer values). */
-struct slot_sort {
-	const struct hmap *h;
-	size_t dso_word;
-	const struct hmap *rank;	/* dso -> rank */
+ * same order on every run (hash order depends on pointer values). The keys are copied, ranks
+ * in place, into records sorted as they are: the comparison reads no map. */
+#define SORT_KEY_WORDS	6	/* the widest key sorted (streams: 5 words) */
+
+struct slot_rec {
+	uint64_t k[SORT_KEY_WORDS];
+	size_t slot;
 };
 
-static uint64_t slot_word(const struct slot_sort *ss, const uint64_t *key, size_t i)
+static int slot_rec_cmp(const void *pa, const void *pb, void *arg)
 {
-	const uint64_t *r;
+	const uint64_t *a = ((const struct slot_rec *)pa)->k, *b = ((const struct slot_rec *)pb)->k;
+	size_t i, n = *(const size_t *)arg;
 
-	if (i != ss->dso_word)
-		return key[i];
-	r = hmap__find(ss->rank, &key[i]);
-	return r ? *r : 0;
-}
-
-static int slot_cmp(const void *pa, const void *pb, void *arg)
-{
-	const struct slot_sort *ss = arg;
-	const uint64_t *ka = hmap__slot(ss->h, *(const size_t *)pa, NULL);
-	const uint64_t *kb = hmap__slot(ss->h, *(const size_t *)pb, NULL);
-	size_t i;
-
-	for (i = 0; i < ss->h->key_words; i++) {
-		uint64_t a = slot_word(ss, ka, i), b = slot_word(ss, kb, i);
-
-		if (a != b)
-			return a < b ? -1 : 1;
-	}
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
 	return 0;
 }
 
@@ -477,11 +464,12 @@ static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct 
 {
 	size_t *idx = malloc((h->nr + 1) * sizeof(*idx)), i, n = 0, nd = 0;
 	struct bbmap_dso **dsos = malloc((h->nr + 1) * sizeof(*dsos));
+	struct slot_rec *recs = malloc((h->nr + 1) * sizeof(*recs));
+	size_t words = h->key_words;
 	struct hmap rank;
-	struct slot_sort ss;
 
 	hmap__init(&rank, 1, sizeof(uint64_t));
-	if (!idx || !dsos)
+	if (!idx || !dsos || !recs || words > SORT_KEY_WORDS)
 		goto fail;
 	for (i = 0; i < h->cap; i++) {
 		const uint64_t *key = hmap__slot(h, i, NULL);
@@ -489,7 +477,8 @@ static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct 
 
 		if (!key)
 			continue;
-		idx[n++] = i;
+		memcpy(recs[n].k, key, words * sizeof(*key));
+		recs[n++].slot = i;
 		if (!hmap__get(&rank, &key[dso_word], &ins))
 			goto fail;
 		if (ins)
@@ -502,17 +491,20 @@ static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct 
 
 		*(uint64_t *)hmap__find(&rank, &key) = i;
 	}
-	ss.h = h;
-	ss.dso_word = dso_word;
-	ss.rank = &rank;
+	for (i = 0; i < n; i++)
+		recs[i].k[dso_word] = *(const uint64_t *)hmap__find(&rank, &recs[i].k[dso_word]);
 	if (n)
-		qsort_r(idx, n, sizeof(*idx), slot_cmp, &ss);
+		qsort_r(recs, n, sizeof(*recs), slot_rec_cmp, &words);
+	for (i = 0; i < n; i++)
+		idx[i] = recs[i].slot;
 	*nr = n;
+	free(recs);
 	free(dsos);
 	hmap__exit(&rank);
 	return idx;
 fail:
 	free(idx);
+	free(recs);
 	free(dsos);
 	hmap__exit(&rank);
 	return NULL;
