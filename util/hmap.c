@@ -27,20 +27,38 @@ void hmap__exit(struct hmap *h)
 	h->cap = h->nr = h->alloc = 0;
 }
 
+/* 64 x 64 -> 128-bit product, folded (wyhash's "mum"): the words of a key are multiplied
+ * in pairs, independently, so that the multiplications of one key overlap in the CPU */
+static inline uint64_t mum(uint64_t a, uint64_t b)
+{
+#ifdef __SIZEOF_INT128__
+	unsigned __int128 r = (unsigned __int128)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else
+	uint64_t ha = a >> 32, la = (uint32_t)a, hb = b >> 32, lb = (uint32_t)b;
+	uint64_t hh = ha * hb, hl = ha * lb, lh = la * hb, ll = la * lb;
+	uint64_t mid = (ll >> 32) + (uint32_t)hl + (uint32_t)lh;
+
+	return (ll & 0xffffffffu) ^ (mid << 32) ^ (hh + (hl >> 32) + (lh >> 32) + (mid >> 32));
+#endif
+}
+
 static uint64_t hmap_hash(const uint64_t *key, size_t n)
 {
-	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	static const uint64_t seed[8] = {
+		0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL, 0x8ebc6af09c88c6e3ULL,
+		0x589965cc75374cc3ULL, 0x1d8e4e27c47d124fULL, 0x9e3779b97f4a7c15ULL,
+		0xbf58476d1ce4e5b9ULL, 0x94d049bb133111ebULL,
+	};
+	uint64_t x = seed[0] ^ n;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		x ^= key[i] + 0x9e3779b97f4a7c15ULL + (x << 6) + (x >> 2);
-		x *= 0xbf58476d1ce4e5b9ULL;
-		x ^= x >> 31;
-	}
-	x ^= x >> 29;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 32;
-	return x;
+	for (i = 0; i + 2 <= n; i += 2)
+		x ^= mum(key[i] ^ seed[i & 7], key[i + 1] ^ seed[(i + 1) & 7]);
+	if (i < n)
+		x ^= mum(key[i] ^ seed[i & 7], seed[5]);
+	return mum(x ^ seed[6], seed[7]);
 }
 
 /* keys are a few words: compared inline, the first (most distinct) word first */
