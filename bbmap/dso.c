@@ -175,8 +175,18 @@ enum bbmap_dso_status bbmap_dso__module(struct bbmap_dso *d, struct bbmap_module
 
 uint64_t bbmap_dso__map_vaddr(struct bbmap_dso *d, const struct bbmap_map *map, uint64_t addr)
 {
-	uint64_t off = addr - map->start + map->pgoff, vaddr;
+	uint64_t lo, hi;
 
+	return bbmap_dso__map_vaddr_range(d, map, addr, &lo, &hi);
+}
+
+uint64_t bbmap_dso__map_vaddr_range(struct bbmap_dso *d, const struct bbmap_map *map,
+				    uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t off = addr - map->start + map->pgoff, vaddr, olo, ohi;
+
+	*lo = map->start;
+	*hi = map->end;
 	bbmap_dso__module(d, NULL);
 	switch (d->addr_mode) {
 	case DSO_ADDR_RUNTIME:
@@ -186,9 +196,19 @@ uint64_t bbmap_dso__map_vaddr(struct bbmap_dso *d, const struct bbmap_map *map, 
 	case DSO_ADDR_FILE:
 		break;
 	}
-	if (d->status == DSO_OK && !bbmap_module__offset_to_vaddr(d->mod, off, &vaddr))
-		return vaddr;
-	return off;
+	if (d->status != DSO_OK)
+		return off;	/* the file offset, over the whole map */
+	if (bbmap_module__offset_range(d->mod, off, &vaddr, &olo, &ohi)) {
+		*lo = addr;	/* in no segment: this address alone */
+		*hi = addr + 1;
+		return off;
+	}
+	/* olo <= off < ohi, and map->pgoff <= off: the map's part of [olo, ohi) */
+	if (olo > map->pgoff)
+		*lo = map->start + (olo - map->pgoff);
+	if (ohi - map->pgoff < map->end - map->start)
+		*hi = map->start + (ohi - map->pgoff);
+	return vaddr;
 }
 
 const char *bbmap_dso__symbol_name(struct bbmap_dso *d, uint64_t vaddr, uint64_t *sym_start)

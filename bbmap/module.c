@@ -195,9 +195,17 @@ void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats
 
 int bbmap_module__offset_to_vaddr(const struct bbmap_module *m, uint64_t off, uint64_t *vaddr)
 {
-	size_t i;
+	uint64_t lo, hi;
 
-	/* The load bias: a file offset maps to p_vaddr + (off - p_offset) of the PT_LOAD
+	return bbmap_module__offset_range(m, off, vaddr, &lo, &hi);
+}
+
+int bbmap_module__offset_range(const struct bbmap_module *m, uint64_t off, uint64_t *vaddr,
+			       uint64_t *lo, uint64_t *hi)
+{
+	size_t i, j, found = m->nr_segs;
+
+	/* The load bias: a file offset maps to p_vaddr + (off - p_offset) of the first PT_LOAD
 	 * segment holding it. Relocatable objects have no segments: their "addresses" are
 	 * file offsets (see elf_load.c). */
 	for (i = 0; i < m->nr_segs; i++) {
@@ -205,14 +213,30 @@ int bbmap_module__offset_to_vaddr(const struct bbmap_module *m, uint64_t off, ui
 
 		if (off >= s->offset && off - s->offset < (s->filesz ? s->filesz : s->memsz)) {
 			*vaddr = s->vaddr + (off - s->offset);
-			return 0;
+			*lo = s->offset;
+			*hi = s->offset + (s->filesz ? s->filesz : s->memsz);
+			found = i;
+			break;
 		}
 	}
-	if (m->e_type == ET_REL && off < m->image_size) {
+	if (found == m->nr_segs) {
+		if (m->e_type != ET_REL || off >= m->image_size)
+			return -HBBP_ENOTFOUND;
 		*vaddr = off;
-		return 0;
+		*lo = 0;
+		*hi = m->image_size;
 	}
-	return -HBBP_ENOTFOUND;
+	/* the offsets of an earlier segment (ET_REL: of any) translate by its own amount */
+	for (j = 0; j < found; j++) {
+		const struct mod_load_seg *s = &m->segs[j];
+		uint64_t e = s->offset + (s->filesz ? s->filesz : s->memsz);
+
+		if (e <= off && e > *lo)
+			*lo = e;
+		else if (s->offset > off && s->offset < *hi)
+			*hi = s->offset;
+	}
+	return 0;
 }
 
 int bbmap_module__vaddr_to_offset(const struct bbmap_module *m, uint64_t vaddr, uint64_t *off)

@@ -107,6 +107,10 @@ bool bbmap_module__has_lines(const struct bbmap_module *m);
 /* The one place where the load bias is applied: file offset (as in mmap pgoff + addr -
  * start) to module vaddr through the PT_LOAD headers. -HBBP_ENOTFOUND if no segment. */
 int bbmap_module__offset_to_vaddr(const struct bbmap_module *m, uint64_t off, uint64_t *vaddr);
+/* The same, and the file offsets [*lo, *hi) around off that translate by the same amount
+ * (vaddr - off): for a caller that resolves many addresses of one segment. */
+int bbmap_module__offset_range(const struct bbmap_module *m, uint64_t off, uint64_t *vaddr,
+			       uint64_t *lo, uint64_t *hi);
 /* Its inverse: module vaddr to file offset (bytes in the file only). -HBBP_ENOTFOUND if in no
  * segment's file bytes. */
 int bbmap_module__vaddr_to_offset(const struct bbmap_module *m, uint64_t vaddr, uint64_t *off);

@@ -704,7 +704,16 @@ int bbmap_session__ksymbol(struct bbmap_session *s, uint64_t addr, uint32_t len,
 int bbmap_session__lookup(struct bbmap_session *s, uint32_t pid, int cpumode, uint64_t addr,
 			  struct bbmap_loc *loc)
 {
+	uint64_t lo, hi;
+
+	return bbmap_session__lookup_range(s, pid, cpumode, addr, loc, &lo, &hi);
+}
+
+int bbmap_session__lookup_range(struct bbmap_session *s, uint32_t pid, int cpumode,
+				uint64_t addr, struct bbmap_loc *loc, uint64_t *lo, uint64_t *hi)
+{
 	const struct bbmap_map *map = NULL;
+	bool fallback = false;
 	struct proc *p;
 
 	memset(loc, 0, sizeof(*loc));
@@ -728,6 +737,7 @@ int bbmap_session__lookup(struct bbmap_session *s, uint32_t pid, int cpumode, ui
 		if (!map && addr >= KERNEL_SPACE_START) {
 			map = bbmap_maps__find(&s->kmaps, addr);
 			s->stats.nr_kernel_fallback += map != NULL;
+			fallback = true;
 		}
 		break;
 	}
@@ -738,7 +748,11 @@ int bbmap_session__lookup(struct bbmap_session *s, uint32_t pid, int cpumode, ui
 	loc->dso = map->dso;
 	loc->map_start = map->start;
 	loc->map_end = map->end;
-	loc->vaddr = bbmap_dso__map_vaddr(map->dso, map, addr);
+	loc->vaddr = bbmap_dso__map_vaddr_range(map->dso, map, addr, lo, hi);
+	if (fallback) {		/* the process's maps were asked first: this address alone */
+		*lo = addr;
+		*hi = addr + 1;
+	}
 	return 0;
 }
 

@@ -108,6 +108,11 @@ int bbmap_session__ksymbol(struct bbmap_session *s, uint64_t addr, uint32_t len,
  * kernel maps too). Returns 0 and fills loc, or -HBBP_ENOTFOUND (loc->dso NULL). */
 int bbmap_session__lookup(struct bbmap_session *s, uint32_t pid, int cpumode, uint64_t addr,
 			  struct bbmap_loc *loc);
+/* The same, and on success the run-time addresses [*lo, *hi) around addr that resolve, until
+ * the address space changes, to the same dso at vaddr + (their address - addr): a caller may
+ * resolve them without asking again. */
+int bbmap_session__lookup_range(struct bbmap_session *s, uint32_t pid, int cpumode,
+				uint64_t addr, struct bbmap_loc *loc, uint64_t *lo, uint64_t *hi);
 
 /* Counters for the summary (recoverable anomalies are counted, never fatal). */
 struct bbmap_session_stats {

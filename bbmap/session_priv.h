@@ -109,6 +109,10 @@ void bbmap_dso__set_detail(struct bbmap_dso *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Run-time address in map -> module vaddr (or file offset / run-time address without code). */
 uint64_t bbmap_dso__map_vaddr(struct bbmap_dso *d, const struct bbmap_map *map, uint64_t addr);
+/* The same, and the run-time addresses [*lo, *hi) of the map around addr whose module vaddr
+ * is theirs plus the same amount (vaddr - addr). */
+uint64_t bbmap_dso__map_vaddr_range(struct bbmap_dso *d, const struct bbmap_map *map,
+				    uint64_t addr, uint64_t *lo, uint64_t *hi);
 /* Build-ids equal up to trailing zero padding (perf pads ids without a size to 20). */
 bool bbmap_build_id__equal(const uint8_t *a, size_t asz, const uint8_t *b, size_t bsz);
 char *bbmap_build_id__hex(const uint8_t *id, size_t size, char *buf /* >= 41 */);

@@ -45,6 +45,12 @@ static int cb_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr, struct
 	return bbmap_session__lookup(ctx, pid, cpumode, addr, loc);
 }
 
+static int cb_lookup_range(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
+			   struct bbmap_loc *loc, uint64_t *lo, uint64_t *hi)
+{
+	return bbmap_session__lookup_range(ctx, pid, cpumode, addr, loc, lo, hi);
+}
+
 static enum bbmap_dso_status cb_dso_module(void *ctx, struct bbmap_dso *d, struct bbmap_module **m)
 {
 	return bbmap_dso__module(d, m);
@@ -124,6 +130,7 @@ void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
 	ops->ctx = s;
 	ops->record = cb_record;
 	ops->lookup = cb_lookup;
+	ops->lookup_range = cb_lookup_range;
 	ops->dso_module = cb_dso_module;
 	ops->add_leader = cb_add_leader;
 	ops->block_at = cb_block_at;

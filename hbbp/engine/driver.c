@@ -60,37 +60,77 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	hbbp_accum__scale(&d->acc);
 }
 
-/* ops->lookup through the cache (see struct hbbp_lookup_slot). */
+/* A range (struct hbbp_range_slot) holding addr, moved to the front; NULL when none. */
+static const struct hbbp_range_slot *driver_range(struct hbbp_driver *d, uint32_t pid,
+						  int cpumode, uint64_t addr)
+{
+	struct hbbp_range_slot *r = d->rcache, t;
+	unsigned int i;
+
+	for (i = 0; i < HBBP_RANGE_CACHE; i++) {
+		if (r[i].gen == d->lgen && addr - r[i].lo < r[i].hi - r[i].lo && r[i].pid == pid &&
+		    r[i].cpumode == cpumode)
+			break;
+	}
+	if (i == HBBP_RANGE_CACHE)
+		return NULL;
+	if (i) {
+		t = r[i];
+		memmove(&r[1], &r[0], i * sizeof(*r));
+		r[0] = t;
+	}
+	return &r[0];
+}
+
+/* ops->lookup through the caches (see struct hbbp_range_slot). */
 static int driver_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 			 struct bbmap_loc *loc)
 {
 	struct hbbp_driver *d = ctx;
 	const struct hbbp_code_ops *ops = d->acc.ops;
+	const struct hbbp_range_slot *rs;
 	struct hbbp_lookup_slot *sl;
-	uint64_t h;
+	uint64_t h, lo = 0, hi = 0;
 
-	if (pid != d->lpid) {
-		d->lpid = pid;
-		d->lgen++;
-	}
 	if (!d->lgen)
 		d->lgen = 1;
-	h = (addr ^ (addr >> 7) ^ (addr >> 17)) * 0x9e3779b97f4a7c15ULL;
-	sl = &d->lcache[h >> 56 & (HBBP_LOOKUP_CACHE - 1)];
 	d->nr_lookups++;
-	if (sl->gen == d->lgen && sl->addr == addr && sl->cpumode == cpumode) {
+	rs = driver_range(d, pid, cpumode, addr);
+	if (rs) {
+		d->nr_lookup_hits++;
+		*loc = rs->loc;
+		loc->vaddr = addr + rs->delta;
+		return 0;
+	}
+	h = (addr ^ (addr >> 7) ^ (addr >> 17) ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ULL;
+	sl = &d->lcache[h >> 56 & (HBBP_LOOKUP_CACHE - 1)];
+	if (sl->gen == d->lgen && sl->addr == addr && sl->pid == pid && sl->cpumode == cpumode) {
 		d->nr_lookup_hits++;
 		*loc = sl->loc;
 		return sl->rc;
 	}
 	memset(loc, 0, sizeof(*loc));
-	sl->rc = ops->lookup(ops->ctx, pid, cpumode, addr, loc);
+	sl->rc = ops->lookup_range ? ops->lookup_range(ops->ctx, pid, cpumode, addr, loc, &lo, &hi) :
+				    ops->lookup(ops->ctx, pid, cpumode, addr, loc);
 	if (sl->rc)
 		loc->dso = NULL;
 	sl->addr = addr;
+	sl->pid = pid;
 	sl->cpumode = cpumode;
 	sl->gen = d->lgen;
 	sl->loc = *loc;
+	if (!sl->rc && loc->dso && hi - lo > 1 && addr - lo < hi - lo) {
+		struct hbbp_range_slot *r = d->rcache;
+
+		memmove(&r[1], &r[0], (HBBP_RANGE_CACHE - 1) * sizeof(*r));
+		r[0].lo = lo;
+		r[0].hi = hi;
+		r[0].delta = loc->vaddr - addr;
+		r[0].gen = d->lgen;
+		r[0].pid = pid;
+		r[0].cpumode = cpumode;
+		r[0].loc = *loc;
+	}
 	return sl->rc;
 }
 

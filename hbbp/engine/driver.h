@@ -20,24 +20,35 @@
 #include "hbbp/engine/sum_queue.h"
 #include "hbbp/method/method.h"
 
-/* A direct-mapped cache of address lookups: valid while no non-sample record arrived and the
- * samples come from the same pid (maps change only through records). */
+/* Caches of address lookups, valid while no record that may change an address space
+ * arrived (maps change only through records; gen counts them): the ranges of addresses
+ * that resolve alike (ops->lookup_range: most of a stack's addresses are in one or two
+ * segments), most recent first, and in front of them a direct-mapped cache of single
+ * addresses (unmapped ones, and where ops has no lookup_range). */
 #define HBBP_LOOKUP_CACHE 256
 struct hbbp_lookup_slot {
 	uint64_t addr;
-	uint32_t gen;
+	uint32_t gen, pid;
 	int32_t cpumode;
 	int rc;
 	struct bbmap_loc loc;
+};
+#define HBBP_RANGE_CACHE 8
+struct hbbp_range_slot {
+	uint64_t lo, hi;		/* [lo, hi): addr resolves to dso at addr + delta */
+	uint64_t delta;
+	uint32_t gen, pid;
+	int32_t cpumode;
+	struct bbmap_loc loc;		/* dso and map bounds (vaddr unused) */
 };
 
 struct hbbp_bundle;
 
 struct hbbp_driver {
 	struct hbbp_accum acc;		/* the method's state: what the pass computes */
+	struct hbbp_range_slot rcache[HBBP_RANGE_CACHE];	/* most recent first */
 	struct hbbp_lookup_slot lcache[HBBP_LOOKUP_CACHE];
 	uint32_t lgen;			/* current generation (0 never valid) */
-	uint32_t lpid;			/* pid the generation belongs to */
 	uint64_t nr_lookups, nr_lookup_hits;
 	struct hbbp_sum_queue ebsq;	/* sums on their way into acc.ebs (complete after finish) */
 	/* Identical LBR stacks are summed before their entries are resolved: (pid<<32|tid,

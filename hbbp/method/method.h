@@ -41,6 +41,10 @@ struct hbbp_code_ops {
 	int (*record)(void *ctx, const struct perf_record *rec);
 	/* Runtime address -> (dso, module vaddr); -HBBP_ENOTFOUND when unmapped. */
 	int (*lookup)(void *ctx, uint32_t pid, int cpumode, uint64_t addr, struct bbmap_loc *loc);
+	/* The same, and the addresses [*lo, *hi) around addr that resolve to the same dso and
+	 * vaddr + (their address - addr) until the next record (NULL: not known). */
+	int (*lookup_range)(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
+			    struct bbmap_loc *loc, uint64_t *lo, uint64_t *hi);
 	enum bbmap_dso_status (*dso_module)(void *ctx, struct bbmap_dso *d, struct bbmap_module **m);
 	int (*add_leader)(void *ctx, struct bbmap_module *m, uint64_t vaddr);
 	int (*block_at)(void *ctx, struct bbmap_module *m, uint64_t vaddr,
