@@ -129,7 +129,7 @@ static void region_free_chunks(struct mod_region *r)
 	}
 }
 
-static void region_free(struct mod_region *r)
+void mod_region__free(struct mod_region *r)
 {
 	if (!r)
 		return;
@@ -148,7 +148,7 @@ void bbmap_module__delete(struct bbmap_module *m)
 	if (!m || --m->refcnt > 0)
 		return;
 	for (i = 0; i < m->nr_regions; i++)
-		region_free(m->regions[i]);
+		mod_region__free(m->regions[i]);
 	free(m->regions);
 	for (i = 0; i < m->nr_fde_syms; i++)
 		free(m->fde_syms[i]);
@@ -400,7 +400,7 @@ static size_t region_upper(const struct bbmap_module *m, uint64_t vaddr)
 	return lo;
 }
 
-static struct mod_region *region_of(const struct bbmap_module *m, uint64_t vaddr)
+struct mod_region *mod_region__of(const struct bbmap_module *m, uint64_t vaddr)
 {
 	size_t i = region_upper(m, vaddr);
 
@@ -469,9 +469,7 @@ static bool any_bad(const struct bbmap_insn *in, uint32_t n)
 	return false;
 }
 
-/* Splits the block of r containing the instruction at vaddr so that one starts there.
- * 0 when split or already a leader, -HBBP_ENOTFOUND when vaddr is no instruction start. */
-static int region_split(struct bbmap_module *m, struct mod_region *r, uint64_t vaddr)
+int mod_region__split(struct bbmap_module *m, struct mod_region *r, uint64_t vaddr)
 {
 	long bi = block_index(r, vaddr), ii;
 	struct bbmap_block *b;
@@ -520,8 +518,8 @@ static void mark(const struct mod_region *r, uint8_t *leader, uint64_t vaddr,
 		m->stats.nr_leaders_misaligned++;
 }
 
-/* Cuts a freshly decoded region into blocks. */
-static int region_build_blocks(struct bbmap_module *m, struct mod_region *r)
+/* Cuts a freshly decoded region into blocks (their symbols not set: region_attach_syms). */
+static int region_cut_blocks(struct bbmap_module *m, struct mod_region *r)
 {
 	uint8_t *leader = calloc(r->nr_insns ? r->nr_insns : 1, 1);
 	uint32_t i, nb = 0;
@@ -573,29 +571,32 @@ static int region_build_blocks(struct bbmap_module *m, struct mod_region *r)
 			       r->insns[i].flags & BBMAP_INSN_TRANSFER_MASK : 0;
 		b->may_be_bad |= !!(r->insns[i].flags & BBMAP_INSN_BAD);
 	}
-	{
-		/* bbmap_module__symbol_at for each block, with a cursor over the symbols */
-		long j = sym_floor(m, r->start);
-
-		for (i = 0; i < r->nr_blocks; i++) {
-			uint64_t a = r->blocks[i].start;
-
-			while ((size_t)(j + 1) < m->nr_syms && m->syms[j + 1].start <= a)
-				j++;
-			r->blocks[i].sym = j >= 0 && a - m->syms[j].start < m->syms[j].size ?
-					   sym_name_ready(m, (size_t)j) : fde_sym_at(m, a);
-		}
-	}
 	m->stats.nr_blocks += r->nr_blocks;
 	free(leader);
 	return 0;
 }
 
+void mod_region__attach_syms(struct bbmap_module *m, struct mod_region *r)
+{
+	/* bbmap_module__symbol_at for each block, with a cursor over the symbols */
+	long j = sym_floor(m, r->start);
+	uint32_t i;
+
+	for (i = 0; i < r->nr_blocks; i++) {
+		uint64_t a = r->blocks[i].start;
+
+		while ((size_t)(j + 1) < m->nr_syms && m->syms[j + 1].start <= a)
+			j++;
+		r->blocks[i].sym = j >= 0 && a - m->syms[j].start < m->syms[j].size ?
+				   sym_name_ready(m, (size_t)j) : fde_sym_at(m, a);
+	}
+}
+
 /* Chooses [start, end) to decode for vaddr: its function (symbol or FDE range) clipped to
  * the code range, else a window of at most WINDOW bytes after the previous symbol. Never
  * overlaps a decoded region. */
-static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end,
-			 uint64_t *soft_max)
+int mod_region__bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end,
+		       uint64_t *soft_max)
 {
 	const struct mod_code_range *cr = mod_elf__code_range(m, vaddr);
 	const struct bbmap_symbol *sym;
@@ -648,9 +649,7 @@ static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start
 	return 0;
 }
 
-/* A lazy region (struct mod_region): its blocks are cut on the outline in the scratch
- * instructions, then only the instructions' starts are kept. */
-static int region_outline(struct bbmap_module *m, struct mod_region *r)
+int mod_region__outline(struct bbmap_module *m, struct mod_region *r)
 {
 	uint32_t i;
 	int err = mod_disasm__outline(m, r);
@@ -662,8 +661,8 @@ static int region_outline(struct bbmap_module *m, struct mod_region *r)
 		return -ENOMEM;
 	for (i = 0; i < r->nr_insns; i++)
 		r->offs[i] = (uint32_t)(m->scr_insns[i].addr - r->start);
-	r->insns = m->scr_insns;	/* for region_build_blocks only */
-	err = region_build_blocks(m, r);
+	r->insns = m->scr_insns;	/* for region_cut_blocks only */
+	err = region_cut_blocks(m, r);
 	r->insns = NULL;
 	for (i = 0; i < r->nr_blocks; i++)
 		r->blocks[i].insns = NULL;
@@ -730,54 +729,100 @@ static int block_fill(struct bbmap_module *m, struct mod_region *r, struct bbmap
 	return 0;
 }
 
-static int region_decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out)
+struct mod_region *mod_region__new(struct bbmap_module *m, uint64_t vaddr, int *err)
 {
 	struct mod_region *r;
 	uint64_t s, e, soft_max = 0;
-	size_t ri;
-	int err;
 
-	err = region_bounds(m, vaddr, &s, &e, &soft_max);
-	if (err)
-		return err;
+	*err = mod_region__bounds(m, vaddr, &s, &e, &soft_max);
+	if (*err)
+		return NULL;
 	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
+	if (!r) {
+		*err = -ENOMEM;
+		return NULL;
+	}
 	r->start = s;
 	r->end = e;
 	r->soft_end_max = soft_max;
-	if (m->lazy_insns && mod_disasm__can_outline(m)) {
-		err = region_outline(m, r);
+	return r;
+}
+
+int mod_region__insert(struct bbmap_module *m, struct mod_region *r)
+{
+	size_t ri;
+
+	if (grow_one((void **)&m->regions, &m->alloc_regions, sizeof(*m->regions),
+		     m->nr_regions))
+		return -ENOMEM;
+	ri = region_upper(m, r->start);
+	memmove(&m->regions[ri + 1], &m->regions[ri], (m->nr_regions - ri) * sizeof(*m->regions));
+	m->regions[ri] = r;
+	m->nr_regions++;
+	m->stats.nr_regions++;
+	return 0;
+}
+
+void mod_region__remove(struct bbmap_module *m, struct mod_region *r)
+{
+	size_t ri = region_upper(m, r->start);
+
+	if (ri && m->regions[ri - 1] == r) {
+		memmove(&m->regions[ri - 1], &m->regions[ri],
+			(m->nr_regions - ri) * sizeof(*m->regions));
+		m->nr_regions--;
+		m->stats.nr_regions--;
+	}
+}
+
+bool mod_region__lazy(const struct bbmap_module *m)
+{
+	return m->lazy_insns && mod_disasm__can_outline(m);
+}
+
+int mod_region__decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out)
+{
+	struct mod_region *r;
+	int err;
+
+	r = mod_region__new(m, vaddr, &err);
+	if (!r)
+		return err;
+	err = mod_region__complete(m, r);
+	if (!err)
+		*out = r;
+	return err;
+}
+
+int mod_region__complete(struct bbmap_module *m, struct mod_region *r)
+{
+	int err;
+
+	if (mod_region__lazy(m)) {
+		err = mod_region__outline(m, r);
 	} else {
 		err = mod_disasm__region(m, r);
 		if (!err) {
 			if (m->dwarf)
 				mod_srcline__fill(m, r->insns, r->nr_insns);
-			err = region_build_blocks(m, r);
+			err = region_cut_blocks(m, r);
 		}
 	}
-	if (!err && grow_one((void **)&m->regions, &m->alloc_regions, sizeof(*m->regions),
-			     m->nr_regions))
-		err = -ENOMEM;
-	if (err) {
-		region_free(r);
-		return err;
-	}
-	ri = region_upper(m, s);
-	memmove(&m->regions[ri + 1], &m->regions[ri], (m->nr_regions - ri) * sizeof(*m->regions));
-	m->regions[ri] = r;
-	m->nr_regions++;
-	m->stats.nr_regions++;
-	*out = r;
-	return 0;
+	if (!err)
+		mod_region__attach_syms(m, r);
+	if (!err)
+		err = mod_region__insert(m, r);
+	if (err)
+		mod_region__free(r);
+	return err;
 }
 
 static int region_for(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out)
 {
-	*out = region_of(m, vaddr);
+	*out = mod_region__of(m, vaddr);
 	if (*out)
 		return 0;
-	return region_decode(m, vaddr, out);
+	return mod_region__decode(m, vaddr, out);
 }
 
 /* The region, block and instruction of vaddr (decoding on demand): 0, or -HBBP_ENOTFOUND
@@ -886,7 +931,7 @@ int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr)
 
 	if (err)
 		return err;
-	return region_split(m, r, vaddr);
+	return mod_region__split(m, r, vaddr);
 }
 
 size_t bbmap_module__nr_code_ranges(const struct bbmap_module *m) { return m->nr_code; }
@@ -931,7 +976,7 @@ void bbmap_module__forget_code(struct bbmap_module *m)
 	if (!m->nr_regions)
 		return;
 	for (i = 0; i + 1 < m->nr_regions; i++)
-		region_free(m->regions[i]);
+		mod_region__free(m->regions[i]);
 	m->regions[0] = m->regions[m->nr_regions - 1];
 	m->nr_regions = 1;
 }

@@ -125,6 +125,12 @@ const struct bbmap_symbol *bbmap_module__symbol_at(struct bbmap_module *m, uint6
  * a function not decoded yet is decoded now. -HBBP_ENOTFOUND (and counted as misaligned)
  * when vaddr is not an instruction start of the decoded code or not in any code. */
 int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr);
+/* add_leader for vaddrs[0..n) in order, the functions they need decoded on up to `threads`
+ * threads (bbmap_module__threads_init first; BBMAP_MODULE_LAZY_INSNS x86 modules, others
+ * one by one): the same blocks and counters. 0, or -ENOMEM (after trying every leader);
+ * leaders that are no instruction start are skipped, counted as add_leader counts them. */
+int bbmap_module__add_leaders(struct bbmap_module *m, const uint64_t *vaddrs, size_t n,
+			      unsigned int threads);
 
 /* Sets the global state of the libraries modules use (libelf's version, capstone's
  * architecture tables, the name tables of Zydis's enums): call once before modules are used on several threads, each module

@@ -201,5 +201,33 @@ void mod_demangle__short(char *d);
 
 /* module.c */
 const char *mod_str__intern(struct bbmap_module *m, const char *s);
+/* The regions (struct mod_region), for module_leaders.c: */
+struct mod_region *mod_region__of(const struct bbmap_module *m, uint64_t vaddr);
+/* [start, end) to decode for vaddr (never overlapping a region of m); *soft_max: see
+ * struct mod_region (0 when end is a boundary). -HBBP_ENOTFOUND when vaddr is in no code. */
+int mod_region__bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end,
+		       uint64_t *soft_max);
+/* A region with the bounds of vaddr, not decoded (NULL: *err says why). */
+struct mod_region *mod_region__new(struct bbmap_module *m, uint64_t vaddr, int *err);
+/* Whether regions are outlined (BBMAP_MODULE_LAZY_INSNS on x86). */
+bool mod_region__lazy(const struct bbmap_module *m);
+/* Outlines a new lazy region and cuts it into blocks, their symbols not set. Touches of m
+ * only its scratch instructions and stats besides reading: a copy of m with scratch and
+ * stats of its own may outline regions on another thread. */
+int mod_region__outline(struct bbmap_module *m, struct mod_region *r);
+/* Sets the symbol of each block of a new region (demangles names, makes .eh_frame
+ * pseudo symbols: one thread at a time). */
+void mod_region__attach_syms(struct bbmap_module *m, struct mod_region *r);
+/* Into m's sorted regions (counted), or out of them again; 0 or -ENOMEM. */
+int mod_region__insert(struct bbmap_module *m, struct mod_region *r);
+void mod_region__remove(struct bbmap_module *m, struct mod_region *r);
+void mod_region__free(struct mod_region *r);
+/* Decodes a new region, sets its symbols and inserts it: 0, or an error (r freed). */
+int mod_region__complete(struct bbmap_module *m, struct mod_region *r);
+/* new and complete: the region of vaddr (0 or an error). */
+int mod_region__decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out);
+/* Splits the block of r containing the instruction at vaddr so that one starts there.
+ * 0 when split or already a leader, -HBBP_ENOTFOUND when vaddr is no instruction start. */
+int mod_region__split(struct bbmap_module *m, struct mod_region *r, uint64_t vaddr);
 
 #endif

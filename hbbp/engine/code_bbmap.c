@@ -61,6 +61,12 @@ static int cb_add_leader(void *ctx, struct bbmap_module *m, uint64_t vaddr)
 	return bbmap_module__add_leader(m, vaddr);
 }
 
+static int cb_add_leaders(void *ctx, struct bbmap_module *m, const uint64_t *vaddrs, size_t n,
+			  unsigned int threads)
+{
+	return bbmap_module__add_leaders(m, vaddrs, n, threads);
+}
+
 static int cb_block_at(void *ctx, struct bbmap_module *m, uint64_t vaddr,
 		       const struct bbmap_block **blk)
 {
@@ -133,6 +139,7 @@ void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
 	ops->lookup_range = cb_lookup_range;
 	ops->dso_module = cb_dso_module;
 	ops->add_leader = cb_add_leader;
+	ops->add_leaders = cb_add_leaders;
 	ops->block_at = cb_block_at;
 	ops->block_span = cb_block_span;
 	ops->drop_insns = cb_drop_insns;

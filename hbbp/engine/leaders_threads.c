@@ -51,22 +51,32 @@ int hbbp_leaders__apply(const struct hbbp_leaders *l, const struct hbbp_code_ops
 	unsigned int nt = threads, t, started = 0;
 	struct leader_work w = { .l = l, .ops = ops, .nr_jobs = l->nr };
 	struct leader_job *jobs = NULL;
-	size_t i;
+	size_t i, total = 0;
 
 	if (nt > MAX_THREADS)
 		nt = MAX_THREADS;
-	if (nt > l->nr)
-		nt = (unsigned int)l->nr;
-	if (nt <= 1)
+	if (nt <= 1 || !l->nr)
 		return hbbp_leaders__apply_each(l, ops);
 	jobs = malloc(l->nr * sizeof(*jobs));
 	if (!jobs)	/* no room for the plan: the lists in order, here */
 		return hbbp_leaders__apply_each(l, ops);
 	/* the largest lists first: the last ones taken are short, the threads end together */
-	for (i = 0; i < l->nr; i++)
+	for (i = 0; i < l->nr; i++) {
 		jobs[i] = (struct leader_job){ .nr = l->lists[i].nr, .list = i };
+		total += l->lists[i].nr;
+	}
 	qsort(jobs, l->nr, sizeof(*jobs), by_size_desc);
 	w.jobs = jobs;
+	/* one module with more than a thread's share: its code decoded on every thread first */
+	if (ops->add_leaders && jobs[0].nr * nt > total) {
+		const struct hbbp_leader_list *big = &l->lists[jobs[0].list];
+
+		if (ops->add_leaders(ops->ctx, big->mod, big->vaddrs, big->nr, nt))
+			w.err = -ENOMEM;
+		w.next = 1;
+	}
+	if (nt > l->nr - w.next)	/* a thread a list at most */
+		nt = (unsigned int)(l->nr - w.next);
 	for (t = 1; t < nt; t++) {
 		if (pthread_create(&tids[started], NULL, leader_thread, &w))
 			break;

@@ -1,7 +1,9 @@
 /* The LBR-learned block leaders (hbbp/method/leaders.h) added on several threads: the lists of
  * distinct modules are independent, so each thread takes the largest list left when it is
- * free; every module's leaders still go in the order they were gathered, so the result is that
- * of hbbp_leaders__apply_each. Installed as struct hbbp_code_ops.apply_leaders.
+ * free; a list that holds more than a thread's share of all the leaders (one big program)
+ * first gets every thread (struct hbbp_code_ops.add_leaders). Every module's leaders still go
+ * in the order they were gathered, so the result is that of hbbp_leaders__apply_each.
+ * Installed as struct hbbp_code_ops.apply_leaders.
  * Depends on hbbp/method/leaders.h, hbbp/method/method.h and pthreads.
  */
 #ifndef HBBP_LEADERS_THREADS_H

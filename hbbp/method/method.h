@@ -47,6 +47,10 @@ struct hbbp_code_ops {
 			    struct bbmap_loc *loc, uint64_t *lo, uint64_t *hi);
 	enum bbmap_dso_status (*dso_module)(void *ctx, struct bbmap_dso *d, struct bbmap_module **m);
 	int (*add_leader)(void *ctx, struct bbmap_module *m, uint64_t vaddr);
+	/* add_leader for vaddrs[0..n) in order, the code decoded on up to `threads` threads
+	 * (NULL: add_leader one by one); 0 or -ENOMEM. */
+	int (*add_leaders)(void *ctx, struct bbmap_module *m, const uint64_t *vaddrs, size_t n,
+			   unsigned int threads);
 	int (*block_at)(void *ctx, struct bbmap_module *m, uint64_t vaddr,
 			const struct bbmap_block **blk);
 	/* The same where the attribution needs no instructions (insns may be NULL); NULL:

@@ -6,11 +6,15 @@
  * -z opens the module with BBMAP_MODULE_LAZY_INSNS (the same output expected); -x then
  * drops the decoded instructions after each -Q query (bbmap_module__drop_insns); -e adds
  * " end=FLAGS bad=0|1" (end_flags, may_be_bad) to B lines.
+ * -G FILE adds the leaders listed in FILE (hex, one a line) with bbmap_module__add_leaders on
+ * -j N threads (default 1: bbmap_module__add_leader one by one), before -g's.
  * -o prints "O OFF VADDR" (offset_to_vaddr). -Q reads hex addresses from stdin and prints
- * "Q ADDR SYMBOL ok|ERROR branch|-" for each (block_at; branch: a control transfer there).
+ * "Q ADDR SYMBOL ok|ERROR branch|- [START-END/N]" for each (block_at: its block; branch: a
+ * control transfer there).
  * Output: "F start end name", "B start end nr_insns", "I addr len flags mnemonic
  * iclass isa category packing elem width rw [file:line]", and a final "S" stats line.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +64,10 @@ int main(int argc, char **argv)
 	struct bbmap_module_stats st;
 	const char *debug = NULL;
 	uint64_t addrs[256], leaders[256];
-	uint64_t offs[256];
+	uint64_t offs[256], *many = NULL;
+	const char *many_file = NULL;
+	unsigned int jobs = 1;
+	size_t nmany = 0;
 	int query = 0, lazy = 0, drop = 0;
 	size_t na = 0, nl = 0, no = 0, i, step = 1;
 	int err, a;
@@ -88,6 +95,10 @@ int main(int argc, char **argv)
 			leaders[nl++] = strtoull(argv[++a], NULL, 16);
 		else if (!strcmp(argv[a], "-Q"))
 			query = 1;
+		else if (!strcmp(argv[a], "-G") && a + 1 < argc)
+			many_file = argv[++a];
+		else if (!strcmp(argv[a], "-j") && a + 1 < argc)
+			jobs = (unsigned int)strtoul(argv[++a], NULL, 0);
 		else if (!strcmp(argv[a], "-o") && a + 1 < argc && no < 256)
 			offs[no++] = strtoull(argv[++a], NULL, 16);
 	}
@@ -95,6 +106,30 @@ int main(int argc, char **argv)
 	if (err) {
 		printf("open: %s\n", hbbp_strerror(err));
 		return 2;
+	}
+	if (many_file) {
+		FILE *f = fopen(many_file, "r");
+		char line[64];
+		size_t cap = 0;
+
+		while (f && fgets(line, sizeof(line), f)) {
+			if (nmany == cap) {
+				cap = cap ? 2 * cap : 1024;
+				many = realloc(many, cap * sizeof(*many));
+				if (!many)
+					return 2;
+			}
+			many[nmany++] = strtoull(line, NULL, 16);
+		}
+		if (f)
+			fclose(f);
+		if (jobs > 1)
+			err = bbmap_module__add_leaders(m, many, nmany, jobs);
+		else
+			for (i = 0, err = 0; i < nmany; i++)
+				err |= bbmap_module__add_leader(m, many[i]) == -ENOMEM;
+		printf("M %zu leaders%s\n", nmany, err ? ": out of memory" : "");
+		free(many);
 	}
 	for (i = 0; i < no; i++) {
 		uint64_t v;
@@ -118,9 +153,12 @@ int main(int argc, char **argv)
 				for (i = 0; i < b->nr_insns; i++)
 					if (b->insns[i].addr == q)
 						in = &b->insns[i];
-			printf("Q %" PRIx64 " %s %s %s\n", q, s ? s->name : "-",
+			printf("Q %" PRIx64 " %s %s %s", q, s ? s->name : "-",
 			       err ? hbbp_strerror(err) : "ok",
 			       in && (in->flags & BBMAP_INSN_BRANCH) ? "branch" : "-");
+			if (!err)
+				printf(" %" PRIx64 "-%" PRIx64 "/%u", b->start, b->end, b->nr_insns);
+			printf("\n");
 			if (drop)
 				bbmap_module__drop_insns(m);
 		}
@@ -151,9 +189,10 @@ int main(int argc, char **argv)
 out:
 	bbmap_module__stats(m, &st);
 	printf("S bytes=%" PRIu64 " insns=%" PRIu64 " bad=%" PRIu64 " blocks=%" PRIu64
-	       " regions=%" PRIu64 " fde=%" PRIu64 " windows=%" PRIu64 "\n", st.bytes_decoded,
-	       st.nr_insns, st.nr_bad, st.nr_blocks, st.nr_regions, st.nr_fde_syms,
-	       st.nr_windows);
+	       " regions=%" PRIu64 " fde=%" PRIu64 " windows=%" PRIu64 " leaders=%" PRIu64
+	       " misaligned=%" PRIu64 " cut=%" PRIu64 "\n", st.bytes_decoded, st.nr_insns,
+	       st.nr_bad, st.nr_blocks, st.nr_regions, st.nr_fde_syms, st.nr_windows,
+	       st.nr_leaders, st.nr_leaders_misaligned, st.bytes_cut);
 	bbmap_module__delete(m);
 	return 0;
 }
