@@ -381,11 +381,17 @@ static int mix_key(struct mix_ctx *x, const struct hbbp_tblock *t, const struct 
 
 static double round_sig(double x, int digits)
 {
+	static const double p10[] = {	/* exact: what pow(10, k) gives for them */
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+		1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
 	double a = fabs(x), m;
+	int k;
 
 	if (!isfinite(x) || a == 0)
 		return x;
-	m = pow(10, digits - 1 - (int)floor(log10(a)));
+	k = digits - 1 - (int)floor(log10(a));
+	m = k >= 0 && k <= 22 ? p10[k] : pow(10, k);
 	return round(x * m) / m;
 }
 
@@ -417,10 +423,27 @@ struct mix_row {
 	bool biased;
 };
 
+/* The rows of the instructions of one prefix (a block's part of the signature, the same
+ * over a function's blocks, which mostly come one after the other): a small cache in front
+ * of the map of signatures. */
+#define LOCAL_SLOTS	64
+struct mix_local_slot {
+	uint64_t k[6];		/* the instruction's part of the signature */
+	size_t row;
+	uint32_t gen;
+};
+struct mix_local {
+	uint64_t prefix[6];
+	uint32_t gen;		/* slots of another generation are empty */
+	struct mix_local_slot slot[LOCAL_SLOTS];
+};
+
 struct mix_rows {
 	struct mix_row *v;
 	size_t nr, alloc;
 	struct hmap idx;	/* (h1, h2) -> row index + 1 */
+	struct hmap sig;	/* signature (mix_sig) -> row index */
+	struct mix_local local;
 };
 
 /* Two independent 64-bit hashes of s[0, len) in one pass, eight bytes at a time. */
@@ -497,18 +520,106 @@ static const char *source_name(unsigned bits)
 	return "mixed";
 }
 
+/* What the key of an instruction (in NULL: a pseudo block's) of tblock t is made from (see
+ * mix_key): its words for the keys asked, 0 for the others. Equal signatures make equal
+ * keys, so a signature names its row without the key being built (struct mix_rows.sig);
+ * equal keys may come from distinct signatures (a mnemonic spelled in two modules' string
+ * tables), whose rows are then found by the key. */
+#define SIG_WORDS	12
+static void mix_sig(const struct mix_ctx *x, const struct hbbp_tblock *t,
+		    const struct bbmap_insn *in, uint64_t *sig)
+{
+	const struct hbbp_block *b = &x->c->blocks[t->block];
+	const struct hbbp_mix_opts *o = x->o;
+	size_t i;
+
+	memset(sig, 0, SIG_WORDS * sizeof(*sig));
+	sig[5] = (uint64_t)b->kind | (uint64_t)!in << 8;
+	for (i = 0; i < o->nr_keys; i++) {
+		switch (o->keys[i]) {
+		case KEY_PID: sig[0] |= (uint64_t)t->pid << 32; break;
+		case KEY_TID: sig[0] |= t->tid; break;
+		case KEY_COMM: sig[1] = (uintptr_t)hbbp_accum__comm(x->d, t->pid, t->tid); break;
+		case KEY_MODULE: sig[2] = (uintptr_t)b->dso; break;
+		case KEY_SYMBOL: sig[3] = (uintptr_t)b->symname; break;
+		case KEY_BLOCK: sig[2] = (uintptr_t)b->dso; sig[4] = b->start; break;
+		case KEY_SRCLINE:
+			sig[9] = in ? (uintptr_t)in->srcfile : 0;
+			sig[10] = in ? in->line : 0;
+			break;
+		case KEY_MNEMONIC: sig[6] = in ? (uintptr_t)in->mnemonic : 0; break;
+		case KEY_ICLASS: sig[7] = in ? (uintptr_t)in->iclass : 0; break;
+		case KEY_ISA: sig[8] |= in ? in->isa : 0; break;
+		case KEY_CATEGORY: sig[8] |= in ? (uint64_t)in->category << 8 : 0; break;
+		case KEY_PACKING: sig[8] |= in ? (uint64_t)in->packing << 16 : 0; break;
+		case KEY_WIDTH: sig[8] |= in ? (uint64_t)in->width << 24 : 0; break;
+		case KEY_MEM:
+			sig[8] |= in ? (uint64_t)(in->flags & (BBMAP_INSN_MEM_READ |
+							      BBMAP_INSN_MEM_WRITE)) << 40 : 0;
+			break;
+		case KEY_TAXONOMY:
+			sig[11] = in && o->taxonomy ?
+				  (uintptr_t)o->taxonomy->group(o->taxonomy->ctx, in) : 0;
+			break;
+		case KEY__COUNT:
+			break;
+		}
+	}
+}
+
+/* The row of an instruction of t: by its signature, else by its key (made when absent). */
+static struct mix_row *mix_row_of(struct mix_ctx *x, struct mix_rows *rows,
+				  const struct hbbp_tblock *t, const struct bbmap_insn *in,
+				  int *err)
+{
+	struct mix_local *lc = &rows->local;
+	struct mix_local_slot *ls;
+	uint64_t sig[SIG_WORDS], *slot, h;
+	struct mix_row *row;
+	int ins;
+
+	mix_sig(x, t, in, sig);
+	if (memcmp(lc->prefix, sig, sizeof(lc->prefix)) || !lc->gen) {
+		memcpy(lc->prefix, sig, sizeof(lc->prefix));
+		lc->gen++;
+	}
+	h = (sig[6] ^ sig[7] * 3 ^ sig[8] * 5 ^ sig[9] * 7 ^ sig[10] * 9 ^ sig[11] * 11) *
+	    0x9e3779b97f4a7c15ULL;
+	ls = &lc->slot[h >> 58];
+	if (ls->gen == lc->gen && !memcmp(ls->k, sig + 6, sizeof(ls->k)))
+		return &rows->v[ls->row];
+	slot = hmap__get(&rows->sig, sig, &ins);
+	if (!slot) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (ins) {
+		*err = mix_key(x, t, in);
+		if (*err)
+			return NULL;
+		row = rows_get(rows, x->buf, x->len);
+		if (!row) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		*slot = (uint64_t)(row - rows->v);
+	}
+	memcpy(ls->k, sig + 6, sizeof(ls->k));
+	ls->row = (size_t)*slot;
+	ls->gen = lc->gen;
+	return &rows->v[*slot];
+}
+
 static int mix_add(struct mix_ctx *x, struct mix_rows *rows, const struct hbbp_tblock *t,
 		   size_t ti, const struct bbmap_insn *in)
 {
 	const struct hbbp_block *b = &x->c->blocks[t->block];
 	struct mix_row *row;
-	int err = mix_key(x, t, in);
+	int err = 0;
 
-	if (err)
-		return err;
-	row = rows_get(rows, x->buf, x->len);
+	row = mix_row_of(x, rows, t, in, &err);
 	if (!row)
-		return -ENOMEM;
+		return err;
 	row->count += t->count;
 	hbbp_bsum__axpy(hbbp_block__uses_lbr(b) ? &row->bs_lbr : &row->bs_ebs, 1.0,
 			&t->count_bs);
@@ -552,21 +663,26 @@ static int key_cmp(const char *a, const char *b, const struct hbbp_mix_opts *o)
 	return 0;
 }
 
-/* qsort_r context of the mix rows' order: rows are sorted by index (a row is 240 bytes:
- * sorting them in place would copy them all into a temporary array of the same size) */
+/* qsort_r context of the mix rows' order: rows are sorted by (count shown, index) pairs (a
+ * row is 240 bytes: sorting them in place would copy them all into a temporary array of the
+ * same size; sorting indexes would read a row for every comparison) */
 struct row_sort {
 	const struct mix_row *v;
 	const struct hbbp_mix_opts *o;
+};
+struct row_ord {
+	double count_shown;
+	size_t i;
 };
 
 static int row_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct row_sort *rs = arg;
-	const struct mix_row *a = &rs->v[*(const size_t *)pa], *b = &rs->v[*(const size_t *)pb];
+	const struct row_ord *a = pa, *b = pb;
 
 	if (a->count_shown != b->count_shown)
 		return a->count_shown > b->count_shown ? -1 : 1;
-	return key_cmp(a->key, b->key, (void *)rs->o);
+	return key_cmp(rs->v[a->i].key, rs->v[b->i].key, (void *)rs->o);
 }
 
 #define MIX_DROP_BLOCKS	4096	/* blocks read between two drops of their instructions */
@@ -579,12 +695,14 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	struct result_table *t;
 	const char *cols[HBBP_MAX_KEYS + 12];
 	char colspec[HBBP_MAX_KEYS][128];
-	size_t i, j, nc = 0, n, *order = NULL, nr_read = 0;
+	struct row_ord *order = NULL;
+	size_t i, j, nc = 0, n, nr_read = 0;
 	double total = 0;
 	int err = 0;
 
 	memset(&rows, 0, sizeof(rows));
 	hmap__init(&rows.idx, 2, sizeof(uint64_t));
+	hmap__init(&rows.sig, SIG_WORDS, sizeof(uint64_t));
 	for (i = 0; i < c->nr_tblocks && !err; i++) {
 		struct hbbp_tblock tmp;
 		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
@@ -617,13 +735,14 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		rows.v[i].count_shown = hbbp_round_count(rows.v[i].count);
 	}
 	hmap__exit(&rows.idx);	/* every row is made */
+	hmap__exit(&rows.sig);
 	order = malloc((rows.nr ? rows.nr : 1) * sizeof(*order));
 	if (!order) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < rows.nr; i++)
-		order[i] = i;
+		order[i] = (struct row_ord){ rows.v[i].count_shown, i };
 	if (rows.nr) {
 		struct row_sort rs = { .v = rows.v, .o = o };
 
@@ -655,7 +774,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		goto out;
 	n = o->top && o->top < rows.nr ? o->top : rows.nr;
 	for (i = 0; i < n && !err; i++) {
-		struct mix_row *row = &rows.v[order[i]];
+		struct mix_row *row = &rows.v[order[i].i];
 		struct result_cell *cell = result_table__add_row(t);
 		const char *p = row->key;
 		double lo, hi, bx[HBBP_BATCHES];
@@ -703,6 +822,7 @@ out:
 		free(rows.v[i].key);
 	free(rows.v);
 	hmap__exit(&rows.idx);
+	hmap__exit(&rows.sig);
 	return err;
 }
 
