@@ -669,6 +669,7 @@ static int key_cmp(const char *a, const char *b, const struct hbbp_mix_opts *o)
 struct row_sort {
 	const struct mix_row *v;
 	const struct hbbp_mix_opts *o;
+	bool plain;		/* key_cmp is strcmp (rows_plain) */
 };
 struct row_ord {
 	double count_shown;
@@ -682,7 +683,28 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 
 	if (a->count_shown != b->count_shown)
 		return a->count_shown > b->count_shown ? -1 : 1;
+	if (rs->plain)
+		return strcmp(rs->v[a->i].key, rs->v[b->i].key);
 	return key_cmp(rs->v[a->i].key, rs->v[b->i].key, (void *)rs->o);
+}
+
+/* Whether key_cmp orders the rows' keys as strcmp does: with text keys only, whose bytes are
+ * all above the separator (below every other byte, it ends a shorter segment first). */
+static bool rows_plain(const struct mix_rows *rows, const struct hbbp_mix_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (key_is_int(o->keys[i]))
+			return false;
+	for (i = 0; i < rows->nr; i++) {
+		const unsigned char *p;
+
+		for (p = (const unsigned char *)rows->v[i].key; *p; p++)
+			if (*p < SEP)
+				return false;
+	}
+	return true;
 }
 
 #define MIX_DROP_BLOCKS	4096	/* blocks read between two drops of their instructions */
@@ -744,7 +766,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	for (i = 0; i < rows.nr; i++)
 		order[i] = (struct row_ord){ rows.v[i].count_shown, i };
 	if (rows.nr) {
-		struct row_sort rs = { .v = rows.v, .o = o };
+		struct row_sort rs = { .v = rows.v, .o = o, .plain = rows_plain(&rows, o) };
 
 		qsort_r(order, rows.nr, sizeof(*order), row_cmp, &rs);
 	}
