@@ -49,7 +49,11 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	err = err ? err : hbbp_driver__flush(d);
 	err = err ? err : hbbp_sum_queue__drain(&d->ebsq, &d->acc.ebs);
 	{
+		bool had = d->worker.started;
 		int werr = hbbp_stack_worker__stop(&d->worker);	/* every stack summed */
+
+		if (had)
+			pr_debug("stacks summed on a second thread in %.3f CPU s", d->worker.cpu_s);
 
 		err = err ? err : werr;
 	}
@@ -60,26 +64,28 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	hbbp_accum__scale(&d->acc);
 }
 
-/* A range (struct hbbp_range_slot) holding addr, moved to the front; NULL when none. */
+static inline bool range_has(const struct hbbp_driver *d, const struct hbbp_range_slot *r,
+			     uint32_t pid, int cpumode, uint64_t addr)
+{
+	return r->gen == d->lgen && addr - r->lo < r->hi - r->lo && r->pid == pid &&
+	       r->cpumode == cpumode;
+}
+
+/* A range (struct hbbp_range_slot) holding addr, the last one found first; NULL when none. */
 static const struct hbbp_range_slot *driver_range(struct hbbp_driver *d, uint32_t pid,
 						  int cpumode, uint64_t addr)
 {
-	struct hbbp_range_slot *r = d->rcache, t;
 	unsigned int i;
 
+	if (range_has(d, &d->rcache[d->rlast], pid, cpumode, addr))
+		return &d->rcache[d->rlast];
 	for (i = 0; i < HBBP_RANGE_CACHE; i++) {
-		if (r[i].gen == d->lgen && addr - r[i].lo < r[i].hi - r[i].lo && r[i].pid == pid &&
-		    r[i].cpumode == cpumode)
-			break;
+		if (range_has(d, &d->rcache[i], pid, cpumode, addr)) {
+			d->rlast = i;
+			return &d->rcache[i];
+		}
 	}
-	if (i == HBBP_RANGE_CACHE)
-		return NULL;
-	if (i) {
-		t = r[i];
-		memmove(&r[1], &r[0], i * sizeof(*r));
-		r[0] = t;
-	}
-	return &r[0];
+	return NULL;
 }
 
 /* ops->lookup through the caches (see struct hbbp_range_slot). */
@@ -120,18 +126,50 @@ static int driver_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 	sl->gen = d->lgen;
 	sl->loc = *loc;
 	if (!sl->rc && loc->dso && hi - lo > 1 && addr - lo < hi - lo) {
-		struct hbbp_range_slot *r = d->rcache;
+		struct hbbp_range_slot *r = &d->rcache[d->rnext];
 
-		memmove(&r[1], &r[0], (HBBP_RANGE_CACHE - 1) * sizeof(*r));
-		r[0].lo = lo;
-		r[0].hi = hi;
-		r[0].delta = loc->vaddr - addr;
-		r[0].gen = d->lgen;
-		r[0].pid = pid;
-		r[0].cpumode = cpumode;
-		r[0].loc = *loc;
+		d->rlast = d->rnext;
+		d->rnext = (d->rnext + 1) % HBBP_RANGE_CACHE;
+		r->lo = lo;
+		r->hi = hi;
+		r->delta = loc->vaddr - addr;
+		r->gen = d->lgen;
+		r->pid = pid;
+		r->cpumode = cpumode;
+		r->loc = *loc;
 	}
 	return sl->rc;
+}
+
+/* hbbp_accum__lbr_resolve through the caches, the range of the last address tried first
+ * here (most ends of a stack are in one or two segments). */
+static void driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
+			   const struct perf_branch_entry *e, uint64_t n, struct bbmap_loc *locs)
+{
+	uint64_t k;
+
+	if (!d->lgen)
+		d->lgen = 1;
+	for (k = 0; k < 2 * n; k++) {
+		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
+		const struct hbbp_range_slot *r = &d->rcache[d->rlast];
+		struct bbmap_loc *l = &locs[k];
+		int cm;
+
+		if (!addr) {
+			l->dso = NULL;
+			continue;
+		}
+		cm = hbbp_branch_cpumode(cpumode, addr);
+		if (range_has(d, r, pid, cm, addr)) {
+			d->nr_lookups++;
+			d->nr_lookup_hits++;
+			*l = r->loc;
+			l->vaddr = addr + r->delta;
+		} else if (driver_lookup(d, pid, cm, addr, l)) {
+			l->dso = NULL;
+		}
+	}
 }
 
 /* n EBS samples of thread pid/tid at ip, their periods summing to period (method.md §4): per
@@ -169,7 +207,7 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 	if (!slot)
 		return d->worker.err ? d->worker.err : -ENOMEM;
 	memcpy(we, e, (size_t)n * sizeof(*e));
-	hbbp_accum__lbr_resolve(driver_lookup, d, pid, cpumode, e, n, locs);
+	driver_resolve(d, pid, cpumode, e, n, locs);
 	return hbbp_stack_worker__commit(&d->worker, slot, pid, tid, evidx, n, period,
 					 period_plain, cnt, bs);
 }

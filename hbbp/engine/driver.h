@@ -23,8 +23,8 @@
 /* Caches of address lookups, valid while no record that may change an address space
  * arrived (maps change only through records; gen counts them): the ranges of addresses
  * that resolve alike (ops->lookup_range: most of a stack's addresses are in one or two
- * segments), most recent first, and in front of them a direct-mapped cache of single
- * addresses (unmapped ones, and where ops has no lookup_range). */
+ * segments), the last one found tried first, and behind them a direct-mapped cache of
+ * single addresses (unmapped ones, and where ops has no lookup_range). */
 #define HBBP_LOOKUP_CACHE 256
 struct hbbp_lookup_slot {
 	uint64_t addr;
@@ -46,7 +46,8 @@ struct hbbp_bundle;
 
 struct hbbp_driver {
 	struct hbbp_accum acc;		/* the method's state: what the pass computes */
-	struct hbbp_range_slot rcache[HBBP_RANGE_CACHE];	/* most recent first */
+	struct hbbp_range_slot rcache[HBBP_RANGE_CACHE];
+	unsigned int rlast, rnext;	/* the range found last; the one to replace next */
 	struct hbbp_lookup_slot lcache[HBBP_LOOKUP_CACHE];
 	uint32_t lgen;			/* current generation (0 never valid) */
 	uint64_t nr_lookups, nr_lookup_hits;

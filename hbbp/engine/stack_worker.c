@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hbbp/engine/stack_worker.h"
 #include "util/grow.h"
@@ -60,8 +61,13 @@ static void *worker_main(void *arg)
 
 		while (!w->nr_full && !w->stop)
 			pthread_cond_wait(&w->cond, &w->lock);
-		if (!w->nr_full)
+		if (!w->nr_full) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+			w->cpu_s = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 			break;		/* stopped, and everything summed */
+		}
 		b = &w->bufs[w->work];
 		pthread_mutex_unlock(&w->lock);
 		err = w->err ? 0 : sum_buf(w->acc, b);

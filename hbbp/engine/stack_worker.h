@@ -38,6 +38,7 @@ struct hbbp_stack_worker {
 	bool started, stop;
 	int err;			/* the worker's first error (-ENOMEM) */
 	uint64_t nr_bufs;		/* buffers summed */
+	double cpu_s;			/* the thread's CPU seconds, once stopped */
 };
 
 /* Starts the worker on acc. 0 or an error (then the caller sums stacks itself). */

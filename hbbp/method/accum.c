@@ -313,18 +313,6 @@ int hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int ev
 	return 0;
 }
 
-/* cpumode for a branch end (method.md §9): the kernel half of the address space goes to the
- * kernel maps. */
-static int branch_cpumode(int sample_cpumode, uint64_t addr)
-{
-	bool kernel = addr >> 63;
-
-	if (sample_cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
-	    sample_cpumode == PERF_RECORD_MISC_GUEST_USER)
-		return kernel ? PERF_RECORD_MISC_GUEST_KERNEL : PERF_RECORD_MISC_GUEST_USER;
-	return kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-}
-
 /* *s += x, the rounding error kept in *c when a->compensated (Neumaier's summation) */
 static void accum_add(const struct hbbp_accum *a, double *s, double *c, double x)
 {
@@ -493,10 +481,10 @@ void hbbp_accum__lbr_resolve(hbbp_lookup_fn *lookup, void *lctx, uint32_t pid, i
 	for (k = 0; k < n; k++) {
 		struct bbmap_loc *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
 
-		if (!e[k].from || lookup(lctx, pid, branch_cpumode(cpumode, e[k].from),
+		if (!e[k].from || lookup(lctx, pid, hbbp_branch_cpumode(cpumode, e[k].from),
 					 e[k].from, lf))
 			lf->dso = NULL;
-		if (!e[k].to || lookup(lctx, pid, branch_cpumode(cpumode, e[k].to), e[k].to, lt))
+		if (!e[k].to || lookup(lctx, pid, hbbp_branch_cpumode(cpumode, e[k].to), e[k].to, lt))
 			lt->dso = NULL;
 	}
 }

@@ -197,6 +197,18 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 		     const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_accum__exit(struct hbbp_accum *a);
 
+/* cpumode for a branch end (method.md §9): the kernel half of the address space goes to the
+ * kernel maps. */
+static inline int hbbp_branch_cpumode(int sample_cpumode, uint64_t addr)
+{
+	bool kernel = addr >> 63;
+
+	if (sample_cpumode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	    sample_cpumode == PERF_RECORD_MISC_GUEST_USER)
+		return kernel ? PERF_RECORD_MISC_GUEST_KERNEL : PERF_RECORD_MISC_GUEST_USER;
+	return kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+}
+
 /* How an address is resolved for the accumulation (ops->lookup, or a cache in front of it):
  * 0 and *loc, or nonzero when unmapped. */
 typedef int hbbp_lookup_fn(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
