@@ -150,21 +150,18 @@ static int reads_back(double v, long k, int x10)
 	return -1;
 }
 
-/* The common case of real_shortest without printf: v rounded to 15 significant digits in
- * 64-bit integer arithmetic, when that reads back as v (a 15-digit decimal that does is the
- * only one: two of them are further apart than an ulp). The product v * 10^k is taken in
- * long double, whose 64-bit mantissa leaves an error below 1e-4 of a unit of the 15th digit;
- * the digit is left to printf when the product lies that close to a half. The check that
- * the digits read back is exact: both D and 10^|k| (|k| <= 22) are doubles, and one IEEE
- * division or multiplication rounds correctly. false: not decided here. */
-static bool real_shortest15(char *buf, size_t size, double v)
+/* The p significant digits of a > 0 (p <= 15, rounded to nearest) and the exponent of the
+ * first, in 64-bit integer arithmetic: the product a * 10^k is taken in long double, whose
+ * 64-bit mantissa leaves an error below 1e-4 of a unit of the last digit; false (left to
+ * printf) when the product lies that close to a half, or 10^|k| is no exact double. The
+ * digits are also given as the integer *d_out, a * 10^k rounded (k = *k_out). */
+static bool digits_of(double a, int p, char *dig, int *x10_out, uint64_t *d_out, int *k_out)
 {
 	static const double p10[23] = {
 		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
 		1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 	};
-	double a = fabs(v);
-	char dig[16];
+	uint64_t lo = (uint64_t)p10[p - 1], hi = (uint64_t)p10[p];
 	int x10, k, i, tries;
 
 	if (!(a >= 1e-7 && a < 1e36))
@@ -173,17 +170,16 @@ static bool real_shortest15(char *buf, size_t size, double v)
 	for (tries = 0; tries < 2; tries++) {
 		long double s, fl;
 		uint64_t d;
-		double back;
 
-		k = 14 - x10;		/* a * 10^k in [1e14, 1e15) */
+		k = p - 1 - x10;	/* a * 10^k in [10^(p-1), 10^p) */
 		if (k > 22 || k < -22)
 			return false;
 		s = k >= 0 ? (long double)a * (long double)p10[k] : (long double)a / (long double)p10[-k];
-		if (s >= 1e15L) {
+		if (s >= (long double)hi) {
 			x10++;
 			continue;
 		}
-		if (s < 1e14L) {
+		if (s < (long double)lo) {
 			x10--;
 			continue;
 		}
@@ -191,19 +187,56 @@ static bool real_shortest15(char *buf, size_t size, double v)
 		if (fabsl(s - fl - 0.5L) < 1e-4L)
 			return false;
 		d = (uint64_t)fl + (s - fl > 0.5L);
-		if (d == 1000000000000000ull)
+		if (d == hi)
 			return false;	/* 9.99..95 rounded up: a decade higher, left to printf */
-		back = k >= 0 ? (double)d / p10[k] : (double)d * p10[-k];
-		if (back != a)
-			return false;
-		for (i = 14; i >= 0; i--) {
+		*d_out = d;
+		*k_out = k;
+		*x10_out = x10;
+		for (i = p - 1; i >= 0; i--) {
 			dig[i] = (char)('0' + d % 10);
 			d /= 10;
 		}
-		format_g(buf, size, v < 0, dig, 15, x10);
 		return true;
 	}
 	return false;
+}
+
+/* The common case of real_shortest without printf: v rounded to 15 significant digits
+ * (digits_of), when that reads back as v (a 15-digit decimal that does is the only one: two
+ * of them are further apart than an ulp). The check that the digits read back is exact:
+ * both D and 10^|k| (|k| <= 22) are doubles, and one IEEE division or multiplication
+ * rounds correctly. false: not decided here. */
+static bool real_shortest15(char *buf, size_t size, double v)
+{
+	static const double p10[23] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+		1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	double a = fabs(v), back;
+	char dig[16];
+	uint64_t d;
+	int x10, k;
+
+	if (!digits_of(a, 15, dig, &x10, &d, &k))
+		return false;
+	back = k >= 0 ? (double)d / p10[k] : (double)d * p10[-k];
+	if (back != a)
+		return false;
+	format_g(buf, size, v < 0, dig, 15, x10);
+	return true;
+}
+
+/* %.{p}g (p <= 15) without printf where digits_of decides the digits; false: not here. */
+static bool real_prec(char *buf, size_t size, double v, int p)
+{
+	char dig[16];
+	uint64_t d;
+	int x10, k;
+
+	if (p > 15 || !digits_of(fabs(v), p, dig, &x10, &d, &k))
+		return false;
+	format_g(buf, size, v < 0, dig, p, x10);
+	return true;
 }
 
 static void real_shortest(char *buf, size_t size, double v)
@@ -265,7 +298,8 @@ int wfmt__real(char *buf, size_t size, double v, int prec)
 		return 0;
 	}
 	if (prec > 0) {
-		snprintf(buf, size, "%.*g", prec > 17 ? 17 : prec, v);
+		if (!real_prec(buf, size, v, prec))
+			snprintf(buf, size, "%.*g", prec > 17 ? 17 : prec, v);
 		return 0;
 	}
 	real_shortest(buf, size, v);

@@ -3,7 +3,8 @@
  * escaping (control characters, valid UTF-8 passed through, invalid bytes as \u00XX),
  * NaN/Inf, the documented document layout, and that no temporary file is left behind.
  * The shortest real is also checked against its definition (the first of printf's %.15g,
- * %.16g, %.17g that strtod reads back) on a million doubles of several shapes.
+ * %.16g, %.17g that strtod reads back) on a million doubles of several shapes, and a real
+ * with an explicit precision P against printf's %.Pg.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -318,6 +319,29 @@ static void test_writer_reals_shortest(void)
 	CHECK(bad == 0);
 }
 
+/* An explicit precision (--precision P) is printf's %.Pg, on the same doubles. */
+static void test_writer_reals_prec(void)
+{
+	char got[64], want[64];
+	size_t i, n = 0, bad = 0;
+
+	setlocale(LC_NUMERIC, "C");
+	for (i = 0; i < 1000000; i++) {
+		double v = some_double((unsigned)i);
+		int p = 1 + (int)(rng() % 17);
+
+		if (!isfinite(v) || v == 0)
+			continue;
+		n++;
+		CHECK(wfmt__real(got, sizeof(got), v, p) == 0);
+		snprintf(want, sizeof(want), "%.*g", p, v);
+		if (strcmp(got, want) && bad++ < 5)
+			printf("  %.17g at %d digits: got %s, printf %s\n", v, p, got, want);
+	}
+	CHECK(n > 900000);
+	CHECK(bad == 0);
+}
+
 static void test_writer_errors(void)
 {
 	struct result *r = build();
@@ -396,6 +420,7 @@ int main(void)
 	RUN_TEST(test_writer_json_bytes);
 	RUN_TEST(test_writer_reals);
 	RUN_TEST(test_writer_reals_shortest);
+	RUN_TEST(test_writer_reals_prec);
 	RUN_TEST(test_writer_errors);
 	RUN_TEST(test_writer_signal_handlers);
 	RUN_TEST(test_writer_no_mix);
