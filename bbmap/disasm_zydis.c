@@ -540,7 +540,7 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 	ZydisDecoderContext ctx;
 	size_t left = r->end - r->start;
 	uint64_t addr = r->start;
-	const char *bad_mn = mod_str__intern(m, "(bad)");
+	const char *bad_mn = m->bad_mn ? m->bad_mn : (m->bad_mn = mod_str__intern(m, "(bad)"));
 	ZyanStatus st;
 	int err;
 

@@ -35,6 +35,14 @@ const char *mod_str__intern(struct bbmap_module *m, const char *s)
 	struct mod_strtab *t = &m->strs;
 	size_t i;
 
+	if (m->shared) {	/* a thread's copy: the module's table, one thread at a time */
+		const char *r;
+
+		pthread_mutex_lock(m->str_lock);
+		r = mod_str__intern(m->shared, s);
+		pthread_mutex_unlock(m->str_lock);
+		return r;
+	}
 	if (t->nr * 2 >= t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 256, j;
 		char **ns = calloc(nc, sizeof(*ns));
@@ -695,9 +703,7 @@ static void *region_alloc(struct mod_region *r, size_t n)
 	return (char *)c->data + c->used - n;
 }
 
-/* Decodes a lazy region's block in full on first use (the counters as they were: the
- * outline counted these instructions already). */
-static int block_fill(struct bbmap_module *m, struct mod_region *r, struct bbmap_block *b)
+int mod_region__fill(struct bbmap_module *m, struct mod_region *r, struct bbmap_block *b)
 {
 	struct mod_region t = { .start = b->start, .end = b->end };
 	struct bbmap_module_stats st = m->stats;
@@ -854,7 +860,7 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 	if (err)
 		return err;
 	for (i = (size_t)bi; i < r->nr_blocks; i++) {
-		err = block_fill(m, r, &r->blocks[i]);
+		err = mod_region__fill(m, r, &r->blocks[i]);
 		if (err)
 			return err;
 	}
@@ -872,10 +878,18 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 
 	*blk = NULL;
 	if (!err)
-		err = block_fill(m, r, &r->blocks[bi]);
+		err = mod_region__fill(m, r, &r->blocks[bi]);
 	if (!err)
 		*blk = &r->blocks[bi];
 	return err;
+}
+
+struct bbmap_block *mod_region__block(struct bbmap_module *m, uint64_t vaddr,
+				      struct mod_region **r)
+{
+	long bi, ii;
+
+	return locate(m, vaddr, r, &bi, &ii) ? NULL : &(*r)->blocks[bi];
 }
 
 int bbmap_module__block_span(struct bbmap_module *m, uint64_t vaddr,
@@ -898,7 +912,7 @@ int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct b
 
 	*in = NULL;
 	if (!err)
-		err = block_fill(m, r, &r->blocks[bi]);
+		err = mod_region__fill(m, r, &r->blocks[bi]);
 	if (err)
 		return err;
 	b = &r->blocks[bi];

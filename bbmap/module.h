@@ -190,6 +190,12 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
  * regions become invalid; statistics stay. */
 void bbmap_module__forget_code(struct bbmap_module *m);
 
+/* BBMAP_MODULE_LAZY_INSNS x86 modules: decodes in full the blocks holding starts[0..n) on up
+ * to `threads` threads (bbmap_module__threads_init first), as block_at would one by one;
+ * others, or one thread: nothing (block_at decodes each when asked). 0 or -ENOMEM. */
+int bbmap_module__fill_blocks(struct bbmap_module *m, const uint64_t *starts, size_t n,
+			      unsigned int threads);
+
 /* BBMAP_MODULE_LAZY_INSNS: frees the instructions of every block decoded in full so far
  * (decoded again when asked for): for a caller that walks many blocks once each. Every
  * insns pointer from block_at, blocks_from and insn_at becomes invalid. */

@@ -12,6 +12,7 @@
 #include <capstone/capstone.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include "bbmap/module.h"
@@ -109,6 +110,11 @@ struct bbmap_module {
 	bool lazy_insns;		/* BBMAP_MODULE_LAZY_INSNS */
 
 	struct mod_strtab strs;
+	const char *bad_mn;		/* "(bad)" interned, once asked for */
+	/* a thread's copy of a module (module_threads.c): the module it copies, whose strings it
+	 * interns under str_lock; NULL in a module */
+	struct bbmap_module *shared;
+	pthread_mutex_t *str_lock;
 	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
 	size_t scr_cap;
 	char *scr_text;
@@ -226,6 +232,12 @@ void mod_region__free(struct mod_region *r);
 int mod_region__complete(struct bbmap_module *m, struct mod_region *r);
 /* new and complete: the region of vaddr (0 or an error). */
 int mod_region__decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out);
+/* The block holding vaddr (decoding its region on demand) and its region, or NULL. */
+struct bbmap_block *mod_region__block(struct bbmap_module *m, uint64_t vaddr,
+				      struct mod_region **r);
+/* Decodes a lazy region's block in full if it is not (the counters as they were: the
+ * outline counted these instructions already): 0 or an error. */
+int mod_region__fill(struct bbmap_module *m, struct mod_region *r, struct bbmap_block *b);
 /* Splits the block of r containing the instruction at vaddr so that one starts there.
  * 0 when split or already a leader, -HBBP_ENOTFOUND when vaddr is no instruction start. */
 int mod_region__split(struct bbmap_module *m, struct mod_region *r, uint64_t vaddr);

@@ -73,6 +73,12 @@ static int cb_block_at(void *ctx, struct bbmap_module *m, uint64_t vaddr,
 	return bbmap_module__block_at(m, vaddr, blk);
 }
 
+static int cb_fill_blocks(void *ctx, struct bbmap_module *m, const uint64_t *starts, size_t n,
+			  unsigned int threads)
+{
+	return bbmap_module__fill_blocks(m, starts, n, threads);
+}
+
 static int cb_block_span(void *ctx, struct bbmap_module *m, uint64_t vaddr,
 			 const struct bbmap_block **blk)
 {
@@ -142,6 +148,8 @@ void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
 	ops->add_leaders = cb_add_leaders;
 	ops->block_at = cb_block_at;
 	ops->block_span = cb_block_span;
+	ops->fill_blocks = cb_fill_blocks;
+	ops->threads = 1;
 	ops->drop_insns = cb_drop_insns;
 	ops->symbol_at = cb_symbol_at;
 	ops->dso_symbol = cb_dso_symbol;

@@ -221,8 +221,9 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 	if (err)
 		return err;
 	hbbp_code_bbmap__init(&run->ops, run->session);
-	/* the attribution decodes distinct modules on up to jobs threads */
+	/* the attribution decodes distinct modules on up to jobs threads, the mix blocks */
 	run->leader_threads = o->jobs;
+	run->ops.threads = o->jobs;
 	run->ops.apply_leaders = run_apply_leaders;
 	run->ops.apply_ctx = run;
 	if (o->jobs > 1)

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hbbp/engine/driver.h"
 #include "util/hbbp_err.h"
@@ -52,8 +53,14 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 		bool had = d->worker.started;
 		int werr = hbbp_stack_worker__stop(&d->worker);	/* every stack summed */
 
-		if (had)
-			pr_debug("stacks summed on a second thread in %.3f CPU s", d->worker.cpu_s);
+		if (had) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+			pr_debug("the pass: %.3f CPU s reading, %.3f CPU s summing stacks on a "
+				 "second thread", (double)ts.tv_sec + ts.tv_nsec / 1e9,
+				 d->worker.cpu_s);
+		}
 
 		err = err ? err : werr;
 	}

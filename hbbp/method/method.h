@@ -53,6 +53,11 @@ struct hbbp_code_ops {
 			   unsigned int threads);
 	int (*block_at)(void *ctx, struct bbmap_module *m, uint64_t vaddr,
 			const struct bbmap_block **blk);
+	/* Readies the instructions of the blocks at starts[0..n) for block_at, on up to
+	 * `threads` threads (NULL: block_at decodes each); 0 or -ENOMEM. */
+	int (*fill_blocks)(void *ctx, struct bbmap_module *m, const uint64_t *starts, size_t n,
+			   unsigned int threads);
+	unsigned int threads;	/* threads the calls above may use (-j) */
 	/* The same where the attribution needs no instructions (insns may be NULL); NULL:
 	 * block_at. */
 	int (*block_span)(void *ctx, struct bbmap_module *m, uint64_t vaddr,

@@ -709,6 +709,59 @@ static bool rows_plain(const struct mix_rows *rows, const struct hbbp_mix_opts *
 
 #define MIX_DROP_BLOCKS	4096	/* blocks read between two drops of their instructions */
 
+struct mix_fill {
+	struct bbmap_module *mod;
+	uint64_t start;
+	size_t seq;
+};
+
+static int fill_cmp(const void *pa, const void *pb)
+{
+	const struct mix_fill *a = pa, *b = pb;
+
+	if (a->mod != b->mod)
+		return (uintptr_t)a->mod < (uintptr_t)b->mod ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The instructions of the next MIX_DROP_BLOCKS code blocks the table reads from tblock
+ * `from` on, readied on the code ops' threads (ops->fill_blocks); *until: the tblock after
+ * the last of them. 0 or -ENOMEM. */
+static int mix_prefill(struct mix_ctx *x, size_t from, size_t *until)
+{
+	const struct hbbp_counts *c = x->c;
+	struct mix_fill *f = malloc(MIX_DROP_BLOCKS * sizeof(*f));
+	uint64_t *starts = malloc(MIX_DROP_BLOCKS * sizeof(*starts));
+	size_t i, k = 0, a, b;
+	int err = 0;
+
+	if (!f || !starts) {
+		free(f);
+		free(starts);
+		return -ENOMEM;
+	}
+	for (i = from; i < c->nr_tblocks && k < MIX_DROP_BLOCKS; i++) {
+		struct hbbp_tblock tmp;
+		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
+		const struct hbbp_block *bl = &c->blocks[tb->block];
+
+		if (tb->count <= 0 || bl->kind != HBBP_BLK_CODE || !tblock_passes(x, tb))
+			continue;
+		f[k] = (struct mix_fill){ bl->mod, bl->start, k };
+		k++;
+	}
+	*until = i;
+	qsort(f, k, sizeof(*f), fill_cmp);
+	for (a = 0; a < k && !err; a = b) {
+		for (b = a; b < k && f[b].mod == f[a].mod; b++)
+			starts[b - a] = f[b].start;
+		err = x->ops->fill_blocks(x->ops->ctx, f[a].mod, starts, b - a, x->ops->threads);
+	}
+	free(f);
+	free(starts);
+	return err;
+}
+
 static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 {
 	const struct hbbp_mix_opts *o = x->o;
@@ -718,7 +771,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	const char *cols[HBBP_MAX_KEYS + 12];
 	char colspec[HBBP_MAX_KEYS][128];
 	struct row_ord *order = NULL;
-	size_t i, j, nc = 0, n, nr_read = 0;
+	size_t i, j, nc = 0, n, nr_read = 0, ready = 0;
 	double total = 0;
 	int err = 0;
 
@@ -736,6 +789,12 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		if (b->kind != HBBP_BLK_CODE) {
 			err = mix_add(x, &rows, tb, i, NULL);
 			continue;
+		}
+		/* the blocks up to the next drop decoded together, on the ops' threads */
+		if (i >= ready && x->ops->fill_blocks && x->ops->threads > 1) {
+			err = mix_prefill(x, i, &ready);
+			if (err)
+				break;
 		}
 		err = x->ops->block_at(x->ops->ctx, b->mod, b->start, &blk);
 		if (err || blk->start != b->start || blk->nr_insns != b->nr_insns || !blk->insns) {

@@ -7,7 +7,9 @@
  * drops the decoded instructions after each -Q query (bbmap_module__drop_insns); -e adds
  * " end=FLAGS bad=0|1" (end_flags, may_be_bad) to B lines.
  * -G FILE adds the leaders listed in FILE (hex, one a line) with bbmap_module__add_leaders on
- * -j N threads (default 1: bbmap_module__add_leader one by one), before -g's.
+ * -j N threads (default 1: bbmap_module__add_leader one by one), before -g's. With -Q, -F
+ * first decodes the blocks of all the queries with bbmap_module__fill_blocks on -j threads,
+ * and -I prints each block's instructions after its Q line.
  * -o prints "O OFF VADDR" (offset_to_vaddr). -Q reads hex addresses from stdin and prints
  * "Q ADDR SYMBOL ok|ERROR branch|- [START-END/N]" for each (block_at: its block; branch: a
  * control transfer there).
@@ -25,6 +27,18 @@
 
 static int lines, block_extra;
 
+static void print_insn(const struct bbmap_insn *in)
+{
+	printf("I %" PRIx64 " %u %x %s %s %s %s %s %s %u %s%s", in->addr, in->len, in->flags,
+	       in->mnemonic, in->iclass, bbmap_isa_name(in->isa), bbmap_category_name(in->category),
+	       bbmap_packing_name(in->packing), in->elem ? bbmap_elem_name(in->elem) : "-",
+	       in->width, in->flags & BBMAP_INSN_MEM_READ ? "r" : "-",
+	       in->flags & BBMAP_INSN_MEM_WRITE ? "w" : "-");
+	if (lines)
+		printf(" %s:%u", in->srcfile ? in->srcfile : "??", in->line);
+	printf("\n");
+}
+
 static void dump_range(struct bbmap_module *m, uint64_t start, uint64_t end)
 {
 	const struct bbmap_block *b;
@@ -40,19 +54,8 @@ static void dump_range(struct bbmap_module *m, uint64_t start, uint64_t end)
 		if (block_extra)
 			printf(" end=%x bad=%d", b->end_flags, b->may_be_bad);
 		printf("\n");
-		for (i = 0; i < b->nr_insns; i++) {
-			const struct bbmap_insn *in = &b->insns[i];
-
-			printf("I %" PRIx64 " %u %x %s %s %s %s %s %s %u %s%s", in->addr, in->len,
-			       in->flags, in->mnemonic, in->iclass, bbmap_isa_name(in->isa),
-			       bbmap_category_name(in->category), bbmap_packing_name(in->packing),
-			       in->elem ? bbmap_elem_name(in->elem) : "-", in->width,
-			       in->flags & BBMAP_INSN_MEM_READ ? "r" : "-",
-			       in->flags & BBMAP_INSN_MEM_WRITE ? "w" : "-");
-			if (lines)
-				printf(" %s:%u", in->srcfile ? in->srcfile : "??", in->line);
-			printf("\n");
-		}
+		for (i = 0; i < b->nr_insns; i++)
+			print_insn(&b->insns[i]);
 		if (b->end >= end || bbmap_module__block_after(m, b, &b))
 			break;
 	}
@@ -68,7 +71,7 @@ int main(int argc, char **argv)
 	const char *many_file = NULL;
 	unsigned int jobs = 1;
 	size_t nmany = 0;
-	int query = 0, lazy = 0, drop = 0;
+	int query = 0, lazy = 0, drop = 0, fill = 0, qinsns = 0;
 	size_t na = 0, nl = 0, no = 0, i, step = 1;
 	int err, a;
 
@@ -95,6 +98,10 @@ int main(int argc, char **argv)
 			leaders[nl++] = strtoull(argv[++a], NULL, 16);
 		else if (!strcmp(argv[a], "-Q"))
 			query = 1;
+		else if (!strcmp(argv[a], "-F"))
+			fill = 1;
+		else if (!strcmp(argv[a], "-I"))
+			qinsns = 1;
 		else if (!strcmp(argv[a], "-G") && a + 1 < argc)
 			many_file = argv[++a];
 		else if (!strcmp(argv[a], "-j") && a + 1 < argc)
@@ -141,9 +148,22 @@ int main(int argc, char **argv)
 	}
 	if (query) {
 		char line[128];
+		uint64_t *qs = NULL;
+		size_t nq = 0, cq = 0, k;
 
 		while (fgets(line, sizeof(line), stdin)) {
-			uint64_t q = strtoull(line, NULL, 16);
+			if (nq == cq) {
+				cq = cq ? 2 * cq : 1024;
+				qs = realloc(qs, cq * sizeof(*qs));
+				if (!qs)
+					return 2;
+			}
+			qs[nq++] = strtoull(line, NULL, 16);
+		}
+		if (fill && bbmap_module__fill_blocks(m, qs, nq, jobs))
+			printf("F out of memory\n");
+		for (k = 0; k < nq; k++) {
+			uint64_t q = qs[k];
 			const struct bbmap_symbol *s = bbmap_module__symbol_at(m, q);
 			const struct bbmap_block *b;
 			const struct bbmap_insn *in = NULL;
@@ -159,9 +179,12 @@ int main(int argc, char **argv)
 			if (!err)
 				printf(" %" PRIx64 "-%" PRIx64 "/%u", b->start, b->end, b->nr_insns);
 			printf("\n");
+			for (i = 0; !err && qinsns && i < b->nr_insns; i++)
+				print_insn(&b->insns[i]);
 			if (drop)
 				bbmap_module__drop_insns(m);
 		}
+		free(qs);
 		goto out;
 	}
 	if (no && !na)
