@@ -832,9 +832,10 @@ static int region_for(struct bbmap_module *m, uint64_t vaddr, struct mod_region 
 }
 
 /* The region, block and instruction of vaddr (decoding on demand): 0, or -HBBP_ENOTFOUND
- * when vaddr is no instruction start of the decoded code. */
-static int locate(struct bbmap_module *m, uint64_t vaddr, struct mod_region **r, long *bi,
-		  long *ii)
+ * when vaddr is no instruction start of the decoded code (*ii is found when want_ii, or
+ * when vaddr is not its block's start). */
+static int locate_ii(struct bbmap_module *m, uint64_t vaddr, struct mod_region **r, long *bi,
+		     long *ii, bool want_ii)
 {
 	int err = region_for(m, vaddr, r);
 
@@ -842,8 +843,19 @@ static int locate(struct bbmap_module *m, uint64_t vaddr, struct mod_region **r,
 	if (err)
 		return err;
 	*bi = block_index(*r, vaddr);
+	if (*bi < 0)
+		return -HBBP_ENOTFOUND;
+	if ((*r)->blocks[*bi].start == vaddr && !want_ii)
+		return 0;	/* a block's start is an instruction's */
 	*ii = insn_index(*r, vaddr);
-	return *bi < 0 || *ii < 0 ? -HBBP_ENOTFOUND : 0;
+	return *ii < 0 ? -HBBP_ENOTFOUND : 0;
+}
+
+static int locate(struct bbmap_module *m, uint64_t vaddr, struct mod_region **r, long *bi)
+{
+	long ii;
+
+	return locate_ii(m, vaddr, r, bi, &ii, false);
 }
 
 int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
@@ -851,12 +863,12 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 {
 	struct mod_region *r;
 	size_t i;
-	long bi, ii;
+	long bi;
 	int err;
 
 	*blks = NULL;
 	*n = 0;
-	err = locate(m, vaddr, &r, &bi, &ii);
+	err = locate(m, vaddr, &r, &bi);
 	if (err)
 		return err;
 	for (i = (size_t)bi; i < r->nr_blocks; i++) {
@@ -873,8 +885,8 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 			   const struct bbmap_block **blk)
 {
 	struct mod_region *r;
-	long bi, ii;
-	int err = locate(m, vaddr, &r, &bi, &ii);
+	long bi;
+	int err = locate(m, vaddr, &r, &bi);
 
 	*blk = NULL;
 	if (!err)
@@ -887,17 +899,17 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 struct bbmap_block *mod_region__block(struct bbmap_module *m, uint64_t vaddr,
 				      struct mod_region **r)
 {
-	long bi, ii;
+	long bi;
 
-	return locate(m, vaddr, r, &bi, &ii) ? NULL : &(*r)->blocks[bi];
+	return locate(m, vaddr, r, &bi) ? NULL : &(*r)->blocks[bi];
 }
 
 int bbmap_module__block_span(struct bbmap_module *m, uint64_t vaddr,
 			     const struct bbmap_block **blk)
 {
 	struct mod_region *r;
-	long bi, ii;
-	int err = locate(m, vaddr, &r, &bi, &ii);
+	long bi;
+	int err = locate(m, vaddr, &r, &bi);
 
 	*blk = err ? NULL : &r->blocks[bi];
 	return err;
@@ -908,7 +920,7 @@ int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct b
 	struct mod_region *r;
 	const struct bbmap_block *b;
 	long bi, ii;
-	int err = locate(m, vaddr, &r, &bi, &ii);
+	int err = locate_ii(m, vaddr, &r, &bi, &ii, true);
 
 	*in = NULL;
 	if (!err)

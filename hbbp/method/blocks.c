@@ -27,6 +27,8 @@ struct mod_cache_val {
 struct walk_step {
 	uint64_t start, end;
 	uint32_t nr_insns;
+	uint16_t end_flags;
+	long bi;			/* its block in the counts, or -1 before it is made */
 	const char *symname;
 	uint64_t sym_start, sym_size;
 };
@@ -36,8 +38,13 @@ struct counts_ctx {
 	struct hbbp_accum *a;
 	const struct hbbp_code_ops *ops;
 	struct hmap mods;		/* dso -> module */
+	/* the blocks the last stream walked: the streams come sorted by target, and a walk
+	 * from the same target goes through the same blocks as far as both go */
 	struct walk_step *path;
 	size_t alloc_path;
+	struct bbmap_dso *path_dso;
+	uint64_t path_to;
+	size_t path_len;		/* steps of path valid for (path_dso, path_to) */
 };
 
 static struct bbmap_module *ctx_module(struct counts_ctx *x, struct bbmap_dso *dso)
@@ -67,13 +74,19 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
 			 uint64_t sym_size)
 {
 	uint64_t key[3] = { (uintptr_t)dso, start, (uint64_t)kind };
-	uint64_t *slot = hmap__get(&c->bidx, key, NULL);
+	uint64_t *slot;
 	struct hbbp_block *b;
 
+	if (c->nr_blocks && c->last_key[0] == key[0] && c->last_key[1] == key[1] &&
+	    c->last_key[2] == key[2])
+		return c->last_bi;	/* the block of the sample or step before */
+	slot = hmap__get(&c->bidx, key, NULL);
 	if (!slot)
 		return -ENOMEM;
-	if (*slot)
-		return (long)(*slot - 1);
+	if (*slot) {
+		memcpy(c->last_key, key, sizeof(key));
+		return c->last_bi = (long)(*slot - 1);
+	}
 	if (grow_one((void **)&c->blocks, &c->alloc_blocks, sizeof(*c->blocks), c->nr_blocks) ||
 	    grow_one((void **)&c->block_bs, &c->alloc_block_bs, sizeof(*c->block_bs),
 		     c->nr_blocks))
@@ -92,7 +105,8 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
 	b->sym_size = sym_size;
 	b->source = HBBP_SRC_NONE;
 	*slot = ++c->nr_blocks;
-	return (long)(c->nr_blocks - 1);
+	memcpy(c->last_key, key, sizeof(key));
+	return c->last_bi = (long)(c->nr_blocks - 1);
 }
 
 /* The (thread, block) share; the block remembers its last one (the sums come in key order,
@@ -221,7 +235,8 @@ static int counts_reject(struct counts_ctx *x, enum hbbp_reject why, double w,
 	return 0;
 }
 
-/* One aggregated stream: walk the fall-through blocks from `to` to the one holding `from`. */
+/* One aggregated stream: walk the fall-through blocks from `to` to the one holding `from`
+ * (the blocks the stream before walked from the same target are not looked up again). */
 static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 			 const struct hbbp_stream_val *v)
 {
@@ -231,45 +246,66 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	double scale = x->a->ev[key[4]].scale, w = v->weight * scale;
 	double wp = v->weight_plain * scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
-	size_t nsteps = 0, i;
+	size_t nsteps = 0, known, i;
+	bool found = false;
+	int err = 0;
 
+	known = x->path_dso == dso && x->path_to == to ? x->path_len : 0;
+	x->path_dso = dso;
+	x->path_to = to;
+	x->path_len = 0;
 	if (!mod)
 		return counts_reject(x, REJ_NO_CODE, w, dso, v->n, v->weight);
 	for (;;) {
 		const struct bbmap_block *blk;
-		const struct bbmap_insn *last;
 		struct walk_step *st;
 
-		if (nsteps >= HBBP_MAX_WALK_BLOCKS)
-			return counts_reject(x, REJ_WALK_BOUND, w, dso, v->n, v->weight);
-		if (span(x, mod, cur, &blk) || blk->end <= cur)
-			return counts_reject(x, REJ_WALK_UNDECODED, w, dso, v->n, v->weight);
-		if (grow_one((void **)&x->path, &x->alloc_path, sizeof(*x->path), nsteps))
-			return -ENOMEM;
-		st = &x->path[nsteps++];
-		st->start = blk->start;
-		st->end = blk->end;
-		st->nr_insns = blk->nr_insns;
-		sym_of_block(blk, &st->symname, &st->sym_start, &st->sym_size);
-		if (from >= blk->start && from < blk->end)
+		if (nsteps >= HBBP_MAX_WALK_BLOCKS) {
+			err = counts_reject(x, REJ_WALK_BOUND, w, dso, v->n, v->weight);
 			break;
-		if ((blk->end_flags & BBMAP_INSN_BRANCH) && !(blk->end_flags & BBMAP_INSN_COND)) {
-			last = blk->nr_insns && blk->insns ? &blk->insns[blk->nr_insns - 1] : NULL;
-			pr_debug("stream 0x%" PRIx64 "..0x%" PRIx64 ": %s before 0x%" PRIx64,
-				 to, from, last && last->mnemonic ? last->mnemonic : "a jump",
-				 blk->end);
-			return counts_reject(x, REJ_WALK_JUMP, w, dso, v->n, v->weight);
 		}
-		cur = blk->end;
+		if (nsteps < known) {
+			st = &x->path[nsteps++];
+		} else {
+			if (span(x, mod, cur, &blk) || blk->end <= cur) {
+				err = counts_reject(x, REJ_WALK_UNDECODED, w, dso, v->n, v->weight);
+				break;
+			}
+			if (grow_one((void **)&x->path, &x->alloc_path, sizeof(*x->path), nsteps))
+				return -ENOMEM;
+			st = &x->path[nsteps++];
+			st->start = blk->start;
+			st->end = blk->end;
+			st->nr_insns = blk->nr_insns;
+			st->end_flags = blk->end_flags;
+			st->bi = -1;
+			sym_of_block(blk, &st->symname, &st->sym_start, &st->sym_size);
+		}
+		if (from >= st->start && from < st->end) {
+			found = true;
+			break;
+		}
+		if ((st->end_flags & BBMAP_INSN_BRANCH) && !(st->end_flags & BBMAP_INSN_COND)) {
+			pr_debug("stream 0x%" PRIx64 "..0x%" PRIx64 ": a jump before 0x%" PRIx64, to,
+				 from, st->end);
+			err = counts_reject(x, REJ_WALK_JUMP, w, dso, v->n, v->weight);
+			break;
+		}
+		cur = st->end;
 	}
+	x->path_len = nsteps > known ? nsteps : known;
+	if (!found)
+		return err;	/* rejected (0), or out of memory */
 	for (i = 0; i < nsteps; i++) {
-		const struct walk_step *st = &x->path[i];
-		long bi = counts_block(c, HBBP_BLK_CODE, dso, mod, st->start, st->end, st->nr_insns,
+		struct walk_step *st = &x->path[i];
+		long bi = st->bi >= 0 ? st->bi :
+			  counts_block(c, HBBP_BLK_CODE, dso, mod, st->start, st->end, st->nr_insns,
 				       st->symname, st->sym_start, st->sym_size);
 		struct hbbp_tblock *t;
 
 		if (bi < 0)
 			return (int)bi;
+		st->bi = bi;
 		c->blocks[bi].lbr_sum += w;
 		c->blocks[bi].lbr_sum_plain += wp;
 		c->blocks[bi].lbr_streams += v->n;
@@ -288,30 +324,82 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	return 0;
 }
 
-static void block_mark_bias(struct counts_ctx *x, struct bbmap_dso *dso, uint64_t vaddr,
-			    bool containing, double share, bool biased)
-{
-	struct bbmap_module *mod = ctx_module(x, dso);
-	const struct bbmap_block *blk;
-	uint64_t key[3];
-	const uint64_t *slot;
-	struct hbbp_block *b;
+/* A branch end to mark (method.md §5): the block holding a biased branch's source (or
+ * starting at its target) gets its share and flag. */
+struct bias_mark {
+	uint64_t dso, vaddr;
+	double share;
+	bool biased, containing;	/* the block holding vaddr, else the one starting there */
+};
 
-	if (!mod || span(x, mod, vaddr, &blk))
-		return;
-	if (!containing && blk->start != vaddr)
-		return;
-	key[0] = (uintptr_t)dso;
-	key[1] = blk->start;
-	key[2] = HBBP_BLK_CODE;
-	slot = hmap__find(&x->c->bidx, key);
-	if (!slot || !*slot)
-		return;
-	b = &x->c->blocks[*slot - 1];
-	if (share > b->bias_share)
-		b->bias_share = share;
-	if (biased)
-		b->biased = true;
+static int mark_cmp(const void *pa, const void *pb)
+{
+	const struct bias_mark *a = pa, *b = pb;
+
+	if (a->dso != b->dso)
+		return a->dso < b->dso ? -1 : 1;
+	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
+}
+
+static int block_cmp_addr(const void *pa, const void *pb, void *arg)
+{
+	const struct hbbp_block *bl = arg, *a = &bl[*(const size_t *)pa], *b = &bl[*(const size_t *)pb];
+
+	if (a->dso != b->dso)
+		return (uintptr_t)a->dso < (uintptr_t)b->dso ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The marks applied to the code blocks with counts, both sorted by address: the block of a
+ * mark is the counts' block holding it (the code's block, which bounds it), when the code's
+ * block holds it as an instruction start (a source inside a block is checked with span). */
+static int apply_marks(struct counts_ctx *x, struct bias_mark *mk, size_t nm)
+{
+	struct hbbp_counts *c = x->c;
+	size_t *order = malloc((c->nr_blocks + 1) * sizeof(*order)), nb = 0, i, j = 0;
+	uint64_t checked_dso = 0, checked_vaddr = 0;
+	bool checked_ok = false;
+
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < c->nr_blocks; i++)
+		if (c->blocks[i].kind == HBBP_BLK_CODE)
+			order[nb++] = i;
+	qsort_r(order, nb, sizeof(*order), block_cmp_addr, c->blocks);
+	qsort(mk, nm, sizeof(*mk), mark_cmp);
+	for (i = 0; i < nm; i++) {
+		const struct bias_mark *m = &mk[i];
+		struct hbbp_block *b;
+
+		/* the last block at or before the mark */
+		while (j < nb && ((uintptr_t)c->blocks[order[j]].dso < m->dso ||
+				  ((uintptr_t)c->blocks[order[j]].dso == m->dso &&
+				   c->blocks[order[j]].start <= m->vaddr)))
+			j++;
+		if (!j)
+			continue;
+		b = &c->blocks[order[j - 1]];
+		if ((uintptr_t)b->dso != m->dso || m->vaddr >= b->end ||
+		    (!m->containing && b->start != m->vaddr))
+			continue;
+		if (b->start != m->vaddr) {	/* inside the block: an instruction start? */
+			const struct bbmap_block *blk;
+
+			if (checked_dso != m->dso || checked_vaddr != m->vaddr) {
+				checked_dso = m->dso;
+				checked_vaddr = m->vaddr;
+				checked_ok = !span(x, b->mod, m->vaddr, &blk);
+			}
+			if (!checked_ok)
+				continue;
+		}
+		if (m->share > b->bias_share)
+			b->bias_share = m->share;
+		if (m->biased)
+			b->biased = true;
+	}
+	free(order);
+	return 0;
 }
 
 /* Bias (method.md §5): per branch source, slot shares against the chance share. */
@@ -320,8 +408,9 @@ static int counts_bias(struct counts_ctx *x)
 	struct hmap per_from;
 	const struct hbbp_bias_val *e;
 	struct hbbp_bias_val *a;
+	struct bias_mark *mk = NULL;
 	const uint64_t *key;
-	size_t i;
+	size_t i, nm = 0;
 	int err = 0;
 
 	hmap__init(&per_from, 2, sizeof(struct hbbp_bias_val));
@@ -354,6 +443,11 @@ static int counts_bias(struct counts_ctx *x)
 			a->expected = biased ? share : -share - 1.0;
 		}
 	}
+	mk = malloc((2 * x->a->bias.nr + 1) * sizeof(*mk));
+	if (!mk) {
+		err = -ENOMEM;
+		goto out;
+	}
 	hmap__for_each(&x->a->bias, i, key, e) {
 		double share;
 		bool biased;
@@ -363,13 +457,13 @@ static int counts_bias(struct counts_ctx *x)
 			continue;
 		biased = a->expected >= 0;
 		share = biased ? a->expected : -(a->expected + 1.0);
-		block_mark_bias(x, (struct bbmap_dso *)(uintptr_t)key[0], key[1], true, share,
-				biased);
+		mk[nm++] = (struct bias_mark){ key[0], key[1], share, biased, true };
 		if (key[2])
-			block_mark_bias(x, (struct bbmap_dso *)(uintptr_t)key[2], key[3], false,
-					share, biased);
+			mk[nm++] = (struct bias_mark){ key[2], key[3], share, biased, false };
 	}
+	err = apply_marks(x, mk, nm);
 out:
+	free(mk);
 	hmap__exit(&per_from);
 	return err;
 }

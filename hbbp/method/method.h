@@ -398,6 +398,8 @@ struct hbbp_counts {
 	struct hbbp_batch_sums *block_bs, *tblock_bs;
 	size_t alloc_block_bs, alloc_tblock_bs;
 	struct hmap bidx;		/* (dso, start, kind) -> block index + 1 */
+	uint64_t last_key[3];		/* the bidx key found last, and its block index */
+	long last_bi;
 	struct hmap tidx;		/* (pid<<32|tid, block) -> tblock index + 1 */
 	uint64_t nr_biased_branches;
 	double lbr_weight_attributed;	/* scaled stream weight walked successfully */
