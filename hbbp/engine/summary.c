@@ -137,7 +137,7 @@ double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_b
 	*nr_blocks = 0;
 	for (i = 0; i < c->nr_tblocks; i++) {
 		struct hbbp_tblock tmp;
-		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
+		const struct hbbp_tblock *tb = hbbp_counts__tblock_sums(c, i, &tmp);
 		const struct hbbp_block *b = &c->blocks[tb->block];
 		const struct bbmap_block *blk;
 		bool any = false;

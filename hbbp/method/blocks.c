@@ -660,12 +660,11 @@ static void counts_ratio(struct hbbp_counts *c, const struct hbbp_accum *a)
 
 /* A thread block's estimates, count and interval from its sums and count_bs (its block's
  * choice applied). */
-static void tblock_estimates(const struct hbbp_counts *c, struct hbbp_tblock *t)
+/* A thread block's estimates and count from its sums (its interval: tblock_estimates). */
+static void tblock_counts(const struct hbbp_counts *c, struct hbbp_tblock *t)
 {
 	const struct hbbp_block *b = &c->blocks[t->block];
 	bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
-	bool use_lbr = hbbp_block__uses_lbr(b);
-	double bx[HBBP_BATCHES];
 
 	if (b->kind == HBBP_BLK_CODE)
 		t->ebs_est = b->nr_insns ? t->ebs_sum / b->nr_insns : 0;
@@ -673,6 +672,14 @@ static void tblock_estimates(const struct hbbp_counts *c, struct hbbp_tblock *t)
 		t->ebs_est = t->ebs_sum;
 	t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
 	t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
+}
+
+static void tblock_estimates(const struct hbbp_counts *c, struct hbbp_tblock *t)
+{
+	bool use_lbr = hbbp_block__uses_lbr(&c->blocks[t->block]);
+	double bx[HBBP_BATCHES];
+
+	tblock_counts(c, t);
 	hbbp_counts__batch_estimates(c, use_lbr ? NULL : &t->count_bs, use_lbr ? &t->count_bs : NULL,
 				     bx);
 	hbbp_interval__estimates(t->count, bx, HBBP_BATCHES, &t->count_lo, &t->count_hi);
@@ -700,6 +707,17 @@ const struct hbbp_tblock *hbbp_counts__tblock(const struct hbbp_counts *c, size_
 	tblock_of_block(c, i, tmp);
 	tmp->count_bs = c->block_count_bs[i];
 	tblock_estimates(c, tmp);
+	return tmp;
+}
+
+const struct hbbp_tblock *hbbp_counts__tblock_sums(const struct hbbp_counts *c, size_t i,
+						   struct hbbp_tblock *tmp)
+{
+	if (c->tblocks)
+		return &c->tblocks[i];
+	tblock_of_block(c, i, tmp);
+	tmp->count_bs = c->block_count_bs[i];
+	tblock_counts(c, tmp);
 	return tmp;
 }
 

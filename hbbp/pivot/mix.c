@@ -742,7 +742,7 @@ static int mix_prefill(struct mix_ctx *x, size_t from, size_t *until)
 	}
 	for (i = from; i < c->nr_tblocks && k < MIX_DROP_BLOCKS; i++) {
 		struct hbbp_tblock tmp;
-		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
+		const struct hbbp_tblock *tb = hbbp_counts__tblock_sums(c, i, &tmp);
 		const struct hbbp_block *bl = &c->blocks[tb->block];
 
 		if (tb->count <= 0 || bl->kind != HBBP_BLK_CODE || !tblock_passes(x, tb))
@@ -780,7 +780,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	hmap__init(&rows.sig, SIG_WORDS, sizeof(uint64_t));
 	for (i = 0; i < c->nr_tblocks && !err; i++) {
 		struct hbbp_tblock tmp;
-		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
+		const struct hbbp_tblock *tb = hbbp_counts__tblock_sums(c, i, &tmp);
 		const struct hbbp_block *b = &c->blocks[tb->block];
 		const struct bbmap_block *blk;
 
