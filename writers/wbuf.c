@@ -121,7 +121,12 @@ static void format_g(char *buf, size_t size, bool neg, const char *dig, int p, i
 		*o++ = (char)('0' + e % 10);
 	}
 	*o = 0;
-	snprintf(buf, size, "%s", tmp);
+	if (size) {		/* snprintf's truncation, without its cost */
+		size_t n = (size_t)(o - tmp) < size ? (size_t)(o - tmp) : size - 1;
+
+		memcpy(buf, tmp, n);
+		buf[n] = 0;
+	}
 }
 
 /* The shortest of %.15g, %.16g and %.17g that reads back as v (finite, not 0), from one
@@ -166,7 +171,13 @@ static bool digits_of(double a, int p, char *dig, int *x10_out, uint64_t *d_out,
 
 	if (!(a >= 1e-7 && a < 1e36))
 		return false;
-	x10 = (int)floor(log10(a));
+	{	/* the decimal exponent from the binary one: right or one too small (then the
+		 * loop below moves up) */
+		uint64_t bits;
+
+		memcpy(&bits, &a, sizeof(bits));
+		x10 = (int)floor(((int)(bits >> 52 & 0x7ff) - 1023) * 0.30102999566398120);
+	}
 	for (tries = 0; tries < 2; tries++) {
 		long double s, fl;
 		uint64_t d;
