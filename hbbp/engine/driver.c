@@ -71,28 +71,20 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	hbbp_accum__scale(&d->acc);
 }
 
+/* The range slot of addr in pid's address space (struct hbbp_range_slot). */
+static inline struct hbbp_range_slot *range_slot(struct hbbp_driver *d, uint32_t pid,
+						 uint64_t addr)
+{
+	uint64_t h = ((addr >> 21) ^ (uint64_t)pid << 20) * 0x9e3779b97f4a7c15ULL;
+
+	return &d->rcache[h >> 57 & (HBBP_RANGE_CACHE - 1)];
+}
+
 static inline bool range_has(const struct hbbp_driver *d, const struct hbbp_range_slot *r,
 			     uint32_t pid, int cpumode, uint64_t addr)
 {
 	return r->gen == d->lgen && addr - r->lo < r->hi - r->lo && r->pid == pid &&
 	       r->cpumode == cpumode;
-}
-
-/* A range (struct hbbp_range_slot) holding addr, the last one found first; NULL when none. */
-static const struct hbbp_range_slot *driver_range(struct hbbp_driver *d, uint32_t pid,
-						  int cpumode, uint64_t addr)
-{
-	unsigned int i;
-
-	if (range_has(d, &d->rcache[d->rlast], pid, cpumode, addr))
-		return &d->rcache[d->rlast];
-	for (i = 0; i < HBBP_RANGE_CACHE; i++) {
-		if (range_has(d, &d->rcache[i], pid, cpumode, addr)) {
-			d->rlast = i;
-			return &d->rcache[i];
-		}
-	}
-	return NULL;
 }
 
 /* ops->lookup through the caches (see struct hbbp_range_slot). */
@@ -101,15 +93,14 @@ static int driver_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 {
 	struct hbbp_driver *d = ctx;
 	const struct hbbp_code_ops *ops = d->acc.ops;
-	const struct hbbp_range_slot *rs;
+	struct hbbp_range_slot *rs = range_slot(d, pid, addr);
 	struct hbbp_lookup_slot *sl;
 	uint64_t h, lo = 0, hi = 0;
 
 	if (!d->lgen)
 		d->lgen = 1;
 	d->nr_lookups++;
-	rs = driver_range(d, pid, cpumode, addr);
-	if (rs) {
+	if (range_has(d, rs, pid, cpumode, addr)) {
 		d->nr_lookup_hits++;
 		*loc = rs->loc;
 		loc->vaddr = addr + rs->delta;
@@ -133,25 +124,20 @@ static int driver_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 	sl->gen = d->lgen;
 	sl->loc = *loc;
 	if (!sl->rc && loc->dso && hi - lo > 1 && addr - lo < hi - lo) {
-		struct hbbp_range_slot *r = &d->rcache[d->rnext];
-
-		d->rlast = d->rnext;
-		d->rnext = (d->rnext + 1) % HBBP_RANGE_CACHE;
-		r->lo = lo;
-		r->hi = hi;
-		r->delta = loc->vaddr - addr;
-		r->gen = d->lgen;
-		r->pid = pid;
-		r->cpumode = cpumode;
-		r->loc = *loc;
+		rs->lo = lo;
+		rs->hi = hi;
+		rs->delta = loc->vaddr - addr;
+		rs->gen = d->lgen;
+		rs->pid = pid;
+		rs->cpumode = cpumode;
+		rs->loc = *loc;
 	}
 	return sl->rc;
 }
 
-/* hbbp_accum__lbr_resolve through the caches, the range of the last address tried first
- * here (most ends of a stack are in one or two segments). */
+/* hbbp_accum__lbr_resolve through the caches, the range slot tried first here. */
 static void driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
-			   const struct perf_branch_entry *e, uint64_t n, struct bbmap_loc *locs)
+			   const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *locs)
 {
 	uint64_t k;
 
@@ -159,23 +145,28 @@ static void driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 		d->lgen = 1;
 	for (k = 0; k < 2 * n; k++) {
 		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
-		const struct hbbp_range_slot *r = &d->rcache[d->rlast];
-		struct bbmap_loc *l = &locs[k];
+		const struct hbbp_range_slot *r = range_slot(d, pid, addr);
+		struct hbbp_end *l = &locs[k];
+		struct bbmap_loc loc;
 		int cm;
 
 		if (!addr) {
 			l->dso = NULL;
+			l->vaddr = 0;
 			continue;
 		}
 		cm = hbbp_branch_cpumode(cpumode, addr);
 		if (range_has(d, r, pid, cm, addr)) {
 			d->nr_lookups++;
 			d->nr_lookup_hits++;
-			*l = r->loc;
+			l->dso = r->loc.dso;
 			l->vaddr = addr + r->delta;
-		} else if (driver_lookup(d, pid, cm, addr, l)) {
-			l->dso = NULL;
+			continue;
 		}
+		if (driver_lookup(d, pid, cm, addr, &loc))
+			loc.dso = NULL;
+		l->dso = loc.dso;
+		l->vaddr = loc.vaddr;
 	}
 }
 
@@ -202,18 +193,18 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 			    double period, double period_plain, uint64_t cnt,
 			    const struct hbbp_bsum *bs)
 {
-	struct perf_branch_entry *we;
-	struct bbmap_loc *locs;
+	struct hbbp_end *locs;
+	uint8_t *flags;
 	void *slot;
 
 	if (!d->worker.started)
 		return hbbp_accum__lbr_stack_w(&d->acc, driver_lookup, d, pid, tid, cpumode, evidx,
 					       e, n, period, period_plain, cnt, bs);
 	/* resolved here, summed by the worker */
-	slot = hbbp_stack_worker__reserve(&d->worker, n, &we, &locs);
+	slot = hbbp_stack_worker__reserve(&d->worker, n, &flags, &locs);
 	if (!slot)
 		return d->worker.err ? d->worker.err : -ENOMEM;
-	memcpy(we, e, (size_t)n * sizeof(*e));
+	hbbp_lbr_entry_flags(e, n, flags);
 	driver_resolve(d, pid, cpumode, e, n, locs);
 	return hbbp_stack_worker__commit(&d->worker, slot, pid, tid, evidx, n, period,
 					 period_plain, cnt, bs);

@@ -22,8 +22,8 @@
 
 /* Caches of address lookups, valid while no record that may change an address space
  * arrived (maps change only through records; gen counts them): the ranges of addresses
- * that resolve alike (ops->lookup_range: most of a stack's addresses are in one or two
- * segments), the last one found tried first, and behind them a direct-mapped cache of
+ * that resolve alike (ops->lookup_range: a segment of a map), direct-mapped by the 2 MiB
+ * of address space they hold an address of, and behind them a direct-mapped cache of
  * single addresses (unmapped ones, and where ops has no lookup_range). */
 #define HBBP_LOOKUP_CACHE 256
 struct hbbp_lookup_slot {
@@ -33,7 +33,7 @@ struct hbbp_lookup_slot {
 	int rc;
 	struct bbmap_loc loc;
 };
-#define HBBP_RANGE_CACHE 8
+#define HBBP_RANGE_CACHE 128
 struct hbbp_range_slot {
 	uint64_t lo, hi;		/* [lo, hi): addr resolves to dso at addr + delta */
 	uint64_t delta;
@@ -47,7 +47,6 @@ struct hbbp_bundle;
 struct hbbp_driver {
 	struct hbbp_accum acc;		/* the method's state: what the pass computes */
 	struct hbbp_range_slot rcache[HBBP_RANGE_CACHE];
-	unsigned int rlast, rnext;	/* the range found last; the one to replace next */
 	struct hbbp_lookup_slot lcache[HBBP_LOOKUP_CACHE];
 	uint32_t lgen;			/* current generation (0 never valid) */
 	uint64_t nr_lookups, nr_lookup_hits;

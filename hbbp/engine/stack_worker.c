@@ -1,5 +1,6 @@
 /* LBR stacks summed on a second thread (see hbbp/engine/stack_worker.h): a ring of buffers
- * of records (header, entries, resolved ends); the pass hands each over when it is full.
+ * of records (header, resolved ends, the entries' flags); the pass hands each over when it
+ * is full.
  * Depends on hbbp/method/method.h, util/grow.h and pthreads.
  */
 #include <errno.h>
@@ -29,8 +30,8 @@ struct rec_head {
 
 static size_t rec_size(uint64_t n)
 {
-	return sizeof(struct rec_head) + (size_t)n * sizeof(struct perf_branch_entry) +
-	       2 * (size_t)n * sizeof(struct bbmap_loc);
+	return sizeof(struct rec_head) + 2 * (size_t)n * sizeof(struct hbbp_end) +
+	       (((size_t)n + 7) & ~(size_t)7);
 }
 
 static int sum_buf(struct hbbp_accum *a, const struct hbbp_stack_buf *b)
@@ -40,11 +41,11 @@ static int sum_buf(struct hbbp_accum *a, const struct hbbp_stack_buf *b)
 
 	while (off < b->len && !err) {
 		const struct rec_head *h = (const void *)(b->p + off);
-		const struct perf_branch_entry *e = (const void *)(h + 1);
-		const struct bbmap_loc *locs = (const void *)(e + h->n);
+		const struct hbbp_end *locs = (const void *)(h + 1);
+		const uint8_t *flags = (const void *)(locs + 2 * h->n);
 
-		err = hbbp_accum__lbr_sum(a, h->pid, h->tid, h->evidx, e, h->n, locs, h->period,
-					  h->period_plain, h->cnt, &h->bs);
+		err = hbbp_accum__lbr_sum(a, h->pid, h->tid, h->evidx, flags, h->n, locs,
+					  h->period, h->period_plain, h->cnt, &h->bs);
 		off += h->size;
 	}
 	return err;
@@ -125,8 +126,8 @@ static int hand_over(struct hbbp_stack_worker *w)
 	return err;
 }
 
-void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n,
-				 struct perf_branch_entry **e, struct bbmap_loc **locs)
+void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n, uint8_t **flags,
+				 struct hbbp_end **locs)
 {
 	size_t need = rec_size(n);
 	struct hbbp_stack_buf *b = &w->bufs[w->fill];
@@ -141,8 +142,8 @@ void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n,
 		       b->len + need > BUF_FIRST ? b->len + need : BUF_FIRST, SIZE_MAX))
 		return NULL;
 	h = (struct rec_head *)(b->p + b->len);
-	*e = (struct perf_branch_entry *)(h + 1);
-	*locs = (struct bbmap_loc *)(*e + n);
+	*locs = (struct hbbp_end *)(h + 1);
+	*flags = (uint8_t *)(*locs + 2 * n);
 	return h;
 }
 

@@ -43,10 +43,11 @@ struct hbbp_stack_worker {
 
 /* Starts the worker on acc. 0 or an error (then the caller sums stacks itself). */
 int hbbp_stack_worker__start(struct hbbp_stack_worker *w, struct hbbp_accum *acc);
-/* Room for a stack of n entries in the fill buffer: its entries and ends are written to *e
- * and *locs (2n), then hbbp_stack_worker__commit. NULL on an error. */
-void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n,
-				 struct perf_branch_entry **e, struct bbmap_loc **locs);
+/* Room for a stack of n entries in the fill buffer: their flags (hbbp_lbr_entry_flags) and
+ * resolved ends are written to *flags (n) and *locs (2n), then hbbp_stack_worker__commit.
+ * NULL on an error. */
+void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n, uint8_t **flags,
+				 struct hbbp_end **locs);
 /* Completes the reserved stack (thread pid/tid, event evidx, cnt stacks, weights summing to
  * period, periods to period_plain, bs per batch). 0 or the worker's error. */
 int hbbp_stack_worker__commit(struct hbbp_stack_worker *w, void *slot, uint32_t pid,

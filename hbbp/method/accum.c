@@ -86,6 +86,7 @@ void hbbp_accum__exit(struct hbbp_accum *a)
 	hmap__exit(&a->unres);
 	hmap__exit(&a->reads);
 	free(a->locs);
+	free(a->flags);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -383,9 +384,9 @@ static int accum_stream_dsos(struct hbbp_accum *a, struct bbmap_dso *x, struct b
  * (§3: every branch target seen in the LBR data starts a block, the oldest entry's and those
  * of rejected streams too; not a wrong-path entry's, never executed). One entry per branch
  * serves both. */
-static bool branch_key(const struct bbmap_loc *locs, uint64_t k, uint64_t *key)
+static bool branch_key(const struct hbbp_end *locs, uint64_t k, uint64_t *key)
 {
-	const struct bbmap_loc *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
+	const struct hbbp_end *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
 
 	if (!lf->dso && !lt->dso)
 		return false;
@@ -396,14 +397,14 @@ static bool branch_key(const struct bbmap_loc *locs, uint64_t k, uint64_t *key)
 	return true;
 }
 
-static int accum_branches(struct hbbp_accum *a, const struct perf_branch_entry *e,
-			  const struct bbmap_loc *locs, uint64_t n, uint64_t cnt,
+static int accum_branches(struct hbbp_accum *a, const uint8_t *flags,
+			  const struct hbbp_end *locs, uint64_t n, uint64_t cnt,
 			  const uint64_t *hash)
 {
 	uint64_t k;
 
 	for (k = 0; k < n; k++) {
-		const struct bbmap_loc *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
+		const struct hbbp_end *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
 		uint64_t key[4];
 		struct hbbp_bias_val *b;
 
@@ -413,7 +414,7 @@ static int accum_branches(struct hbbp_accum *a, const struct perf_branch_entry *
 				     NULL);
 		if (!b)
 			return -ENOMEM;
-		if (lt->dso && !hbbp_branch__spec_wrong(&e[k]))
+		if (lt->dso && !(flags[k] & HBBP_ENTRY_WRONG))
 			b->target = 1;
 		if (!lf->dso)
 			continue;
@@ -427,16 +428,24 @@ static int accum_branches(struct hbbp_accum *a, const struct perf_branch_entry *
 	return 0;
 }
 
-/* method.md §5: whether the stream e[k].to .. e[k-1].from is kept (REJ__COUNT) or why not. */
-static enum hbbp_reject stream_class(const struct perf_branch_entry *e,
-				     const struct bbmap_loc *locs, uint64_t k)
+void hbbp_lbr_entry_flags(const struct perf_branch_entry *e, uint64_t n, uint8_t *flags)
 {
-	const struct bbmap_loc *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
-	uint64_t to = e[k].to, from = e[k - 1].from;
+	uint64_t k;
 
-	if (hbbp_branch__spec_wrong(&e[k]) || hbbp_branch__spec_wrong(&e[k - 1]))
+	for (k = 0; k < n; k++)
+		flags[k] = (uint8_t)((hbbp_branch__spec_wrong(&e[k]) ? HBBP_ENTRY_WRONG : 0) |
+				     (k && e[k].to > e[k - 1].from ? HBBP_ENTRY_BACK : 0));
+}
+
+/* method.md §5: whether the stream e[k].to .. e[k-1].from is kept (REJ__COUNT) or why not. */
+static enum hbbp_reject stream_class(const uint8_t *flags, const struct hbbp_end *locs,
+				     uint64_t k)
+{
+	const struct hbbp_end *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
+
+	if ((flags[k] | flags[k - 1]) & HBBP_ENTRY_WRONG)
 		return REJ_SPECULATIVE;
-	if (to > from)
+	if (flags[k] & HBBP_ENTRY_BACK)
 		return REJ_BACKWARD;
 	if (!lto->dso || !lfrom->dso)
 		return REJ_UNMAPPED;
@@ -453,7 +462,7 @@ static enum hbbp_reject stream_class(const struct perf_branch_entry *e,
 #define HBBP_STACK_PREFETCH	64
 
 /* The streams map key of the kept stream e[k].to .. e[k-1].from. */
-static void stream_key(uint64_t thr, const struct bbmap_loc *locs, uint64_t k, int evidx,
+static void stream_key(uint64_t thr, const struct hbbp_end *locs, uint64_t k, int evidx,
 		       uint64_t *key)
 {
 	key[0] = thr;
@@ -474,18 +483,18 @@ int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lc
 }
 
 void hbbp_accum__lbr_resolve(hbbp_lookup_fn *lookup, void *lctx, uint32_t pid, int cpumode,
-			     const struct perf_branch_entry *e, uint64_t n, struct bbmap_loc *locs)
+			     const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *locs)
 {
 	uint64_t k;
 
-	for (k = 0; k < n; k++) {
-		struct bbmap_loc *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
+	for (k = 0; k < 2 * n; k++) {
+		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
+		struct bbmap_loc loc = { 0 };
 
-		if (!e[k].from || lookup(lctx, pid, hbbp_branch_cpumode(cpumode, e[k].from),
-					 e[k].from, lf))
-			lf->dso = NULL;
-		if (!e[k].to || lookup(lctx, pid, hbbp_branch_cpumode(cpumode, e[k].to), e[k].to, lt))
-			lt->dso = NULL;
+		if (!addr || lookup(lctx, pid, hbbp_branch_cpumode(cpumode, addr), addr, &loc))
+			loc.dso = NULL;
+		locs[k].dso = loc.dso;
+		locs[k].vaddr = loc.vaddr;
 	}
 }
 
@@ -495,15 +504,17 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
 			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
 {
 	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
-	if (grow_array((void **)&a->locs, &a->alloc_locs, sizeof(*a->locs), 2 * n, SIZE_MAX))
+	if (grow_array((void **)&a->locs, &a->alloc_locs, sizeof(*a->locs), 2 * n, SIZE_MAX) ||
+	    grow_array((void **)&a->flags, &a->alloc_flags, 1, n, SIZE_MAX))
 		return -ENOMEM;
 	hbbp_accum__lbr_resolve(lookup, lctx, pid, cpumode, e, n, a->locs);
-	return hbbp_accum__lbr_sum(a, pid, tid, evidx, e, n, a->locs, period, period_plain, cnt,
-				   bs);
+	hbbp_lbr_entry_flags(e, n, a->flags);
+	return hbbp_accum__lbr_sum(a, pid, tid, evidx, a->flags, n, a->locs, period, period_plain,
+				   cnt, bs);
 }
 
 int hbbp_accum__lbr_sum(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
-			const struct perf_branch_entry *e, uint64_t n, const struct bbmap_loc *locs,
+			const uint8_t *flags, uint64_t n, const struct hbbp_end *locs,
 			double period, double period_plain, uint64_t cnt,
 			const struct hbbp_bsum *bs)
 {
@@ -526,7 +537,7 @@ int hbbp_accum__lbr_sum(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int ev
 			bh[k] = hmap__hash(&a->bias, key);
 			hmap__prefetch(&a->bias, bh[k], 0);
 		}
-		why[k] = k ? stream_class(e, locs, k) : REJ__COUNT;
+		why[k] = k ? stream_class(flags, locs, k) : REJ__COUNT;
 		if (k && why[k] == REJ__COUNT) {
 			stream_key(thr, locs, k, evidx, key);
 			sh[k] = hmap__hash(&a->streams, key);
@@ -539,7 +550,7 @@ int hbbp_accum__lbr_sum(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int ev
 		if (k && why[k] == REJ__COUNT)
 			hmap__prefetch(&a->streams, sh[k], 1);
 	}
-	err = accum_branches(a, e, locs, n, cnt, pf ? bh : NULL);
+	err = accum_branches(a, flags, locs, n, cnt, pf ? bh : NULL);
 	if (err)
 		return err;
 	w = period / (double)(n - 1);
@@ -554,20 +565,19 @@ int hbbp_accum__lbr_sum(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int ev
 			only = only == -1 ? (int)k : -2;
 	}
 	for (k = 1; k < n; k++) {
-		const struct bbmap_loc *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
-		uint64_t to = e[k].to, from = e[k - 1].from;
-		enum hbbp_reject r = pf ? why[k] : stream_class(e, locs, k);
+		const struct hbbp_end *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
+		enum hbbp_reject r = pf ? why[k] : stream_class(flags, locs, k);
 		uint64_t key[5];
 		struct hbbp_stream_val *v;
 		bool rejected = true;
 
-		if (r == REJ_BACKWARD && to > from)
-			pr_debug("stream to 0x%" PRIx64 " > from 0x%" PRIx64 " (entries %" PRIu64
-				 "/%" PRIu64 ")", to, from, k, n);
+		if (r == REJ_BACKWARD && (flags[k] & HBBP_ENTRY_BACK))
+			pr_debug("stream backward in run-time addresses (entries %" PRIu64 "/%" PRIu64
+				 ")", k, n);
 		else if (r == REJ_UNMAPPED)
-			pr_debug("stream 0x%" PRIx64 " (%s) .. 0x%" PRIx64 " (%s) unmapped", to,
-				 lto->dso ? "mapped" : "unmapped", from,
-				 lfrom->dso ? "mapped" : "unmapped");
+			pr_debug("stream %s .. %s: unmapped (entries %" PRIu64 "/%" PRIu64 ")",
+				 lto->dso ? "mapped" : "unmapped", lfrom->dso ? "mapped" : "unmapped",
+				 k, n);
 		if (r != REJ__COUNT) {
 			err = accum_reject(a, r, w, cnt, r == REJ_UNMAPPED);
 		} else {

@@ -191,8 +191,10 @@ struct hbbp_accum {
 	double ebs_unmapped_w;
 	struct hbbp_unresolved *acct_last;	/* last hbbp_accum__dso_acct result, valid */
 	size_t acct_nr;				/* while acct_nr == unres.nr (no insert since) */
-	struct bbmap_loc *locs;		/* reused per LBR stack: resolved from/to of each entry */
+	struct hbbp_end *locs;		/* reused per LBR stack: resolved from/to of each entry */
 	size_t alloc_locs;
+	uint8_t *flags;			/* ... and the flags of each (hbbp_lbr_entry_flags) */
+	size_t alloc_flags;
 };
 
 /* events[i] and roles[i] describe event i (its name and role are copied; method.md §2: an
@@ -201,6 +203,19 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
 		     const struct perf_event_info *const *events,
 		     const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_accum__exit(struct hbbp_accum *a);
+
+/* What the sums need of a stack's raw entries besides their resolved ends: per entry k,
+ * HBBP_ENTRY_WRONG (on the wrong path, method.md §5) and HBBP_ENTRY_BACK (k >= 1 and
+ * e[k].to > e[k-1].from: the stream between them runs backward in run-time addresses). */
+#define HBBP_ENTRY_WRONG	1
+#define HBBP_ENTRY_BACK		2
+void hbbp_lbr_entry_flags(const struct perf_branch_entry *e, uint64_t n, uint8_t *flags);
+
+/* A branch end resolved (a struct bbmap_loc without its map): dso NULL when unmapped. */
+struct hbbp_end {
+	struct bbmap_dso *dso;
+	uint64_t vaddr;
+};
 
 /* cpumode for a branch end (method.md §9): the kernel half of the address space goes to the
  * kernel maps. */
@@ -292,9 +307,9 @@ int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *
  * e[k], locs[2k+1]: its to); then the stack summed from them (touches only the streams,
  * bias, unresolved and rejection sums, and the events' stream counters). */
 void hbbp_accum__lbr_resolve(hbbp_lookup_fn *lookup, void *lctx, uint32_t pid, int cpumode,
-			     const struct perf_branch_entry *e, uint64_t n, struct bbmap_loc *locs);
+			     const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *locs);
 int hbbp_accum__lbr_sum(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
-			const struct perf_branch_entry *e, uint64_t n, const struct bbmap_loc *locs,
+			const uint8_t *flags, uint64_t n, const struct hbbp_end *locs,
 			double period, double period_plain, uint64_t cnt,
 			const struct hbbp_bsum *bs);
 /* Adds the kept rounding errors into the sums (see compensated). */
