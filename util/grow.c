@@ -41,3 +41,18 @@ int grow_array(void **p, size_t *cap, size_t elem_size, size_t need, size_t max)
 	*cap = ncap;
 	return 0;
 }
+
+void grow_fit(void **p, size_t *cap, size_t elem_size, size_t nr)
+{
+	void *np;
+
+	if (!nr)
+		nr = 1;
+	if (!*p || nr >= *cap)
+		return;
+	np = realloc(*p, nr * elem_size);	/* smaller: no overflow */
+	if (!np)
+		return;
+	*p = np;
+	*cap = nr;
+}

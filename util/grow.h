@@ -14,6 +14,10 @@
 /* 0 when *cap >= need already or after growing; -ENOMEM otherwise. */
 int grow_array(void **p, size_t *cap, size_t elem_size, size_t need, size_t max);
 
+/* Shrinks *p to nr elements (nr <= *cap, at least one kept): for an array done growing
+ * that lives on. A failed shrink keeps it as it was. */
+void grow_fit(void **p, size_t *cap, size_t elem_size, size_t nr);
+
 /* Room for one more element after *nr: the usual append. */
 static inline int grow_one(void **p, size_t *cap, size_t elem_size, size_t nr)
 {

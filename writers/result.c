@@ -357,6 +357,14 @@ struct result_table *result__table(const struct result *r, const char *name)
 	return NULL;
 }
 
+int result_table__reserve(struct result_table *t, size_t rows)
+{
+	if (t->nr_cols > SIZE_MAX / sizeof(*t->cells))
+		return -ENOMEM;
+	return grow_array((void **)&t->cells, &t->alloc_rows, t->nr_cols * sizeof(*t->cells),
+			  rows, SIZE_MAX);
+}
+
 struct result_cell *result_table__add_row(struct result_table *t)
 {
 	struct result_cell *row;

@@ -65,6 +65,8 @@ struct result_table *result__table(const struct result *r, const char *name);
 /* Appends a row; returns a pointer to its nr_cols cells (zeroed: RES_NULL), valid until the
  * next add_row or sort of the table; NULL when out of memory. */
 struct result_cell *result_table__add_row(struct result_table *t);
+/* Room for rows rows in all (a table whose size is known): 0 or -ENOMEM. */
+int result_table__reserve(struct result_table *t, size_t rows);
 void result_cell__int(struct result_cell *c, int64_t v);
 void result_cell__real(struct result_cell *c, double v);
 int result_cell__text(struct result_table *t, struct result_cell *c, const char *s);

@@ -461,6 +461,9 @@ static int counts_bias(struct counts_ctx *x)
 		if (key[2])
 			mk[nm++] = (struct bias_mark){ key[2], key[3], share, biased, false };
 	}
+	hmap__exit(&per_from);
+	if (x->a->release_sums)		/* the marks hold what the blocks need of it */
+		hmap__exit(&x->a->bias);
 	err = apply_marks(x, mk, nm);
 out:
 	free(mk);
@@ -522,16 +525,11 @@ void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned 
  * (key word dso_word) replaced by the dso's rank by name, so sums of doubles are added in the
  * same order on every run (hash order depends on pointer values). The keys are copied, ranks
  * in place, into records sorted as they are: the comparison reads no map. */
-#define SORT_KEY_WORDS	6	/* the widest key sorted (streams: 5 words) */
-
-struct slot_rec {
-	uint64_t k[SORT_KEY_WORDS];
-	size_t slot;
-};
-
-static int slot_rec_cmp(const void *pa, const void *pb, void *arg)
+/* A record of the sort: the key words that differ between keys (dso ranks in place), then
+ * the slot; rec_cmp's arg is the number of key words. */
+static int rec_cmp(const void *pa, const void *pb, void *arg)
 {
-	const uint64_t *a = ((const struct slot_rec *)pa)->k, *b = ((const struct slot_rec *)pb)->k;
+	const uint64_t *a = pa, *b = pb;
 	size_t i, n = *(const size_t *)arg;
 
 	for (i = 0; i < n; i++)
@@ -552,28 +550,32 @@ static int dso_name_cmp(const void *pa, const void *pb, void *arg)
 	return (uintptr_t)a < (uintptr_t)b ? -1 : (uintptr_t)a > (uintptr_t)b;
 }
 
-/* Returns the used slot indices of h in key order (*nr of them); NULL when out of memory. */
+/* Returns the used slot indices of h in key order (*nr of them); NULL when out of memory.
+ * The keys are copied into records of the words that differ between them (a thread word
+ * when the sums are not per thread, an event word with one event, do not), with the dso
+ * word replaced by the dso's rank by name, and the records sorted as they are. */
 static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct hbbp_code_ops *ops,
 			    size_t *nr)
 {
-	size_t *idx = malloc((h->nr + 1) * sizeof(*idx)), i, n = 0, nd = 0;
-	struct bbmap_dso **dsos = malloc((h->nr + 1) * sizeof(*dsos));
-	struct slot_rec *recs = malloc((h->nr + 1) * sizeof(*recs));
-	size_t words = h->key_words;
+	size_t n = h->nr, kw = h->key_words, i, j, nk = 0, nd = 0, alloc_dsos = 0;
+	size_t *idx = malloc((n + 1) * sizeof(*idx)), keep[8];
+	struct bbmap_dso **dsos = NULL;
+	uint64_t *recs = NULL, *r;
+	bool differs[8] = { false };
 	struct hmap rank;
 
 	hmap__init(&rank, 1, sizeof(uint64_t));
-	if (!idx || !dsos || !recs || words > SORT_KEY_WORDS)
+	if (!idx || kw > 8)
 		goto fail;
-	for (i = 0; i < h->cap; i++) {
-		const uint64_t *key = hmap__slot(h, i, NULL);
+	for (i = 0; i < n; i++) {
+		const uint64_t *key = hmap__key_at(h, i), *k0 = hmap__key_at(h, 0);
+		uint64_t *v;
 		int ins;
 
-		if (!key)
-			continue;
-		memcpy(recs[n].k, key, words * sizeof(*key));
-		recs[n++].slot = i;
-		if (!hmap__get(&rank, &key[dso_word], &ins))
+		for (j = 0; j < kw; j++)
+			differs[j] |= key[j] != k0[j];
+		v = hmap__get(&rank, &key[dso_word], &ins);
+		if (!v || (ins && grow_one((void **)&dsos, &alloc_dsos, sizeof(*dsos), nd)))
 			goto fail;
 		if (ins)
 			dsos[nd++] = (struct bbmap_dso *)(uintptr_t)key[dso_word];
@@ -585,23 +587,34 @@ static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct 
 
 		*(uint64_t *)hmap__find(&rank, &key) = i;
 	}
-	for (i = 0; i < n; i++)
-		recs[i].k[dso_word] = *(const uint64_t *)hmap__find(&rank, &recs[i].k[dso_word]);
+	for (j = 0; j < kw; j++)
+		if (differs[j])
+			keep[nk++] = j;
+	recs = malloc((n + 1) * (nk + 1) * sizeof(*recs));
+	if (!recs)
+		goto fail;
+	for (i = 0, r = recs; i < n; i++, r += nk + 1) {
+		const uint64_t *key = hmap__key_at(h, i);
+
+		for (j = 0; j < nk; j++)
+			r[j] = keep[j] == dso_word ? *(const uint64_t *)hmap__find(&rank, &key[dso_word]) :
+				key[keep[j]];
+		r[nk] = i;
+	}
 	if (n)
-		qsort_r(recs, n, sizeof(*recs), slot_rec_cmp, &words);
+		qsort_r(recs, n, (nk + 1) * sizeof(*recs), rec_cmp, &nk);
 	for (i = 0; i < n; i++)
-		idx[i] = recs[i].slot;
+		idx[i] = (size_t)recs[i * (nk + 1) + nk];
 	*nr = n;
+	goto out;
+fail:
+	free(idx);
+	idx = NULL;
+out:
 	free(recs);
 	free(dsos);
 	hmap__exit(&rank);
 	return idx;
-fail:
-	free(idx);
-	free(recs);
-	free(dsos);
-	hmap__exit(&rank);
-	return NULL;
 }
 
 /* The count of block b per batch, from its (or a thread's share of its) per-batch sums, with
@@ -843,6 +856,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		hmap__exit(&d->bias);
 	if (err)
 		goto out;
+	/* the blocks are all made: they live on, without room to grow */
+	grow_fit((void **)&c->blocks, &c->alloc_blocks, sizeof(*c->blocks), c->nr_blocks);
 	/* 4. The hybrid choice per block, applied to every thread's share of it and to every
 	 * batch of the samples (the choice is made once, on all of them; method.md §10). */
 	counts_ratio(c, d);

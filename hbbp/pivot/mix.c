@@ -423,6 +423,8 @@ struct mix_row {
 	bool biased;
 };
 
+#define SIG_WORDS_MAX	12	/* see mix_sig */
+
 /* The rows of the instructions of one prefix (a block's part of the signature, the same
  * over a function's blocks, which mostly come one after the other): a small cache in front
  * of the map of signatures. */
@@ -442,7 +444,8 @@ struct mix_rows {
 	struct mix_row *v;
 	size_t nr, alloc;
 	struct hmap idx;	/* (h1, h2) -> row index + 1 */
-	struct hmap sig;	/* signature (mix_sig) -> row index */
+	struct hmap sig;	/* signature (mix_sig, its words that the keys set) -> row index */
+	size_t sig_keep[SIG_WORDS_MAX], nr_keep;
 	struct mix_local local;
 };
 
@@ -525,7 +528,7 @@ static const char *source_name(unsigned bits)
  * keys, so a signature names its row without the key being built (struct mix_rows.sig);
  * equal keys may come from distinct signatures (a mnemonic spelled in two modules' string
  * tables), whose rows are then found by the key. */
-#define SIG_WORDS	12
+#define SIG_WORDS	SIG_WORDS_MAX
 static void mix_sig(const struct mix_ctx *x, const struct hbbp_tblock *t,
 		    const struct bbmap_insn *in, uint64_t *sig)
 {
@@ -567,6 +570,35 @@ static void mix_sig(const struct mix_ctx *x, const struct hbbp_tblock *t,
 	}
 }
 
+/* The words of mix_sig that the keys o asks for may set (the others stay 0). */
+static void mix_sig_words(const struct hbbp_mix_opts *o, size_t *keep, size_t *nr)
+{
+	bool on[SIG_WORDS] = { [5] = true };
+	size_t i;
+
+	for (i = 0; i < o->nr_keys; i++) {
+		switch (o->keys[i]) {
+		case KEY_PID: case KEY_TID: on[0] = true; break;
+		case KEY_COMM: on[1] = true; break;
+		case KEY_MODULE: on[2] = true; break;
+		case KEY_SYMBOL: on[3] = true; break;
+		case KEY_BLOCK: on[2] = on[4] = true; break;
+		case KEY_SRCLINE: on[9] = on[10] = true; break;
+		case KEY_MNEMONIC: on[6] = true; break;
+		case KEY_ICLASS: on[7] = true; break;
+		case KEY_ISA: case KEY_CATEGORY: case KEY_PACKING: case KEY_WIDTH: case KEY_MEM:
+			on[8] = true;
+			break;
+		case KEY_TAXONOMY: on[11] = true; break;
+		case KEY__COUNT: break;
+		}
+	}
+	*nr = 0;
+	for (i = 0; i < SIG_WORDS; i++)
+		if (on[i])
+			keep[(*nr)++] = i;
+}
+
 /* The row of an instruction of t: by its signature, else by its key (made when absent). */
 static struct mix_row *mix_row_of(struct mix_ctx *x, struct mix_rows *rows,
 				  const struct hbbp_tblock *t, const struct bbmap_insn *in,
@@ -574,11 +606,14 @@ static struct mix_row *mix_row_of(struct mix_ctx *x, struct mix_rows *rows,
 {
 	struct mix_local *lc = &rows->local;
 	struct mix_local_slot *ls;
-	uint64_t sig[SIG_WORDS], *slot, h;
+	uint64_t sig[SIG_WORDS], key[SIG_WORDS], *slot, h;
 	struct mix_row *row;
+	size_t i;
 	int ins;
 
 	mix_sig(x, t, in, sig);
+	for (i = 0; i < rows->nr_keep; i++)
+		key[i] = sig[rows->sig_keep[i]];
 	if (memcmp(lc->prefix, sig, sizeof(lc->prefix)) || !lc->gen) {
 		memcpy(lc->prefix, sig, sizeof(lc->prefix));
 		lc->gen++;
@@ -588,7 +623,7 @@ static struct mix_row *mix_row_of(struct mix_ctx *x, struct mix_rows *rows,
 	ls = &lc->slot[h >> 58];
 	if (ls->gen == lc->gen && !memcmp(ls->k, sig + 6, sizeof(ls->k)))
 		return &rows->v[ls->row];
-	slot = hmap__get(&rows->sig, sig, &ins);
+	slot = hmap__get(&rows->sig, key, &ins);
 	if (!slot) {
 		*err = -ENOMEM;
 		return NULL;
@@ -777,7 +812,8 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 
 	memset(&rows, 0, sizeof(rows));
 	hmap__init(&rows.idx, 2, sizeof(uint64_t));
-	hmap__init(&rows.sig, SIG_WORDS, sizeof(uint64_t));
+	mix_sig_words(o, rows.sig_keep, &rows.nr_keep);
+	hmap__init(&rows.sig, rows.nr_keep, sizeof(uint64_t));
 	for (i = 0; i < c->nr_tblocks && !err; i++) {
 		struct hbbp_tblock tmp;
 		const struct hbbp_tblock *tb = hbbp_counts__tblock_sums(c, i, &tmp);
@@ -817,6 +853,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	}
 	hmap__exit(&rows.idx);	/* every row is made */
 	hmap__exit(&rows.sig);
+	grow_fit((void **)&rows.v, &rows.alloc, sizeof(*rows.v), rows.nr);
 	order = malloc((rows.nr ? rows.nr : 1) * sizeof(*order));
 	if (!order) {
 		err = -ENOMEM;
@@ -854,6 +891,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	if (err)
 		goto out;
 	n = o->top && o->top < rows.nr ? o->top : rows.nr;
+	err = result_table__reserve(t, n);
 	for (i = 0; i < n && !err; i++) {
 		struct mix_row *row = &rows.v[order[i].i];
 		struct result_cell *cell = result_table__add_row(t);
