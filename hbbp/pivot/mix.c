@@ -123,6 +123,7 @@ struct mix_ctx {
 	const struct perf_reader_stats *rs;	/* lost and throttled records */
 	char *buf;			/* reusable key buffer */
 	size_t len, alloc;
+	double ratio_ebs[HBBP_BATCHES], ratio_lbr[HBBP_BATCHES];	/* mix_table's */
 };
 
 static const char *dso_short(const struct mix_ctx *x, const struct bbmap_dso *dso)
@@ -416,7 +417,8 @@ struct mix_row {
 	double count_shown;		/* count as written (hbbp_round_count): the sort key, so
 					 * that the order does not depend on the sums' last bits */
 	double lbr_count_plain;		/* lbr_count with the plain weight (method.md §5) */
-	struct hbbp_bsum bs_ebs, bs_lbr;	/* count per batch, from EBS / LBR blocks */
+	struct hbbp_bsum bx;		/* the count's estimate in each batch (the batches'
+					 * counts times their role's ratio factor) */
 	uint64_t ebs_samples, lbr_streams;
 	size_t stamp;
 	unsigned sources;
@@ -656,8 +658,13 @@ static int mix_add(struct mix_ctx *x, struct mix_rows *rows, const struct hbbp_t
 	if (!row)
 		return err;
 	row->count += t->count;
-	hbbp_bsum__axpy(hbbp_block__uses_lbr(b) ? &row->bs_lbr : &row->bs_ebs, 1.0,
-			&t->count_bs);
+	{	/* hbbp_counts__batch_estimates, term by term */
+		const double *r = hbbp_block__uses_lbr(b) ? x->ratio_lbr : x->ratio_ebs;
+		unsigned int k;
+
+		for (k = 0; k < HBBP_BATCHES; k++)
+			row->bx.b[k] += t->count_bs.b[k] * r[k];
+	}
 	row->ebs_count += t->ebs_est;
 	row->lbr_count += t->lbr_est;
 	row->lbr_count_plain += b->kind == HBBP_BLK_CODE ? t->lbr_sum_plain : 0;
@@ -811,6 +818,10 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	int err = 0;
 
 	memset(&rows, 0, sizeof(rows));
+	for (i = 0; i < HBBP_BATCHES; i++) {	/* hbbp_counts__batch_estimates' factors */
+		x->ratio_ebs[i] = c->ratio ? c->ebs_ratio.b[i] : HBBP_BATCHES;
+		x->ratio_lbr[i] = c->ratio ? c->lbr_ratio.b[i] : HBBP_BATCHES;
+	}
 	hmap__init(&rows.idx, 2, sizeof(uint64_t));
 	mix_sig_words(o, rows.sig_keep, &rows.nr_keep);
 	hmap__init(&rows.sig, rows.nr_keep, sizeof(uint64_t));
@@ -896,7 +907,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		struct mix_row *row = &rows.v[order[i].i];
 		struct result_cell *cell = result_table__add_row(t);
 		const char *p = row->key;
-		double lo, hi, bx[HBBP_BATCHES];
+		double lo, hi;
 
 		if (!cell) {
 			err = -ENOMEM;
@@ -917,8 +928,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		}
 		free(row->key);		/* in the table now: the rows and the table peak together */
 		row->key = NULL;
-		hbbp_counts__batch_estimates(c, &row->bs_ebs, &row->bs_lbr, bx);
-		hbbp_interval__estimates(row->count, bx, HBBP_BATCHES, &lo, &hi);
+		hbbp_interval__estimates(row->count, row->bx.b, HBBP_BATCHES, &lo, &hi);
 		result_cell__real(&cell[j++], hbbp_round_count(row->count));
 		result_cell__real(&cell[j++], hbbp_round_count(lo));
 		result_cell__real(&cell[j++], hbbp_round_count(hi));
