@@ -18,6 +18,7 @@
 #include "hbbp/method/method.h"
 #include "util/hbbp_err.h"
 #include "util/grow.h"
+#include "util/radix.h"
 
 struct mod_cache_val {
 	struct bbmap_module *mod;
@@ -332,55 +333,78 @@ struct bias_mark {
 	bool biased, containing;	/* the block holding vaddr, else the one starting there */
 };
 
-static int mark_cmp(const void *pa, const void *pb)
+/* Items (dso, vaddr, value) sorted by dso then vaddr: two stable radix sorts, by vaddr then
+ * by the dso's rank (any fixed order of the dsos serves). 0 or -ENOMEM. */
+static int sort_by_place(struct radix_item *it, const uint64_t *dso, size_t n, struct hmap *rank)
 {
-	const struct bias_mark *a = pa, *b = pb;
+	size_t i;
+	int err = radix_sort(it, n);
 
-	if (a->dso != b->dso)
-		return a->dso < b->dso ? -1 : 1;
-	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
-}
+	for (i = 0; i < n && !err; i++) {
+		uint64_t *r = hmap__find(rank, &dso[it[i].val]);
 
-static int block_cmp_addr(const void *pa, const void *pb, void *arg)
-{
-	const struct hbbp_block *bl = arg, *a = &bl[*(const size_t *)pa], *b = &bl[*(const size_t *)pb];
-
-	if (a->dso != b->dso)
-		return (uintptr_t)a->dso < (uintptr_t)b->dso ? -1 : 1;
-	return a->start < b->start ? -1 : a->start > b->start;
+		it[i].key = r ? *r : 0;
+	}
+	return err ? err : radix_sort(it, n);
 }
 
 /* The marks applied to the code blocks with counts, both sorted by address: the block of a
  * mark is the counts' block holding it (the code's block, which bounds it), when the code's
  * block holds it as an instruction start (a source inside a block is checked with span). */
-static int apply_marks(struct counts_ctx *x, struct bias_mark *mk, size_t nm)
+static int apply_marks(struct counts_ctx *x, const struct bias_mark *mk, size_t nm)
 {
 	struct hbbp_counts *c = x->c;
-	size_t *order = malloc((c->nr_blocks + 1) * sizeof(*order)), nb = 0, i, j = 0;
+	struct radix_item *bk = malloc((c->nr_blocks + 1) * sizeof(*bk));
+	struct radix_item *mi = malloc((nm + 1) * sizeof(*mi));
+	uint64_t *bdso = malloc((c->nr_blocks + 1) * sizeof(*bdso));
+	uint64_t *mdso = malloc((nm + 1) * sizeof(*mdso));
 	uint64_t checked_dso = 0, checked_vaddr = 0;
 	bool checked_ok = false;
+	size_t nb = 0, i, j = 0;
+	struct hmap rank;
+	int err = 0;
 
-	if (!order)
-		return -ENOMEM;
-	for (i = 0; i < c->nr_blocks; i++)
-		if (c->blocks[i].kind == HBBP_BLK_CODE)
-			order[nb++] = i;
-	qsort_r(order, nb, sizeof(*order), block_cmp_addr, c->blocks);
-	qsort(mk, nm, sizeof(*mk), mark_cmp);
+	hmap__init(&rank, 1, sizeof(uint64_t));
+	if (!bk || !mi || !bdso || !mdso) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < c->nr_blocks; i++) {
+		if (c->blocks[i].kind != HBBP_BLK_CODE)
+			continue;
+		bdso[i] = (uintptr_t)c->blocks[i].dso;
+		bk[nb++] = (struct radix_item){ c->blocks[i].start, i };
+	}
 	for (i = 0; i < nm; i++) {
-		const struct bias_mark *m = &mk[i];
+		mdso[i] = mk[i].dso;
+		mi[i] = (struct radix_item){ mk[i].vaddr, i };
+	}
+	for (i = 0; i < nb + nm && !err; i++) {	/* every dso a rank */
+		uint64_t d = i < nb ? bdso[bk[i].val] : mdso[i - nb];
+		int ins;
+		uint64_t *r = hmap__get(&rank, &d, &ins);
+
+		if (!r)
+			err = -ENOMEM;
+		else if (ins)
+			*r = rank.nr - 1;
+	}
+	if (!err)
+		err = sort_by_place(bk, bdso, nb, &rank);
+	if (!err)
+		err = sort_by_place(mi, mdso, nm, &rank);
+	for (i = 0; i < nm && !err; i++) {
+		const struct bias_mark *m = &mk[mi[i].val];
 		struct hbbp_block *b;
 
-		/* the last block at or before the mark */
-		while (j < nb && ((uintptr_t)c->blocks[order[j]].dso < m->dso ||
-				  ((uintptr_t)c->blocks[order[j]].dso == m->dso &&
-				   c->blocks[order[j]].start <= m->vaddr)))
+		/* the last block at or before the mark: of its dso (rank), at or before vaddr */
+		while (j < nb && (bk[j].key < mi[i].key ||
+				  (bk[j].key == mi[i].key && c->blocks[bk[j].val].start <= m->vaddr)))
 			j++;
-		if (!j)
+		if (!j || bk[j - 1].key != mi[i].key)
 			continue;
-		b = &c->blocks[order[j - 1]];
-		if ((uintptr_t)b->dso != m->dso || m->vaddr >= b->end ||
-		    (!m->containing && b->start != m->vaddr))
+		b = &c->blocks[bk[j - 1].val];
+		if (m->vaddr >= b->end || (!m->containing && b->start != m->vaddr))
 			continue;
 		if (b->start != m->vaddr) {	/* inside the block: an instruction start? */
 			const struct bbmap_block *blk;
@@ -398,8 +422,13 @@ static int apply_marks(struct counts_ctx *x, struct bias_mark *mk, size_t nm)
 		if (m->biased)
 			b->biased = true;
 	}
-	free(order);
-	return 0;
+out:
+	free(bk);
+	free(mi);
+	free(bdso);
+	free(mdso);
+	hmap__exit(&rank);
+	return err;
 }
 
 /* Bias (method.md §5): per branch source, slot shares against the chance share. */
@@ -525,19 +554,6 @@ void hbbp_block__choose(struct hbbp_block *b, enum hbbp_method method, unsigned 
  * (key word dso_word) replaced by the dso's rank by name, so sums of doubles are added in the
  * same order on every run (hash order depends on pointer values). The keys are copied, ranks
  * in place, into records sorted as they are: the comparison reads no map. */
-/* A record of the sort: the key words that differ between keys (dso ranks in place), then
- * the slot; rec_cmp's arg is the number of key words. */
-static int rec_cmp(const void *pa, const void *pb, void *arg)
-{
-	const uint64_t *a = pa, *b = pb;
-	size_t i, n = *(const size_t *)arg;
-
-	for (i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return a[i] < b[i] ? -1 : 1;
-	return 0;
-}
-
 static int dso_name_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct hbbp_code_ops *ops = arg;
@@ -553,7 +569,7 @@ static int dso_name_cmp(const void *pa, const void *pb, void *arg)
 /* Returns the used slot indices of h in key order (*nr of them); NULL when out of memory.
  * The keys are copied into records of the words that differ between them (a thread word
  * when the sums are not per thread, an event word with one event, do not), with the dso
- * word replaced by the dso's rank by name, and the records sorted as they are. */
+ * word replaced by the dso's rank by name, and the records radix-sorted. */
 static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct hbbp_code_ops *ops,
 			    size_t *nr)
 {
@@ -590,21 +606,18 @@ static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct 
 	for (j = 0; j < kw; j++)
 		if (differs[j])
 			keep[nk++] = j;
-	recs = malloc((n + 1) * (nk + 1) * sizeof(*recs));
+	recs = malloc((n * nk + 1) * sizeof(*recs));
 	if (!recs)
 		goto fail;
-	for (i = 0, r = recs; i < n; i++, r += nk + 1) {
+	for (i = 0, r = recs; i < n; i++, r += nk) {
 		const uint64_t *key = hmap__key_at(h, i);
 
 		for (j = 0; j < nk; j++)
 			r[j] = keep[j] == dso_word ? *(const uint64_t *)hmap__find(&rank, &key[dso_word]) :
 				key[keep[j]];
-		r[nk] = i;
 	}
-	if (n)
-		qsort_r(recs, n, (nk + 1) * sizeof(*recs), rec_cmp, &nk);
-	for (i = 0; i < n; i++)
-		idx[i] = (size_t)recs[i * (nk + 1) + nk];
+	if (radix_sort_words(recs, nk, nk, n, idx))
+		goto fail;
 	*nr = n;
 	goto out;
 fail:
