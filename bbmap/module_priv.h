@@ -101,6 +101,7 @@ struct bbmap_module {
 	bool cs_open, cs_thumb_open;
 	cs_insn *csi, *csi_thumb;
 	ZydisDecoder zy_dec;		/* x86: one decoder for the module's mode */
+	bool zy_only;			/* the outline without x86_fast.c (its test) */
 	bool zy_open;
 
 	void *demangler;		/* dlopen handle of libstdc++, or NULL */

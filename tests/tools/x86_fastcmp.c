@@ -1,0 +1,112 @@
+/* Test tool: bbmap/x86_fast.c against Zydis's outline (bbmap/disasm_zydis.c), instruction by
+ * instruction, at every byte offset of the given files' bytes (code, data, anything: every
+ * offset starts a different byte sequence) and of as many random bytes. Wherever the fast
+ * outline decides an instruction, Zydis must decode it too, to the same length, the same
+ * control-transfer flags and, for a direct branch, the same target.
+ * Prints "decided D of N offsets (P%), W wrong" and the first wrong ones; exit 0 when none
+ * is wrong, 1 when one is, 2 on a bad argument.
+ * Usage: x86_fastcmp [-r RANDOM_BYTES] [FILE...]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bbmap/module_priv.h"
+#include "bbmap/x86_fast.h"
+
+static struct bbmap_module zm;	/* a module of nothing but Zydis's state */
+static unsigned long decided, total, wrong;
+
+static void check(const uint8_t *code, size_t left, uint64_t addr)
+{
+	struct mod_region r = { .start = addr, .end = addr + (left < 15 ? left : 15) };
+	uint16_t fl;
+	uint64_t tg = 0;
+	unsigned n = x86_fast__outline(code, left, addr, &fl, &tg);
+	const struct bbmap_insn *z;
+
+	total++;
+	if (!n)
+		return;
+	decided++;
+	if (mod_disasm__grow(&zm, 32) || mod_zydis__outline(&zm, &r, code) || !r.nr_insns) {
+		wrong++;
+		return;
+	}
+	z = &zm.scr_insns[0];
+	if ((z->flags & BBMAP_INSN_BAD) || z->len != n ||
+	    (z->flags & BBMAP_INSN_TRANSFER_MASK) != fl ||
+	    ((fl & BBMAP_INSN_HAS_TARGET) && z->target != tg)) {
+		if (wrong++ < 10) {
+			unsigned k;
+
+			printf("  at %llx:", (unsigned long long)addr);
+			for (k = 0; k < 15 && k < left; k++)
+				printf(" %02x", code[k]);
+			printf(": fast len %u flags %x target %llx, zydis len %u flags %x target %llx\n",
+			       n, fl, (unsigned long long)tg, z->len, z->flags,
+			       (unsigned long long)z->target);
+		}
+	}
+}
+
+static void check_bytes(const uint8_t *p, size_t n, uint64_t base)
+{
+	size_t off;
+
+	for (off = 0; off < n; off++)
+		check(p + off, n - off, base + off);
+}
+
+int main(int argc, char **argv)
+{
+	size_t nrand = 0;
+	int a;
+
+	zm.arch = BBMAP_ARCH_X86_64;
+	zm.zy_only = true;
+	if (mod_zydis__open(&zm))
+		return 2;
+	for (a = 1; a < argc; a++) {
+		FILE *f;
+		uint8_t *buf;
+		long len;
+
+		if (!strcmp(argv[a], "-r") && a + 1 < argc) {
+			nrand = strtoul(argv[++a], NULL, 0);
+			continue;
+		}
+		f = fopen(argv[a], "rb");
+		if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+			fprintf(stderr, "x86_fastcmp: cannot read %s\n", argv[a]);
+			return 2;
+		}
+		buf = malloc((size_t)len + 1);
+		if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len)
+			return 2;
+		fclose(f);
+		check_bytes(buf, (size_t)len, 0x400000);
+		free(buf);
+	}
+	if (nrand) {
+		uint8_t *buf = malloc(nrand);
+		uint64_t s = 0x2545f4914f6cdd1dull;
+		size_t i;
+
+		if (!buf)
+			return 2;
+		for (i = 0; i < nrand; i++) {
+			s ^= s << 13;
+			s ^= s >> 7;
+			s ^= s << 17;
+			/* bytes biased to the opcodes and prefixes the fast outline knows */
+			buf[i] = (uint8_t)(i % 3 ? s : (s >> 8) % 4 == 0 ? 0x66 : (s >> 8) % 4 == 1 ?
+					   0x48 | (s >> 16 & 7) : (s >> 8) % 4 == 2 ? 0x0f : s >> 24);
+		}
+		check_bytes(buf, nrand, 0x7f0000000000ull);
+		free(buf);
+	}
+	printf("decided %lu of %lu offsets (%.1f%%), %lu wrong\n", decided, total,
+	       total ? 100.0 * decided / total : 0, wrong);
+	return wrong ? 1 : 0;
+}
