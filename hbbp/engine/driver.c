@@ -135,32 +135,42 @@ static int driver_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 	return sl->rc;
 }
 
-/* hbbp_accum__lbr_resolve through the caches, the range slot tried first here. */
+/* hbbp_accum__lbr_resolve and hbbp_lbr_entry_flags in one pass, through the caches: the
+ * range of the address before tried first, then the range slot of the address, here. */
 static void driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
-			   const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *locs)
+			   const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *locs,
+			   uint8_t *flags)
 {
+	const struct hbbp_range_slot *last = NULL;
 	uint64_t k;
 
 	if (!d->lgen)
 		d->lgen = 1;
 	for (k = 0; k < 2 * n; k++) {
 		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
-		const struct hbbp_range_slot *r = range_slot(d, pid, addr);
+		const struct hbbp_range_slot *r;
 		struct hbbp_end *l = &locs[k];
 		struct bbmap_loc loc;
 		int cm;
 
+		if (!(k & 1))
+			flags[k / 2] = (uint8_t)((hbbp_branch__spec_wrong(&e[k / 2]) ?
+						   HBBP_ENTRY_WRONG : 0) |
+						  (k && e[k / 2].to > e[k / 2 - 1].from ?
+						   HBBP_ENTRY_BACK : 0));
 		if (!addr) {
 			l->dso = NULL;
 			l->vaddr = 0;
 			continue;
 		}
 		cm = hbbp_branch_cpumode(cpumode, addr);
-		if (range_has(d, r, pid, cm, addr)) {
-			d->nr_lookups++;
-			d->nr_lookup_hits++;
-			l->dso = r->loc.dso;
-			l->vaddr = addr + r->delta;
+		if (!last || !range_has(d, last, pid, cm, addr)) {
+			r = range_slot(d, pid, addr);
+			last = range_has(d, r, pid, cm, addr) ? r : NULL;
+		}
+		if (last) {
+			l->dso = last->loc.dso;
+			l->vaddr = addr + last->delta;
 			continue;
 		}
 		if (driver_lookup(d, pid, cm, addr, &loc))
@@ -204,8 +214,7 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 	slot = hbbp_stack_worker__reserve(&d->worker, n, &flags, &locs);
 	if (!slot)
 		return d->worker.err ? d->worker.err : -ENOMEM;
-	hbbp_lbr_entry_flags(e, n, flags);
-	driver_resolve(d, pid, cpumode, e, n, locs);
+	driver_resolve(d, pid, cpumode, e, n, locs, flags);
 	return hbbp_stack_worker__commit(&d->worker, slot, pid, tid, evidx, n, period,
 					 period_plain, cnt, bs);
 }
