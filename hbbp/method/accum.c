@@ -401,6 +401,7 @@ static int accum_branches(struct hbbp_accum *a, const uint8_t *flags,
 			  const struct hbbp_end *locs, uint64_t n, uint64_t cnt,
 			  const uint64_t *hash)
 {
+	double share = (double)cnt / (double)n;	/* each slot's chance share, once */
 	uint64_t k;
 
 	for (k = 0; k < n; k++) {
@@ -419,7 +420,7 @@ static int accum_branches(struct hbbp_accum *a, const uint8_t *flags,
 		if (!lf->dso)
 			continue;
 		b->all += cnt;
-		b->expected += (double)cnt / (double)n;
+		b->expected += share;
 		if (k == n - 1)
 			b->oldest += cnt;
 		if (k == 0)
