@@ -494,6 +494,7 @@ int mod_region__split(struct bbmap_module *m, struct mod_region *r, uint64_t vad
 	memmove(&r->blocks[bi + 2], &r->blocks[bi + 1],
 		(r->nr_blocks - (size_t)bi - 1) * sizeof(*r->blocks));
 	r->nr_blocks++;
+	m->layout_gen++;
 	b = &r->blocks[bi];
 	first = r->offs ? (uint32_t)insn_index(r, b->start) : (uint32_t)(b->insns - r->insns);
 	b[1] = *b;
@@ -766,6 +767,7 @@ int mod_region__insert(struct bbmap_module *m, struct mod_region *r)
 	m->regions[ri] = r;
 	m->nr_regions++;
 	m->stats.nr_regions++;
+	m->layout_gen++;
 	return 0;
 }
 
@@ -778,6 +780,7 @@ void mod_region__remove(struct bbmap_module *m, struct mod_region *r)
 			(m->nr_regions - ri) * sizeof(*m->regions));
 		m->nr_regions--;
 		m->stats.nr_regions--;
+		m->layout_gen++;
 	}
 }
 
@@ -837,14 +840,34 @@ static int region_for(struct bbmap_module *m, uint64_t vaddr, struct mod_region 
 static int locate_ii(struct bbmap_module *m, uint64_t vaddr, struct mod_region **r, long *bi,
 		     long *ii, bool want_ii)
 {
-	int err = region_for(m, vaddr, r);
+	int err;
 
 	*bi = *ii = -1;
-	if (err)
-		return err;
-	*bi = block_index(*r, vaddr);
-	if (*bi < 0)
-		return -HBBP_ENOTFOUND;
+	if (m->hint_gen == m->layout_gen && m->hint_r && vaddr >= m->hint_r->start &&
+	    vaddr < m->hint_r->end && vaddr >= m->hint_r->blocks[m->hint_bi].start) {
+		/* after the block found last, in its region: a few blocks on, most often */
+		size_t k = m->hint_bi, steps;
+		const struct mod_region *hr = m->hint_r;
+
+		for (steps = 0; steps < 8 && k + 1 < hr->nr_blocks &&
+				hr->blocks[k + 1].start <= vaddr; steps++)
+			k++;
+		if (steps < 8) {
+			*r = m->hint_r;
+			*bi = vaddr < hr->blocks[k].end ? (long)k : -1;
+		}
+	}
+	if (*bi < 0) {
+		err = region_for(m, vaddr, r);
+		if (err)
+			return err;
+		*bi = block_index(*r, vaddr);
+		if (*bi < 0)
+			return -HBBP_ENOTFOUND;
+	}
+	m->hint_r = *r;
+	m->hint_bi = (size_t)*bi;
+	m->hint_gen = m->layout_gen;
 	if ((*r)->blocks[*bi].start == vaddr && !want_ii)
 		return 0;	/* a block's start is an instruction's */
 	*ii = insn_index(*r, vaddr);
@@ -1005,4 +1028,5 @@ void bbmap_module__forget_code(struct bbmap_module *m)
 		mod_region__free(m->regions[i]);
 	m->regions[0] = m->regions[m->nr_regions - 1];
 	m->nr_regions = 1;
+	m->layout_gen++;
 }

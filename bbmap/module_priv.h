@@ -96,6 +96,11 @@ struct bbmap_module {
 
 	struct mod_region **regions;	/* sorted by start, disjoint */
 	size_t nr_regions, alloc_regions;
+	/* the region and block found last (locate): lookups of nearby addresses start there;
+	 * valid while layout_gen, which counts the changes of regions and blocks, is hint_gen */
+	struct mod_region *hint_r;
+	size_t hint_bi;
+	uint64_t layout_gen, hint_gen;
 
 	csh cs, cs_thumb;		/* Arm */
 	bool cs_open, cs_thumb_open;
