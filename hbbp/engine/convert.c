@@ -375,8 +375,9 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		goto out;
 	run->drv_ok = true;
 	run->drv.acc.per_thread = run_wants_threads(o);
-	/* HBBP_STACK_CACHE=on|off forces the stack cache (comparisons; default auto) */
+	/* HBBP_STACK_CACHE=on|off forces the stack caches (comparisons; default auto) */
 	hbbp_stack_stats__init(&run->drv.sstats, hbbp_stack_stats__policy_env());
+	hbbp_stack_stats__init(&run->drv.rsstats, run->drv.sstats.policy);
 	err = convert__lbr_weighting(run, o, &ro);
 	if (err)
 		goto out;

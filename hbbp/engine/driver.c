@@ -14,9 +14,61 @@
 #include <time.h>
 
 #include "hbbp/engine/driver.h"
+#include "util/grow.h"
 #include "util/hbbp_err.h"
 
 static int driver_merge_bundle(struct hbbp_driver *d);
+static int driver_flush_resolved(struct hbbp_driver *d);
+
+/* ---- the keys of resolved stacks (struct hbbp_driver.rstacks) ---- */
+
+#define RKEY_ID_BITS	13		/* dso ids in a key; past them a stack is not cached */
+#define RKEY_NO_ID	UINT32_MAX
+#define RKEY_LOW48	0xffffffffffffULL
+
+/* The id (1 ..) of dso in the keys, made on first use; 0 for no dso; RKEY_NO_ID when the
+ * ids ran out (or out of memory: the stack is then summed uncached). */
+static uint32_t dso_id(struct hbbp_driver *d, struct bbmap_dso *dso)
+{
+	uint64_t key = (uintptr_t)dso, *v;
+	int ins;
+
+	if (!dso)
+		return 0;
+	v = hmap__get(&d->dso_ids, &key, &ins);
+	if (!v)
+		return RKEY_NO_ID;
+	if (ins) {
+		if (d->nr_ids + 1 >= (1u << RKEY_ID_BITS) ||
+		    grow_one((void **)&d->id_dso, &d->alloc_ids, sizeof(*d->id_dso), d->nr_ids)) {
+			*v = RKEY_NO_ID;
+		} else {
+			d->id_dso[d->nr_ids++] = dso;
+			*v = d->nr_ids;
+		}
+	}
+	return (uint32_t)*v;
+}
+
+/* An end (its dso's id, vaddr) and flags fl packed in a word: fl, id, whether vaddr's top 16
+ * bits are ones (else zeros), its low 48 bits. false when it does not fit. */
+static inline bool rkey_pack(uint32_t id, uint64_t vaddr, unsigned int fl, uint64_t *w)
+{
+	uint64_t hi = vaddr >> 48;
+
+	if (id >= (1u << RKEY_ID_BITS) || (hi && hi != 0xffff))
+		return false;
+	*w = (uint64_t)fl << 62 | (uint64_t)id << 49 | (uint64_t)!!hi << 48 | (vaddr & RKEY_LOW48);
+	return true;
+}
+
+static inline void rkey_unpack(const struct hbbp_driver *d, uint64_t w, struct hbbp_end *l)
+{
+	uint32_t id = (uint32_t)(w >> 49) & ((1u << RKEY_ID_BITS) - 1);
+
+	l->dso = id ? d->id_dso[id - 1] : NULL;
+	l->vaddr = (w & RKEY_LOW48) | (w >> 48 & 1 ? ~RKEY_LOW48 : 0);
+}
 
 int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
 		      const struct perf_event_info *const *events,
@@ -30,6 +82,9 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
 		return err;
 	hbbp_stack_cache__init(&d->stacks);
 	hbbp_stack_stats__init(&d->sstats, HBBP_STACKS_AUTO);
+	hbbp_stack_cache__init(&d->rstacks);
+	hbbp_stack_stats__init(&d->rsstats, HBBP_STACKS_AUTO);
+	hmap__init(&d->dso_ids, 1, sizeof(uint64_t));
 	return 0;
 }
 
@@ -40,6 +95,9 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	hbbp_stack_worker__stop(&d->worker);
 	hbbp_accum__exit(&d->acc);
 	hbbp_stack_cache__exit(&d->stacks);
+	hbbp_stack_cache__exit(&d->rstacks);
+	hmap__exit(&d->dso_ids);
+	free(d->id_dso);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -48,6 +106,7 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	int err = d->bundle && !d->bundle_merged ? driver_merge_bundle(d) : 0;
 
 	err = err ? err : hbbp_driver__flush(d);
+	err = err ? err : driver_flush_resolved(d);
 	err = err ? err : hbbp_sum_queue__drain(&d->ebsq, &d->acc.ebs);
 	{
 		bool had = d->worker.started;
@@ -66,6 +125,8 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	}
 	d->sstats.inserts += d->stacks.nr_inserts - d->merge_inserts;
 	hbbp_stack_cache__exit(&d->stacks);	/* flushed: its memory is of no more use */
+	d->rsstats.inserts += d->rstacks.nr_inserts;
+	hbbp_stack_cache__exit(&d->rstacks);
 	if (err && !d->flush_err)
 		d->flush_err = err;
 	hbbp_accum__scale(&d->acc);
@@ -130,18 +191,22 @@ static int driver_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 		rs->gen = d->lgen;
 		rs->pid = pid;
 		rs->cpumode = cpumode;
+		rs->dso_id = dso_id(d, loc->dso);
 		rs->loc = *loc;
 	}
 	return sl->rc;
 }
 
 /* hbbp_accum__lbr_resolve and hbbp_lbr_entry_flags in one pass, through the caches: the
- * range of the address before tried first, then the range slot of the address, here. */
-static void driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
+ * range of the address before tried first, then the range slot of the address, here. With
+ * pk, also each end packed in its key word (struct hbbp_driver.rstacks): false when one did
+ * not fit. */
+static bool driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 			   const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *locs,
-			   uint8_t *flags)
+			   uint8_t *flags, uint64_t *pk)
 {
 	const struct hbbp_range_slot *last = NULL;
+	bool packed = true;
 	uint64_t k;
 
 	if (!d->lgen)
@@ -151,6 +216,7 @@ static void driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 		const struct hbbp_range_slot *r;
 		struct hbbp_end *l = &locs[k];
 		struct bbmap_loc loc;
+		uint32_t id;
 		int cm;
 
 		if (!(k & 1))
@@ -161,23 +227,30 @@ static void driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 		if (!addr) {
 			l->dso = NULL;
 			l->vaddr = 0;
-			continue;
+			id = 0;
+		} else {
+			cm = hbbp_branch_cpumode(cpumode, addr);
+			if (!last || !range_has(d, last, pid, cm, addr)) {
+				r = range_slot(d, pid, addr);
+				last = range_has(d, r, pid, cm, addr) ? r : NULL;
+			}
+			if (last) {
+				l->dso = last->loc.dso;
+				l->vaddr = addr + last->delta;
+				id = last->dso_id;
+			} else {
+				if (driver_lookup(d, pid, cm, addr, &loc))
+					loc.dso = NULL;
+				l->dso = loc.dso;
+				l->vaddr = loc.dso ? loc.vaddr : 0;
+				id = pk ? dso_id(d, loc.dso) : 0;
+			}
 		}
-		cm = hbbp_branch_cpumode(cpumode, addr);
-		if (!last || !range_has(d, last, pid, cm, addr)) {
-			r = range_slot(d, pid, addr);
-			last = range_has(d, r, pid, cm, addr) ? r : NULL;
-		}
-		if (last) {
-			l->dso = last->loc.dso;
-			l->vaddr = addr + last->delta;
-			continue;
-		}
-		if (driver_lookup(d, pid, cm, addr, &loc))
-			loc.dso = NULL;
-		l->dso = loc.dso;
-		l->vaddr = loc.vaddr;
+		if (pk && packed)
+			packed = rkey_pack(id, l->dso ? l->vaddr : 0, k & 1 ? 0 : flags[k / 2],
+					   &pk[k]);
 	}
+	return pk && packed;
 }
 
 /* n EBS samples of thread pid/tid at ip, their periods summing to period (method.md §4): per
@@ -197,26 +270,113 @@ static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int
 	return hbbp_sum_queue__add(&d->ebsq, &d->acc.ebs, key, period, n, batch);
 }
 
-/* cnt stacks e[0..n), their weights summing to period (periods: period_plain) */
+/* A resolved stack (ends locs, flags) to the accumulators: to the worker, or summed here. */
+static int driver_emit(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int evidx,
+		       const uint8_t *flags, uint64_t n, const struct hbbp_end *locs,
+		       double period, double period_plain, uint64_t cnt,
+		       const struct hbbp_bsum *bs)
+{
+	struct hbbp_end *wl;
+	uint8_t *wf;
+	void *slot;
+
+	if (!d->worker.started)
+		return hbbp_accum__lbr_sum(&d->acc, pid, tid, evidx, flags, n, locs, period,
+					   period_plain, cnt, bs);
+	slot = hbbp_stack_worker__reserve(&d->worker, n, &wf, &wl);
+	if (!slot)
+		return d->worker.err ? d->worker.err : -ENOMEM;
+	memcpy(wl, locs, 2 * (size_t)n * sizeof(*locs));
+	memcpy(wf, flags, (size_t)n);
+	return hbbp_stack_worker__commit(&d->worker, slot, pid, tid, evidx, n, period,
+					 period_plain, cnt, bs);
+}
+
+/* The resolved stacks summed so far, to the accumulators in insertion order. */
+static int driver_flush_resolved(struct hbbp_driver *d)
+{
+	struct hbbp_end locs[2 * HBBP_STACK_CACHE_DEPTH];
+	uint8_t flags[HBBP_STACK_CACHE_DEPTH];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < d->rstacks.nr && !err; i++) {
+		const uint64_t *key = hbbp_stack_cache__key(&d->rstacks, i);
+		const struct hbbp_stack_val *v = &d->rstacks.vals[i];
+		uint64_t n = key[1] >> 32, k;
+
+		for (k = 0; k < 2 * n; k++) {
+			rkey_unpack(d, key[2 + k], &locs[k]);
+			if (!(k & 1))
+				flags[k / 2] = (uint8_t)(key[2 + k] >> 62);
+		}
+		err = driver_emit(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
+				  (int)(key[1] & 0xffff), flags, n, locs, v->period, v->period_plain,
+				  v->n, &v->bs);
+	}
+	hbbp_stack_cache__clear(&d->rstacks);
+	return err;
+}
+
+/* cnt stacks e[0..n), their weights summing to period (periods: period_plain): resolved,
+ * then summed with the identical resolved stacks (struct hbbp_driver.rstacks) where that
+ * pays, else at once */
 static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode,
 			    int evidx, const struct perf_branch_entry *e, uint64_t n,
 			    double period, double period_plain, uint64_t cnt,
 			    const struct hbbp_bsum *bs)
 {
-	struct hbbp_end *locs;
-	uint8_t *flags;
-	void *slot;
+	struct hbbp_end locs[2 * HBBP_STACK_CACHE_DEPTH];
+	uint8_t flags[HBBP_STACK_CACHE_DEPTH];
+	uint64_t key[HBBP_STACK_KEY_WORDS], h;
+	struct hbbp_stack_val *v;
 
-	if (!d->worker.started)
-		return hbbp_accum__lbr_stack_w(&d->acc, driver_lookup, d, pid, tid, cpumode, evidx,
-					       e, n, period, period_plain, cnt, bs);
-	/* resolved here, summed by the worker */
-	slot = hbbp_stack_worker__reserve(&d->worker, n, &flags, &locs);
-	if (!slot)
-		return d->worker.err ? d->worker.err : -ENOMEM;
-	driver_resolve(d, pid, cpumode, e, n, locs, flags);
-	return hbbp_stack_worker__commit(&d->worker, slot, pid, tid, evidx, n, period,
-					 period_plain, cnt, bs);
+	if (n > HBBP_STACK_CACHE_DEPTH || evidx < 0 || evidx > 0xffff) {
+		if (!d->worker.started)
+			return hbbp_accum__lbr_stack_w(&d->acc, driver_lookup, d, pid, tid,
+						       cpumode, evidx, e, n, period,
+						       period_plain, cnt, bs);
+		{
+			struct hbbp_end *wl;
+			uint8_t *wf;
+			void *slot = hbbp_stack_worker__reserve(&d->worker, n, &wf, &wl);
+
+			if (!slot)
+				return d->worker.err ? d->worker.err : -ENOMEM;
+			driver_resolve(d, pid, cpumode, e, n, wl, wf, NULL);
+			return hbbp_stack_worker__commit(&d->worker, slot, pid, tid, evidx, n,
+							 period, period_plain, cnt, bs);
+		}
+	}
+	if (!driver_resolve(d, pid, cpumode, e, n, locs, flags,
+			    d->rsstats.policy == HBBP_STACKS_NEVER ? NULL : key + 2)) {
+		d->rsstats.stacks++;
+		d->rsstats.direct++;
+		return driver_emit(d, pid, tid, evidx, flags, n, locs, period, period_plain, cnt,
+				   bs);
+	}
+	key[0] = d->acc.per_thread ? (uint64_t)pid << 32 | tid : 0;
+	key[1] = (uint64_t)evidx | n << 32;
+	h = hbbp_stack_cache__hash(key);
+	hbbp_stack_stats__note(&d->rsstats, h);
+	if (!hbbp_stack_stats__use_cache(&d->rsstats, d->rstacks.nr_inserts))
+		return driver_emit(d, pid, tid, evidx, flags, n, locs, period, period_plain, cnt,
+				   bs);
+	v = hbbp_stack_cache__get(&d->rstacks, key, h);
+	if (!v && d->rstacks.nr >= HBBP_STACK_CACHE_MAX) {
+		int err = driver_flush_resolved(d);
+
+		if (err)
+			return err;
+		v = hbbp_stack_cache__get(&d->rstacks, key, h);
+	}
+	if (!v)
+		return -ENOMEM;
+	v->period += period;
+	v->period_plain += period_plain;
+	v->n += cnt;
+	hbbp_bsum__axpy(&v->bs, 1.0, bs);
+	return 0;
 }
 
 int hbbp_driver__start_worker(struct hbbp_driver *d)

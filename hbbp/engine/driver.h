@@ -39,6 +39,7 @@ struct hbbp_range_slot {
 	uint64_t delta;
 	uint32_t gen, pid;
 	int32_t cpumode;
+	uint32_t dso_id;		/* loc.dso's in the resolved stack keys */
 	struct bbmap_loc loc;		/* dso and map bounds (vaddr unused) */
 };
 
@@ -49,7 +50,8 @@ struct hbbp_driver {
 	struct hbbp_range_slot rcache[HBBP_RANGE_CACHE];
 	struct hbbp_lookup_slot lcache[HBBP_LOOKUP_CACHE];
 	uint32_t lgen;			/* current generation (0 never valid) */
-	uint64_t nr_lookups, nr_lookup_hits;
+	uint64_t nr_lookups, nr_lookup_hits;	/* of driver_lookup (the ends of a stack found
+						 * in the range of the end before: not counted) */
 	struct hbbp_sum_queue ebsq;	/* sums on their way into acc.ebs (complete after finish) */
 	/* Identical LBR stacks are summed before their entries are resolved: (pid<<32|tid,
 	 * evidx | cpumode << 16 | n << 32, from/to of each of up to HBBP_STACK_CACHE_DEPTH
@@ -59,6 +61,18 @@ struct hbbp_driver {
 	/* the stacks seen, distinct, cached or not; and whether caching pays (the policy is
 	 * AUTO unless the caller sets sstats.policy before the first record) */
 	struct hbbp_stack_stats sstats;
+	/* Identical resolved stacks summed before the accumulators sum them: stacks of one
+	 * thread (of any thread without per_thread) with the same ends (dso, vaddr), entry
+	 * flags and event: the stacks of several processes of one program, whatever their
+	 * addresses, and the same stacks flushed apart from the cache above. Key:
+	 * (pid<<32|tid or 0, evidx | n << 32, then each end packed in a word: its flags (the
+	 * from end's), dso id, vaddr). Flushed when full and at the end (its keys do not
+	 * depend on the address spaces); rsstats: its statistics and policy. */
+	struct hbbp_stack_cache rstacks;
+	struct hbbp_stack_stats rsstats;
+	struct hmap dso_ids;		/* dso -> its id (1 ..) in the keys of rstacks */
+	struct bbmap_dso **id_dso;	/* id - 1 -> dso */
+	size_t nr_ids, alloc_ids;
 	uint64_t merge_inserts;		/* cache entries made merging the bundle (not counted) */
 	/* LBR stacks summed on a second thread (hbbp_driver__start_worker), or not started */
 	struct hbbp_stack_worker worker;

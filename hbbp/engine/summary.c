@@ -184,6 +184,12 @@ static void summary_stacks(const struct convert_run *run)
 			(double)n);
 	fprintf(stderr, "; streams %zu distinct%s\n", run->nr_streams,
 		run->drv.acc.per_thread ? " (per thread)" : "");
+	st = &run->drv.rsstats;
+	if (st->stacks)
+		fprintf(stderr, "  resolved stacks: %" PRIu64 ", %.1f%% summed with an identical one "
+			"first (%s)\n", st->stacks, st->cached ? 100.0 * (double)(st->cached -
+			st->inserts) / (double)st->stacks : 0.0, !st->direct ? "on" : !st->cached ?
+			"off" : "partly off");
 }
 
 void convert__summary(const struct convert_run *run, const struct convert_opts *o)

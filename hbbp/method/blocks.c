@@ -686,7 +686,7 @@ static void counts_ratio(struct hbbp_counts *c, const struct hbbp_accum *a)
 
 /* A thread block's estimates, count and interval from its sums and count_bs (its block's
  * choice applied). */
-/* A thread block's estimates and count from its sums (its interval: tblock_estimates). */
+/* A thread block's estimates and count from its sums (its interval: tblock_interval). */
 static void tblock_counts(const struct hbbp_counts *c, struct hbbp_tblock *t)
 {
 	const struct hbbp_block *b = &c->blocks[t->block];
@@ -700,15 +700,21 @@ static void tblock_counts(const struct hbbp_counts *c, struct hbbp_tblock *t)
 	t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
 }
 
-static void tblock_estimates(const struct hbbp_counts *c, struct hbbp_tblock *t)
+/* ... and its interval (method.md §10), from its count per batch */
+static void tblock_interval(const struct hbbp_counts *c, struct hbbp_tblock *t)
 {
 	bool use_lbr = hbbp_block__uses_lbr(&c->blocks[t->block]);
 	double bx[HBBP_BATCHES];
 
-	tblock_counts(c, t);
 	hbbp_counts__batch_estimates(c, use_lbr ? NULL : &t->count_bs, use_lbr ? &t->count_bs : NULL,
 				     bx);
 	hbbp_interval__estimates(t->count, bx, HBBP_BATCHES, &t->count_lo, &t->count_hi);
+}
+
+static void tblock_estimates(const struct hbbp_counts *c, struct hbbp_tblock *t)
+{
+	tblock_counts(c, t);
+	tblock_interval(c, t);
 }
 
 /* Block i as thread 0/0, with the sums of the block. */
@@ -725,17 +731,6 @@ static void tblock_of_block(const struct hbbp_counts *c, size_t i, struct hbbp_t
 	t->lbr_streams = b->lbr_streams;
 }
 
-const struct hbbp_tblock *hbbp_counts__tblock(const struct hbbp_counts *c, size_t i,
-					      struct hbbp_tblock *tmp)
-{
-	if (c->tblocks)
-		return &c->tblocks[i];
-	tblock_of_block(c, i, tmp);
-	tmp->count_bs = c->block_count_bs[i];
-	tblock_estimates(c, tmp);
-	return tmp;
-}
-
 const struct hbbp_tblock *hbbp_counts__tblock_sums(const struct hbbp_counts *c, size_t i,
 						   struct hbbp_tblock *tmp)
 {
@@ -744,6 +739,16 @@ const struct hbbp_tblock *hbbp_counts__tblock_sums(const struct hbbp_counts *c, 
 	tblock_of_block(c, i, tmp);
 	tmp->count_bs = c->block_count_bs[i];
 	tblock_counts(c, tmp);
+	return tmp;
+}
+
+const struct hbbp_tblock *hbbp_counts__tblock(const struct hbbp_counts *c, size_t i,
+					      struct hbbp_tblock *tmp)
+{
+	if (c->tblocks)
+		return &c->tblocks[i];
+	hbbp_counts__tblock_sums(c, i, tmp);
+	tblock_interval(c, tmp);
 	return tmp;
 }
 

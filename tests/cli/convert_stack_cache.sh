@@ -3,8 +3,10 @@
 # one pmusim recording: stacks that repeat (the recording tiled over 2 processes) and stacks
 # that do not (the same samples over 2000 processes: each process's stacks are its own;
 # 80 MiB: a few of the windows over which the cache measures its hit rate).
-# - the text output is the same byte for byte with the cache forced on, forced off and
-#   left to itself (HBBP_STACK_CACHE=on|off|auto);
+# - the text output is the same byte for byte with the caches forced on, forced off and
+#   left to themselves (HBBP_STACK_CACHE=on|off|auto);
+# - the stacks of the 2000 processes, identical once resolved, are summed together first,
+#   and the sums are those of the plain reference accumulation (tests/tools/refcmp);
 # - left to itself, the cache stays on where stacks repeat and turns off where they do not;
 # - the distinct stacks it estimates are within 5% of the exact count, computed from
 #   perf script's branch stacks (process, event, from/to pairs: the cache's key);
@@ -59,6 +61,18 @@ for f in repeat fresh; do
 	expect "convert_stack_cache: $f read in two parts: ${st:-?} stacks counted, the event's ${ev:-?}" \
 		'[ -n "$st" ] && [ "$st" = "$ev" ]'
 done
+# the 2000 processes' stacks, the same once resolved (one program), summed together first;
+# and the engine's sums so made are those of the plain reference accumulation
+res=$(grep '^  resolved stacks: ' "$TMP/fresh.auto.err")
+pct=$(echo "$res" | sed -n 's/.*, \([0-9.]*\)% summed.*/\1/p')
+expect "convert_stack_cache: fresh: identical resolved stacks summed first (${res#  })" \
+	'[ -n "$pct" ] && awk -v p="$pct" "BEGIN { exit !(p >= 50) }"'
+if [ -x "$BUILD/tools/refcmp" ]; then
+	out=$("$BUILD/tools/refcmp" -j 2 "$TMP/fresh.data" 2>"$TMP/rc.err"); st=$?
+	expect "convert_stack_cache: fresh: engine = reference (${out#*: })" '[ $st = 0 ]'
+else
+	skip "convert_stack_cache: refcmp not built"
+fi
 auto=$(stacks_line "$TMP/repeat.auto.err")
 expect "convert_stack_cache: stacks that repeat: the cache stays on ($auto)" \
 	'case $auto in *"hits (on);"*) true ;; *) false ;; esac'

@@ -27,6 +27,29 @@
 
 static int lines, block_extra;
 
+/* Hex addresses, one a line, from f: a malloc'd array of *n of them (NULL: out of memory). */
+static uint64_t *read_addrs(FILE *f, size_t *n)
+{
+	uint64_t *v = NULL, *nv;
+	size_t cap = 0;
+	char line[128];
+
+	*n = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return NULL;
+			}
+			v = nv;
+		}
+		v[(*n)++] = strtoull(line, NULL, 16);
+	}
+	return v ? v : calloc(1, sizeof(*v));
+}
+
 static void print_insn(const struct bbmap_insn *in)
 {
 	printf("I %" PRIx64 " %u %x %s %s %s %s %s %s %u %s%s", in->addr, in->len, in->flags,
@@ -116,20 +139,12 @@ int main(int argc, char **argv)
 	}
 	if (many_file) {
 		FILE *f = fopen(many_file, "r");
-		char line[64];
-		size_t cap = 0;
 
-		while (f && fgets(line, sizeof(line), f)) {
-			if (nmany == cap) {
-				cap = cap ? 2 * cap : 1024;
-				many = realloc(many, cap * sizeof(*many));
-				if (!many)
-					return 2;
-			}
-			many[nmany++] = strtoull(line, NULL, 16);
-		}
+		many = read_addrs(f, &nmany);
 		if (f)
 			fclose(f);
+		if (!many)
+			return 2;
 		if (jobs > 1)
 			err = bbmap_module__add_leaders(m, many, nmany, jobs);
 		else
@@ -147,19 +162,11 @@ int main(int argc, char **argv)
 			printf("O %" PRIx64 " %" PRIx64 "\n", offs[i], v);
 	}
 	if (query) {
-		char line[128];
-		uint64_t *qs = NULL;
-		size_t nq = 0, cq = 0, k;
+		size_t nq, k;
+		uint64_t *qs = read_addrs(stdin, &nq);
 
-		while (fgets(line, sizeof(line), stdin)) {
-			if (nq == cq) {
-				cq = cq ? 2 * cq : 1024;
-				qs = realloc(qs, cq * sizeof(*qs));
-				if (!qs)
-					return 2;
-			}
-			qs[nq++] = strtoull(line, NULL, 16);
-		}
+		if (!qs)
+			return 2;
 		if (fill && bbmap_module__fill_blocks(m, qs, nq, jobs))
 			printf("F out of memory\n");
 		for (k = 0; k < nq; k++) {
