@@ -19,10 +19,13 @@
 
 static int driver_merge_bundle(struct hbbp_driver *d);
 static int driver_flush_resolved(struct hbbp_driver *d);
+static int driver_sum_key(struct hbbp_driver *d, const uint64_t *key, double period,
+			  double period_plain, uint64_t cnt, const struct hbbp_bsum *bs);
 
 /* ---- the keys of resolved stacks (struct hbbp_driver.rstacks) ---- */
 
 #define RKEY_ID_BITS	13		/* dso ids in a key; past them a stack is not cached */
+#define RKEY_IDS	((1u << RKEY_ID_BITS) - 1)
 #define RKEY_NO_ID	UINT32_MAX
 #define RKEY_LOW48	0xffffffffffffULL
 
@@ -39,8 +42,11 @@ static uint32_t dso_id(struct hbbp_driver *d, struct bbmap_dso *dso)
 	if (!v)
 		return RKEY_NO_ID;
 	if (ins) {
-		if (d->nr_ids + 1 >= (1u << RKEY_ID_BITS) ||
-		    grow_one((void **)&d->id_dso, &d->alloc_ids, sizeof(*d->id_dso), d->nr_ids)) {
+		/* allocated once, never moved: the worker reads the ids of the stacks handed
+		 * over while the pass adds new ones */
+		if (!d->id_dso)
+			d->id_dso = calloc(RKEY_IDS, sizeof(*d->id_dso));
+		if (!d->id_dso || d->nr_ids >= RKEY_IDS) {
 			*v = RKEY_NO_ID;
 		} else {
 			d->id_dso[d->nr_ids++] = dso;
@@ -106,7 +112,6 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	int err = d->bundle && !d->bundle_merged ? driver_merge_bundle(d) : 0;
 
 	err = err ? err : hbbp_driver__flush(d);
-	err = err ? err : driver_flush_resolved(d);
 	err = err ? err : hbbp_sum_queue__drain(&d->ebsq, &d->acc.ebs);
 	{
 		bool had = d->worker.started;
@@ -123,9 +128,12 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 
 		err = err ? err : werr;
 	}
+	err = err ? err : driver_flush_resolved(d);	/* the worker is done with them */
 	d->sstats.inserts += d->stacks.nr_inserts - d->merge_inserts;
 	hbbp_stack_cache__exit(&d->stacks);	/* flushed: its memory is of no more use */
 	d->rsstats.inserts += d->rstacks.nr_inserts;
+	d->rsstats.stacks += d->rs_unkeyed;
+	d->rsstats.direct += d->rs_unkeyed;
 	hbbp_stack_cache__exit(&d->rstacks);
 	if (err && !d->flush_err)
 		d->flush_err = err;
@@ -199,58 +207,58 @@ static int driver_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 
 /* hbbp_accum__lbr_resolve and hbbp_lbr_entry_flags in one pass, through the caches: the
  * range of the address before tried first, then the range slot of the address, here. With
- * pk, also each end packed in its key word (struct hbbp_driver.rstacks): false when one did
- * not fit. */
+ * pk, each end is packed in its key word (struct hbbp_driver.rstacks) instead of written to
+ * locs: false when one does not fit (then ask again without pk). */
 static bool driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 			   const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *locs,
 			   uint8_t *flags, uint64_t *pk)
 {
 	const struct hbbp_range_slot *last = NULL;
-	bool packed = true;
 	uint64_t k;
 
 	if (!d->lgen)
 		d->lgen = 1;
 	for (k = 0; k < 2 * n; k++) {
-		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
-		const struct hbbp_range_slot *r;
-		struct hbbp_end *l = &locs[k];
-		struct bbmap_loc loc;
-		uint32_t id;
-		int cm;
+		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from, vaddr = 0;
+		struct bbmap_dso *dso = NULL;
+		uint32_t id = 0;
 
 		if (!(k & 1))
 			flags[k / 2] = (uint8_t)((hbbp_branch__spec_wrong(&e[k / 2]) ?
 						   HBBP_ENTRY_WRONG : 0) |
 						  (k && e[k / 2].to > e[k / 2 - 1].from ?
 						   HBBP_ENTRY_BACK : 0));
-		if (!addr) {
-			l->dso = NULL;
-			l->vaddr = 0;
-			id = 0;
-		} else {
-			cm = hbbp_branch_cpumode(cpumode, addr);
+		if (addr) {
+			int cm = hbbp_branch_cpumode(cpumode, addr);
+
 			if (!last || !range_has(d, last, pid, cm, addr)) {
-				r = range_slot(d, pid, addr);
+				const struct hbbp_range_slot *r = range_slot(d, pid, addr);
+
 				last = range_has(d, r, pid, cm, addr) ? r : NULL;
 			}
 			if (last) {
-				l->dso = last->loc.dso;
-				l->vaddr = addr + last->delta;
+				dso = last->loc.dso;
+				vaddr = addr + last->delta;
 				id = last->dso_id;
 			} else {
-				if (driver_lookup(d, pid, cm, addr, &loc))
-					loc.dso = NULL;
-				l->dso = loc.dso;
-				l->vaddr = loc.dso ? loc.vaddr : 0;
-				id = pk ? dso_id(d, loc.dso) : 0;
+				struct bbmap_loc loc;
+
+				if (!driver_lookup(d, pid, cm, addr, &loc) && loc.dso) {
+					dso = loc.dso;
+					vaddr = loc.vaddr;
+					id = pk ? dso_id(d, dso) : 0;
+				}
 			}
 		}
-		if (pk && packed)
-			packed = rkey_pack(id, l->dso ? l->vaddr : 0, k & 1 ? 0 : flags[k / 2],
-					   &pk[k]);
+		if (pk) {
+			if (!rkey_pack(id, dso ? vaddr : 0, k & 1 ? 0 : flags[k / 2], &pk[k]))
+				return false;
+		} else {
+			locs[k].dso = dso;
+			locs[k].vaddr = vaddr;
+		}
 	}
-	return pk && packed;
+	return pk != NULL;
 }
 
 /* n EBS samples of thread pid/tid at ip, their periods summing to period (method.md §4): per
@@ -292,30 +300,70 @@ static int driver_emit(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int ev
 					 period_plain, cnt, bs);
 }
 
-/* The resolved stacks summed so far, to the accumulators in insertion order. */
-static int driver_flush_resolved(struct hbbp_driver *d)
+/* A resolved stack by its key, into the accumulators here. */
+static int driver_sum_key(struct hbbp_driver *d, const uint64_t *key, double period,
+			  double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
 {
 	struct hbbp_end locs[2 * HBBP_STACK_CACHE_DEPTH];
 	uint8_t flags[HBBP_STACK_CACHE_DEPTH];
+	uint64_t n = key[1] >> 32, k;
+
+	for (k = 0; k < 2 * n; k++) {
+		rkey_unpack(d, key[2 + k], &locs[k]);
+		if (!(k & 1))
+			flags[k / 2] = (uint8_t)(key[2 + k] >> 62);
+	}
+	return hbbp_accum__lbr_sum(&d->acc, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
+				   (int)(key[1] & 0xffff), flags, n, locs, period, period_plain, cnt,
+				   bs);
+}
+
+/* The resolved stacks summed so far, into the accumulators in insertion order (on the
+ * worker while it runs: see driver_rstack). */
+static int driver_flush_resolved(struct hbbp_driver *d)
+{
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < d->rstacks.nr && !err; i++) {
-		const uint64_t *key = hbbp_stack_cache__key(&d->rstacks, i);
 		const struct hbbp_stack_val *v = &d->rstacks.vals[i];
-		uint64_t n = key[1] >> 32, k;
 
-		for (k = 0; k < 2 * n; k++) {
-			rkey_unpack(d, key[2 + k], &locs[k]);
-			if (!(k & 1))
-				flags[k / 2] = (uint8_t)(key[2 + k] >> 62);
-		}
-		err = driver_emit(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
-				  (int)(key[1] & 0xffff), flags, n, locs, v->period, v->period_plain,
-				  v->n, &v->bs);
+		err = driver_sum_key(d, hbbp_stack_cache__key(&d->rstacks, i), v->period,
+				     v->period_plain, v->n, &v->bs);
 	}
 	hbbp_stack_cache__clear(&d->rstacks);
 	return err;
+}
+
+/* A resolved stack by its key (struct hbbp_driver.rstacks): summed with the identical ones
+ * where that pays, else into the accumulators at once; on the worker (hbbp_stack_key_fn)
+ * while it runs, else here. */
+static int driver_rstack(void *ctx, const uint64_t *key, size_t words, double period,
+			 double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
+{
+	struct hbbp_driver *d = ctx;
+	uint64_t h = hbbp_stack_cache__hash(key);
+	struct hbbp_stack_val *v;
+
+	(void)words;
+	hbbp_stack_stats__note(&d->rsstats, h);
+	if (!hbbp_stack_stats__use_cache(&d->rsstats, d->rstacks.nr_inserts))
+		return driver_sum_key(d, key, period, period_plain, cnt, bs);
+	v = hbbp_stack_cache__get(&d->rstacks, key, h);
+	if (!v && d->rstacks.nr >= HBBP_STACK_CACHE_MAX) {
+		int err = driver_flush_resolved(d);
+
+		if (err)
+			return err;
+		v = hbbp_stack_cache__get(&d->rstacks, key, h);
+	}
+	if (!v)
+		return -ENOMEM;
+	v->period += period;
+	v->period_plain += period_plain;
+	v->n += cnt;
+	hbbp_bsum__axpy(&v->bs, 1.0, bs);
+	return 0;
 }
 
 /* cnt stacks e[0..n), their weights summing to period (periods: period_plain): resolved,
@@ -328,8 +376,7 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 {
 	struct hbbp_end locs[2 * HBBP_STACK_CACHE_DEPTH];
 	uint8_t flags[HBBP_STACK_CACHE_DEPTH];
-	uint64_t key[HBBP_STACK_KEY_WORDS], h;
-	struct hbbp_stack_val *v;
+	uint64_t key[HBBP_STACK_KEY_WORDS];
 
 	if (n > HBBP_STACK_CACHE_DEPTH || evidx < 0 || evidx > 0xffff) {
 		if (!d->worker.started)
@@ -348,40 +395,31 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 							 period, period_plain, cnt, bs);
 		}
 	}
-	if (!driver_resolve(d, pid, cpumode, e, n, locs, flags,
-			    d->rsstats.policy == HBBP_STACKS_NEVER ? NULL : key + 2)) {
-		d->rsstats.stacks++;
-		d->rsstats.direct++;
+	if (d->rsstats.policy == HBBP_STACKS_NEVER ||
+	    !driver_resolve(d, pid, cpumode, e, n, NULL, flags, key + 2)) {
+		driver_resolve(d, pid, cpumode, e, n, locs, flags, NULL);
+		d->rs_unkeyed++;	/* rsstats is the worker's while it runs */
 		return driver_emit(d, pid, tid, evidx, flags, n, locs, period, period_plain, cnt,
 				   bs);
 	}
 	key[0] = d->acc.per_thread ? (uint64_t)pid << 32 | tid : 0;
 	key[1] = (uint64_t)evidx | n << 32;
-	h = hbbp_stack_cache__hash(key);
-	hbbp_stack_stats__note(&d->rsstats, h);
-	if (!hbbp_stack_stats__use_cache(&d->rsstats, d->rstacks.nr_inserts))
-		return driver_emit(d, pid, tid, evidx, flags, n, locs, period, period_plain, cnt,
-				   bs);
-	v = hbbp_stack_cache__get(&d->rstacks, key, h);
-	if (!v && d->rstacks.nr >= HBBP_STACK_CACHE_MAX) {
-		int err = driver_flush_resolved(d);
+	if (d->worker.started) {	/* summed together on the worker */
+		uint64_t *wk;
+		void *slot = hbbp_stack_worker__reserve_key(&d->worker, 2 + 2 * n, &wk);
 
-		if (err)
-			return err;
-		v = hbbp_stack_cache__get(&d->rstacks, key, h);
+		if (!slot)
+			return d->worker.err ? d->worker.err : -ENOMEM;
+		memcpy(wk, key, (2 + 2 * n) * sizeof(*key));
+		return hbbp_stack_worker__commit(&d->worker, slot, 0, 0, -1, 2 + 2 * n, period,
+						 period_plain, cnt, bs);
 	}
-	if (!v)
-		return -ENOMEM;
-	v->period += period;
-	v->period_plain += period_plain;
-	v->n += cnt;
-	hbbp_bsum__axpy(&v->bs, 1.0, bs);
-	return 0;
+	return driver_rstack(d, key, 2 + 2 * n, period, period_plain, cnt, bs);
 }
 
 int hbbp_driver__start_worker(struct hbbp_driver *d)
 {
-	return hbbp_stack_worker__start(&d->worker, &d->acc);
+	return hbbp_stack_worker__start(&d->worker, &d->acc, driver_rstack, d);
 }
 
 int hbbp_driver__flush(struct hbbp_driver *d)

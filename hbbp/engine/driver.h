@@ -67,12 +67,14 @@ struct hbbp_driver {
 	 * addresses, and the same stacks flushed apart from the cache above. Key:
 	 * (pid<<32|tid or 0, evidx | n << 32, then each end packed in a word: its flags (the
 	 * from end's), dso id, vaddr). Flushed when full and at the end (its keys do not
-	 * depend on the address spaces); rsstats: its statistics and policy. */
+	 * depend on the address spaces); while the worker runs, it owns rstacks and rsstats,
+	 * its statistics and policy. */
 	struct hbbp_stack_cache rstacks;
 	struct hbbp_stack_stats rsstats;
 	struct hmap dso_ids;		/* dso -> its id (1 ..) in the keys of rstacks */
-	struct bbmap_dso **id_dso;	/* id - 1 -> dso */
-	size_t nr_ids, alloc_ids;
+	struct bbmap_dso **id_dso;	/* id - 1 -> dso (RKEY_IDS, allocated once) */
+	size_t nr_ids;
+	uint64_t rs_unkeyed;		/* stacks whose ends did not fit a key */
 	uint64_t merge_inserts;		/* cache entries made merging the bundle (not counted) */
 	/* LBR stacks summed on a second thread (hbbp_driver__start_worker), or not started */
 	struct hbbp_stack_worker worker;

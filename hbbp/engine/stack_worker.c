@@ -21,9 +21,9 @@
 
 struct rec_head {
 	uint64_t size;			/* bytes of the record, header included */
-	uint64_t n, cnt;
+	uint64_t n, cnt;		/* n: entries, or a keyed stack's words */
 	uint32_t pid, tid;
-	int32_t evidx;
+	int32_t evidx;			/* -1: a keyed stack */
 	double period, period_plain;
 	struct hbbp_bsum bs;
 };
@@ -34,8 +34,9 @@ static size_t rec_size(uint64_t n)
 	       (((size_t)n + 7) & ~(size_t)7);
 }
 
-static int sum_buf(struct hbbp_accum *a, const struct hbbp_stack_buf *b)
+static int sum_buf(struct hbbp_stack_worker *w, const struct hbbp_stack_buf *b)
 {
+	struct hbbp_accum *a = w->acc;
 	size_t off = 0;
 	int err = 0;
 
@@ -44,8 +45,12 @@ static int sum_buf(struct hbbp_accum *a, const struct hbbp_stack_buf *b)
 		const struct hbbp_end *locs = (const void *)(h + 1);
 		const uint8_t *flags = (const void *)(locs + 2 * h->n);
 
-		err = hbbp_accum__lbr_sum(a, h->pid, h->tid, h->evidx, flags, h->n, locs,
-					  h->period, h->period_plain, h->cnt, &h->bs);
+		if (h->evidx < 0)
+			err = w->key_fn(w->key_ctx, (const void *)(h + 1), h->n, h->period,
+					h->period_plain, h->cnt, &h->bs);
+		else
+			err = hbbp_accum__lbr_sum(a, h->pid, h->tid, h->evidx, flags, h->n, locs,
+						  h->period, h->period_plain, h->cnt, &h->bs);
 		off += h->size;
 	}
 	return err;
@@ -71,7 +76,7 @@ static void *worker_main(void *arg)
 		}
 		b = &w->bufs[w->work];
 		pthread_mutex_unlock(&w->lock);
-		err = w->err ? 0 : sum_buf(w->acc, b);
+		err = w->err ? 0 : sum_buf(w, b);
 		b->len = 0;
 		pthread_mutex_lock(&w->lock);
 		if (err && !w->err)
@@ -85,10 +90,13 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int hbbp_stack_worker__start(struct hbbp_stack_worker *w, struct hbbp_accum *acc)
+int hbbp_stack_worker__start(struct hbbp_stack_worker *w, struct hbbp_accum *acc,
+			     hbbp_stack_key_fn *key_fn, void *key_ctx)
 {
 	memset(w, 0, sizeof(*w));
 	w->acc = acc;
+	w->key_fn = key_fn;
+	w->key_ctx = key_ctx;
 	if (pthread_mutex_init(&w->lock, NULL))
 		return -ENOMEM;
 	if (pthread_cond_init(&w->cond, NULL)) {
@@ -126,10 +134,9 @@ static int hand_over(struct hbbp_stack_worker *w)
 	return err;
 }
 
-void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n, uint8_t **flags,
-				 struct hbbp_end **locs)
+/* Room for a record of need bytes in the fill buffer (handed over first when full). */
+static struct rec_head *reserve(struct hbbp_stack_worker *w, size_t need)
 {
-	size_t need = rec_size(n);
 	struct hbbp_stack_buf *b = &w->bufs[w->fill];
 	struct rec_head *h;
 
@@ -142,8 +149,30 @@ void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n, uint8_
 		       b->len + need > BUF_FIRST ? b->len + need : BUF_FIRST, SIZE_MAX))
 		return NULL;
 	h = (struct rec_head *)(b->p + b->len);
+	h->size = need;
+	return h;
+}
+
+void *hbbp_stack_worker__reserve(struct hbbp_stack_worker *w, uint64_t n, uint8_t **flags,
+				 struct hbbp_end **locs)
+{
+	struct rec_head *h = reserve(w, rec_size(n));
+
+	if (!h)
+		return NULL;
 	*locs = (struct hbbp_end *)(h + 1);
 	*flags = (uint8_t *)(*locs + 2 * n);
+	return h;
+}
+
+void *hbbp_stack_worker__reserve_key(struct hbbp_stack_worker *w, size_t words,
+				     uint64_t **key)
+{
+	struct rec_head *h = reserve(w, sizeof(*h) + words * sizeof(uint64_t));
+
+	if (!h)
+		return NULL;
+	*key = (uint64_t *)(h + 1);
 	return h;
 }
 
@@ -153,7 +182,6 @@ int hbbp_stack_worker__commit(struct hbbp_stack_worker *w, void *slot, uint32_t 
 {
 	struct rec_head *h = slot;
 
-	h->size = rec_size(n);
 	h->n = n;
 	h->cnt = cnt;
 	h->pid = pid;

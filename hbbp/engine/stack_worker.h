@@ -25,8 +25,16 @@ struct hbbp_stack_buf {
 #define HBBP_STACK_BUFS	8	/* a ring of 4 MiB buffers: the pass waits only when
 				 * all are full */
 
+/* A stack handed over as a key (hbbp_stack_worker__reserve_key), summed on the worker by the
+ * caller's function: key[0 .. words), its cnt stacks' weights summing to period (per batch
+ * bs), their periods to period_plain. 0 or -ENOMEM. */
+typedef int hbbp_stack_key_fn(void *ctx, const uint64_t *key, size_t words, double period,
+			      double period_plain, uint64_t cnt, const struct hbbp_bsum *bs);
+
 struct hbbp_stack_worker {
 	struct hbbp_accum *acc;
+	hbbp_stack_key_fn *key_fn;	/* how keyed stacks are summed, and its ctx */
+	void *key_ctx;
 	/* the pass appends to bufs[fill]; the worker sums the nr_full buffers from bufs[work]
 	 * on, in order */
 	struct hbbp_stack_buf bufs[HBBP_STACK_BUFS];
@@ -41,8 +49,14 @@ struct hbbp_stack_worker {
 	double cpu_s;			/* the thread's CPU seconds, once stopped */
 };
 
-/* Starts the worker on acc. 0 or an error (then the caller sums stacks itself). */
-int hbbp_stack_worker__start(struct hbbp_stack_worker *w, struct hbbp_accum *acc);
+/* Starts the worker on acc (keyed stacks through key_fn(key_ctx, ...)). 0 or an error (then
+ * the caller sums stacks itself). */
+int hbbp_stack_worker__start(struct hbbp_stack_worker *w, struct hbbp_accum *acc,
+			     hbbp_stack_key_fn *key_fn, void *key_ctx);
+/* Room for a keyed stack of words words in the fill buffer, written to *key, then
+ * hbbp_stack_worker__commit with evidx -1 and n the words. NULL on an error. */
+void *hbbp_stack_worker__reserve_key(struct hbbp_stack_worker *w, size_t words,
+				     uint64_t **key);
 /* Room for a stack of n entries in the fill buffer: their flags (hbbp_lbr_entry_flags) and
  * resolved ends are written to *flags (n) and *locs (2n), then hbbp_stack_worker__commit.
  * NULL on an error. */

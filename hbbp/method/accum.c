@@ -176,11 +176,6 @@ void hbbp_accum__scale(struct hbbp_accum *a)
 	}
 }
 
-bool hbbp_branch__spec_wrong(const struct perf_branch_entry *e)
-{
-	return PERF_BR_SPEC(e->flags) == PERF_BR_SPEC_WRONG_PATH;
-}
-
 unsigned int hbbp_sample__batch(const struct perf_record *rec, unsigned int slot)
 {
 	const struct perf_sample *s = &rec->sample;

@@ -268,7 +268,10 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
  * thread. The same however the file is read. */
 unsigned int hbbp_sample__batch(const struct perf_record *rec, unsigned int slot);
 /* Whether a branch entry is flagged wrong-path speculative (method.md §5: rejected). */
-bool hbbp_branch__spec_wrong(const struct perf_branch_entry *e);
+static inline bool hbbp_branch__spec_wrong(const struct perf_branch_entry *e)
+{
+	return PERF_BR_SPEC(e->flags) == PERF_BR_SPEC_WRONG_PATH;
+}
 
 /* The per-sample counters of an item (samples, used, short stacks, padding, unused) and its
  * read values (method.md §7). 0 or -ENOMEM. */
