@@ -15,6 +15,7 @@
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
 #include "util/grow.h"
+#include "util/radix.h"
 
 _Static_assert(SCHEMA_BATCHES == HBBP_BATCHES, "thread_blocks has a column per batch");
 _Static_assert(SCHEMA_TB_BATCH0 + SCHEMA_BATCHES == SCHEMA_NR(schema_thread_blocks),
@@ -730,6 +731,49 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 	return key_cmp(rs->v[a->i].key, rs->v[b->i].key, (void *)rs->o);
 }
 
+/* A key of count x whose order as an unsigned number is x's, largest first. */
+static uint64_t count_desc(double x)
+{
+	uint64_t b;
+
+	if (x == 0)
+		x = 0;		/* -0.0 as 0.0 */
+	memcpy(&b, &x, sizeof(b));
+	b = b >> 63 ? ~b : b | 1ull << 63;	/* increasing with x */
+	return ~b;
+}
+
+static bool rows_plain(const struct mix_rows *rows, const struct hbbp_mix_opts *o);
+
+/* The rows in the table's order (row_cmp: count shown, largest first, then key): a radix
+ * sort by count, then each run of equal counts sorted by key. 0 or -ENOMEM. */
+static int rows_order(const struct mix_rows *rows, const struct hbbp_mix_opts *o,
+		      struct row_ord *order)
+{
+	struct row_sort rs = { .v = rows->v, .o = o, .plain = rows_plain(rows, o) };
+	struct radix_item *it = malloc((rows->nr ? rows->nr : 1) * sizeof(*it));
+	size_t i, a;
+
+	if (!it)
+		return -ENOMEM;
+	for (i = 0; i < rows->nr; i++)
+		it[i] = (struct radix_item){ count_desc(rows->v[i].count_shown), i };
+	if (radix_sort(it, rows->nr)) {
+		free(it);
+		return -ENOMEM;
+	}
+	for (i = 0; i < rows->nr; i++)
+		order[i] = (struct row_ord){ rows->v[it[i].val].count_shown, (size_t)it[i].val };
+	for (a = 0; a < rows->nr; a = i) {
+		for (i = a + 1; i < rows->nr && it[i].key == it[a].key; i++)
+			;
+		if (i - a > 1)
+			qsort_r(order + a, i - a, sizeof(*order), row_cmp, &rs);
+	}
+	free(it);
+	return 0;
+}
+
 /* Whether key_cmp orders the rows' keys as strcmp does: with text keys only, whose bytes are
  * all above the separator (below every other byte, it ends a shorter segment first). */
 static bool rows_plain(const struct mix_rows *rows, const struct hbbp_mix_opts *o)
@@ -870,13 +914,9 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < rows.nr; i++)
-		order[i] = (struct row_ord){ rows.v[i].count_shown, i };
-	if (rows.nr) {
-		struct row_sort rs = { .v = rows.v, .o = o, .plain = rows_plain(&rows, o) };
-
-		qsort_r(order, rows.nr, sizeof(*order), row_cmp, &rs);
-	}
+	err = rows_order(&rows, o, order);
+	if (err)
+		goto out;
 	for (i = 0; i < o->nr_keys; i++) {
 		const char *name = o->keys[i] == KEY_TAXONOMY && o->taxonomy ?
 			o->taxonomy->column : key_names[o->keys[i]];

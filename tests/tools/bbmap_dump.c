@@ -3,7 +3,9 @@
  *   bbmap_dump FILE [-s STEP] [-l] [-z] [-g ADDR]... [-d DEBUGFILE] [-a ADDR]...
  * Without -a, every STEP-th function symbol (default 1) is decoded whole. -a decodes the
  * block at ADDR and the blocks after it up to its function's end. -g adds a leader first.
- * -z opens the module with BBMAP_MODULE_LAZY_INSNS (the same output expected); -x then
+ * -z opens the module with BBMAP_MODULE_LAZY_INSNS (the same output expected), -n with
+ * BBMAP_MODULE_NO_OPERANDS (as the conversion: the same output, operands are not printed);
+ * -t adds " ->TARGET" to the I lines of direct branches; -x then
  * drops the decoded instructions after each -Q query (bbmap_module__drop_insns); -e adds
  * " end=FLAGS bad=0|1" (end_flags, may_be_bad) to B lines.
  * -G FILE adds the leaders listed in FILE (hex, one a line) with bbmap_module__add_leaders on
@@ -25,7 +27,7 @@
 #include "bbmap/module.h"
 #include "util/hbbp_err.h"
 
-static int lines, block_extra;
+static int lines, block_extra, targets;
 
 /* Hex addresses, one a line, from f: a malloc'd array of *n of them (NULL: out of memory). */
 static uint64_t *read_addrs(FILE *f, size_t *n)
@@ -59,6 +61,8 @@ static void print_insn(const struct bbmap_insn *in)
 	       in->flags & BBMAP_INSN_MEM_WRITE ? "w" : "-");
 	if (lines)
 		printf(" %s:%u", in->srcfile ? in->srcfile : "??", in->line);
+	if (targets && (in->flags & BBMAP_INSN_HAS_TARGET))
+		printf(" ->%" PRIx64, in->target);
 	printf("\n");
 }
 
@@ -94,7 +98,7 @@ int main(int argc, char **argv)
 	const char *many_file = NULL;
 	unsigned int jobs = 1;
 	size_t nmany = 0;
-	int query = 0, lazy = 0, drop = 0, fill = 0, qinsns = 0;
+	int query = 0, lazy = 0, drop = 0, fill = 0, qinsns = 0, no_ops = 0;
 	size_t na = 0, nl = 0, no = 0, i, step = 1;
 	int err, a;
 
@@ -107,6 +111,10 @@ int main(int argc, char **argv)
 			lines = 1;
 		else if (!strcmp(argv[a], "-z"))
 			lazy = 1;
+		else if (!strcmp(argv[a], "-n"))
+			no_ops = 1;
+		else if (!strcmp(argv[a], "-t"))
+			targets = 1;
 		else if (!strcmp(argv[a], "-x"))
 			drop = 1;
 		else if (!strcmp(argv[a], "-e"))
@@ -132,7 +140,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[a], "-o") && a + 1 < argc && no < 256)
 			offs[no++] = strtoull(argv[++a], NULL, 16);
 	}
-	err = bbmap_module__open_flags(&m, argv[1], debug, lazy ? BBMAP_MODULE_LAZY_INSNS : 0);
+	err = bbmap_module__open_flags(&m, argv[1], debug,
+				       (lazy ? BBMAP_MODULE_LAZY_INSNS : 0) |
+				       (no_ops ? BBMAP_MODULE_NO_OPERANDS : 0));
 	if (err) {
 		printf("open: %s\n", hbbp_strerror(err));
 		return 2;
