@@ -100,7 +100,7 @@ PROGS := hbbp-convert $(if $(SIM_SRCS),pmusim)
 endif
 
 .SECONDARY:
-.PHONY: all check check-build check-run deps demo clean install uninstall fuzz bench bench-real bench-tiled accuracy update-golden san-corpus objdump-big
+.PHONY: FORCE all check check-build check-run deps demo clean install uninstall fuzz bench bench-real bench-tiled accuracy update-golden san-corpus objdump-big
 all: $(PROGS)
 
 # The release: `git describe` of the checkout, else the VERSION file of a source tarball.

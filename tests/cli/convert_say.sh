@@ -175,6 +175,13 @@ rc=$?
 check "say --version: the release and the libraries (exit $rc)" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^hbbp-convert [0-9a-z.-]' '$TMP/out' && ! grep -q 'hbbp-convert unknown' '$TMP/out' &&
 		grep -q 'libraries: elfutils [0-9.]*, zydis [0-9.]*, capstone [0-9.]*, zstd [0-9.]*, sqlite [0-9.]*' '$TMP/out'"
+# built from a checkout: the release named is the checkout's commit, not the one of an earlier build
+if desc=$(git -C "$ROOT" describe --tags --always 2>/dev/null) && [ -n "$desc" ]; then
+	check "say --version: names the checkout's commit $desc ($(head -n 1 "$TMP/out"))" \
+		sh -c "head -n 1 '$TMP/out' | grep -q '^hbbp-convert $desc\\(-dirty\\)\\?\$'"
+else
+	skip "say --version against git describe: $ROOT is not a git checkout"
+fi
 
 # the wrong binary with no build-id on either side: most of its weight where it has no code
 if command -v perf >/dev/null 2>&1 && command -v cc >/dev/null 2>&1 &&
