@@ -12,7 +12,7 @@
 # (awk -f bench/real_table.awk rows.last prints the table again).
 #
 # Knobs (environment):
-#   BENCH_REAL="cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g tiled"  the files
+#   BENCH_REAL="cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g cc1_1g cc1_4g tiled"  the files
 #   BENCH_DIR=build/bench-real   where the inputs are made and kept (never committed)
 #   BENCH_RUNS=3                 runs per tool and file
 #   BENCH_PERF=0                 skip perf script;  BENCH_P2B=0  skip perf2bolt
@@ -27,7 +27,7 @@ set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 BUILD=${BUILD:-build/rel}
-names=${BENCH_REAL:-cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g tiled}
+names=${BENCH_REAL:-cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g cc1_1g cc1_4g tiled}
 dir=${BENCH_DIR:-build/bench-real}
 runs=${BENCH_RUNS:-3}
 p2b_runs=${BENCH_P2B_RUNS:-$runs}

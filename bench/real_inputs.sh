@@ -15,6 +15,8 @@
 #   mix10000.data  the same sources, 10,000 processes
 #   threads.data   benchgen: sqlite replayed by 256 threads of one process (a server), 1000 MiB
 #   mix3_4g.data   like mix3.data, 4096 MiB
+#   cc1_1g.data    benchgen: cc1.data alone, one process, replayed to 1000 MiB (all of it)
+#   cc1_4g.data    the same to 4096 MiB: more input, the same code as cc1_1g.data
 #   tiled.data     the best case: bench/inputs.sh's five short runs tiled to 1000 MiB (as in
 #                  make bench-tiled): nearly every stack repeats
 # A file that exists is kept (delete it to remake it). Prints the paths made or found.
@@ -33,7 +35,7 @@ shift 3
 root=$(cd "$(dirname "$0")/.." && pwd)
 case $pmusim in /*) ;; *) pmusim=$(pwd)/$pmusim ;; esac
 case $gen in /*) ;; *) gen=$(pwd)/$gen ;; esac
-names=${*:-cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g tiled}
+names=${*:-cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g cc1_1g cc1_4g tiled}
 cc1=$(readlink -f "${BENCH_CC1:-$(gcc -print-prog-name=cc1)}")
 sqlite=$(readlink -f "${BENCH_SQLITE:-$(command -v sqlite3 || echo /usr/bin/sqlite3)}")
 python=$(readlink -f "${BENCH_PYTHON:-/usr/bin/python3}")
@@ -94,7 +96,7 @@ srcs="$out/cc1.data $out/python.data $out/sqlite.data"
 for n in $names; do
 	[ -s "$out/$n.data" ] || rm -f "$out/$n.data.cmd.tmp" "$out/$n.data.info"
 	case $n in
-	cc1|mix*)	echo "$cc1" > "$out/$n.data.bin" ;;
+	cc1|cc1_*|mix*)	echo "$cc1" > "$out/$n.data.bin" ;;
 	sqlite|threads)	echo "$sqlite" > "$out/$n.data.bin" ;;
 	python)		echo "$python" > "$out/$n.data.bin" ;;
 	tiled)		echo "$out/tiled_src/bin/interp" > "$out/$n.data.bin" ;;
@@ -116,6 +118,8 @@ for n in $names; do
 	mix10000)	mix mix10000 --procs 10000 --mb "$mixmb" $srcs ;;
 	threads)	mix threads --threads "$nthreads" --mb "$mixmb" "$out/sqlite.data" ;;
 	mix3_4g)	mix mix3_4g --procs 3 --mb "$bigmb" $srcs ;;
+	cc1_1g)		mix cc1_1g --procs 1 --mb "$mixmb" "$out/cc1.data" ;;
+	cc1_4g)		mix cc1_4g --procs 1 --mb "$bigmb" "$out/cc1.data" ;;
 	tiled)
 		if [ ! -s "$out/tiled.data" ]; then
 			echo "sh bench/inputs.sh $out/tiled_src $pmusim" > "$out/tiled.data.cmd.tmp"

@@ -36,9 +36,9 @@ cp "$1" "$d/cc1.data"
 cp "$2" "$d/python.data"
 printf 'create table t(a, b);\ninsert into t values (1, 2), (3, 4);\nselect sum(a * b) from t;\n' \
 	> "$TMP/t.sql"
-names="sqlite mix3 mix3000 mix10000 threads"
+names="sqlite mix3 mix3000 mix10000 threads cc1_1g cc1_4g"
 BENCH_DIR=$d BENCH_REAL=$names BENCH_RUNS=1 BENCH_DISTINCT=1 BENCH_RESULTS=$TMP/RESULTS.md BENCH_PERF=$perf \
-	BENCH_SQL=$TMP/t.sql BENCH_CC1=$TMP/src/bin/interp BENCH_MIX_MB=2 BENCH_THREADS=8 \
+	BENCH_SQL=$TMP/t.sql BENCH_CC1=$TMP/src/bin/interp BENCH_MIX_MB=2 BENCH_BIG_MB=4 BENCH_THREADS=8 \
 	GEN=$GEN HBBP=$HBBP PMUSIM=$ROOT/pmusim sh "$ROOT/bench/real.sh" > "$TMP/run.out" \
 	2> "$TMP/run.err"
 rc=$?
@@ -60,6 +60,8 @@ done
 expect "bench_real: RESULTS.md names commit, machine and how sqlite.data was made" \
 	'grep -q "^- commit: " "$r" && grep -q "^- machine: [0-9]* CPUs" "$r" &&
 	 grep -q "pmusim --effects realistic .* --seed 13 -o sqlite.data -- .*sqlite3 :memory: '"'"'.read work.sql'"'"'" "$r"'
+expect "bench_real: RESULTS.md compares the RSS of cc1 replayed to 1 and 4 MiB (the same code)" \
+	'grep -q "^RSS 4 GiB / RSS 1 GiB (cc1 replayed whole: the same code): [0-9.]* (wanted <= 1.10: \(met\|not met\))\$" "$r"'
 [ -n "$p2b" ] || skip "bench_real: perf2bolt not installed, its column not checked"
 
 if [ $perf = 0 ]; then
