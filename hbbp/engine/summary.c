@@ -144,9 +144,9 @@ double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_b
 
 		if (tb->count <= 0 || b->kind != HBBP_BLK_CODE)
 			continue;
-		/* the bounds first: most blocks hold no undecodable byte */
-		if (run->ops.block_span &&
-		    (run->ops.block_span(run->ops.ctx, b->mod, b->start, &blk) || !blk->may_be_bad))
+		/* most blocks hold no undecodable byte: the flag the counts took from the block
+		 * map, without looking the block up again */
+		if (!b->may_be_bad)
 			continue;
 		if (run->ops.block_at(run->ops.ctx, b->mod, b->start, &blk) || !blk->insns)
 			continue;

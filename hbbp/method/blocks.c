@@ -29,6 +29,7 @@ struct walk_step {
 	uint64_t start, end;
 	uint32_t nr_insns;
 	uint16_t end_flags;
+	bool may_be_bad;
 	long bi;			/* its block in the counts, or -1 before it is made */
 	const char *symname;
 	uint64_t sym_start, sym_size;
@@ -202,6 +203,8 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 		sym_of_block(blk, &name, &ss, &sz);
 		bi = counts_block(c, HBBP_BLK_CODE, dso, mod, blk->start, blk->end, blk->nr_insns,
 				  name, ss, sz);
+		if (bi >= 0)
+			c->blocks[bi].may_be_bad = blk->may_be_bad;
 		c->ebs_weight_attributed += w;
 	}
 	if (bi < 0)
@@ -279,6 +282,7 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 			st->end = blk->end;
 			st->nr_insns = blk->nr_insns;
 			st->end_flags = blk->end_flags;
+			st->may_be_bad = blk->may_be_bad;
 			st->bi = -1;
 			sym_of_block(blk, &st->symname, &st->sym_start, &st->sym_size);
 		}
@@ -307,6 +311,7 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 		if (bi < 0)
 			return (int)bi;
 		st->bi = bi;
+		c->blocks[bi].may_be_bad = st->may_be_bad;
 		c->blocks[bi].lbr_sum += w;
 		c->blocks[bi].lbr_sum_plain += wp;
 		c->blocks[bi].lbr_streams += v->n;

@@ -376,6 +376,8 @@ struct hbbp_block {
 	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
 	enum hbbp_source source;	/* which estimate count is */
 	bool biased;
+	bool may_be_bad;		/* CODE: may hold an undecodable unit (its bbmap block's
+					 * flag, final once the leaders are applied) */
 	double bias_share;		/* highest oldest/newest-slot share of its branches */
 	uint64_t tb_thr;		/* the thread of its last tblock looked up ... */
 	size_t tb_last;			/* ... and that tblock's index + 1 (0: none yet) */

@@ -39,3 +39,20 @@ check "disasm_undecodable: metadata undecodable_weight 100" grep -q '"undecodabl
 check "disasm_undecodable: the summary warns of 100 executed undecodable instructions (25.00%)" \
 	grep -q 'warning: 100 executed instructions (25.00% of the total) are undecodable bytes, in 1 blocks' "$TMP/c.err"
 check "disasm_undecodable: the mix names them (bad)" grep -q '"mnemonic": "(bad)", "count": 100' "$TMP/m.json"
+
+# The same block reached by an LBR stream only (no EBS sample in it): its weight is counted
+# as well. Two ret -> _start branches: one stream _start .. ret, weight 100.
+RET=0x$(printf '%x' $((START + 3)))
+cat > "$TMP/l.spec" <<SPEC
+header hostname=bad osrelease=6.1.0 version=6.1.0 arch=x86_64 nrcpus=1
+event name=br_inst_retired.near_taken type=4 config=0x20c4 period=100 sample_type=ip,tid,time,id,period,branch_stack branch_sample_type=any,user ids=21 flags=disabled,inherit,mmap,comm,mmap2
+comm pid=100 tid=100 name=bad exec time=1 id=21
+mmap2 pid=100 tid=100 start=$2 len=0x1000 pgoff=$1 file=/bad/prog buildid=$BID prot=5 time=2 id=21
+sample ev=0 pid=100 tid=100 ip=$START period=100 time=10 br=$RET/$START/-/5,$RET/$START/-/5
+SPEC
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$PERFGEN" "$TMP/l.spec" "$TMP/l.data" 2>"$TMP/pg.err" ||
+	{ fail "disasm_undecodable: perfgen (LBR): $(head -1 "$TMP/pg.err")"; exit 0; }
+"$HBBP" --method lbr --binary /bad/prog="$PROG" --by mnemonic -o "$TMP/l.json" "$TMP/l.data" 2>"$TMP/l.err"
+check "disasm_undecodable: by an LBR stream only, metadata undecodable_weight 100 and the warning" \
+	sh -c "grep -q '\"undecodable_weight\": 100[,}]' '$TMP/l.json' &&
+	       grep -q 'warning: 100 executed instructions (25.00% of the total) are undecodable bytes, in 1 blocks' '$TMP/l.err'"
