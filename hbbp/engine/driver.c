@@ -224,10 +224,7 @@ static bool driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 		uint32_t id = 0;
 
 		if (!(k & 1))
-			flags[k / 2] = (uint8_t)((hbbp_branch__spec_wrong(&e[k / 2]) ?
-						   HBBP_ENTRY_WRONG : 0) |
-						  (k && e[k / 2].to > e[k / 2 - 1].from ?
-						   HBBP_ENTRY_BACK : 0));
+			flags[k / 2] = hbbp_lbr_entry_flag(e, k / 2);
 		if (addr) {
 			int cm = hbbp_branch_cpumode(cpumode, addr);
 

@@ -429,8 +429,7 @@ void hbbp_lbr_entry_flags(const struct perf_branch_entry *e, uint64_t n, uint8_t
 	uint64_t k;
 
 	for (k = 0; k < n; k++)
-		flags[k] = (uint8_t)((hbbp_branch__spec_wrong(&e[k]) ? HBBP_ENTRY_WRONG : 0) |
-				     (k && e[k].to > e[k - 1].from ? HBBP_ENTRY_BACK : 0));
+		flags[k] = hbbp_lbr_entry_flag(e, k);
 }
 
 /* method.md §5: whether the stream e[k].to .. e[k-1].from is kept (REJ__COUNT) or why not. */

@@ -272,6 +272,12 @@ static inline bool hbbp_branch__spec_wrong(const struct perf_branch_entry *e)
 {
 	return PERF_BR_SPEC(e->flags) == PERF_BR_SPEC_WRONG_PATH;
 }
+/* The flags of entry k of e (see hbbp_lbr_entry_flags). */
+static inline uint8_t hbbp_lbr_entry_flag(const struct perf_branch_entry *e, uint64_t k)
+{
+	return (uint8_t)((hbbp_branch__spec_wrong(&e[k]) ? HBBP_ENTRY_WRONG : 0) |
+			 (k && e[k].to > e[k - 1].from ? HBBP_ENTRY_BACK : 0));
+}
 
 /* The per-sample counters of an item (samples, used, short stacks, padding, unused) and its
  * read values (method.md §7). 0 or -ENOMEM. */
