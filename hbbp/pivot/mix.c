@@ -706,29 +706,21 @@ static int key_cmp(const char *a, const char *b, const struct hbbp_mix_opts *o)
 	return 0;
 }
 
-/* qsort_r context of the mix rows' order: rows are sorted by (count shown, index) pairs (a
- * row is 240 bytes: sorting them in place would copy them all into a temporary array of the
- * same size; sorting indexes would read a row for every comparison) */
+/* qsort_r context of the ties of the mix rows' order: row indexes of equal counts shown,
+ * sorted by key (a row is 240 bytes: sorting rows in place would copy them all into a
+ * temporary array of the same size) */
 struct row_sort {
 	const struct mix_row *v;
 	const struct hbbp_mix_opts *o;
 	bool plain;		/* key_cmp is strcmp (rows_plain) */
 };
-struct row_ord {
-	double count_shown;
-	size_t i;
-};
 
-static int row_cmp(const void *pa, const void *pb, void *arg)
+static int row_key_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct row_sort *rs = arg;
-	const struct row_ord *a = pa, *b = pb;
+	const char *a = rs->v[*(const size_t *)pa].key, *b = rs->v[*(const size_t *)pb].key;
 
-	if (a->count_shown != b->count_shown)
-		return a->count_shown > b->count_shown ? -1 : 1;
-	if (rs->plain)
-		return strcmp(rs->v[a->i].key, rs->v[b->i].key);
-	return key_cmp(rs->v[a->i].key, rs->v[b->i].key, (void *)rs->o);
+	return rs->plain ? strcmp(a, b) : key_cmp(a, b, rs->o);
 }
 
 /* A key of count x whose order as an unsigned number is x's, largest first. */
@@ -745,10 +737,10 @@ static uint64_t count_desc(double x)
 
 static bool rows_plain(const struct mix_rows *rows, const struct hbbp_mix_opts *o);
 
-/* The rows in the table's order (row_cmp: count shown, largest first, then key): a radix
+/* The rows' indexes in the table's order (count shown, largest first, then key): a radix
  * sort by count, then each run of equal counts sorted by key. 0 or -ENOMEM. */
 static int rows_order(const struct mix_rows *rows, const struct hbbp_mix_opts *o,
-		      struct row_ord *order)
+		      size_t *order)
 {
 	struct row_sort rs = { .v = rows->v, .o = o, .plain = rows_plain(rows, o) };
 	struct radix_item *it = malloc((rows->nr ? rows->nr : 1) * sizeof(*it));
@@ -763,12 +755,12 @@ static int rows_order(const struct mix_rows *rows, const struct hbbp_mix_opts *o
 		return -ENOMEM;
 	}
 	for (i = 0; i < rows->nr; i++)
-		order[i] = (struct row_ord){ rows->v[it[i].val].count_shown, (size_t)it[i].val };
+		order[i] = (size_t)it[i].val;
 	for (a = 0; a < rows->nr; a = i) {
 		for (i = a + 1; i < rows->nr && it[i].key == it[a].key; i++)
 			;
 		if (i - a > 1)
-			qsort_r(order + a, i - a, sizeof(*order), row_cmp, &rs);
+			qsort_r(order + a, i - a, sizeof(*order), row_key_cmp, &rs);
 	}
 	free(it);
 	return 0;
@@ -856,7 +848,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	struct result_table *t;
 	const char *cols[HBBP_MAX_KEYS + 12];
 	char colspec[HBBP_MAX_KEYS][128];
-	struct row_ord *order = NULL;
+	size_t *order = NULL;
 	size_t i, j, nc = 0, n, nr_read = 0, ready = 0;
 	double total = 0;
 	int err = 0;
@@ -944,7 +936,7 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	n = o->top && o->top < rows.nr ? o->top : rows.nr;
 	err = result_table__reserve(t, n);
 	for (i = 0; i < n && !err; i++) {
-		struct mix_row *row = &rows.v[order[i].i];
+		struct mix_row *row = &rows.v[order[i]];
 		struct result_cell *cell = result_table__add_row(t);
 		const char *p = row->key;
 		double lo, hi;
