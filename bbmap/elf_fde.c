@@ -8,10 +8,12 @@
  * the file. Knows nothing of perf.data or disassembly.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bbmap/module_priv.h"
+#include "util/radix.h"
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -123,7 +125,9 @@ static bool fde_table(struct bbmap_module *m)
 		m->fdes = NULL;
 		return false;
 	}
-	qsort(m->fdes, n, sizeof(*m->fdes), fde_cmp);
+	/* by start, equal starts in the table's order (stable; qsort without the memory) */
+	if (radix_sort_records(m->fdes, n, sizeof(*m->fdes), offsetof(struct mod_fde, start)))
+		qsort(m->fdes, n, sizeof(*m->fdes), fde_cmp);
 	m->nr_fdes = drop_split_by_symbols(m, n);
 	for (i = 0; i < m->nr_fdes; i++)
 		m->fdes[i].max_end = i && m->fdes[i - 1].max_end > m->fdes[i].end ?

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
 #include "util/grow.h"
+#include "util/radix.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -360,6 +362,31 @@ static int cmp_cand(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The candidates by address (a stable radix sort), each address's best (cmp_cand's least,
+ * the first of equals) first: all the loop below reads of a sort by cmp_cand (which it
+ * falls back to without memory for the radix sort). */
+static void cands_sort(struct cand_sym *v, size_t nr)
+{
+	size_t a, b, best;
+
+	if (radix_sort_records(v, nr, sizeof(*v), offsetof(struct cand_sym, start))) {
+		qsort(v, nr, sizeof(*v), cmp_cand);
+		return;
+	}
+	for (a = 0; a < nr; a = b) {
+		best = a;
+		for (b = a + 1; b < nr && v[b].start == v[a].start; b++)
+			if (cmp_cand(&v[b], &v[best]) < 0)
+				best = b;
+		if (best != a) {
+			struct cand_sym t = v[a];
+
+			v[a] = v[best];
+			v[best] = t;
+		}
+	}
+}
+
 static int load_symbols(struct bbmap_module *m)
 {
 	struct cand_sym *v = NULL;
@@ -391,8 +418,7 @@ static int load_symbols(struct bbmap_module *m)
 		}
 		free(plt.e);
 	}
-	if (nr)
-		qsort(v, nr, sizeof(*v), cmp_cand);
+	cands_sort(v, nr);
 	m->syms = calloc(nr ? nr : 1, sizeof(*m->syms));
 	m->sym_state = calloc(nr ? nr : 1, 1);
 	if (!m->syms || !m->sym_state) {

@@ -13,11 +13,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bbmap/module_priv.h"
 #include "util/grow.h"
+#include "util/radix.h"
 #include "util/hbbp_err.h"
 
 #define MAX_THREADS	16
@@ -229,6 +231,7 @@ int bbmap_module__add_leaders(struct bbmap_module *m, const uint64_t *vaddrs, si
 /* ---- blocks decoded in full ---- */
 
 struct fill_item {
+	uint64_t start;			/* b's */
 	struct mod_region *r;
 	struct bbmap_block *b;
 };
@@ -285,9 +288,12 @@ int bbmap_module__fill_blocks(struct bbmap_module *m, const uint64_t *starts, si
 		struct bbmap_block *b = mod_region__block(m, starts[i], &r);
 
 		if (b && !b->insns && r->offs)
-			items[k++] = (struct fill_item){ r, b };
+			items[k++] = (struct fill_item){ b->start, r, b };
 	}
-	qsort(items, k, sizeof(*items), by_region);
+	/* by region, then block: by block start alone, as regions do not overlap (a stable
+	 * radix sort; qsort without the memory) */
+	if (radix_sort_records(items, k, sizeof(*items), offsetof(struct fill_item, start)))
+		qsort(items, k, sizeof(*items), by_region);
 	for (i = 0; i < k; i++)
 		if (!i || items[i].r != items[i - 1].r)
 			group[ng++] = i;

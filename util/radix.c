@@ -5,14 +5,17 @@
 
 #include "util/radix.h"
 
-#define DIGIT_BITS	16
-#define DIGITS		(1u << DIGIT_BITS)
+/* 16 bits a pass; 8 below 65536 keys, where the counts of 16 bits would cost more to clear
+ * and scan (and more cache) than the keys themselves */
+#define BIG_DIGIT_BITS	16
+#define SMALL_DIGIT_BITS	8
+#define SMALL_N		(1u << 16)
 
 int radix_sort(struct radix_item *a, size_t n)
 {
 	struct radix_item *tmp, *src = a, *dst;
-	size_t *count, i;
-	unsigned int shift;
+	unsigned int bits = n < SMALL_N ? SMALL_DIGIT_BITS : BIG_DIGIT_BITS, shift;
+	size_t digits = (size_t)1 << bits, mask = digits - 1, *count, i;
 	uint64_t diff = 0;
 
 	if (n < 2)
@@ -22,29 +25,29 @@ int radix_sort(struct radix_item *a, size_t n)
 	if (!diff)
 		return 0;
 	tmp = malloc(n * sizeof(*tmp));
-	count = malloc(DIGITS * sizeof(*count));
+	count = malloc(digits * sizeof(*count));
 	if (!tmp || !count) {
 		free(tmp);
 		free(count);
 		return -ENOMEM;
 	}
 	dst = tmp;
-	for (shift = 0; shift < 64; shift += DIGIT_BITS) {
+	for (shift = 0; shift < 64; shift += bits) {
 		size_t sum = 0;
 
-		if (!((diff >> shift) & (DIGITS - 1)))
+		if (!((diff >> shift) & mask))
 			continue;	/* the same digit in every key */
-		memset(count, 0, DIGITS * sizeof(*count));
+		memset(count, 0, digits * sizeof(*count));
 		for (i = 0; i < n; i++)
-			count[(src[i].key >> shift) & (DIGITS - 1)]++;
-		for (i = 0; i < DIGITS; i++) {
+			count[(src[i].key >> shift) & mask]++;
+		for (i = 0; i < digits; i++) {
 			size_t c = count[i];
 
 			count[i] = sum;
 			sum += c;
 		}
 		for (i = 0; i < n; i++)
-			dst[count[(src[i].key >> shift) & (DIGITS - 1)]++] = src[i];
+			dst[count[(src[i].key >> shift) & mask]++] = src[i];
 		{
 			struct radix_item *t = src;
 
@@ -57,6 +60,19 @@ int radix_sort(struct radix_item *a, size_t n)
 	free(tmp);
 	free(count);
 	return 0;
+}
+
+/* it[i] = (the key of record i, i), sorted. 0 or -ENOMEM. */
+static int radix_sort_init(struct radix_item *it, const unsigned char *b, size_t n, size_t size,
+			   size_t key_off)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&it[i].key, b + i * size + key_off, sizeof(it[i].key));
+		it[i].val = i;
+	}
+	return radix_sort(it, n);
 }
 
 int radix_sort_words(const uint64_t *words, size_t stride, size_t nw, size_t n, size_t *order)
@@ -78,4 +94,27 @@ int radix_sort_words(const uint64_t *words, size_t stride, size_t nw, size_t n, 
 		order[i] = (size_t)it[i].val;
 	free(it);
 	return err;
+}
+
+int radix_sort_records(void *base, size_t n, size_t size, size_t key_off)
+{
+	struct radix_item *it;
+	unsigned char *b = base, *tmp;
+	size_t i;
+
+	if (n < 2)
+		return 0;
+	it = malloc(n * sizeof(*it));
+	tmp = malloc(n * size);
+	if (!it || !tmp || radix_sort_init(it, b, n, size, key_off)) {
+		free(it);
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(tmp + i * size, b + it[i].val * size, size);
+	memcpy(b, tmp, n * size);
+	free(it);
+	free(tmp);
+	return 0;
 }

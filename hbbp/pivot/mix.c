@@ -7,6 +7,7 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -788,6 +789,7 @@ static bool rows_plain(const struct mix_rows *rows, const struct hbbp_mix_opts *
 #define MIX_DROP_BLOCKS	4096	/* blocks read between two drops of their instructions */
 
 struct mix_fill {
+	uint64_t mod_key;		/* mod's address: the sort key */
 	struct bbmap_module *mod;
 	uint64_t start;
 	size_t seq;
@@ -825,11 +827,13 @@ static int mix_prefill(struct mix_ctx *x, size_t from, size_t *until)
 
 		if (tb->count <= 0 || bl->kind != HBBP_BLK_CODE || !tblock_passes(x, tb))
 			continue;
-		f[k] = (struct mix_fill){ bl->mod, bl->start, k };
+		f[k] = (struct mix_fill){ (uintptr_t)bl->mod, bl->mod, bl->start, k };
 		k++;
 	}
 	*until = i;
-	qsort(f, k, sizeof(*f), fill_cmp);
+	/* grouped by module in their order (a stable radix sort; qsort without the memory) */
+	if (radix_sort_records(f, k, sizeof(*f), offsetof(struct mix_fill, mod_key)))
+		qsort(f, k, sizeof(*f), fill_cmp);
 	for (a = 0; a < k && !err; a = b) {
 		for (b = a; b < k && f[b].mod == f[a].mod; b++)
 			starts[b - a] = f[b].start;

@@ -3,8 +3,10 @@
  * pairs sorted by (key, value)), on keys of several shapes: all 64 bits random, a few
  * distinct keys (many ties), keys differing only in their high or low bits, one key,
  * already sorted and reversed; and records of several words sorted word by word, ties in
- * input order.
+ * input order; and records of many bytes sorted by a key inside them (radix_sort_records).
  */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,9 +114,59 @@ static void test_radix_words(void)
 	CHECK(memcmp(got, want, sizeof(got)) == 0);
 }
 
+/* records of 40 bytes, the key at byte 8, a tag naming each record's input place: sorted by
+ * key, ties in input order, the other bytes carried along (as qsort by (key, tag) gives) */
+struct rec {
+	uint32_t tag;
+	char pad[4];
+	uint64_t key;
+	char name[24];
+};
+
+static int by_key_then_tag(const void *pa, const void *pb)
+{
+	const struct rec *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->tag < b->tag ? -1 : a->tag > b->tag;
+}
+
+static void test_radix_records(void)
+{
+	static const size_t sizes[] = { 0, 1, 5, 4096, 70000 };
+	uint64_t s = 777;
+	size_t k, i, bad = 0;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k];
+		struct rec *a = calloc(n + 1, sizeof(*a)), *b = calloc(n + 1, sizeof(*b));
+
+		CHECK(a && b);
+		if (!a || !b) {
+			free(a);
+			free(b);
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			a[i].tag = (uint32_t)i;
+			a[i].key = k % 2 ? rnd(&s) % 50 : 0x7f0000000000ull + (rnd(&s) & 0xffff0);
+			snprintf(a[i].name, sizeof(a[i].name), "r%zu", i);
+		}
+		memcpy(b, a, n * sizeof(*a));
+		CHECK(radix_sort_records(a, n, sizeof(*a), offsetof(struct rec, key)) == 0);
+		qsort(b, n, sizeof(*b), by_key_then_tag);
+		bad += n && memcmp(a, b, n * sizeof(*a)) != 0;
+		free(a);
+		free(b);
+	}
+	CHECK(bad == 0);
+}
+
 int main(void)
 {
 	RUN_TEST(test_radix_against_qsort);
 	RUN_TEST(test_radix_words);
+	RUN_TEST(test_radix_records);
 	return TEST_EXIT();
 }
