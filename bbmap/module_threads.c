@@ -38,7 +38,7 @@ struct mod_work {
 
 struct mod_thread {
 	struct mod_work *w;
-	struct bbmap_module_stats stats;	/* its counters */
+	struct bbmap_module sh;		/* its copy of the module, made before any thread runs */
 	pthread_t tid;
 };
 
@@ -46,22 +46,12 @@ static void *work_main(void *arg)
 {
 	struct mod_thread *t = arg;
 	struct mod_work *w = t->w;
-	struct bbmap_module sh = *w->m;	/* read-only but for scratch and counters */
 	size_t i;
 
-	sh.scr_insns = NULL;
-	sh.scr_cap = 0;
-	sh.scr_text = NULL;
-	sh.scr_text_cap = 0;
-	sh.shared = w->m;
-	sh.str_lock = &w->str_lock;
-	sh.dwarf = NULL;		/* source lines: by the caller, after */
-	memset(&sh.stats, 0, sizeof(sh.stats));
 	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nr)
-		w->fn(&sh, w->ctx, i);
-	t->stats = sh.stats;
-	free(sh.scr_insns);
-	free(sh.scr_text);
+		w->fn(&t->sh, w->ctx, i);
+	free(t->sh.scr_insns);
+	free(t->sh.scr_text);
 	return NULL;
 }
 
@@ -81,35 +71,45 @@ static void stats_add(struct bbmap_module_stats *a, const struct bbmap_module_st
 }
 
 /* Runs fn over nr items on up to `threads` threads (this one among them); their counters
- * are added to the module's when count is set. */
+ * are added to the module's when count is set. The module is copied for every thread
+ * before the first starts and written again only once all have ended: the threads read
+ * it while others intern strings into it. */
 static void run_work(struct bbmap_module *m, void (*fn)(struct bbmap_module *sh, void *ctx,
 							  size_t i),
 		     void *ctx, size_t nr, unsigned int threads, bool count)
 {
 	struct mod_thread th[MAX_THREADS];
 	struct mod_work w = { .m = m, .fn = fn, .ctx = ctx, .nr = nr };
-	unsigned int t, started = 0;
+	unsigned int t, n, started = 0;
 
 	if (!nr)
 		return;
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
+	n = threads < nr ? threads : (unsigned int)nr;
 	pthread_mutex_init(&w.str_lock, NULL);
-	for (t = 0; t < threads && t < nr; t++)
+	for (t = 0; t < n; t++) {	/* read-only but for scratch and counters */
 		th[t].w = &w;
-	for (t = 1; t < threads && t < nr; t++) {
+		th[t].sh = *m;
+		th[t].sh.scr_insns = NULL;
+		th[t].sh.scr_cap = 0;
+		th[t].sh.scr_text = NULL;
+		th[t].sh.scr_text_cap = 0;
+		th[t].sh.shared = m;
+		th[t].sh.str_lock = &w.str_lock;
+		th[t].sh.dwarf = NULL;		/* source lines: by the caller, after */
+		memset(&th[t].sh.stats, 0, sizeof(th[t].sh.stats));
+	}
+	for (t = 1; t < n; t++) {
 		if (pthread_create(&th[t].tid, NULL, work_main, &th[t]))
 			break;
 		started = t;
 	}
 	work_main(&th[0]);
-	if (count)
-		stats_add(&m->stats, &th[0].stats);
-	for (t = 1; t <= started; t++) {
+	for (t = 1; t <= started; t++)
 		pthread_join(th[t].tid, NULL);
-		if (count)
-			stats_add(&m->stats, &th[t].stats);
-	}
+	for (t = 0; t <= started && count; t++)
+		stats_add(&m->stats, &th[t].sh.stats);
 	pthread_mutex_destroy(&w.str_lock);
 }
 
