@@ -1,6 +1,7 @@
 /* The instruction-mix pivot and the result tables (see hbbp/pivot/mix.h for the row markers).
  * Rows are aggregated in a hash keyed by the joined key values, sorted by count descending
  * then by the keys (numerically for pid/tid/width), so the output is deterministic.
+ * With threads, the code blocks' instructions come from hbbp/pivot/mix_reader.h.
  * Depends on hbbp/method/method.h, bbmap/insn_attr.h names and writers/result.h; never prints.
  */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "hbbp/pivot/mix.h"
+#include "hbbp/pivot/mix_reader.h"
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
 #include "util/grow.h"
@@ -790,60 +792,31 @@ static bool rows_plain(const struct mix_rows *rows, const struct hbbp_mix_opts *
 
 #define MIX_DROP_BLOCKS	4096	/* blocks read between two drops of their instructions */
 
-struct mix_fill {
-	uint64_t mod_key;		/* mod's address: the sort key */
-	struct bbmap_module *mod;
-	uint64_t start;
-	size_t seq;
-};
-
-static int fill_cmp(const void *pa, const void *pb)
+/* Whether any filter of the table is set (tblock_passes may then refuse a thread block). */
+static bool mix_filtered(const struct hbbp_mix_opts *o)
 {
-	const struct mix_fill *a = pa, *b = pb;
-
-	if (a->mod != b->mod)
-		return (uintptr_t)a->mod < (uintptr_t)b->mod ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	return o->pid || o->comm || o->module || o->symbol || o->user_only || o->kernel_only;
 }
 
-/* The instructions of the next MIX_DROP_BLOCKS code blocks the table reads from tblock
- * `from` on, readied on the code ops' threads (ops->fill_blocks); *until: the tblock after
- * the last of them. 0 or -ENOMEM. */
-static int mix_prefill(struct mix_ctx *x, size_t from, size_t *until)
+/* Whether each thread block passes the filters (*pass, NULL when none is set), for the
+ * reader of the instructions (mix_reader.h). 0 or -ENOMEM. */
+static int mix_pass(struct mix_ctx *x, bool **pass)
 {
 	const struct hbbp_counts *c = x->c;
-	struct mix_fill *f = malloc(MIX_DROP_BLOCKS * sizeof(*f));
-	uint64_t *starts = malloc(MIX_DROP_BLOCKS * sizeof(*starts));
-	size_t i, k = 0, a, b;
-	int err = 0;
+	size_t i;
 
-	if (!f || !starts) {
-		free(f);
-		free(starts);
+	*pass = NULL;
+	if (!mix_filtered(x->o))
+		return 0;
+	*pass = malloc(c->nr_tblocks ? c->nr_tblocks : 1);
+	if (!*pass)
 		return -ENOMEM;
-	}
-	for (i = from; i < c->nr_tblocks && k < MIX_DROP_BLOCKS; i++) {
+	for (i = 0; i < c->nr_tblocks; i++) {
 		struct hbbp_tblock tmp;
-		const struct hbbp_tblock *tb = hbbp_counts__tblock_sums(c, i, &tmp);
-		const struct hbbp_block *bl = &c->blocks[tb->block];
 
-		if (tb->count <= 0 || bl->kind != HBBP_BLK_CODE || !tblock_passes(x, tb))
-			continue;
-		f[k] = (struct mix_fill){ (uintptr_t)bl->mod, bl->mod, bl->start, k };
-		k++;
+		(*pass)[i] = tblock_passes(x, hbbp_counts__tblock_sums(c, i, &tmp));
 	}
-	*until = i;
-	/* grouped by module in their order (a stable radix sort; qsort without the memory) */
-	if (radix_sort_records(f, k, sizeof(*f), offsetof(struct mix_fill, mod_key)))
-		qsort(f, k, sizeof(*f), fill_cmp);
-	for (a = 0; a < k && !err; a = b) {
-		for (b = a; b < k && f[b].mod == f[a].mod; b++)
-			starts[b - a] = f[b].start;
-		err = x->ops->fill_blocks(x->ops->ctx, f[a].mod, starts, b - a, x->ops->threads);
-	}
-	free(f);
-	free(starts);
-	return err;
+	return 0;
 }
 
 static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
@@ -855,7 +828,9 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	const char *cols[HBBP_MAX_KEYS + 12];
 	char colspec[HBBP_MAX_KEYS][128];
 	size_t *order = NULL;
-	size_t i, j, nc = 0, n, nr_read = 0, ready = 0;
+	size_t i, j, nc = 0, n, nr_read = 0;
+	struct hbbp_mix_reader *rd = NULL;
+	bool *pass = NULL;
 	double total = 0;
 	int err = 0;
 
@@ -867,35 +842,46 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	hmap__init(&rows.idx, 2, sizeof(uint64_t));
 	mix_sig_words(o, rows.sig_keep, &rows.nr_keep);
 	hmap__init(&rows.sig, rows.nr_keep, sizeof(uint64_t));
+	/* with threads, the code blocks' instructions are decoded ahead on a thread of their own
+	 * (mix_reader.h); else each here, dropped every MIX_DROP_BLOCKS */
+	if (x->ops->fill_blocks && x->ops->drop_insns && x->ops->threads > 1) {
+		err = mix_pass(x, &pass);
+		if (!err)
+			err = hbbp_mix_reader__start(&rd, c, x->ops, pass);
+		if (err && err != -ENOMEM)
+			err = 0;	/* no thread: each block here, the same rows */
+	}
 	for (i = 0; i < c->nr_tblocks && !err; i++) {
 		struct hbbp_tblock tmp;
 		const struct hbbp_tblock *tb = hbbp_counts__tblock_sums(c, i, &tmp);
 		const struct hbbp_block *b = &c->blocks[tb->block];
 		const struct bbmap_block *blk;
+		const struct bbmap_insn *insns;
 
-		if (tb->count <= 0 || !tblock_passes(x, tb))
+		if (tb->count <= 0 || !(pass ? pass[i] : tblock_passes(x, tb)))
 			continue;
 		if (b->kind != HBBP_BLK_CODE) {
 			err = mix_add(x, &rows, tb, i, NULL);
 			continue;
 		}
-		/* the blocks up to the next drop decoded together, on the ops' threads */
-		if (i >= ready && x->ops->fill_blocks && x->ops->threads > 1) {
-			err = mix_prefill(x, i, &ready);
-			if (err)
-				break;
+		if (rd) {
+			err = hbbp_mix_reader__insns(rd, i, &insns);
+		} else {
+			err = x->ops->block_at(x->ops->ctx, b->mod, b->start, &blk);
+			if (err || blk->start != b->start || blk->nr_insns != b->nr_insns ||
+			    !blk->insns)
+				err = -HBBP_EFORMAT;	/* the block map changed under us: a bug */
+			else
+				insns = blk->insns;
 		}
-		err = x->ops->block_at(x->ops->ctx, b->mod, b->start, &blk);
-		if (err || blk->start != b->start || blk->nr_insns != b->nr_insns || !blk->insns) {
-			err = -HBBP_EFORMAT;	/* the block map changed under us: a bug */
-			break;
-		}
-		for (j = 0; j < blk->nr_insns && !err; j++)
-			err = mix_add(x, &rows, tb, i, &blk->insns[j]);
+		for (j = 0; j < b->nr_insns && !err; j++)
+			err = mix_add(x, &rows, tb, i, &insns[j]);
 		/* each block is read once here: its instructions need not stay */
-		if (x->ops->drop_insns && !(++nr_read % MIX_DROP_BLOCKS))
+		if (!rd && x->ops->drop_insns && !(++nr_read % MIX_DROP_BLOCKS))
 			x->ops->drop_insns(x->ops->ctx, false);
 	}
+	hbbp_mix_reader__exit(rd);
+	free(pass);
 	if (x->ops->drop_insns)		/* the table is made from the rows alone */
 		x->ops->drop_insns(x->ops->ctx, true);
 	if (err)
