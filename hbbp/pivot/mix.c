@@ -844,7 +844,8 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	hmap__init(&rows.sig, rows.nr_keep, sizeof(uint64_t));
 	/* with threads, the code blocks' instructions are decoded ahead on a thread of their own
 	 * (mix_reader.h); else each here, dropped every MIX_DROP_BLOCKS */
-	if (x->ops->fill_blocks && x->ops->drop_insns && x->ops->threads > 1) {
+	if (x->ops->fill_blocks && x->ops->drop_insns && x->ops->threads > 1 &&
+	    hbbp_mix_reader__batch()) {
 		err = mix_pass(x, &pass);
 		if (!err)
 			err = hbbp_mix_reader__start(&rd, c, x->ops, pass);

@@ -33,6 +33,7 @@ struct hbbp_mix_reader {
 	const struct hbbp_counts *c;
 	const struct hbbp_code_ops *ops;
 	const bool *pass;
+	size_t batch;			/* blocks a batch */
 	struct read_batch b[2];
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -68,7 +69,7 @@ static int batch_read(struct hbbp_mix_reader *r, struct read_batch *s, size_t fr
 
 	s->nr = 0;
 	s->from = from;
-	for (i = from; i < r->c->nr_tblocks && k < HBBP_MIX_READ_BLOCKS; i++) {
+	for (i = from; i < r->c->nr_tblocks && k < r->batch; i++) {
 		const struct hbbp_block *bl;
 
 		if (tblock_read(r, i, &bl))
@@ -142,6 +143,18 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+size_t hbbp_mix_reader__batch(void)
+{
+	const char *v = getenv("HBBP_MIX_READ_BLOCKS");
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return HBBP_MIX_READ_BLOCKS;
+	n = strtoul(v, &end, 10);
+	return *end || n > HBBP_MIX_READ_BLOCKS ? HBBP_MIX_READ_BLOCKS : (size_t)n;
+}
+
 static void reader_free(struct hbbp_mix_reader *r)
 {
 	free(r->b[0].insns);
@@ -163,8 +176,11 @@ int hbbp_mix_reader__start(struct hbbp_mix_reader **out, const struct hbbp_count
 	r->c = c;
 	r->ops = ops;
 	r->pass = pass;
-	r->fill = malloc(HBBP_MIX_READ_BLOCKS * sizeof(*r->fill));
-	r->starts = malloc(HBBP_MIX_READ_BLOCKS * sizeof(*r->starts));
+	r->batch = hbbp_mix_reader__batch();
+	if (!r->batch)
+		r->batch = HBBP_MIX_READ_BLOCKS;
+	r->fill = malloc(r->batch * sizeof(*r->fill));
+	r->starts = malloc(r->batch * sizeof(*r->starts));
 	if (!r->fill || !r->starts) {
 		reader_free(r);
 		return -ENOMEM;

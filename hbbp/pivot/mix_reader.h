@@ -18,6 +18,11 @@
 
 struct hbbp_mix_reader;
 
+/* Blocks a batch: HBBP_MIX_READ_BLOCKS, or the environment's HBBP_MIX_READ_BLOCKS=N (0: no
+ * reader; 1 to the default: batches of N, so that tests cross batch boundaries with small
+ * inputs). */
+size_t hbbp_mix_reader__batch(void);
+
 /* Starts the thread (ops->fill_blocks and ops->drop_insns needed); pass[i] (when not NULL)
  * whether thread block i is read, for every i < c->nr_tblocks. 0, -ENOMEM or the error of
  * pthread_create. */
