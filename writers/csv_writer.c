@@ -109,6 +109,7 @@ const struct writer_ops csv_writer_ops = {
 	.open = csv__open,
 	.begin = csv__begin,
 	.row = csv__row,
+	.rows_apart = true,
 	.end = csv__end,
 	.close = writer__close_flush,
 };

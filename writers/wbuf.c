@@ -1,8 +1,9 @@
-/* Buffered output to a file descriptor for the text writers, and the number formatting all
- * writers share. Every write(2) result is checked (short writes continue, EINTR retries);
- * the first error sticks and later output is dropped. Locale: writer__write() runs the
- * writers under the "C" locale (uselocale), so '.' is the decimal point here.
- * Depends only on libc.
+/* Buffered output to a file descriptor or to memory for the text writers, and the number
+ * formatting all writers share. Every write(2) result is checked (short writes continue,
+ * EINTR retries); the first error sticks and later output is dropped. Locale:
+ * writer__write() runs the writers under the "C" locale (uselocale, on every thread that
+ * writes rows), so '.' is the decimal point here.
+ * Depends on libc and util/grow.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/grow.h"
 #include "writers/writer_int.h"
 
 void wbuf__init(struct wbuf *w, int fd)
@@ -20,10 +22,21 @@ void wbuf__init(struct wbuf *w, int fd)
 	w->fd = fd;
 	w->err = 0;
 	w->len = 0;
+	w->mem = NULL;
+	w->mem_len = w->mem_cap = 0;
 }
 
 static void wbuf__write_all(struct wbuf *w, const char *p, size_t n)
 {
+	if (w->fd < 0 && !w->err) {	/* memory */
+		if (grow_array((void **)&w->mem, &w->mem_cap, 1, w->mem_len + n, SIZE_MAX)) {
+			w->err = -ENOMEM;
+			return;
+		}
+		memcpy(w->mem + w->mem_len, p, n);
+		w->mem_len += n;
+		return;
+	}
 	while (n && !w->err) {
 		ssize_t k = write(w->fd, p, n);
 

@@ -19,11 +19,14 @@
 #include "writers/result.h"
 #include "writers/writer.h"
 
-/* Buffered output to a file descriptor; the first error is sticky. */
+/* Buffered output to a file descriptor, or to memory (fd -1: mem[0..mem_len), freed by the
+ * user); the first error is sticky. */
 struct wbuf {
 	int fd;
 	int err;		/* 0 or negative errno of the first failed write */
 	size_t len;
+	char *mem;
+	size_t mem_len, mem_cap;
 	char buf[64 * 1024];
 };
 
@@ -68,6 +71,9 @@ struct writer_ops {
 	int (*open)(struct writer_ctx *w);
 	int (*begin)(struct writer_ctx *w, const struct result_table *t);
 	int (*row)(struct writer_ctx *w, const struct result_table *t, size_t row);
+	/* row() writes only to w->out, from (t, row, w->precision) alone: the rows of a large
+	 * table may be written on two threads, the second half into memory first */
+	bool rows_apart;
 	int (*end)(struct writer_ctx *w, const struct result_table *t);
 	/* Finishes the output (ok) or abandons it (!ok, whose return value is ignored). */
 	int (*close)(struct writer_ctx *w, bool ok);

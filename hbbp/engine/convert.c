@@ -483,6 +483,7 @@ static int run_output(struct convert_run *run, const struct convert_opts *o, boo
 	wo.label = o->label;
 	wo.inputs = o->inputs ? o->inputs : &o->input;
 	wo.nr_inputs = o->inputs ? o->nr_inputs : 1;
+	wo.threads = o->jobs;
 	t = now_s();
 	err = writer__write(run->res, out, o->format, &wo);
 	run->t_write = now_s() - t;

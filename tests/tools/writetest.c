@@ -1,13 +1,13 @@
 /* writetest: writes a synthetic conversion result through writer__write(), for the writer
  * shell tests (fault shim, kill, paths, round trips through independent readers).
  *
- *   writetest [-a] [-l] [-x] [-n ROWS] [-b BLOCKS] [-k SCALE] [-t TAG] FORMAT PATH
+ *   writetest [-a] [-l] [-x] [-n ROWS] [-b BLOCKS] [-k SCALE] [-t TAG] [-j THREADS] FORMAT PATH
  *
  *   -a  --append (SQLite)          -l  use the environment's locale (setlocale "")
  *   -x  an extra mix column "extra" (a schema that differs from the default)
  *   -n  mix rows (default 12)      -b  blocks (default 3; 4 instructions each)
  *   -k  thread_blocks counts are multiplied by SCALE (default 1)
- *   -t  the meta value "tag"
+ *   -t  the meta value "tag"        -j  writer_opts.threads (default 0: one)
  *
  * The values are a documented function of the row index, so tests can recompute them
  * independently (tests/cli/writers_roundtrip.py):
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 	int opt, err, extra = 0;
 
 	hbbp_log_set(log_stderr, NULL, HBBP_LOG_WARN);
-	while ((opt = getopt(argc, argv, "alxn:b:k:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "alxn:b:k:t:j:")) != -1) {
 		switch (opt) {
 		case 'a': opts.append = true; break;
 		case 'l': setlocale(LC_ALL, ""); break;
@@ -176,6 +176,7 @@ int main(int argc, char **argv)
 		case 'b': blocks = atol(optarg); break;
 		case 'k': scale = atol(optarg); break;
 		case 't': tag = optarg; break;
+		case 'j': opts.threads = (unsigned int)atoi(optarg); break;
 		default: goto usage;
 		}
 	}
