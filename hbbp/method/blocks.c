@@ -7,10 +7,12 @@
  * counted as rejected (LBR), never dropped silently. Every sum is also kept per batch of the
  * samples, and the chosen source of each block (decided on all the samples) gives its count
  * in every batch: the spread over the batches is the count's 95% interval (method.md §10).
- * Depends on hbbp/method/method.h and hbbp/method/interval.h; reaches code only through struct hbbp_code_ops.
+ * Depends on hbbp/method/method.h, hbbp/method/interval.h and pthreads; reaches code only
+ * through struct hbbp_code_ops.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,9 @@ struct walk_step {
 	const char *symname;
 	uint64_t sym_start, sym_size;
 };
+
+static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct hbbp_code_ops *ops,
+			    size_t *nr);
 
 struct counts_ctx {
 	struct hbbp_counts *c;
@@ -436,73 +441,97 @@ out:
 	return err;
 }
 
-/* Bias (method.md §5): per branch source, slot shares against the chance share. */
-static int counts_bias(struct counts_ctx *x)
+/* Bias (method.md §5): per branch source, slot shares against the chance share; the marks
+ * its ends give their blocks (*mk, *nm of them, malloc'd) and the biased branches counted.
+ * Reads a's bias sums only. 0 or -ENOMEM. */
+static int bias_marks(const struct hbbp_accum *a, struct bias_mark **mk_out, size_t *nm_out,
+		      uint64_t *nr_biased)
 {
 	struct hmap per_from;
 	const struct hbbp_bias_val *e;
-	struct hbbp_bias_val *a;
+	struct hbbp_bias_val *v;
 	struct bias_mark *mk = NULL;
 	const uint64_t *key;
 	size_t i, nm = 0;
 	int err = 0;
 
+	*mk_out = NULL;
+	*nm_out = 0;
+	*nr_biased = 0;
 	hmap__init(&per_from, 2, sizeof(struct hbbp_bias_val));
-	hmap__for_each(&x->a->bias, i, key, e) {
+	hmap__for_each(&a->bias, i, key, e) {
 		if (!key[0])
 			continue;	/* a branch from unmapped code: a leader only */
-		a = hmap__get(&per_from, key, NULL);
-		if (!a) {
+		v = hmap__get(&per_from, key, NULL);
+		if (!v) {
 			err = -ENOMEM;
 			goto out;
 		}
-		a->oldest += e->oldest;
-		a->newest += e->newest;
-		a->all += e->all;
-		a->expected += e->expected;
+		v->oldest += e->oldest;
+		v->newest += e->newest;
+		v->all += e->all;
+		v->expected += e->expected;
 	}
-	hmap__for_each(&per_from, i, key, a) {
-		if (!a->all)
+	hmap__for_each(&per_from, i, key, v) {
+		if (!v->all)
 			continue;
 		/* Reuse `expected` as the biased flag holder: store the share, negative if not. */
 		{
-			double so = (double)a->oldest / (double)a->all;
-			double sn = (double)a->newest / (double)a->all;
-			double chance = a->expected / (double)a->all;
+			double so = (double)v->oldest / (double)v->all;
+			double sn = (double)v->newest / (double)v->all;
+			double chance = v->expected / (double)v->all;
 			double share = so > sn ? so : sn;
-			bool biased = a->all >= HBBP_BIAS_MIN_OCC && share > HBBP_BIAS_FACTOR * chance;
+			bool biased = v->all >= HBBP_BIAS_MIN_OCC && share > HBBP_BIAS_FACTOR * chance;
 
 			if (biased)
-				x->c->nr_biased_branches++;
-			a->expected = biased ? share : -share - 1.0;
+				(*nr_biased)++;
+			v->expected = biased ? share : -share - 1.0;
 		}
 	}
-	mk = malloc((2 * x->a->bias.nr + 1) * sizeof(*mk));
+	mk = malloc((2 * a->bias.nr + 1) * sizeof(*mk));
 	if (!mk) {
 		err = -ENOMEM;
 		goto out;
 	}
-	hmap__for_each(&x->a->bias, i, key, e) {
+	hmap__for_each(&a->bias, i, key, e) {
 		double share;
 		bool biased;
 
-		a = key[0] ? hmap__find(&per_from, key) : NULL;
-		if (!a || !a->all)
+		v = key[0] ? hmap__find(&per_from, key) : NULL;
+		if (!v || !v->all)
 			continue;
-		biased = a->expected >= 0;
-		share = biased ? a->expected : -(a->expected + 1.0);
+		biased = v->expected >= 0;
+		share = biased ? v->expected : -(v->expected + 1.0);
 		mk[nm++] = (struct bias_mark){ key[0], key[1], share, biased, true };
 		if (key[2])
 			mk[nm++] = (struct bias_mark){ key[2], key[3], share, biased, false };
 	}
-	hmap__exit(&per_from);
-	if (x->a->release_sums)		/* the marks hold what the blocks need of it */
-		hmap__exit(&x->a->bias);
-	err = apply_marks(x, mk, nm);
+	*mk_out = mk;
+	*nm_out = nm;
 out:
-	free(mk);
 	hmap__exit(&per_from);
 	return err;
+}
+
+/* What the attribution needs of the stream and bias sums besides the blocks (the streams'
+ * order, the bias marks), made on a thread while the EBS samples are attributed: it reads
+ * only those sums, which nothing changes meanwhile. */
+struct counts_prep {
+	const struct hbbp_accum *a;
+	size_t *order, n;		/* the streams' slots in key order */
+	struct bias_mark *mk;
+	size_t nm;
+	uint64_t nr_biased;
+	int err;
+};
+
+static void *counts_prep(void *arg)
+{
+	struct counts_prep *p = arg;
+
+	p->order = sorted_slots(&p->a->streams, 1, p->a->ops, &p->n);
+	p->err = p->order ? bias_marks(p->a, &p->mk, &p->nm, &p->nr_biased) : -ENOMEM;
+	return NULL;
 }
 
 const char *hbbp_source_name(enum hbbp_source s)
@@ -804,6 +833,9 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	const uint64_t *tkey;
 	const struct hbbp_bias_val *bval;
 	struct hmap targets;	/* (dso, to) of the branches: each leader once */
+	struct counts_prep prep = { .a = d };
+	pthread_t prep_tid;
+	bool prep_on = false;
 	size_t i, n = 0, *order = NULL;
 	int err = 0;
 
@@ -846,7 +878,10 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		      x.ops->apply_leaders(x.ops->apply_ctx, &leaders, x.ops) :
 		      hbbp_leaders__apply_each(&leaders, x.ops);
 	hbbp_leaders__exit(&leaders);
-	/* 2. EBS, 3. streams, each in key order. */
+	/* 2. EBS, 3. streams, each in key order; the streams' order and the bias marks made
+	 * meanwhile on a thread where there are threads (the same either way) */
+	if (!err && x.ops->threads > 1)
+		prep_on = !pthread_create(&prep_tid, NULL, counts_prep, &prep);
 	if (!err) {
 		order = sorted_slots(&d->ebs, 1, d->ops, &n);
 		if (!order)
@@ -861,9 +896,13 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	free(order);
 	if (d->release_sums)
 		hmap__exit(&d->ebs);
-	order = err ? NULL : sorted_slots(&d->streams, 1, d->ops, &n);
-	if (!order && !err)
-		err = -ENOMEM;
+	if (prep_on)
+		pthread_join(prep_tid, NULL);
+	else if (!err)
+		counts_prep(&prep);
+	err = err ? err : prep.err;
+	order = prep.order;
+	n = prep.n;
 	for (i = 0; i < n && !err && order; i++) {
 		void *val;
 		const uint64_t *key = hmap__slot(&d->streams, order[i], &val);
@@ -871,12 +910,14 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		err = counts_stream(&x, key, val);
 	}
 	free(order);
-	if (d->release_sums)
+	if (d->release_sums) {		/* the marks hold what the blocks need of the bias */
 		hmap__exit(&d->streams);
-	if (!err)
-		err = counts_bias(&x);
-	if (d->release_sums)
 		hmap__exit(&d->bias);
+	}
+	c->nr_biased_branches += prep.nr_biased;
+	if (!err)
+		err = apply_marks(&x, prep.mk, prep.nm);
+	free(prep.mk);
 	if (err)
 		goto out;
 	/* the blocks are all made: they live on, without room to grow */
