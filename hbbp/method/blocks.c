@@ -513,16 +513,13 @@ out:
 	return err;
 }
 
-/* What the attribution needs of the stream and bias sums besides the blocks (the streams'
- * order, the bias marks), made on a thread while the EBS samples are attributed: it reads
- * only those sums, which nothing changes meanwhile. */
+/* The streams' slots in key order, sorted on a thread while the EBS samples are attributed:
+ * it reads only the stream sums, which nothing changes meanwhile. (The bias marks are made
+ * after the walks, once the stream sums are freed: made beside them, they would add to the
+ * step's peak memory.) */
 struct counts_prep {
 	const struct hbbp_accum *a;
-	size_t *order, n;		/* the streams' slots in key order */
-	struct bias_mark *mk;
-	size_t nm;
-	uint64_t nr_biased;
-	int err;
+	size_t *order, n;
 };
 
 static void *counts_prep(void *arg)
@@ -530,7 +527,6 @@ static void *counts_prep(void *arg)
 	struct counts_prep *p = arg;
 
 	p->order = sorted_slots(&p->a->streams, 1, p->a->ops, &p->n);
-	p->err = p->order ? bias_marks(p->a, &p->mk, &p->nm, &p->nr_biased) : -ENOMEM;
 	return NULL;
 }
 
@@ -834,6 +830,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	const struct hbbp_bias_val *bval;
 	struct hmap targets;	/* (dso, to) of the branches: each leader once */
 	struct counts_prep prep = { .a = d };
+	struct bias_mark *mk = NULL;
+	size_t nm = 0;
 	pthread_t prep_tid;
 	bool prep_on = false;
 	size_t i, n = 0, *order = NULL;
@@ -878,8 +876,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		      x.ops->apply_leaders(x.ops->apply_ctx, &leaders, x.ops) :
 		      hbbp_leaders__apply_each(&leaders, x.ops);
 	hbbp_leaders__exit(&leaders);
-	/* 2. EBS, 3. streams, each in key order; the streams' order and the bias marks made
-	 * meanwhile on a thread where there are threads (the same either way) */
+	/* 2. EBS, 3. streams, each in key order (the streams' sorted meanwhile on a thread
+	 * where there are threads: the same either way), then the bias marks */
 	if (!err && x.ops->threads > 1)
 		prep_on = !pthread_create(&prep_tid, NULL, counts_prep, &prep);
 	if (!err) {
@@ -900,24 +898,26 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		pthread_join(prep_tid, NULL);
 	else if (!err)
 		counts_prep(&prep);
-	err = err ? err : prep.err;
 	order = prep.order;
 	n = prep.n;
-	for (i = 0; i < n && !err && order; i++) {
+	if (!order && !err)
+		err = -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
 		void *val;
 		const uint64_t *key = hmap__slot(&d->streams, order[i], &val);
 
 		err = counts_stream(&x, key, val);
 	}
 	free(order);
-	if (d->release_sums) {		/* the marks hold what the blocks need of the bias */
+	if (d->release_sums)
 		hmap__exit(&d->streams);
-		hmap__exit(&d->bias);
-	}
-	c->nr_biased_branches += prep.nr_biased;
 	if (!err)
-		err = apply_marks(&x, prep.mk, prep.nm);
-	free(prep.mk);
+		err = bias_marks(d, &mk, &nm, &c->nr_biased_branches);
+	if (d->release_sums)		/* the marks hold what the blocks need of the bias */
+		hmap__exit(&d->bias);
+	if (!err)
+		err = apply_marks(&x, mk, nm);
+	free(mk);
 	if (err)
 		goto out;
 	/* the blocks are all made: they live on, without room to grow */
