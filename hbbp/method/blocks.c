@@ -347,13 +347,20 @@ struct bias_mark {
  * by the dso's rank (any fixed order of the dsos serves). 0 or -ENOMEM. */
 static int sort_by_place(struct radix_item *it, const uint64_t *dso, size_t n, struct hmap *rank)
 {
+	uint64_t last = 0, last_rank = 0;
 	size_t i;
 	int err = radix_sort(it, n);
 
 	for (i = 0; i < n && !err; i++) {
-		uint64_t *r = hmap__find(rank, &dso[it[i].val]);
+		uint64_t d = dso[it[i].val];
 
-		it[i].key = r ? *r : 0;
+		if (!i || d != last) {	/* runs of one dso: one lookup a run */
+			uint64_t *r = hmap__find(rank, &d);
+
+			last = d;
+			last_rank = r ? *r : 0;
+		}
+		it[i].key = last_rank;
 	}
 	return err ? err : radix_sort(it, n);
 }
@@ -392,8 +399,11 @@ static int apply_marks(struct counts_ctx *x, const struct bias_mark *mk, size_t 
 	for (i = 0; i < nb + nm && !err; i++) {	/* every dso a rank */
 		uint64_t d = i < nb ? bdso[bk[i].val] : mdso[i - nb];
 		int ins;
-		uint64_t *r = hmap__get(&rank, &d, &ins);
+		uint64_t *r;
 
+		if (i && d == (i - 1 < nb ? bdso[bk[i - 1].val] : mdso[i - 1 - nb]))
+			continue;	/* the one before's */
+		r = hmap__get(&rank, &d, &ins);
 		if (!r)
 			err = -ENOMEM;
 		else if (ins)
