@@ -7,12 +7,11 @@
  * counted as rejected (LBR), never dropped silently. Every sum is also kept per batch of the
  * samples, and the chosen source of each block (decided on all the samples) gives its count
  * in every batch: the spread over the batches is the count's 95% interval (method.md §10).
- * Depends on hbbp/method/method.h, hbbp/method/interval.h and pthreads; reaches code only
- * through struct hbbp_code_ops.
+ * Depends on hbbp/method/method.h and hbbp/method/interval.h; reaches code only through
+ * struct hbbp_code_ops.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +35,6 @@ struct walk_step {
 	const char *symname;
 	uint64_t sym_start, sym_size;
 };
-
-static size_t *sorted_slots(const struct hmap *h, size_t dso_word, const struct hbbp_code_ops *ops,
-			    size_t *nr);
 
 struct counts_ctx {
 	struct hbbp_counts *c;
@@ -523,23 +519,6 @@ out:
 	return err;
 }
 
-/* The streams' slots in key order, sorted on a thread while the EBS samples are attributed:
- * it reads only the stream sums, which nothing changes meanwhile. (The bias marks are made
- * after the walks, once the stream sums are freed: made beside them, they would add to the
- * step's peak memory.) */
-struct counts_prep {
-	const struct hbbp_accum *a;
-	size_t *order, n;
-};
-
-static void *counts_prep(void *arg)
-{
-	struct counts_prep *p = arg;
-
-	p->order = sorted_slots(&p->a->streams, 1, p->a->ops, &p->n);
-	return NULL;
-}
-
 const char *hbbp_source_name(enum hbbp_source s)
 {
 	switch (s) {
@@ -839,11 +818,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	const uint64_t *tkey;
 	const struct hbbp_bias_val *bval;
 	struct hmap targets;	/* (dso, to) of the branches: each leader once */
-	struct counts_prep prep = { .a = d };
 	struct bias_mark *mk = NULL;
 	size_t nm = 0;
-	pthread_t prep_tid;
-	bool prep_on = false;
 	size_t i, n = 0, *order = NULL;
 	int err = 0;
 
@@ -886,10 +862,8 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		      x.ops->apply_leaders(x.ops->apply_ctx, &leaders, x.ops) :
 		      hbbp_leaders__apply_each(&leaders, x.ops);
 	hbbp_leaders__exit(&leaders);
-	/* 2. EBS, 3. streams, each in key order (the streams' sorted meanwhile on a thread
-	 * where there are threads: the same either way), then the bias marks */
-	if (!err && x.ops->threads > 1)
-		prep_on = !pthread_create(&prep_tid, NULL, counts_prep, &prep);
+	/* 2. EBS, 3. streams, each in key order, then the bias marks; each sorted or made once
+	 * the sums before are freed (beside them, it would add to the step's peak memory) */
 	if (!err) {
 		order = sorted_slots(&d->ebs, 1, d->ops, &n);
 		if (!order)
@@ -904,12 +878,7 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 	free(order);
 	if (d->release_sums)
 		hmap__exit(&d->ebs);
-	if (prep_on)
-		pthread_join(prep_tid, NULL);
-	else if (!err)
-		counts_prep(&prep);
-	order = prep.order;
-	n = prep.n;
+	order = err ? NULL : sorted_slots(&d->streams, 1, d->ops, &n);
 	if (!order && !err)
 		err = -ENOMEM;
 	for (i = 0; i < n && !err; i++) {
