@@ -1,9 +1,8 @@
 #!/bin/sh
 # The threads of one conversion under ThreadSanitizer (a build of its own, SAN=thread): the
 # file read in two parts at once (--split), the stack sums' worker, a module's leaders and
-# blocks decoded on threads, the streams' order and bias marks made beside the EBS
-# attribution, the mix's instructions read ahead in batches of 7 blocks, and a text table
-# written on two threads. Each run must report no data race, exit 0 and write what the
+# blocks decoded on threads, the mix's instructions read ahead in batches of 7 blocks, and a
+# text table written on two threads. Each run must report no data race, exit 0 and write what the
 # release build writes. SKIP where the compiler has no ThreadSanitizer runtime.
 . "$(dirname "$0")/../lib.sh"
 have_bench_tools tsan_threads || exit 0
