@@ -204,6 +204,13 @@ static bool tblock_passes(const struct mix_ctx *x, const struct hbbp_tblock *t)
 	return true;
 }
 
+/* Whether any filter tblock_passes reads is set (it may then refuse a thread block): the
+ * two name the same options. */
+static bool mix_filtered(const struct hbbp_mix_opts *o)
+{
+	return o->pid || o->comm || o->module || o->symbol || o->user_only || o->kernel_only;
+}
+
 static int buf_put(struct mix_ctx *x, const char *s)
 {
 	size_t l = strlen(s);
@@ -791,12 +798,6 @@ static bool rows_plain(const struct mix_rows *rows, const struct hbbp_mix_opts *
 }
 
 #define MIX_DROP_BLOCKS	4096	/* blocks read between two drops of their instructions */
-
-/* Whether any filter of the table is set (tblock_passes may then refuse a thread block). */
-static bool mix_filtered(const struct hbbp_mix_opts *o)
-{
-	return o->pid || o->comm || o->module || o->symbol || o->user_only || o->kernel_only;
-}
 
 /* Whether each thread block passes the filters (*pass, NULL when none is set), for the
  * reader of the instructions (mix_reader.h). 0 or -ENOMEM. */
