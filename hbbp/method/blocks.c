@@ -371,7 +371,7 @@ static int apply_marks(struct counts_ctx *x, const struct bias_mark *mk, size_t 
 	struct radix_item *mi = malloc((nm + 1) * sizeof(*mi));
 	uint64_t *bdso = malloc((c->nr_blocks + 1) * sizeof(*bdso));
 	uint64_t *mdso = malloc((nm + 1) * sizeof(*mdso));
-	uint64_t checked_dso = 0, checked_vaddr = 0;
+	uint64_t checked_dso = 0, checked_vaddr = 0, last = 0;
 	bool checked_ok = false;
 	size_t nb = 0, i, j = 0;
 	struct hmap rank;
@@ -397,8 +397,9 @@ static int apply_marks(struct counts_ctx *x, const struct bias_mark *mk, size_t 
 		int ins;
 		uint64_t *r;
 
-		if (i && d == (i - 1 < nb ? bdso[bk[i - 1].val] : mdso[i - 1 - nb]))
+		if (i && d == last)
 			continue;	/* the one before's */
+		last = d;
 		r = hmap__get(&rank, &d, &ins);
 		if (!r)
 			err = -ENOMEM;
