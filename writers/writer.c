@@ -197,11 +197,10 @@ static int writer__tables(struct writer_ctx *w, const struct writer_ops *ops)
 		if (!t)
 			continue;
 		err = ops->begin(w, t);
-		if (!err && ops->rows_apart && w->opts->threads > 1 && w->out &&
-		    t->nr_rows >= ROWS_APART_MIN)
-			err = writer__rows_apart(w, ops, t);
-		else
-			err = err ? err : writer__rows(w, ops, t, 0, t->nr_rows);
+		if (!err)
+			err = ops->rows_apart && w->opts->threads > 1 && w->out &&
+			      t->nr_rows >= ROWS_APART_MIN ? writer__rows_apart(w, ops, t) :
+			      writer__rows(w, ops, t, 0, t->nr_rows);
 		if (!err)
 			err = ops->end(w, t);
 		if (err)
