@@ -183,7 +183,7 @@ objdump-big: $(PROGS)
 	@HBBP=$(firstword $(PROGS)) sh tests/objdump_big.sh $(BIG_ELF)
 
 # Realistic recordings (the simulator running cc1, sqlite3, python3; many-process and
-# many-thread mixes; 4 GiB ones) made once into $BENCH_DIR (default build/bench-real: 16 GiB,
+# many-thread mixes; 4 GiB ones) made once into $BENCH_DIR (default build/bench-real: 20 GiB,
 # about ten minutes the first time), timed against perf script and perf2bolt; writes
 # bench/RESULTS.md (see bench/real.sh). BENCH_REAL="cc1 mix3" runs a subset.
 bench bench-real: $(PROGS) $(BUILD)/tools/benchgen

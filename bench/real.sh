@@ -21,6 +21,8 @@
 #   HBBP_ARGS="..."              extra converter options (e.g. -j 1)
 #   BENCH_DISTINCT=1             also count distinct stacks with perf alone (bench/distinct.sh,
 #                                about a minute per GiB, untimed)
+#   BENCH_PAIRS=0                skip bench/pairs.sh (10,000 against 3 processes side by side,
+#                                RSS against size); BENCH_PAIR_RUNS=5, BENCH_SIZES="250 500 2000"
 #   PERF2BOLT=path               perf2bolt binary (default: llvm's, found under /usr/lib/llvm-*)
 # Depends on hbbp-convert, pmusim, benchgen, /usr/bin/time; perf and perf2bolt are optional.
 set -e
@@ -125,6 +127,10 @@ cp "$tmp/rows.txt" "$dir/rows.last"
 
 table=$tmp/table.md
 awk -f bench/real_table.awk "$rows" > "$table"
+if [ "${BENCH_PAIRS:-1}" = 1 ]; then	# the comparisons of two files, side by side
+	echo >> "$table"
+	sh bench/pairs.sh "$dir" >> "$table" || exit 3
+fi
 cat "$table"
 
 if [ -n "$results" ]; then

@@ -15,6 +15,9 @@
 #   mix10000.data  the same sources, 10,000 processes
 #   threads.data   benchgen: sqlite replayed by 256 threads of one process (a server), 1000 MiB
 #   mix3_4g.data   like mix3.data, 4096 MiB
+#   mix3_Nm.data   like mix3.data, N MiB (bench/pairs.sh: memory against the input's size)
+#   mix3_whole.data  like mix3.data, but each process replays its program's whole run, thinned
+#                  (benchgen --whole): the code of mix3_4g.data at a quarter of the samples
 #   cc1_1g.data    benchgen: cc1.data alone, one process, replayed to 1000 MiB (all of it)
 #   cc1_4g.data    the same to 4096 MiB: more input, the same code as cc1_1g.data
 #   tiled.data     the best case: bench/inputs.sh's five short runs tiled to 1000 MiB (as in
@@ -118,6 +121,11 @@ for n in $names; do
 	mix10000)	mix mix10000 --procs 10000 --mb "$mixmb" $srcs ;;
 	threads)	mix threads --threads "$nthreads" --mb "$mixmb" "$out/sqlite.data" ;;
 	mix3_4g)	mix mix3_4g --procs 3 --mb "$bigmb" $srcs ;;
+	mix3_whole)	mix mix3_whole --procs 3 --whole --mb "$mixmb" $srcs ;;
+	mix3_*m)	mb=${n#mix3_}
+			mb=${mb%m}
+			case $mb in *[!0-9]*|'') echo "bench: unknown input '$n'" >&2; exit 1 ;; esac
+			mix "$n" --procs 3 --mb "$mb" $srcs ;;
 	cc1_1g)		mix cc1_1g --procs 1 --mb "$mixmb" "$out/cc1.data" ;;
 	cc1_4g)		mix cc1_4g --procs 1 --mb "$bigmb" "$out/cc1.data" ;;
 	tiled)

@@ -37,7 +37,7 @@ cp "$2" "$d/python.data"
 printf 'create table t(a, b);\ninsert into t values (1, 2), (3, 4);\nselect sum(a * b) from t;\n' \
 	> "$TMP/t.sql"
 names="sqlite mix3 mix3000 mix10000 threads cc1_1g cc1_4g"
-BENCH_DIR=$d BENCH_REAL=$names BENCH_RUNS=1 BENCH_DISTINCT=1 BENCH_RESULTS=$TMP/RESULTS.md BENCH_PERF=$perf \
+BENCH_DIR=$d BENCH_REAL=$names BENCH_RUNS=1 BENCH_DISTINCT=1 BENCH_PAIR_RUNS=1 BENCH_SIZES="1 3" BENCH_RESULTS=$TMP/RESULTS.md BENCH_PERF=$perf \
 	BENCH_SQL=$TMP/t.sql BENCH_CC1=$TMP/src/bin/interp BENCH_MIX_MB=2 BENCH_BIG_MB=4 BENCH_THREADS=8 \
 	GEN=$GEN HBBP=$HBBP PMUSIM=$ROOT/pmusim sh "$ROOT/bench/real.sh" > "$TMP/run.out" \
 	2> "$TMP/run.err"
@@ -62,6 +62,18 @@ expect "bench_real: RESULTS.md names commit, machine and how sqlite.data was mad
 	 grep -q "pmusim --effects realistic .* --seed 13 -o sqlite.data -- .*sqlite3 :memory: '"'"'.read work.sql'"'"'" "$r"'
 expect "bench_real: RESULTS.md compares the RSS of cc1 replayed to 1 and 4 MiB (the same code)" \
 	'grep -q "^RSS 4 GiB / RSS 1 GiB (cc1 replayed whole: the same code): [0-9.]* (wanted <= 1.10: \(met\|not met\))\$" "$r"'
+# bench/pairs.sh: 10,000 against 3 processes side by side; RSS against size, by size, the
+# whole runs last, each row's ratio the 4 GiB file's RSS over its own (1.00 on its own row)
+expect "bench_real: RESULTS.md has 10,000 / 3 processes side by side" \
+	'grep -q "^10,000 processes / 3 processes, side by side, wall per MiB: [0-9.]* (wanted <= 1.5: \(met\|not met\); CPU [0-9.]*; wall [0-9.]* s / [0-9.]* s)\$" "$r"'
+sizes=$(awk -F'|' '/^\| `mix3[_a-z0-9]*\.data` \|/ { gsub(/[ `]/, "", $2); gsub(/ /, "", $7); printf "%s:%d:%d:%d:%s ", $2, $3, $5, $6, $7 }' "$r")
+expect "bench_real: RSS against size, by size, RSS and rows > 0, ratio 1.00 for the 4 GiB file ($sizes)" \
+	'[ "$(echo "$sizes" | awk "{ for (i = 1; i <= NF; i++) { split(\$i, a, \":\"); printf \"%s \", a[1] } }")" = "mix3_1m.data mix3.data mix3_3m.data mix3_4g.data mix3_whole.data " ] &&
+	 ! echo "$sizes" | tr " " "\n" | grep -q ":0:\|:0$" &&
+	 echo "$sizes" | tr " " "\n" | grep -q "^mix3_4g.data:4:[1-9][0-9]*:[1-9][0-9]*:1.00$"'
+expect "bench_real: RESULTS.md has both 4 GiB / 1 GiB RSS lines of the 3-process files" \
+	'grep -q "^RSS 4 GiB / RSS 1 GiB, side by side (3 processes, runs from the start): [0-9.]* (wanted" "$r" &&
+	 grep -q "^RSS 4 GiB / RSS 1 GiB, side by side (3 processes, the 1 GiB file holding the whole runs): [0-9.]* (wanted" "$r"'
 [ -n "$p2b" ] || skip "bench_real: perf2bolt not installed, its column not checked"
 
 if [ $perf = 0 ]; then

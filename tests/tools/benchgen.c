@@ -11,7 +11,13 @@
  * the writer.
  *
  * Usage: benchgen [-z | --zstd2] [--level N] [--procs N | --threads N] [--attr-size N]
- *                 (--mb N | --loops K) -o OUT IN...
+ *                 [--whole] (--mb N | --loops K) -o OUT IN...
+ * --whole (with --mb): each process replays all of its part of its input (the k-th of n
+ * processes of an input the k-th n-th of it; one process: the whole run), every chunk of
+ * CHUNK samples followed by a skip where its share of --mb is smaller than the part, as a
+ * recording of the whole run at a lower sampling rate would be. Without it, a process
+ * replays its part from its start for as long as its share lasts (one process per input:
+ * the first part of the run). Where the share is the larger, the two are the same file.
  * --loops K: one process per input, each replaying its input exactly K times (for tests:
  * every count of the output is K times the input's).
  * --threads N: one process of N threads (a server) instead of processes: one COMM and one
@@ -194,10 +200,40 @@ static int input_load(struct bg_input *in, struct bg_event *ev, size_t *nr_ev,
 	return 0;
 }
 
+/* --whole: the samples process p skips after each chunk (skip[p]) so that, written CHUNK
+ * at a time in turn with the others until target bytes, it goes once over its part of its
+ * input (the k-th of an input's n processes: samples k/n to (k+1)/n of it); 0 where its share
+ * holds the part, or more. */
+static int whole_skips(const struct bg_input *in, size_t nin, const struct bg_event *ev,
+		       size_t procs, uint64_t target, double *skip)
+{
+	double round = 0, rounds;	/* bytes of a round: one chunk of every process */
+	size_t p, i;
+
+	for (i = 0; i < nin; i++) {
+		double b = 0, n = (double)((procs - i + nin - 1) / nin);
+
+		if (!in[i].nr) {
+			fprintf(stderr, "benchgen: %s: no samples\n", in[i].path);
+			return -1;
+		}
+		for (size_t j = 0; j < in[i].nr; j++)
+			b += (double)sample_bytes(&ev[in[i].s[j].evidx].attr, in[i].s[j].nr);
+		round += n * CHUNK * b / (double)in[i].nr;
+	}
+	rounds = (double)target / round;
+	for (p = 0; p < procs; p++) {
+		double part = (double)in[p % nin].nr / (double)((procs - p % nin + nin - 1) / nin);
+
+		skip[p] = part > rounds * CHUNK ? part / rounds - CHUNK : 0;
+	}
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: benchgen [-z | --zstd2] [--level N] [--procs N | --threads N] "
-		"[--attr-size N] (--mb N | --loops K) -o OUT IN.data...\n");
+		"[--attr-size N] [--whole] (--mb N | --loops K) -o OUT IN.data...\n");
 	exit(2);
 }
 
@@ -219,6 +255,8 @@ int main(int argc, char **argv)
 	uint64_t *left = NULL;
 	size_t nin = 0, nr_ev = 0, procs = 0, threads = 0, i, p;
 	size_t *cursor;
+	double *skip = NULL, *skipped = NULL;	/* --whole: samples skipped after each chunk */
+	bool whole = false;
 	int evidx[8], err = 0, ai;
 
 	for (ai = 1; ai < argc; ai++) {
@@ -236,10 +274,12 @@ int main(int argc, char **argv)
 			threads = strtoul(argv[++ai], NULL, 0);
 		else if (!strcmp(a, "--attr-size") && ai + 1 < argc)
 			wo.attr_size = (uint32_t)strtoul(argv[++ai], NULL, 0);
-		else if (!strcmp(a, "--mb") && ai + 1 < argc)
-			target = strtoull(argv[++ai], NULL, 0) << 20;
+		else if (!strcmp(a, "--mb") && ai + 1 < argc)	/* decimals allowed: 0.25 */
+			target = (uint64_t)(strtod(argv[++ai], NULL) * 1048576.0);
 		else if (!strcmp(a, "--loops") && ai + 1 < argc)
 			loops = strtoull(argv[++ai], NULL, 0);
+		else if (!strcmp(a, "--whole"))
+			whole = true;
 		else if (!strcmp(a, "-o") && ai + 1 < argc)
 			out = argv[++ai];
 		else if (a[0] == '-')
@@ -256,6 +296,10 @@ int main(int argc, char **argv)
 			"no --procs or --loops\n");
 		return 2;
 	}
+	if (whole && (loops || threads || !target)) {
+		fprintf(stderr, "benchgen: --whole goes with --mb and --procs only\n");
+		return 2;
+	}
 	wo.cmdline = cmdline;
 	for (i = 0; i < nin; i++)
 		if (input_load(&in[i], ev, &nr_ev, &wo, i == 0))
@@ -268,8 +312,12 @@ int main(int argc, char **argv)
 		procs = 2 * nin;
 	cursor = calloc(procs, sizeof(*cursor));
 	left = calloc(procs, sizeof(*left));
-	if (!cursor || !left)
+	skip = calloc(procs, sizeof(*skip));
+	skipped = calloc(procs, sizeof(*skipped));
+	if (!cursor || !left || !skip || !skipped)
 		return 3;
+	if (whole && whole_skips(in, nin, ev, procs, target, skip))
+		return 2;
 	for (p = 0; p < procs; p++)
 		left[p] = loops ? loops * in[p % nin].nr : UINT64_MAX;
 
@@ -368,6 +416,12 @@ int main(int argc, char **argv)
 				if (++cursor[p] == ip->nr)
 					cursor[p] = 0;
 				nsamples++;
+				if (c == CHUNK - 1 && skip[p] > 0) {	/* --whole */
+					size_t k = (size_t)(skipped[p] + skip[p]) - (size_t)skipped[p];
+
+					skipped[p] += skip[p];
+					cursor[p] = (cursor[p] + k) % ip->nr;
+				}
 				if (bytes - round_start >= ROUND_BYTES) {
 					/* the next round starts after everything written so far */
 					t = tc[0] > tc[1] ? tc[0] : tc[1];
@@ -408,6 +462,8 @@ int main(int argc, char **argv)
 	}
 	free(cursor);
 	free(left);
+	free(skip);
+	free(skipped);
 	return 0;
 fail:
 	fprintf(stderr, "benchgen: %s: %s\n", out, strerror(err < 0 ? -err : err));
