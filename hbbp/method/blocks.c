@@ -116,19 +116,28 @@ static long counts_block(struct hbbp_counts *c, enum hbbp_block_kind kind,
  * thread first, so most lookups stop there). */
 static struct hbbp_tblock *counts_tblock(struct hbbp_counts *c, uint64_t thr, size_t bi)
 {
-	struct hbbp_block *b = &c->blocks[bi];
 	uint64_t key[2] = { thr, bi };
+	struct hbbp_tb_hint *b;
 	uint64_t *slot;
 	struct hbbp_tblock *t;
 
-	if (b->tb_last && b->tb_thr == thr)
-		return &c->tblocks[b->tb_last - 1];
+	if (bi >= c->alloc_tb_hint) {	/* the blocks' hints, zeroed as they grow */
+		size_t had = c->alloc_tb_hint;
+
+		if (grow_array((void **)&c->tb_hint, &c->alloc_tb_hint, sizeof(*c->tb_hint),
+			       c->alloc_blocks > bi ? c->alloc_blocks : bi + 1, (size_t)-1))
+			return NULL;
+		memset(c->tb_hint + had, 0, (c->alloc_tb_hint - had) * sizeof(*c->tb_hint));
+	}
+	b = &c->tb_hint[bi];
+	if (b->last && b->thr == thr)
+		return &c->tblocks[b->last - 1];
 	slot = hmap__get(&c->tidx, key, NULL);
 	if (!slot)
 		return NULL;
-	b->tb_thr = thr;
+	b->thr = thr;
 	if (*slot) {
-		b->tb_last = (size_t)*slot;
+		b->last = (size_t)*slot;
 		return &c->tblocks[*slot - 1];
 	}
 	if (grow_one((void **)&c->tblocks, &c->alloc_tblocks, sizeof(*c->tblocks),
@@ -143,7 +152,7 @@ static struct hbbp_tblock *counts_tblock(struct hbbp_counts *c, uint64_t thr, si
 	t->tid = (uint32_t)thr;
 	t->block = bi;
 	*slot = ++c->nr_tblocks;
-	b->tb_last = c->nr_tblocks;
+	b->last = c->nr_tblocks;
 	return t;
 }
 
@@ -902,6 +911,9 @@ int hbbp_counts__compute(struct hbbp_counts *c, struct hbbp_accum *d, enum hbbp_
 		goto out;
 	/* the blocks are all made: they live on, without room to grow */
 	grow_fit((void **)&c->blocks, &c->alloc_blocks, sizeof(*c->blocks), c->nr_blocks);
+	free(c->tb_hint);
+	c->tb_hint = NULL;
+	c->alloc_tb_hint = 0;
 	/* 4. The hybrid choice per block, applied to every thread's share of it and to every
 	 * batch of the samples (the choice is made once, on all of them; method.md §10). */
 	counts_ratio(c, d);
@@ -956,6 +968,7 @@ void hbbp_counts__exit(struct hbbp_counts *c)
 	free(c->blocks);
 	free(c->tblocks);
 	free(c->block_count_bs);
+	free(c->tb_hint);
 	hmap__exit(&c->bidx);
 	hmap__exit(&c->tidx);
 	memset(c, 0, sizeof(*c));

@@ -366,12 +366,18 @@ enum hbbp_block_kind {
 	HBBP_BLK_UNMAPPED,	/* EBS weight at addresses in no map */
 };
 
+/* One per block with data (152 bytes: the counts hold one per block that ran, and live
+ * through the mix; the small fields share a word) */
 struct hbbp_block {
-	enum hbbp_block_kind kind;
 	struct bbmap_dso *dso;		/* NULL for UNMAPPED */
 	struct bbmap_module *mod;	/* NULL unless CODE */
 	uint64_t start, end;		/* module vaddrs; pseudo blocks: symbol start (or 0) */
 	uint32_t nr_insns;
+	enum hbbp_block_kind kind : 8;
+	enum hbbp_source source : 8;	/* which estimate count is */
+	bool biased;
+	bool may_be_bad;		/* CODE: may hold an undecodable unit (its bbmap block's
+					 * flag, final once the leaders are applied) */
 	const char *symname;		/* symbol name or NULL */
 	uint64_t sym_start, sym_size;
 	double ebs_sum, lbr_sum;	/* scaled sum of periods / of stream weights */
@@ -380,13 +386,7 @@ struct hbbp_block {
 	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 	double count;			/* chosen estimate (0: no data for the chosen method) */
 	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
-	enum hbbp_source source;	/* which estimate count is */
-	bool biased;
-	bool may_be_bad;		/* CODE: may hold an undecodable unit (its bbmap block's
-					 * flag, final once the leaders are applied) */
 	double bias_share;		/* highest oldest/newest-slot share of its branches */
-	uint64_t tb_thr;		/* the thread of its last tblock looked up ... */
-	size_t tb_last;			/* ... and that tblock's index + 1 (0: none yet) */
 };
 
 struct hbbp_tblock {
@@ -427,6 +427,10 @@ struct hbbp_counts {
 	uint64_t last_key[3];		/* the bidx key found last, and its block index */
 	long last_bi;
 	struct hmap tidx;		/* (pid<<32|tid, block) -> tblock index + 1 */
+	/* per block, while the sums per thread are attributed: the thread of its last thread
+	 * block looked up and that one's index + 1 (0: none yet); freed after */
+	struct hbbp_tb_hint { uint64_t thr; size_t last; } *tb_hint;
+	size_t alloc_tb_hint;
 	uint64_t nr_biased_branches;
 	double lbr_weight_attributed;	/* scaled stream weight walked successfully */
 	double ebs_weight_attributed;	/* scaled period landing in decoded blocks */
