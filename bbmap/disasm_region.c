@@ -66,6 +66,7 @@ static bool is_x86(const struct bbmap_module *m)
 void mod_disasm__close(struct bbmap_module *m)
 {
 	mod_capstone__close(m);
+	mod_zydis__cache_free(m, NULL, NULL);
 	m->zy_open = false;
 	free(m->scr_insns);
 	free(m->scr_text);

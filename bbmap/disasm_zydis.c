@@ -9,7 +9,9 @@
  * XED's (Zydis's mnemonic with XED's _NEAR/_FAR, REP_/REPE_/REPNE_, _LOCK and _XMM forms).
  * The mnemonic column keeps objdump's and capstone's spelling of condition codes (jne, cmove,
  * seta), so that mnemonics read as in `objdump -d -M intel`. An undecodable byte becomes a
- * 1-byte BAD instruction, is counted, and decoding goes on. Knows nothing of perf.data,
+ * 1-byte BAD instruction, is counted, and decoding goes on. Without operand text (the mix),
+ * an x86-64 instruction whose length the fast outline knows is first looked up by its bytes
+ * among those decoded before (a cache per decoding thread). Knows nothing of perf.data,
  * symbols or blocks.
  */
 #include <errno.h>
@@ -533,6 +535,50 @@ static void count_bad(struct bbmap_module *m, ZyanStatus st, struct bbmap_insn *
 	m->stats.bytes_bad++;
 }
 
+/* The decode cache: an instruction's attributes depend on its bytes and the module's mode,
+ * not on its address, but for a direct branch's target (kept as its distance). Where the
+ * fast outline knows an instruction's length (x86_fast.c: most of compiled code), its bytes
+ * find it here, direct-mapped; a slot holds the last one decoded there. Without operand text
+ * only (the text shows addresses). */
+#define ZC_SLOTS	2048u
+struct mod_zydis_cache {
+	uint64_t hits, misses;
+	struct zc_slot {
+		uint8_t len;			/* 0: empty */
+		uint8_t bytes[15];
+		struct bbmap_insn in;		/* addr 0, operands NULL; target: its distance */
+	} slot[ZC_SLOTS];
+};
+
+void mod_zydis__cache_free(struct bbmap_module *m, uint64_t *hits, uint64_t *misses)
+{
+	unsigned t;
+
+	for (t = 0; t <= BBMAP_MAX_THREADS; t++) {
+		struct mod_zydis_cache **c = t < BBMAP_MAX_THREADS ? &m->zc_thread[t] : &m->zc;
+
+		if (*c && hits)
+			*hits += (*c)->hits;
+		if (*c && misses)
+			*misses += (*c)->misses;
+		free(*c);
+		*c = NULL;
+	}
+}
+
+/* The slot of the n bytes at code (n <= 15), their copy in key. */
+static struct zc_slot *zc_slot(struct mod_zydis_cache *c, const uint8_t *code, unsigned n,
+			       uint8_t key[16])
+{
+	uint64_t w[2];
+
+	memset(key, 0, 16);
+	memcpy(key, code, n);
+	memcpy(w, key, 16);
+	w[0] = (w[0] * 0x9e3779b97f4a7c15ULL) ^ (w[1] + n) * 0xc2b2ae3d27d4eb4fULL;
+	return &c->slot[(w[0] ^ w[0] >> 29) * 0xbf58476d1ce4e5b9ULL >> 53 & (ZC_SLOTS - 1)];
+}
+
 int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
 		      struct mod_text_buf *text)
 {
@@ -550,13 +596,41 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 	err = mod_zydis__open(m);
 	if (err)
 		return err;
+	if (m->no_operands && !m->zc_off && !m->zc && m->arch == BBMAP_ARCH_X86_64 && !m->zy_only)
+		m->zc = calloc(1, sizeof(*m->zc));	/* none: each decoded, the same */
 	while (left) {
 		struct bbmap_insn *in;
+		struct zc_slot *zs = NULL;
+		uint8_t key[16];
+		unsigned n = 0;
 		size_t off;
 
 		if (r->nr_insns == m->scr_cap && mod_disasm__grow(m, (size_t)r->nr_insns + 1))
 			return -ENOMEM;
 		in = &m->scr_insns[r->nr_insns];
+		if (m->zc) {
+			uint16_t fl;
+			uint64_t tg;
+
+			n = x86_fast__outline(code, left, addr, &fl, &tg);
+			zs = n && n <= left ? zc_slot(m->zc, code, n, key) : NULL;
+		}
+		if (zs && zs->len == n && !memcmp(zs->bytes, key, n)) {
+			*in = zs->in;
+			in->addr = addr;
+			if (in->flags & BBMAP_INSN_HAS_TARGET)
+				in->target += addr;
+			m->zc->hits++;
+			off = mod_text__add(text, "");
+			if (off == (size_t)-1)
+				return -ENOMEM;
+			in->operands = (const char *)(uintptr_t)off;
+			code += n;
+			left -= n;
+			addr += n;
+			r->nr_insns++;
+			continue;
+		}
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
 		st = decode_step(m, r, code, addr, &left, &ctx, &zi);
@@ -592,6 +666,15 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 				}
 			}
 			off = mod_text__commit(text, tl + 1);
+			if (zs && zi.length == n) {	/* remembered for the same bytes */
+				zs->len = (uint8_t)n;
+				memcpy(zs->bytes, key, n);
+				zs->in = *in;
+				zs->in.addr = 0;
+				if (in->flags & BBMAP_INSN_HAS_TARGET)
+					zs->in.target = in->target - addr;
+				m->zc->misses++;
+			}
 		}
 		if (off == (size_t)-1)
 			return -ENOMEM;

@@ -63,6 +63,10 @@ struct mod_strtab {
 	size_t nr, cap;
 };
 
+#define BBMAP_MAX_THREADS	16	/* threads decoding one module (module_threads.c) */
+
+struct mod_zydis_cache;
+
 struct bbmap_module {
 	int refcnt;
 	char *path;
@@ -125,6 +129,12 @@ struct bbmap_module {
 	size_t scr_cap;
 	char *scr_text;
 	size_t scr_text_cap;
+	/* x86-64 without operand text: the instructions decoded before, by their bytes
+	 * (disasm_zydis.c), of whoever decodes with this struct; the threads of module_threads.c
+	 * each keep theirs in zc_thread between their runs. zc_off: none (its test). */
+	struct mod_zydis_cache *zc;
+	struct mod_zydis_cache *zc_thread[BBMAP_MAX_THREADS];
+	bool zc_off;
 	struct bbmap_module_stats stats;
 };
 
@@ -189,6 +199,9 @@ int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 		     const ZydisDecodedOperand *ops, uint64_t addr, struct bbmap_insn *in);
 /* objdump's spelling of a Zydis mnemonic (condition codes: jnz -> jne, cmovnbe -> cmova). */
 void mod_zydis__od_spelling(const char *zydis_mnemonic, char *out, size_t n);
+/* Frees m's decode caches (m->zc, m->zc_thread); hits and misses so far added to *hits and
+ * *misses when not NULL. */
+void mod_zydis__cache_free(struct bbmap_module *m, uint64_t *hits, uint64_t *misses);
 
 /* disasm_capstone.c: Arm. */
 int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,

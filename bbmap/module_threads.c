@@ -8,7 +8,7 @@
  *    end is known once it is decoded) is decoded while planning.
  *  - blocks decoded in full (bbmap_module__fill_blocks): a region's blocks by one thread
  *    (their instructions live in the region's memory), source lines after, here (libdw is
- *    used by one thread).
+ *    used by one thread). Each thread's decode cache stays with the module between runs.
  * Knows nothing of perf.data.
  */
 #include <errno.h>
@@ -22,7 +22,7 @@
 #include "util/radix.h"
 #include "util/hbbp_err.h"
 
-#define MAX_THREADS	16
+#define MAX_THREADS	BBMAP_MAX_THREADS
 
 /* Items of work done on a module by several threads: fn(sh, ctx, i) for i < nr, each thread
  * with its copy sh of the module, whose scratch and counters are its own and whose strings
@@ -98,6 +98,7 @@ static void run_work(struct bbmap_module *m, void (*fn)(struct bbmap_module *sh,
 		th[t].sh.shared = m;
 		th[t].sh.str_lock = &w.str_lock;
 		th[t].sh.dwarf = NULL;		/* source lines: by the caller, after */
+		th[t].sh.zc = m->zc_thread[t];	/* its decode cache, kept between runs */
 		memset(&th[t].sh.stats, 0, sizeof(th[t].sh.stats));
 	}
 	for (t = 1; t < n; t++) {
@@ -108,6 +109,8 @@ static void run_work(struct bbmap_module *m, void (*fn)(struct bbmap_module *sh,
 	work_main(&th[0]);
 	for (t = 1; t <= started; t++)
 		pthread_join(th[t].tid, NULL);
+	for (t = 0; t <= started; t++)
+		m->zc_thread[t] = th[t].sh.zc;
 	for (t = 0; t <= started && count; t++)
 		stats_add(&m->stats, &th[t].sh.stats);
 	pthread_mutex_destroy(&w.str_lock);
