@@ -184,8 +184,10 @@ objdump-big: $(PROGS)
 
 # Realistic recordings (the simulator running cc1, sqlite3, python3; many-process and
 # many-thread mixes; 4 GiB ones) made once into $BENCH_DIR (default build/bench-real: 20 GiB,
-# about ten minutes the first time), timed against perf script and perf2bolt; writes
-# bench/RESULTS.md (see bench/real.sh). BENCH_REAL="cc1 mix3" runs a subset.
+# about ten minutes the first time), timed against perf script and perf2bolt, then the
+# comparisons of two files side by side (bench/pairs.sh: 10,000 against 3 processes, RSS
+# against the input's size); writes bench/RESULTS.md (see bench/real.sh). BENCH_REAL="cc1
+# mix3" runs a subset, BENCH_PAIRS=0 skips the comparisons.
 bench bench-real: $(PROGS) $(BUILD)/tools/benchgen
 	@BUILD=$(BUILD) HBBP=$(firstword $(PROGS)) PMUSIM=$(word 2,$(PROGS)) sh bench/real.sh
 

@@ -1,9 +1,9 @@
 #!/bin/sh
 # benchgen --whole (the 1 GiB file of bench/pairs.sh that holds the programs' whole runs): a
 # process whose share of --mb is a quarter of its recording replays samples from all of it,
-# in order (a subsequence of the recording reaching its end, by perf script), where without
-# --whole it replays the first quarter; with a share larger than the recording the two
-# options make the same file. Source: one pmusim run of the interpreter, short periods.
+# in order (a subsequence of the recording reaching into its last fifth, by perf script; the
+# greedy match finds the earliest place of each), where without --whole it replays the first
+# quarter; with a share larger than the recording the two options make the same file. Source: one pmusim run of the interpreter, short periods.
 . "$(dirname "$0")/../lib.sh"
 have_bench_tools bench_whole || exit 0
 if ! command -v perf >/dev/null 2>&1; then skip "bench_whole: perf not installed"; exit 0; fi
@@ -34,7 +34,7 @@ read -r m t last <<EOT
 $(pos "$TMP/w.data")
 EOT
 expect "bench_whole: --whole: $m of $t samples in the recording's order, the last at $last% of its $n" \
-	'[ "$m" -eq "$t" ] && [ "$t" -ge $((n / 5)) ] && [ "$t" -le $((n * 3 / 10)) ] && [ "$last" -ge 95 ]'
+	'[ "$m" -eq "$t" ] && [ "$t" -ge $((n / 5)) ] && [ "$t" -le $((n * 3 / 10)) ] && [ "$last" -ge 80 ]'
 read -r m t last <<EOT
 $(pos "$TMP/p.data")
 EOT
