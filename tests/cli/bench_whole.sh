@@ -3,7 +3,8 @@
 # process whose share of --mb is a quarter of its recording replays samples from all of it,
 # in order (a subsequence of the recording reaching into its last fifth, by perf script; the
 # greedy match finds the earliest place of each), where without --whole it replays the first
-# quarter; with a share larger than the recording the two options make the same file. Source: one pmusim run of the interpreter, short periods.
+# quarter; with a share larger than the recording the two options make the same file.
+# Source: one pmusim run of the interpreter, short periods.
 . "$(dirname "$0")/../lib.sh"
 have_bench_tools bench_whole || exit 0
 if ! command -v perf >/dev/null 2>&1; then skip "bench_whole: perf not installed"; exit 0; fi
