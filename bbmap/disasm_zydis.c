@@ -541,6 +541,7 @@ static void count_bad(struct bbmap_module *m, ZyanStatus st, struct bbmap_insn *
  * find it here, direct-mapped; a slot holds the last one decoded there. Without operand text
  * only (the text shows addresses). */
 #define ZC_SLOTS	2048u
+#define ZC_MIN_BYTES	(256u << 10)	/* bytes a module decodes in full before it has one */
 struct mod_zydis_cache {
 	uint64_t hits, misses;
 	struct zc_slot {
@@ -596,8 +597,15 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 	err = mod_zydis__open(m);
 	if (err)
 		return err;
-	if (m->no_operands && !m->zc_off && !m->zc && m->arch == BBMAP_ARCH_X86_64 && !m->zy_only)
-		m->zc = calloc(1, sizeof(*m->zc));	/* none: each decoded, the same */
+	if (m->no_operands && !m->zc_off && !m->zc && m->arch == BBMAP_ARCH_X86_64 && !m->zy_only) {
+		/* a module's threads each keep a cache once it has many instructions to decode
+		 * (the small libraries of a process have none: memory for little gain) */
+		struct bbmap_module *own = m->shared ? m->shared : m;
+
+		if (__atomic_add_fetch(&own->zc_decoded, r->end - r->start, __ATOMIC_RELAXED) >
+		    ZC_MIN_BYTES)
+			m->zc = calloc(1, sizeof(*m->zc));	/* none: each decoded, the same */
+	}
 	while (left) {
 		struct bbmap_insn *in;
 		struct zc_slot *zs = NULL;

@@ -130,10 +130,12 @@ struct bbmap_module {
 	char *scr_text;
 	size_t scr_text_cap;
 	/* x86-64 without operand text: the instructions decoded before, by their bytes
-	 * (disasm_zydis.c), of whoever decodes with this struct; the threads of module_threads.c
-	 * each keep theirs in zc_thread between their runs. zc_off: none (its test). */
+	 * (disasm_zydis.c), of whoever decodes with this struct, once the module has decoded
+	 * zc_decoded bytes enough; the threads of module_threads.c each keep theirs in
+	 * zc_thread between their runs. zc_off: none (its test). */
 	struct mod_zydis_cache *zc;
 	struct mod_zydis_cache *zc_thread[BBMAP_MAX_THREADS];
+	uint64_t zc_decoded;		/* bytes decoded in full (atomic: its threads add) */
 	bool zc_off;
 	struct bbmap_module_stats stats;
 };
