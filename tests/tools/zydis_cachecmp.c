@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bbmap/module_priv.h"
+#include "tests/tools/x86_bytes.h"
 
 static struct bbmap_module with, without;
 static struct mod_text_buf tw, to;
@@ -85,9 +86,8 @@ int main(int argc, char **argv)
 	if (mod_zydis__open(&with) || mod_zydis__open(&without))
 		return 2;
 	for (a = 1; a < argc; a++) {
-		FILE *f;
 		uint8_t *buf;
-		long len;
+		size_t len;
 
 		if (!strcmp(argv[a], "-r") && a + 1 < argc) {
 			nrand = strtoul(argv[++a], NULL, 0);
@@ -97,39 +97,18 @@ int main(int argc, char **argv)
 			max = strtoul(argv[++a], NULL, 0);
 			continue;
 		}
-		f = fopen(argv[a], "rb");
-		if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-			fprintf(stderr, "zydis_cachecmp: cannot read %s\n", argv[a]);
+		buf = x86_bytes__file("zydis_cachecmp", argv[a], max, &len);
+		if (!buf)
 			return 2;
-		}
-		if ((size_t)len > max)
-			len = (long)max;
-		buf = malloc((size_t)len + 1);
-		if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len)
-			return 2;
-		fclose(f);
 		/* the same bytes at two addresses: the file's, then 4 GiB on */
-		if (check_bytes(buf, (size_t)len, 0x400000) ||
-		    check_bytes(buf, (size_t)len, 0x100400000ull))
+		if (check_bytes(buf, len, 0x400000) || check_bytes(buf, len, 0x100400000ull))
 			return 2;
 		free(buf);
 	}
 	if (nrand) {
-		uint8_t *buf = malloc(nrand);
-		uint64_t s = 0x2545f4914f6cdd1dull;
-		size_t i;
+		uint8_t *buf = x86_bytes__random(nrand);
 
-		if (!buf)
-			return 2;
-		for (i = 0; i < nrand; i++) {
-			s ^= s << 13;
-			s ^= s >> 7;
-			s ^= s << 17;
-			/* bytes biased to the prefixes and opcodes of compiled code */
-			buf[i] = (uint8_t)(i % 3 ? s : (s >> 8) % 4 == 0 ? 0x66 : (s >> 8) % 4 == 1 ?
-					   0x48 | (s >> 16 & 7) : (s >> 8) % 4 == 2 ? 0x0f : s >> 24);
-		}
-		if (check_bytes(buf, nrand, 0x7f0000000000ull))
+		if (!buf || check_bytes(buf, nrand, 0x7f0000000000ull))
 			return 2;
 		free(buf);
 	}
