@@ -200,6 +200,12 @@ static int input_load(struct bg_input *in, struct bg_event *ev, size_t *nr_ev,
 	return 0;
 }
 
+/* The processes made from input i of nin (process p replays input p % nin). */
+static size_t procs_of(size_t procs, size_t nin, size_t i)
+{
+	return (procs - i + nin - 1) / nin;
+}
+
 /* --whole: the samples process p skips after each chunk (skip[p]) so that, written CHUNK
  * at a time in turn with the others until target bytes, it goes once over its part of its
  * input (the k-th of an input's n processes: samples k/n to (k+1)/n of it); 0 where its share
@@ -211,7 +217,7 @@ static int whole_skips(const struct bg_input *in, size_t nin, const struct bg_ev
 	size_t p, i;
 
 	for (i = 0; i < nin; i++) {
-		double b = 0, n = (double)((procs - i + nin - 1) / nin);
+		double b = 0, n = (double)procs_of(procs, nin, i);
 
 		if (!in[i].nr) {
 			fprintf(stderr, "benchgen: %s: no samples\n", in[i].path);
@@ -223,7 +229,7 @@ static int whole_skips(const struct bg_input *in, size_t nin, const struct bg_ev
 	}
 	rounds = (double)target / round;
 	for (p = 0; p < procs; p++) {
-		double part = (double)in[p % nin].nr / (double)((procs - p % nin + nin - 1) / nin);
+		double part = (double)in[p % nin].nr / (double)procs_of(procs, nin, p % nin);
 
 		skip[p] = part > rounds * CHUNK ? part / rounds - CHUNK : 0;
 	}
@@ -381,9 +387,7 @@ int main(int argc, char **argv)
 		 * n at k/n), so that many processes replay all of it between them, as the short
 		 * processes of a build run different parts of one program. */
 		if (!loops) {
-			size_t n = (procs - p % nin + nin - 1) / nin;
-
-			cursor[p] = (size_t)((uint64_t)(p / nin) * ip->nr / n);
+			cursor[p] = (size_t)((uint64_t)(p / nin) * ip->nr / procs_of(procs, nin, p % nin));
 		}
 		t += 1000;
 	}
