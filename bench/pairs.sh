@@ -23,8 +23,6 @@ tmp=$dir/pairs.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
-median() { sort -n | awk '{ v[NR] = $1 } END { if (!NR) print "-";
-	else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # made NAME: the input's path (made when missing)
 made() { sh bench/real_inputs.sh "$dir" "$PMUSIM" "$GEN" "$1"; }
 # timed NAME: one run, "wall cpu rss_kb" appended to $tmp/NAME

@@ -41,10 +41,6 @@ rows=$dir/rows.txt
 : > "$rows"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# median of the numbers on stdin
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
-	else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
 # run_once TIMES CMD...: runs CMD once under /usr/bin/time, appends "wall user sys rss_kb" to
 # TIMES; fails (with the command's last lines) when CMD fails.
 run_once() {
