@@ -86,9 +86,9 @@ int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const ch
 		in->guard = hbbp_mapguard__add(m, in->map_size, in->name) + 1;
 		in->keep_from = UINT64_MAX;
 		/* Records are read with pread(2) into a reused buffer, or on request used in
-		 * place in the map, its page tables filled ahead in bulk (a page fault per
-		 * 4 KiB costs more than the copy; filled ahead, less: the converter asks for
-		 * it). Where the kernel cannot fill them ahead, pread(2) it is. */
+		 * place in the map, its page tables filled ahead in bulk (no copy: the
+		 * converter asks for it). Where the kernel cannot fill them ahead, pread(2)
+		 * it is. */
 		in->pread = !r->opts.map_records ||
 			    madvise(m, in->map_size < 4096 ? in->map_size : 4096,
 				    MADV_POPULATE_READ) != 0;
