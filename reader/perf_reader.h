@@ -253,9 +253,8 @@ struct perf_reader_opts {
 	bool map_records;		/* use the records of a file in place in its map (where
 					 * the kernel fills page tables in bulk) rather than
 					 * read them with pread(2), the default: no copy of
-					 * every byte (the converter's pass over a 1 GiB file
-					 * 0.28 s against 0.34 s); the pages being read count
-					 * in RSS */
+					 * every byte (the converter asks for it), and the
+					 * pages being read count in RSS */
 	uint64_t segment_from;		/* not 0: a segment reader of a file (see below) */
 	size_t read_window;		/* not 0: pread mode reads in chunks of this many bytes
 					 * into a window that starts at this size, in plain
