@@ -7,8 +7,9 @@
 #  2. Peak RSS against the input's size, 3 processes (mix3_Nm.data for N in BENCH_SIZES, then
 #     mix3.data and mix3_4g.data; each program's run from its start, so a bigger file also
 #     holds more of each program's code), and mix3_whole.data (each whole run at a lower
-#     rate: the code of the 4 GiB file); with the mix's rows, which grow with the code seen.
-#     Medians of BENCH_PAIR_RUNS runs, the files in turn.
+#     rate: the code of the 4 GiB file); with the blocks with data (`--diagnostics`) and the
+#     mix's rows, which grow with the code seen. Medians of BENCH_PAIR_RUNS runs, the files
+#     in turn.
 # Prints markdown on stdout. Usage: bench/pairs.sh DIR (the inputs, made there when missing)
 # Needs HBBP, PMUSIM, GEN, TIME as bench/real.sh sets them (bench/tools.sh).
 set -e
@@ -37,6 +38,16 @@ timed() {
 	echo $(($(wc -l < "$tmp/out.csv") - 1)) > "$tmp/$1.rows"
 }
 med() { awk -v c="$2" '{ print $c }' "$tmp/$1" | median; }
+# blocks NAME: the input's blocks with data, from the summary of --diagnostics (untimed)
+blocks() {
+	if ! "$HBBP" --diagnostics -o "$tmp/diag.csv" "$dir/$1.data" > /dev/null 2> "$tmp/diag"
+	then
+		echo "bench: failed: $HBBP --diagnostics $dir/$1.data" >&2
+		tail -n 5 "$tmp/diag" >&2
+		exit 3
+	fi
+	sed -n 's/^  blocks with data: \([0-9]*\) .*/\1/p' "$tmp/diag"
+}
 mib() { stat -c %s "$dir/$1.data" | awk '{ printf "%.1f", $1 / 1048576 }'; }
 
 # 1. processes
@@ -78,16 +89,17 @@ done
 big=$(med mix3_4g 3)
 echo "Peak RSS against the input's size, cc1 + python + sqlite in 3 processes. Each process"
 echo "replays its program's run from the start, so a bigger file also holds more of the code:"
-echo "the mix's rows (one per module, symbol and instruction) count the code seen. The last"
-echo "file holds each whole run at a lower sampling rate (\`benchgen --whole\`): all of the 4 GiB"
-echo "file's code in a quarter of its samples, but for code run too rarely to be sampled."
+echo "the blocks with data and the mix's rows (one per module, symbol and instruction) count the"
+echo "code seen. The last file holds each whole run at a lower sampling rate (\`benchgen --whole\`):"
+echo "all of the 4 GiB file's code in a quarter of its samples, but for code run too rarely to be"
+echo "sampled."
 echo
-echo "| input | size MiB | wall s | peak RSS MiB | mix rows | RSS of the 4 GiB file / this |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| input | size MiB | wall s | peak RSS MiB | blocks with data | mix rows | RSS of the 4 GiB file / this |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 for n in $names; do
 	rows=$(cat "$tmp/$n.rows")
 	r=$(med "$n" 3)
-	echo "| \`$n.data\` | $(mib "$n" | awk '{ printf "%.0f", $1 }') | $(med "$n" 1) | $(awk -v r="$r" 'BEGIN { printf "%.0f", r / 1024 }') | $rows | $(awk -v a="$big" -v b="$r" 'BEGIN { printf "%.2f", a / b }') |"
+	echo "| \`$n.data\` | $(mib "$n" | awk '{ printf "%.0f", $1 }') | $(med "$n" 1) | $(awk -v r="$r" 'BEGIN { printf "%.0f", r / 1024 }') | $(blocks "$n") | $rows | $(awk -v a="$big" -v b="$r" 'BEGIN { printf "%.2f", a / b }') |"
 done
 echo
 w=$(med mix3_whole 3)

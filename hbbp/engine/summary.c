@@ -227,7 +227,14 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 		fputc('\n', stderr);
 	}
 	if (o->mix.diagnostics) {
+		size_t nb_code = 0;
+
 		summary_stacks(run);
+		/* what the attribution's and the mix's memory grows with, beside the streams */
+		for (i = 0; i < run->counts.nr_blocks; i++)
+			nb_code += run->counts.blocks[i].kind == HBBP_BLK_CODE;
+		fprintf(stderr, "  blocks with data: %zu (%zu in decoded code)\n",
+			run->counts.nr_blocks, nb_code);
 		fprintf(stderr, "  time: read %.2f s, blocks %.2f s, mix %.2f s, write %.2f s "
 			"(wall)\n", run->t_read, run->t_blocks, run->t_mix, run->t_write);
 	}

@@ -66,11 +66,15 @@ expect "bench_real: RESULTS.md compares the RSS of cc1 replayed to 1 and 4 MiB (
 # whole runs last, each row's ratio the 4 GiB file's RSS over its own (1.00 on its own row)
 expect "bench_real: RESULTS.md has 10,000 / 3 processes side by side" \
 	'grep -q "^10,000 processes / 3 processes, side by side, wall per MiB: [0-9.]* (wanted <= 1.5: \(met\|not met\); CPU [0-9.]*; wall [0-9.]* s / [0-9.]* s)\$" "$r"'
-sizes=$(awk -F'|' '/^\| `mix3[_a-z0-9]*\.data` \|/ { gsub(/[ `]/, "", $2); gsub(/ /, "", $7); printf "%s:%d:%d:%d:%s ", $2, $3, $5, $6, $7 }' "$r")
-expect "bench_real: RSS against size, by size, RSS and rows > 0, ratio 1.00 for the 4 GiB file ($sizes)" \
+sizes=$(awk -F'|' '/^\| `mix3[_a-z0-9]*\.data` \|/ { gsub(/[ `]/, "", $2); gsub(/ /, "", $8); printf "%s:%d:%d:%d:%d:%s ", $2, $3, $5, $6, $7, $8 }' "$r")
+expect "bench_real: RSS against size, by size, RSS, blocks and rows > 0, ratio 1.00 for the 4 GiB file ($sizes)" \
 	'[ "$(echo "$sizes" | awk "{ for (i = 1; i <= NF; i++) { split(\$i, a, \":\"); printf \"%s \", a[1] } }")" = "mix3_1m.data mix3.data mix3_3m.data mix3_4g.data mix3_whole.data " ] &&
 	 ! echo "$sizes" | tr " " "\n" | grep -q ":0:\|:0$" &&
-	 echo "$sizes" | tr " " "\n" | grep -q "^mix3_4g.data:4:[1-9][0-9]*:[1-9][0-9]*:1.00$"'
+	 echo "$sizes" | tr " " "\n" | grep -q "^mix3_4g.data:4:[1-9][0-9]*:[1-9][0-9]*:[1-9][0-9]*:1.00$"'
+# each file of the series holds the start of the next one's runs: as many blocks with data
+# or more, file by file (the whole runs, last, are not a prefix)
+expect "bench_real: blocks with data do not drop from one file of the series to the next ($sizes)" \
+	'echo "$sizes" | awk "{ for (i = 1; i < NF - 1; i++) { split(\$i, a, \":\"); split(\$(i + 1), b, \":\"); if (b[4] + 0 < a[4] + 0) bad = 1 } } END { exit bad }"'
 expect "bench_real: RESULTS.md has both 4 GiB / 1 GiB RSS lines of the 3-process files" \
 	'grep -q "^RSS 4 GiB / RSS 1 GiB, side by side (3 processes, runs from the start): [0-9.]* (wanted" "$r" &&
 	 grep -q "^RSS 4 GiB / RSS 1 GiB, side by side (3 processes, the 1 GiB file holding the whole runs): [0-9.]* (wanted" "$r"'
