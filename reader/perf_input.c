@@ -238,6 +238,8 @@ static int input__pread(struct perf_reader *r, struct perf_input *in, size_t wan
 int perf_input__peek(struct perf_reader *r, struct perf_input *in, size_t n,
 		     const uint8_t **p, size_t *avail)
 {
+	*p = NULL;	/* set on every path, errors included */
+	*avail = 0;
 	if (!in->streaming) {
 		uint64_t left = in->map && in->pos <= in->end ? in->end - in->pos : 0;
 

@@ -357,6 +357,7 @@ static bool next_input(struct perf_reader *r)
 
 int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 {
+	*rec = NULL;	/* set on every path, errors and the end included */
 	for (;;) {
 		struct perf_raw raw;
 		uint64_t t;

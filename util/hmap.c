@@ -180,6 +180,8 @@ const uint64_t *hmap__slot(const struct hmap *h, size_t i, void **val)
 {
 	unsigned char *s;
 
+	if (val)
+		*val = NULL;
 	if (i >= h->nr)
 		return NULL;
 	s = entry_at(h, i);

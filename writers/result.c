@@ -159,6 +159,7 @@ int result__new(struct result **out)
 	struct result *r = calloc(1, sizeof(*r));
 	int err;
 
+	*out = NULL;	/* result__delete(NULL) does nothing: callers free on any path */
 	if (!r)
 		return -ENOMEM;
 	err = pool__new(&r->pool);

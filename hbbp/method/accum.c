@@ -200,8 +200,6 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->evidx = evidx;
 	it->nr = 0;
 	it->batch = 0;
-	if (evidx < 0 || (size_t)evidx >= nr_events)
-		return;
 	it->pid = s->pid;
 	it->tid = s->tid;
 	it->cpu = s->cpu;
@@ -213,6 +211,8 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->period = s->period;
 	it->zero_entries = 0;
 	it->raw = NULL;
+	if (evidx < 0 || (size_t)evidx >= nr_events)
+		return;		/* HBBP_ITEM_BAD_EVENT, every field set */
 	switch (ev[evidx].role) {
 	case HBBP_ROLE_EBS:
 		it->kind = HBBP_ITEM_EBS;
