@@ -1018,6 +1018,20 @@ void bbmap_module__drop_pages(struct bbmap_module *m)
 		madvise(m->own_map, m->image_size, MADV_DONTNEED);
 }
 
+void bbmap_module__drop_code(struct bbmap_module *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_regions; i++)
+		mod_region__free(m->regions[i]);
+	m->nr_regions = 0;
+	m->hint_r = NULL;
+	m->layout_gen++;
+	free(m->scr_insns);
+	m->scr_insns = NULL;
+	m->scr_cap = 0;
+}
+
 void bbmap_module__forget_code(struct bbmap_module *m)
 {
 	size_t i;

@@ -189,6 +189,10 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
  * decodes the same with or without forgetting. Pointers from block_at/insn_at into the freed
  * regions become invalid; statistics stay. */
 void bbmap_module__forget_code(struct bbmap_module *m);
+/* Frees every decoded region (instructions, blocks, the leaders added) and the decoder's
+ * scratch: for a caller that reads no block again. A block asked for afterwards is decoded
+ * again without the leaders added before, so its bounds may differ; statistics stay. */
+void bbmap_module__drop_code(struct bbmap_module *m);
 
 /* BBMAP_MODULE_LAZY_INSNS x86 modules: decodes in full the blocks holding starts[0..n) on up
  * to `threads` threads (bbmap_module__threads_init first), as block_at would one by one;

@@ -474,6 +474,15 @@ void bbmap_session__drop_insns(struct bbmap_session *s)
 			bbmap_module__drop_insns(s->dsos[i]->mod);
 }
 
+void bbmap_session__drop_code(struct bbmap_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_dsos; i++)
+		if (s->dsos[i]->mod)
+			bbmap_module__drop_code(s->dsos[i]->mod);
+}
+
 struct bbmap_dso *bbmap_session__dso(const struct bbmap_session *s, size_t i)
 {
 	return i < s->nr_dsos ? s->dsos[i] : NULL;

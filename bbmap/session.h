@@ -141,6 +141,8 @@ const char *bbmap_dso__symbol_name(struct bbmap_dso *d, uint64_t vaddr, uint64_t
 void bbmap_session__drop_pages(struct bbmap_session *s);
 /* bbmap_module__drop_insns on every module opened. */
 void bbmap_session__drop_insns(struct bbmap_session *s);
+/* bbmap_module__drop_code on every module opened. */
+void bbmap_session__drop_code(struct bbmap_session *s);
 /* Iterate over all dsos (for summaries): returns NULL after the last. */
 struct bbmap_dso *bbmap_session__dso(const struct bbmap_session *s, size_t i);
 

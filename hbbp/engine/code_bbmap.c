@@ -3,6 +3,11 @@
  * session and module APIs for the method (so the core can be tested on test doubles).
  * Depends on bbmap/session.h, bbmap/module.h and the reader's record structs.
  */
+#include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "hbbp/engine/code_bbmap.h"
 #include "util/hbbp_err.h"
 
@@ -130,11 +135,18 @@ static const char *cb_thread_comm(void *ctx, uint32_t pid, uint32_t tid)
 	return bbmap_session__comm_of(ctx, pid, tid);
 }
 
-static void cb_drop_insns(void *ctx, bool last)
+static void cb_drop_insns(void *ctx)
 {
 	bbmap_session__drop_insns(ctx);
-	if (last)
-		bbmap_session__drop_pages(ctx);
+	bbmap_session__drop_pages(ctx);
+}
+
+static void cb_drop_code(void *ctx)
+{
+	bbmap_session__drop_code(ctx);
+#ifdef __GLIBC__
+	malloc_trim(0);		/* the blocks were many small arrays: their pages go back */
+#endif
 }
 
 void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
@@ -151,6 +163,7 @@ void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
 	ops->fill_blocks = cb_fill_blocks;
 	ops->threads = 1;
 	ops->drop_insns = cb_drop_insns;
+	ops->drop_code = cb_drop_code;
 	ops->symbol_at = cb_symbol_at;
 	ops->dso_symbol = cb_dso_symbol;
 	ops->dso_name = cb_dso_name;

@@ -417,8 +417,12 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	if (!err) {
 		struct hbbp_mix_opts mo = o->mix;
 
-		/* tables the output does not write are not built */
+		/* read before the mix frees the code's blocks */
+		run->undecodable_weight = convert__undecodable_weight(run, &run->undecodable_blocks);
+		/* tables the output does not write are not built; with the mix alone, nothing
+		 * reads the code after its rows */
 		mo.mix_only = !o->all_tables && !writer_format_writes_table(o->format, "blocks");
+		mo.release_code = mo.mix_only;
 		t = now_s();
 		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events,
 				      perf_reader__stats(run->reader), &mo,
@@ -432,8 +436,6 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	{
 		double total, rejected;
 
-		uint64_t nb;
-
 		convert__code_module_weight(run, &total, &rejected);
 		err = result__meta_real(run->res, "lbr_weight_code_modules", hbbp_round_count(total));
 		if (!err)
@@ -442,7 +444,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		/* weight on bytes the decoder does not know: shown, never silent */
 		if (!err)
 			err = result__meta_real(run->res, "undecodable_weight",
-						hbbp_round_count(convert__undecodable_weight(run, &nb)));
+						hbbp_round_count(run->undecodable_weight));
 	}
 	if (!err)	/* what the result lacks or is weighted by, said once (run_notes.c) */
 		err = convert__notes(run, o);

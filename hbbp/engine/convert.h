@@ -60,6 +60,10 @@ struct convert_run {
 	size_t nr_events;
 	enum hbbp_method method;
 	double total;
+	/* executed instructions on bytes the decoder does not know, and their blocks
+	 * (convert__undecodable_weight, taken before the mix, which may free the code) */
+	double undecodable_weight;
+	uint64_t undecodable_blocks;
 	bool drv_ok, counts_ok;
 	bool two_parts;			/* the pass read the file in two parts */
 	size_t nr_streams;		/* distinct streams accumulated (hbbp_accum.streams) */

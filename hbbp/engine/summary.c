@@ -261,8 +261,8 @@ void convert__summary(const struct convert_run *run, const struct convert_opts *
 			rs->nr_throttle);
 	summary_unresolved(run);
 	{
-		uint64_t nb;
-		double uw = convert__undecodable_weight(run, &nb);
+		uint64_t nb = run->undecodable_blocks;
+		double uw = run->undecodable_weight;
 
 		if (uw > 0)
 			fprintf(stderr, "  warning: %.6g executed instructions (%.2f%% of the total) are "

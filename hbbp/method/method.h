@@ -78,10 +78,13 @@ struct hbbp_code_ops {
 	int (*apply_leaders)(void *actx, const struct hbbp_leaders *l,
 			     const struct hbbp_code_ops *ops);
 	void *apply_ctx;
-	/* Frees the instructions block_at decoded so far (decoded again on request); every
-	 * insns pointer it gave becomes invalid. last: no instruction is read for a while (the
-	 * pages of the binaries' bytes may go too). NULL: nothing to free. */
-	void (*drop_insns)(void *ctx, bool last);
+	/* Frees the instructions block_at decoded so far (decoded again on request) and hands
+	 * back the pages of the code's bytes they were read from; every insns pointer it gave
+	 * becomes invalid. NULL: nothing to free. */
+	void (*drop_insns)(void *ctx);
+	/* Frees the blocks cut so far with their instructions: block_at may not be asked
+	 * again (it would cut the code again without the leaders). NULL: nothing to free. */
+	void (*drop_code)(void *ctx);
 };
 
 enum hbbp_method { HBBP_METHOD_HBBP, HBBP_METHOD_EBS, HBBP_METHOD_LBR };

@@ -880,12 +880,14 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 			err = mix_add(x, &rows, tb, i, &insns[j]);
 		/* each block is read once here: its instructions need not stay */
 		if (!rd && x->ops->drop_insns && !(++nr_read % MIX_DROP_BLOCKS))
-			x->ops->drop_insns(x->ops->ctx, false);
+			x->ops->drop_insns(x->ops->ctx);
 	}
 	hbbp_mix_reader__exit(rd);
 	free(pass);
 	if (x->ops->drop_insns)		/* the table is made from the rows alone */
-		x->ops->drop_insns(x->ops->ctx, true);
+		x->ops->drop_insns(x->ops->ctx);
+	if (o->mix_only && o->release_code && x->ops->drop_code)	/* and its memory */
+		x->ops->drop_code(x->ops->ctx);
 	if (err)
 		goto out;
 	for (i = 0; i < rows.nr; i++) {

@@ -45,6 +45,9 @@ struct hbbp_mix_opts {
 	const struct hbbp_taxonomy *taxonomy;	/* NULL: no taxonomy column */
 	bool mix_only;			/* only the tables mix and events (for an output that
 					 * writes no other) */
+	bool release_code;		/* mix_only, and the caller asks no block of the code
+					 * after: its blocks are freed once the rows are summed,
+					 * before the table is made (ops->drop_code) */
 };
 
 /* Parses "--by" keys into opts (the taxonomy column name is accepted as a key when

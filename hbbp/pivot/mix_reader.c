@@ -103,7 +103,7 @@ static int batch_read(struct hbbp_mix_reader *r, struct read_batch *s, size_t fr
 			s->insns[s->nr + j].operands = NULL;
 		s->nr += blk->nr_insns;
 	}
-	ops->drop_insns(ops->ctx, false);
+	ops->drop_insns(ops->ctx);
 	return err;
 }
 

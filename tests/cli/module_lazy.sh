@@ -3,7 +3,8 @@
 # instructions with every attribute and source line, and the same counters, on every
 # function of libc, ld.so and libstdc++ (every third), with leaders added inside blocks
 # first, and block by block through block_at (-Q), also with the instructions dropped
-# after each block (bbmap_module__drop_insns). Each block's end_flags and may_be_bad
+# after each block (bbmap_module__drop_insns) and with the whole code dropped after each
+# block (bbmap_module__drop_code). Each block's end_flags and may_be_bad
 # against its instructions as the full decoder lists them.
 . "$(dirname "$0")/../lib.sh"
 DUMP=$BUILD/tools/bbmap_dump
@@ -63,6 +64,15 @@ for lib in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 \
 	nq=$(grep -c ' ok ' "$TMP/$base.qeager")
 	expect "module_lazy: $base: block_at on $nq scattered addresses, lazy the same (kept and dropped)" \
 		'[ "$nq" -gt 1000 ] && cmp -s "$TMP/$base.qeager" "$TMP/$base.qlazy" && cmp -s "$TMP/$base.qeager" "$TMP/$base.qdrop"'
+	# the whole code dropped after each block (bbmap_module__drop_code): the same blocks and
+	# instructions, each region decoded again (more regions counted than decoded once)
+	"$DUMP" "$lib" -Q -z -X < "$TMP/$base.q" > "$TMP/$base.qfree"
+	r1=$(sed -n 's/^S .* regions=\([0-9]*\) .*/\1/p' "$TMP/$base.qeager")
+	r2=$(sed -n 's/^S .* regions=\([0-9]*\) .*/\1/p' "$TMP/$base.qfree")
+	grep -v '^S ' "$TMP/$base.qeager" > "$TMP/$base.qeager.q"
+	grep -v '^S ' "$TMP/$base.qfree" > "$TMP/$base.qfree.q"
+	expect "module_lazy: $base: block_at after the code is dropped, the same $nq blocks (regions decoded: $r1 kept, $r2 dropped)" \
+		'[ "$nq" -gt 1000 ] && cmp -s "$TMP/$base.qeager.q" "$TMP/$base.qfree.q" && [ "$r1" -gt 0 ] && [ "$r2" -gt "$r1" ]'
 	n=$((n + 1))
 done
 # source lines: a program compiled here with -g

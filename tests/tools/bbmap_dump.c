@@ -6,7 +6,8 @@
  * -z opens the module with BBMAP_MODULE_LAZY_INSNS (the same output expected), -n with
  * BBMAP_MODULE_NO_OPERANDS (as the conversion: the same output, operands are not printed);
  * -t adds " ->TARGET" to the I lines of direct branches; -x then
- * drops the decoded instructions after each -Q query (bbmap_module__drop_insns); -e adds
+ * drops the decoded instructions after each -Q query (bbmap_module__drop_insns), -X the
+ * decoded code, blocks and all (bbmap_module__drop_code); -e adds
  * " end=FLAGS bad=0|1" (end_flags, may_be_bad) to B lines.
  * -G FILE adds the leaders listed in FILE (hex, one a line) with bbmap_module__add_leaders on
  * -j N threads (default 1: bbmap_module__add_leader one by one), before -g's. With -Q, -F
@@ -117,6 +118,8 @@ int main(int argc, char **argv)
 			targets = 1;
 		else if (!strcmp(argv[a], "-x"))
 			drop = 1;
+		else if (!strcmp(argv[a], "-X"))
+			drop = 2;
 		else if (!strcmp(argv[a], "-e"))
 			block_extra = 1;
 		else if (!strcmp(argv[a], "-s") && a + 1 < argc)
@@ -198,8 +201,10 @@ int main(int argc, char **argv)
 			printf("\n");
 			for (i = 0; !err && qinsns && i < b->nr_insns; i++)
 				print_insn(&b->insns[i]);
-			if (drop)
+			if (drop == 1)
 				bbmap_module__drop_insns(m);
+			else if (drop)
+				bbmap_module__drop_code(m);
 		}
 		free(qs);
 		goto out;
