@@ -4,7 +4,8 @@
 # independent decoder) says "(bad)" at the same address; `hbbp-convert disasm` lists it as
 # "(bad)", iclass INVALID, and counts 1 undecodable byte; a recording of 100 executions of the
 # block puts weight 100 on it, shown in the summary and as the metadata key
-# undecodable_weight.
+# undecodable_weight; so does a block cut by an LBR target between two undecodable bytes
+# (tests/data/undecodable_split.S), counted on the blocks as attributed.
 . "$(dirname "$0")/../lib.sh"
 PERFGEN=$BUILD/tools/perfgen
 for t in cc readelf objdump; do
@@ -56,3 +57,32 @@ ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$PERFGEN" "$TMP/l.sp
 check "disasm_undecodable: by an LBR stream only, metadata undecodable_weight 100 and the warning" \
 	sh -c "grep -q '\"undecodable_weight\": 100[,}]' '$TMP/l.json' &&
 	       grep -q 'warning: 100 executed instructions (25.00% of the total) are undecodable bytes, in 1 blocks' '$TMP/l.err'"
+# A block split by an LBR target between two undecodable bytes (tests/data/undecodable_split.S):
+# the stream _start+3 .. ret, weight 100, runs one of them, 100 of its 400 instructions;
+# the block that ends before it has no weight. Counted on the blocks as attributed, also where
+# the output (CSV) lets the code go before the table is written.
+SPLIT=$TMP/split
+cc -nostdlib -static -Wl,--build-id -o "$SPLIT" "$ROOT/tests/data/undecodable_split.S" 2>"$TMP/cc.err" ||
+	{ fail "disasm_undecodable: cannot assemble the split case: $(head -1 "$TMP/cc.err")"; exit 0; }
+BID=$(readelf -n "$SPLIT" | awk '/Build ID/ { print $3 }')
+set -- $(readelf -lW "$SPLIT" | awk '$1 == "LOAD" && / E / { print $2, $3 }')
+START=0x$(readelf -sW "$SPLIT" | awk '$8 == "_start" { print $2 }')
+MID=0x$(printf '%x' $((START + 3)))
+RET=0x$(printf '%x' $((START + 6)))
+cat > "$TMP/sp.spec" <<SPEC
+header hostname=bad osrelease=6.1.0 version=6.1.0 arch=x86_64 nrcpus=1
+event name=br_inst_retired.near_taken type=4 config=0x20c4 period=100 sample_type=ip,tid,time,id,period,branch_stack branch_sample_type=any,user ids=21 flags=disabled,inherit,mmap,comm,mmap2
+comm pid=100 tid=100 name=split exec time=1 id=21
+mmap2 pid=100 tid=100 start=$2 len=0x1000 pgoff=$1 file=/bad/split buildid=$BID prot=5 time=2 id=21
+sample ev=0 pid=100 tid=100 ip=$MID period=100 time=10 br=$RET/$MID/-/5,$RET/$MID/-/5
+SPEC
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$PERFGEN" "$TMP/sp.spec" "$TMP/sp.data" 2>"$TMP/pg.err" ||
+	{ fail "disasm_undecodable: perfgen (split): $(head -1 "$TMP/pg.err")"; exit 0; }
+for fmt in csv json; do
+	"$HBBP" --method lbr --binary /bad/split="$SPLIT" --by mnemonic -o "$TMP/sp.$fmt" "$TMP/sp.data" 2>"$TMP/sp.$fmt.err"
+done
+check "disasm_undecodable: a block split between two undecodable bytes: 100 executed, in 1 block (CSV output)" \
+	grep -q 'warning: 100 executed instructions (25.00% of the total) are undecodable bytes, in 1 blocks' "$TMP/sp.csv.err"
+check "disasm_undecodable: the same split: metadata undecodable_weight 100, the mix's (bad) row 100 (JSON)" \
+	sh -c "grep -q '\"undecodable_weight\": 100[,}]' '$TMP/sp.json' &&
+	       grep -q '\"mnemonic\": \"(bad)\", \"count\": 100' '$TMP/sp.json'"
