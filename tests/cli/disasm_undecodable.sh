@@ -41,18 +41,26 @@ check "disasm_undecodable: the summary warns of 100 executed undecodable instruc
 	grep -q 'warning: 100 executed instructions (25.00% of the total) are undecodable bytes, in 1 blocks' "$TMP/c.err"
 check "disasm_undecodable: the mix names them (bad)" grep -q '"mnemonic": "(bad)", "count": 100' "$TMP/m.json"
 
-# The same block reached by an LBR stream only (no EBS sample in it): its weight is counted
-# as well. Two ret -> _start branches: one stream _start .. ret, weight 100.
-RET=0x$(printf '%x' $((START + 3)))
-cat > "$TMP/l.spec" <<SPEC
+# lbr_data PROG FILE COMM TO FROM OUT WHAT: OUT, a recording of PROG mapped as FILE in a
+# process COMM, with one LBR sample (period 100) of two FROM -> TO branches: one stream
+# TO .. FROM, weight 100 (exits the test on a perfgen failure, naming WHAT)
+lbr_data() {
+	set -- "$@" "$(readelf -n "$1" | awk '/Build ID/ { print $3 }')" \
+		$(readelf -lW "$1" | awk '$1 == "LOAD" && / E / { print $2, $3 }')
+	cat > "$6.spec" <<SPEC
 header hostname=bad osrelease=6.1.0 version=6.1.0 arch=x86_64 nrcpus=1
 event name=br_inst_retired.near_taken type=4 config=0x20c4 period=100 sample_type=ip,tid,time,id,period,branch_stack branch_sample_type=any,user ids=21 flags=disabled,inherit,mmap,comm,mmap2
-comm pid=100 tid=100 name=bad exec time=1 id=21
-mmap2 pid=100 tid=100 start=$2 len=0x1000 pgoff=$1 file=/bad/prog buildid=$BID prot=5 time=2 id=21
-sample ev=0 pid=100 tid=100 ip=$START period=100 time=10 br=$RET/$START/-/5,$RET/$START/-/5
+comm pid=100 tid=100 name=$3 exec time=1 id=21
+mmap2 pid=100 tid=100 start=${10} len=0x1000 pgoff=$9 file=$2 buildid=$8 prot=5 time=2 id=21
+sample ev=0 pid=100 tid=100 ip=$4 period=100 time=10 br=$5/$4/-/5,$5/$4/-/5
 SPEC
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$PERFGEN" "$TMP/l.spec" "$TMP/l.data" 2>"$TMP/pg.err" ||
-	{ fail "disasm_undecodable: perfgen (LBR): $(head -1 "$TMP/pg.err")"; exit 0; }
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$PERFGEN" "$6.spec" "$6" 2>"$TMP/pg.err" ||
+		{ fail "disasm_undecodable: perfgen ($7): $(head -1 "$TMP/pg.err")"; exit 0; }
+}
+
+# The same block reached by an LBR stream only (no EBS sample in it): its weight is counted
+# as well. Two ret -> _start branches: one stream _start .. ret, weight 100.
+lbr_data "$PROG" /bad/prog bad "$START" 0x$(printf '%x' $((START + 3))) "$TMP/l.data" LBR
 "$HBBP" --method lbr --binary /bad/prog="$PROG" --by mnemonic -o "$TMP/l.json" "$TMP/l.data" 2>"$TMP/l.err"
 check "disasm_undecodable: by an LBR stream only, metadata undecodable_weight 100 and the warning" \
 	sh -c "grep -q '\"undecodable_weight\": 100[,}]' '$TMP/l.json' &&
@@ -64,20 +72,9 @@ check "disasm_undecodable: by an LBR stream only, metadata undecodable_weight 10
 SPLIT=$TMP/split
 cc -nostdlib -static -Wl,--build-id -o "$SPLIT" "$ROOT/tests/data/undecodable_split.S" 2>"$TMP/cc.err" ||
 	{ fail "disasm_undecodable: cannot assemble the split case: $(head -1 "$TMP/cc.err")"; exit 0; }
-BID=$(readelf -n "$SPLIT" | awk '/Build ID/ { print $3 }')
-set -- $(readelf -lW "$SPLIT" | awk '$1 == "LOAD" && / E / { print $2, $3 }')
 START=0x$(readelf -sW "$SPLIT" | awk '$8 == "_start" { print $2 }')
-MID=0x$(printf '%x' $((START + 3)))
-RET=0x$(printf '%x' $((START + 6)))
-cat > "$TMP/sp.spec" <<SPEC
-header hostname=bad osrelease=6.1.0 version=6.1.0 arch=x86_64 nrcpus=1
-event name=br_inst_retired.near_taken type=4 config=0x20c4 period=100 sample_type=ip,tid,time,id,period,branch_stack branch_sample_type=any,user ids=21 flags=disabled,inherit,mmap,comm,mmap2
-comm pid=100 tid=100 name=split exec time=1 id=21
-mmap2 pid=100 tid=100 start=$2 len=0x1000 pgoff=$1 file=/bad/split buildid=$BID prot=5 time=2 id=21
-sample ev=0 pid=100 tid=100 ip=$MID period=100 time=10 br=$RET/$MID/-/5,$RET/$MID/-/5
-SPEC
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$PERFGEN" "$TMP/sp.spec" "$TMP/sp.data" 2>"$TMP/pg.err" ||
-	{ fail "disasm_undecodable: perfgen (split): $(head -1 "$TMP/pg.err")"; exit 0; }
+lbr_data "$SPLIT" /bad/split split 0x$(printf '%x' $((START + 3))) 0x$(printf '%x' $((START + 6))) \
+	"$TMP/sp.data" split
 for fmt in csv json; do
 	"$HBBP" --method lbr --binary /bad/split="$SPLIT" --by mnemonic -o "$TMP/sp.$fmt" "$TMP/sp.data" 2>"$TMP/sp.$fmt.err"
 done
