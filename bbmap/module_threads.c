@@ -205,7 +205,8 @@ int bbmap_module__add_leaders(struct bbmap_module *m, const uint64_t *vaddrs, si
 		free(todo);
 		return -ENOMEM;
 	}
-	qsort(todo, nr, sizeof(*todo), by_size_desc);
+	if (nr > 1)	/* todo is NULL when every function was decoded already */
+		qsort(todo, nr, sizeof(*todo), by_size_desc);
 	w.todo = todo;
 	run_work(m, outline_one, &w, nr, threads, true);
 	for (i = 0; i < nr; i++) {

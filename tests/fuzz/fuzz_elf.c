@@ -1,7 +1,11 @@
 /* libFuzzer target on the ELF side of bbmap: opens the input as a module (ELF headers,
  * symbols, .eh_frame, build-id, DWARF line tables) and disassembles some of it: the blocks
  * of the first symbols and their fall-through successors, a leader added inside one, the
- * symbol and file-offset lookups. Work per input is bounded (symbols and blocks visited).
+ * symbol and file-offset lookups. Every other input is opened as the conversion opens its
+ * modules (lazy instructions, no operands) and also takes the conversion's path: leaders
+ * added in a batch (on two threads for some inputs), block spans, blocks decoded in full on
+ * two threads, their instructions dropped, then all the code dropped or forgotten and the
+ * blocks walked again. Work per input is bounded (symbols and blocks visited).
  * Depends only on bbmap.
  */
 #include <stdint.h>
@@ -44,14 +48,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *id;
 	const char *path;
 	uint64_t sink = 0, v;
-	size_t i, n;
+	size_t i, n = 0;
+	unsigned int flags;
 
 	if (!inited) {
 		bbmap_module__threads_init();
 		inited = 1;
 	}
 	path = fuzz_file(data, size);
-	if (!path || bbmap_module__open_flags(&m, path, NULL, size & 1 ? BBMAP_MODULE_NO_LINES : 0))
+	flags = size & 1 ? BBMAP_MODULE_NO_LINES : 0;
+	if (size & 2)
+		flags |= BBMAP_MODULE_LAZY_INSNS | BBMAP_MODULE_NO_OPERANDS;
+	if (!path || bbmap_module__open_flags(&m, path, NULL, flags))
 		return 0;
 	sink += bbmap_module__arch(m) + bbmap_module__build_id(m, &id);
 	if (!bbmap_module__symbol_addr(m, "_start", &v))
@@ -73,6 +81,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			bbmap_module__add_leader(m, s->start + 2);
 			sink += walk(m, s->start);
 		}
+	}
+	if (size & 2) {	/* the conversion's path through a lazy module */
+		uint64_t at[MAX_SYMS * 2];
+		size_t k = 0;
+
+		for (i = 0; i < n && i < MAX_SYMS; i++) {
+			const struct bbmap_symbol *s = bbmap_module__symbol(m, i);
+
+			if (s && s->size > 1) {
+				at[k++] = s->start;
+				at[k++] = s->start + s->size - 1;
+			}
+		}
+		bbmap_module__add_leaders(m, at, k, size & 4 ? 2 : 1);
+		for (i = 0; i < k; i++) {
+			const struct bbmap_block *b;
+
+			if (!bbmap_module__block_span(m, at[i], &b))
+				sink += b->end - b->start + b->nr_insns;
+		}
+		bbmap_module__fill_blocks(m, at, k, 2);
+		for (i = 0; i < k; i++)
+			sink += walk(m, at[i]);
+		bbmap_module__drop_insns(m);
+		if (k)
+			sink += walk(m, at[0]);
+		if (size & 8)
+			bbmap_module__forget_code(m);
+		else
+			bbmap_module__drop_code(m);
+		for (i = 0; i < k; i++)
+			sink += walk(m, at[i]);
 	}
 	bbmap_module__stats(m, &st);
 	sink += st.nr_insns + st.nr_bad;
