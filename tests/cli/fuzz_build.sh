@@ -20,7 +20,7 @@ if ! make -C "$ROOT" fuzz > "$TMP/build.log" 2>&1; then
 fi
 FZ=$ROOT/tests/fuzz
 export LSAN_OPTIONS="suppressions=$ROOT/tests/malformed/lsan.supp"
-for t in reader elf ref taxonomy model; do
+for t in reader elf ref taxonomy model convert; do
 	if [ ! -x "$FZ/fuzz_$t" ]; then
 		fail "fuzz_build: make fuzz built no fuzz_$t"
 		continue
@@ -37,3 +37,13 @@ for t in reader elf ref taxonomy model; do
 		fail "fuzz_build: fuzz_$t exit $rc: $(grep -m3 -E 'ERROR|error|DONE' "$TMP/$t.log")"
 	fi
 done
+# fuzz_convert reaches the code: the demo recording, whole, converts to blocks of its binary
+# (the target finds samples/demo/vector by itself; without it every input would stop at
+# "no code" and the attribution and mix would go unfuzzed)
+if [ -x "$FZ/fuzz_convert" ]; then
+	say=$(cd "$TMP" && FUZZ_CONVERT_SAY=1 "$FZ/fuzz_convert" -runs=1 -max_len=2000000 \
+		"$ROOT/samples/demo/perf.data" 2>&1 | grep -m1 '^fuzz_convert: ')
+	nb=$(echo "$say" | sed -n 's/.*, \([0-9][0-9]*\) code blocks$/\1/p')
+	expect "fuzz_build: fuzz_convert converts the demo recording to code blocks (${say:-no line})" \
+		'case $say in "fuzz_convert: exit 0,"*) true ;; *) false ;; esac && [ "${nb:-0}" -gt 0 ]'
+fi

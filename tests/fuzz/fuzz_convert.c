@@ -1,0 +1,97 @@
+/* libFuzzer target on the whole conversion: the input as a perf.data file through
+ * convert__compute (reader, address spaces, stack caches, accumulation, blocks, intervals,
+ * mix), then written as CSV or JSON for some inputs. Bits of the input's size pick the
+ * variant: one pass or two parts read at once with the stack worker (-j 2), the method,
+ * and the output. Binaries: samples/demo/vector by the override "vector" (wherever the
+ * checkout is, inputs made from the demo recording reach code); other recorded paths are
+ * looked up under an empty --symfs directory, then as recorded (an input naming a library
+ * of the host decodes it, as a conversion would); no build-id cache is read.
+ * Depends on the library (hbbp/engine/convert.h and what it uses).
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hbbp/engine/convert.h"
+#include "util/hbbp_err.h"
+#include "writers/writer.h"
+#include "tests/fuzz/fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char symfs[64] = "/tmp/fuzz_convert.XXXXXX";
+static char out_path[128];
+static char vector_path[PATH_MAX];
+static struct bbmap_binary_override vector_bin = { "vector", vector_path };
+
+static void fuzz_init(void)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(vector_path, sizeof(vector_path), "%s/../../samples/demo/vector", exe);
+	}
+	if (!mkdtemp(symfs))
+		snprintf(symfs, sizeof(symfs), "/nonexistent");
+	snprintf(out_path, sizeof(out_path), "%s/out", symfs);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const enum hbbp_method methods[4] = {
+		HBBP_METHOD_HBBP, HBBP_METHOD_EBS, HBBP_METHOD_LBR, HBBP_METHOD_HBBP,
+	};
+	static int inited;
+	struct convert_opts o;
+	struct convert_run run;
+	const char *path;
+	int rc;
+
+	if (!inited) {
+		fuzz_init();
+		inited = 1;
+	}
+	path = fuzz_file(data, size);
+	if (!path || convert_opts__init(&o))
+		return 0;
+	o.input = path;
+	o.quiet = true;
+	o.jobs = size & 1 ? 2 : 1;
+	o.split_min = 4096;		/* two parts from small inputs on */
+	o.method = methods[(size >> 1) & 3];
+	o.method_given = ((size >> 1) & 3) != 0;
+	o.find.symfs = symfs;
+	o.find.buildid_dir = "";
+	o.binaries = &vector_bin;
+	o.nr_binaries = vector_path[0] ? 1 : 0;
+	memset(&run, 0, sizeof(run));
+	rc = convert__compute(&run, &o);
+	if (getenv("FUZZ_CONVERT_SAY")) {	/* what the input gave: to see it reach code */
+		size_t i, code = 0;
+
+		for (i = 0; i < run.counts.nr_blocks; i++)
+			code += run.counts.blocks[i].kind == HBBP_BLK_CODE;
+		fprintf(stderr, "fuzz_convert: exit %d, jobs %u, method %d, total %g, %zu code "
+			"blocks\n", rc, o.jobs, (int)o.method, run.total, code);
+	}
+	if (rc == HBBP_EXIT_OK && (size & 8)) {
+		struct writer_opts wo;
+
+		memset(&wo, 0, sizeof(wo));
+		wo.inputs = &o.input;
+		wo.nr_inputs = 1;
+		wo.threads = 1;
+		writer__write(run.res, out_path, size & 16 ? WRITER_JSON : WRITER_CSV, &wo);
+		fuzz_sink += (uint64_t)run.total;
+	}
+	convert__run_exit(&run);
+	return 0;
+}
