@@ -10,7 +10,9 @@
  *    records the signal; the writer sees it (outfile__pending), rolls its transaction back
  *    and calls outfile__exit_signalled().
  * Otherwise the handler dies of the signal as the default action would. Signals the process
- * ignores when the handlers are installed stay ignored. One write at a time (writer__write
+ * ignores or handles itself when the handlers are installed keep their disposition: they
+ * do not end it (a host program's timer on SIGALRM, libFuzzer's among them, goes on
+ * working and never interrupts a write). One write at a time (writer__write
  * is not reentrant). SIGKILL cannot be caught: it can leave the temporary file, which the
  * next write to the same target removes (its PID is in the name: removed when that process
  * is gone on this host; reported when it is of another host or of an older version).
@@ -103,8 +105,10 @@ static int outfile__install(void)
 	for (i = 0; i < NR_SIGNALS; i++) {
 		if (sigaction(cleanup_signals[i], NULL, &saved_actions[i]))
 			return -errno;
-		/* A signal the caller ignores (nohup, background jobs of a shell) stays ignored. */
-		if (saved_actions[i].sa_handler == SIG_IGN)
+		/* Only where the signal would end the process: a signal the caller ignores
+		 * (nohup, background jobs of a shell) stays ignored, one it handles stays its. */
+		if ((saved_actions[i].sa_flags & SA_SIGINFO) ||
+		    saved_actions[i].sa_handler != SIG_DFL)
 			continue;
 		if (sigaction(cleanup_signals[i], &sa, NULL))
 			return -errno;

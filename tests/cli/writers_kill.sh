@@ -4,7 +4,8 @@
 # place) a caught signal rolls the run back (nothing left beside the database) and SIGKILL
 # leaves a journal that rolls it back on the next open: the old database intact either way.
 # The fault shim's FAULTSHIM_DELAY_US slows every write so the signal lands mid-write.
-# A shell starts background jobs with SIGINT and SIGQUIT ignored: env restores them.
+# A shell starts background jobs with SIGINT and SIGQUIT ignored: env restores them. A program
+# with its own SIGALRM handler keeps it (no cleanup needed: the signal does not end it).
 . "$(dirname "$0")/../lib.sh"
 W=$BUILD/tools/writetest
 SHIM=$BUILD/shim/faultshim.so
@@ -53,6 +54,20 @@ for sig in HUP QUIT XFSZ PIPE; do
 	check "writers_kill: csv SIG$sig mid-write: exit 3, nothing left" \
 		[ "$rc" = 3 -a -z "$(ls -A "$d")" ]
 done
+
+# a program that handles SIGALRM itself (a timer of its own, libFuzzer's) keeps its handler
+# during the write: the alarms, every millisecond of a slowed write, neither end the process
+# nor cut the output (the writer's handlers are only for signals that would end it)
+d=$TMP/k.own
+mkdir -p "$d"
+FAULTSHIM_DELAY_US=2000 FAULTSHIM_PATH=/.o. LD_PRELOAD="$SHIM" \
+	"$W" -r -n 3000 csv "$d/o.csv" > /dev/null 2> "$TMP/err.own"
+rc=$?
+caught=$(sed -n 's/^writetest: \([0-9]*\) alarms caught$/\1/p' "$TMP/err.own")
+"$W" -n 3000 csv "$TMP/calm.csv" > /dev/null 2>&1	# the same write without alarms
+expect "writers_kill: a program's own SIGALRM handler stays (exit $rc, ${caught:-no} alarms caught$(grep -m1 'interrupted' "$TMP/err.own" | sed 's/^/, /'))" \
+	'[ "$rc" = 0 ] && [ "${caught:-0}" -gt 0 ] && [ "$(ls -A "$d")" = o.csv ] &&
+	 cmp -s "$d/o.csv" "$TMP/calm.csv"'
 
 command -v sqlite3 > /dev/null || { skip "writers_kill: --append cases: sqlite3 not installed"; exit 0; }
 

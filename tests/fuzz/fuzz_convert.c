@@ -27,6 +27,12 @@ static char out_path[128];
 static char vector_path[PATH_MAX];
 static struct bbmap_binary_override vector_bin = { "vector", vector_path };
 
+static void fuzz_cleanup(void)
+{
+	unlink(out_path);
+	rmdir(symfs);
+}
+
 static void fuzz_init(void)
 {
 	char exe[PATH_MAX], *slash;
@@ -42,6 +48,7 @@ static void fuzz_init(void)
 	if (!mkdtemp(symfs))
 		snprintf(symfs, sizeof(symfs), "/nonexistent");
 	snprintf(out_path, sizeof(out_path), "%s/out", symfs);
+	atexit(fuzz_cleanup);	/* the directory and the last output go with the process */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

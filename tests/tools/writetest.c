@@ -1,13 +1,15 @@
 /* writetest: writes a synthetic conversion result through writer__write(), for the writer
  * shell tests (fault shim, kill, paths, round trips through independent readers).
  *
- *   writetest [-a] [-l] [-x] [-n ROWS] [-b BLOCKS] [-k SCALE] [-t TAG] [-j THREADS] FORMAT PATH
+ *   writetest [-a] [-l] [-x] [-r] [-n ROWS] [-b BLOCKS] [-k SCALE] [-t TAG] [-j THREADS] FORMAT PATH
  *
  *   -a  --append (SQLite)          -l  use the environment's locale (setlocale "")
  *   -x  an extra mix column "extra" (a schema that differs from the default)
  *   -n  mix rows (default 12)      -b  blocks (default 3; 4 instructions each)
  *   -k  thread_blocks counts are multiplied by SCALE (default 1)
  *   -t  the meta value "tag"        -j  writer_opts.threads (default 0: one)
+ *   -r  a handler of its own on SIGALRM and a timer raising it every millisecond during the
+ *       write (as a host program's timer would); the count of alarms caught goes to stderr
  *
  * The values are a documented function of the row index, so tests can recompute them
  * independently (tests/cli/writers_roundtrip.py):
@@ -23,7 +25,9 @@
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "util/hbbp_err.h"
@@ -35,6 +39,36 @@ static const char *const MODULES[10] = {
 	"h\xc3\xa9llo \xe2\x82\xac", " padded ", "tab\there",
 };
 static const char *const MNEMONICS[5] = { "mov", "add", "vfmadd231ps", "jne", "ret" };
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* -r: the program's own SIGALRM handler and a 1 ms interval timer (0 or -errno) */
+static int alarm_start(void)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
+		return -errno;
+	return 0;
+}
+
+static void alarm_stop(void)
+{
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+
+	setitimer(ITIMER_REAL, &off, NULL);
+}
 
 static void log_stderr(enum hbbp_log_level level, const char *msg, void *ctx)
 {
@@ -164,14 +198,15 @@ int main(int argc, char **argv)
 	const char *tag = "";
 	struct result *r = NULL;
 	enum writer_format fmt;
-	int opt, err, extra = 0;
+	int opt, err, extra = 0, own_alarm = 0;
 
 	hbbp_log_set(log_stderr, NULL, HBBP_LOG_WARN);
-	while ((opt = getopt(argc, argv, "alxn:b:k:t:j:")) != -1) {
+	while ((opt = getopt(argc, argv, "alxrn:b:k:t:j:")) != -1) {
 		switch (opt) {
 		case 'a': opts.append = true; break;
 		case 'l': setlocale(LC_ALL, ""); break;
 		case 'x': extra = 1; break;
+		case 'r': own_alarm = 1; break;
 		case 'n': rows = atol(optarg); break;
 		case 'b': blocks = atol(optarg); break;
 		case 'k': scale = atol(optarg); break;
@@ -193,11 +228,20 @@ int main(int argc, char **argv)
 		result__delete(r);
 		return HBBP_EXIT_IO;
 	}
+	if (own_alarm && alarm_start()) {
+		fprintf(stderr, "writetest: error: cannot start the timer: %s\n", strerror(errno));
+		result__delete(r);
+		return HBBP_EXIT_IO;
+	}
 	err = writer__write(r, argv[optind + 1], fmt, &opts);
+	if (own_alarm) {
+		alarm_stop();
+		fprintf(stderr, "writetest: %ld alarms caught\n", (long)alarms);
+	}
 	result__delete(r);
 	return hbbp_exit_code(err);
 usage:
-	fprintf(stderr, "usage: writetest [-a] [-l] [-x] [-n ROWS] [-b BLOCKS] [-k SCALE]"
+	fprintf(stderr, "usage: writetest [-a] [-l] [-x] [-r] [-n ROWS] [-b BLOCKS] [-k SCALE]"
 		" [-t TAG] csv|json|jsonl|sqlite PATH\n");
 	return HBBP_EXIT_USAGE;
 }
