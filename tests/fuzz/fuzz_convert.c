@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		wo.nr_inputs = 1;
 		wo.threads = 1;
 		writer__write(run.res, out_path, size & 16 ? WRITER_JSON : WRITER_CSV, &wo);
-		fuzz_sink += (uint64_t)run.total;
+		fuzz_sink += run.total > 1.0;	/* read, whatever its size */
 	}
 	convert__run_exit(&run);
 	return 0;
