@@ -4,8 +4,10 @@
  * variant: one pass or two parts read at once with the stack worker (-j 2), the method,
  * and the output. Binaries: samples/demo/vector by the override "vector" (wherever the
  * checkout is, inputs made from the demo recording reach code); other recorded paths are
- * looked up under an empty --symfs directory, then as recorded (an input naming a library
- * of the host decodes it, as a conversion would); no build-id cache is read.
+ * looked up under a --symfs directory that does not exist, then as recorded (an input naming
+ * a library of the host decodes it, as a conversion would); no build-id cache is read. Each
+ * output goes to a directory of its own, removed after the write (libFuzzer ends with _Exit:
+ * nothing is left for an atexit handler).
  * Depends on the library (hbbp/engine/convert.h and what it uses).
  */
 #include <limits.h>
@@ -22,16 +24,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char symfs[64] = "/tmp/fuzz_convert.XXXXXX";
-static char out_path[128];
+static const char symfs[] = "/nonexistent/fuzz_convert-symfs";
 static char vector_path[PATH_MAX];
 static struct bbmap_binary_override vector_bin = { "vector", vector_path };
-
-static void fuzz_cleanup(void)
-{
-	unlink(out_path);
-	rmdir(symfs);
-}
 
 static void fuzz_init(void)
 {
@@ -45,10 +40,25 @@ static void fuzz_init(void)
 			*slash = '\0';
 		snprintf(vector_path, sizeof(vector_path), "%s/../../samples/demo/vector", exe);
 	}
-	if (!mkdtemp(symfs))
-		snprintf(symfs, sizeof(symfs), "/nonexistent");
-	snprintf(out_path, sizeof(out_path), "%s/out", symfs);
-	atexit(fuzz_cleanup);	/* the directory and the last output go with the process */
+}
+
+/* The result written as `format` into a fresh directory, removed with it. */
+static void write_out(const struct convert_run *run, const struct convert_opts *o,
+		      enum writer_format format)
+{
+	char dir[] = "/tmp/fuzz_convert.XXXXXX", path[sizeof(dir) + 8];
+	struct writer_opts wo;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(path, sizeof(path), "%s/out", dir);
+	memset(&wo, 0, sizeof(wo));
+	wo.inputs = &o->input;
+	wo.nr_inputs = 1;
+	wo.threads = 1;
+	writer__write(run->res, path, format, &wo);
+	unlink(path);
+	rmdir(dir);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -90,13 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			"blocks\n", rc, o.jobs, (int)o.method, run.total, code);
 	}
 	if (rc == HBBP_EXIT_OK && (size & 8)) {
-		struct writer_opts wo;
-
-		memset(&wo, 0, sizeof(wo));
-		wo.inputs = &o.input;
-		wo.nr_inputs = 1;
-		wo.threads = 1;
-		writer__write(run.res, out_path, size & 16 ? WRITER_JSON : WRITER_CSV, &wo);
+		write_out(&run, &o, size & 16 ? WRITER_JSON : WRITER_CSV);
 		fuzz_sink += run.total > 1.0;	/* read, whatever its size */
 	}
 	convert__run_exit(&run);
