@@ -23,9 +23,9 @@
  */
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -228,8 +228,8 @@ int main(int argc, char **argv)
 		result__delete(r);
 		return HBBP_EXIT_IO;
 	}
-	if (own_alarm && alarm_start()) {
-		fprintf(stderr, "writetest: error: cannot start the timer: %s\n", strerror(errno));
+	if (own_alarm && (err = alarm_start())) {
+		fprintf(stderr, "writetest: error: cannot start the timer: %s\n", strerror(-err));
 		result__delete(r);
 		return HBBP_EXIT_IO;
 	}
