@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *id;
 	const char *path;
 	uint64_t sink = 0, v;
-	size_t i, n = 0;
+	size_t i, n;
 	unsigned int flags;
 
 	if (!inited) {
