@@ -164,21 +164,11 @@ static uint64_t dso_key(const void *e)
 
 static int session__copy_opts(struct bbmap_session *s, const struct bbmap_find_opts *o)
 {
-	const char *home = getenv("HOME"), *env = getenv("PERF_BUILDID_DIR");
 	size_t i, n = 0;
 
 	if (o)
 		s->opts = *o;
-	if (s->opts.buildid_dir) {
-		s->buildid_dir = strdup(s->opts.buildid_dir);
-	} else if (env && *env) {
-		s->buildid_dir = strdup(env);
-	} else if (home && *home) {
-		if (asprintf(&s->buildid_dir, "%s/.debug", home) < 0)
-			s->buildid_dir = NULL;
-	} else {
-		s->buildid_dir = strdup("");
-	}
+	s->buildid_dir = strdup(s->opts.buildid_dir ? s->opts.buildid_dir : "");
 	if (!s->buildid_dir)
 		return -ENOMEM;
 	s->opts.buildid_dir = s->buildid_dir;

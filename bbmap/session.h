@@ -26,7 +26,8 @@ struct bbmap_binary_override {
 };
 
 struct bbmap_find_opts {
-	const char *buildid_dir;	/* default $PERF_BUILDID_DIR or ~/.debug; "" disables */
+	const char *buildid_dir;	/* the build-id cache; NULL or "": none (hbbp-convert
+					 * gives $PERF_BUILDID_DIR or ~/.debug) */
 	const char *symfs;		/* prefix for recorded paths */
 	const struct bbmap_binary_override *binaries;
 	size_t nr_binaries;

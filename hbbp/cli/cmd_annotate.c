@@ -1,4 +1,4 @@
-/* hbbp-convert annotate [--symbol NAME]... [--module NAME] [-f text|csv] [conversion options]
+/* hbbp-convert annotate [--symbol LIST] [--module LIST] [-f text|csv] [conversion options]
  * FILE: per-instruction counts of functions next to their disassembly and source lines.
  * The conversion runs as usual (hbbp/engine/convert.c); the listing is built from its block
  * results (hbbp/pivot/annotate.c); this file parses the arguments and draws the text form.
@@ -14,40 +14,19 @@
 #include <unistd.h>
 
 #include "hbbp/cli/commands.h"
-#include "hbbp/cli/convert_args.h"
+#include "hbbp/cli/options.h"
 #include "hbbp/pivot/annotate.h"
 #include "util/hbbp_err.h"
 
 static const char usage_text[] =
-"usage: hbbp-convert annotate [--symbol NAME]... [--module NAME] [-f text|csv] [OPTIONS] FILE\n"
+"usage: hbbp-convert annotate [--symbol LIST] [--module LIST] [-f text|csv] [OPTIONS] FILE\n"
 "\n"
 "Per-instruction execution counts of functions: for each instruction its estimated count,\n"
 "share of the function, 95% interval, address and text, with the block boundaries (the\n"
 "source chosen for the block: lbr, ebs or a fallback, and the bias flag) and the source\n"
-"lines where the binary has them.\n"
-"\n"
-"      --symbol NAME   a function to list (repeatable; default: the hottest)\n"
-"      --module LIST   only functions of these modules (short or full names)\n"
-"      --top N         functions listed without --symbol (default 5)\n"
-"  -f, --format FMT    text (default) or csv: module, symbol, address, count, count_lo,\n"
-"                      count_hi, instruction, block, source, srcline\n"
-"      --no-color      no colours (default: colours when stdout is a terminal; NO_COLOR)\n"
-"      --no-source     source lines as file:line only, without their text (the text is\n"
-"                      read from the file the debug info names, which may have changed)\n"
-"  -h, --help\n";
-
-enum { OPT_SYMBOL = 256, OPT_MODULE, OPT_TOP, OPT_NOCOLOR, OPT_NOSOURCE };
-
-static const struct option own_opts[] = {
-	{ "symbol", required_argument, NULL, OPT_SYMBOL },
-	{ "module", required_argument, NULL, OPT_MODULE },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "format", required_argument, NULL, 'f' },
-	{ "no-color", no_argument, NULL, OPT_NOCOLOR },
-	{ "no-source", no_argument, NULL, OPT_NOSOURCE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+"lines where the binary has them. --symbol and --module choose the functions (default:\n"
+"the hottest); --comm, --pid, --user-only and --kernel-only do not apply to the listing.\n"
+"\n";
 
 /* ---- source text, read once per file ---- */
 
@@ -254,140 +233,118 @@ static int write_csv(const struct annotate *a)
 	return err;
 }
 
-int cmd_annotate(int argc, char **argv)
+/* The functions asked for that the listing lacks, and what else it lacks: warnings. */
+static void warn_missing(const struct annotate *a, const struct annotate_opts *ao,
+			 const char *input)
 {
-	struct option opts[64];
-	struct convert_opts o;
-	struct convert_run run;
-	struct annotate_opts ao;
-	struct annotate *a = NULL;
-	const char **syms = NULL;
-	struct style st = { 0 };
-	bool csv = false, no_color = false, computed = false;
-	unsigned long v;
-	int c, rc = HBBP_EXIT_OK, err;
-	size_t i;
+	size_t i, j;
 
-	convert_args__init(&o);
-	memset(&ao, 0, sizeof(ao));
-	if (convert_args__merge(own_opts, opts, sizeof(opts) / sizeof(opts[0])))
-		return HBBP_EXIT_USAGE;
-	syms = calloc((size_t)argc + 1, sizeof(*syms));
-	if (!syms)
-		return HBBP_EXIT_IO;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:h" CONVERT_ARGS_SHORT, opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_SYMBOL: syms[ao.nr_symbols++] = optarg; break;
-		case OPT_MODULE: ao.module = optarg; break;
-		case OPT_TOP:
-			if (convert_args__uint("--top", optarg, 1UL << 20, &v) || !v) {
-				if (!v)
-					pr_err("--top: at least 1");
-				goto usage;
-			}
-			ao.top = v;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "csv"))
-				csv = true;
-			else if (!strcmp(optarg, "text"))
-				csv = false;
-			else {
-				pr_err("--format: unknown format '%s' (text, csv)", optarg);
-				goto usage;
-			}
-			break;
-		case OPT_NOCOLOR: no_color = true; break;
-		case OPT_NOSOURCE: st.no_source = true; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			fputs(convert_args__help, stdout);
-			goto out;
-		case ':':
-			pr_err("option '%s' needs an argument", argv[optind - 1]);
-			goto usage;
-		case '?':
-			pr_err("unknown option '%s'", argv[optind - 1]);
-			goto usage;
-		default:
-			err = convert_args__handle(&o, c, optarg);
-			if (err == -1)
-				goto usage;
-			if (err < 0) {
-				rc = err == -2 ? HBBP_EXIT_INPUT : HBBP_EXIT_IO;
-				goto out;
-			}
-			break;
-		}
-	}
-	if (optind + 1 != argc) {
-		pr_err(optind < argc ? "annotate: one recording at a time" :
-		       "annotate: no recording given");
-		goto usage;
-	}
-	o.input = argv[optind];
-	if (convert_args__finish(&o))
-		goto usage;
-	if (o.mix.comm || o.mix.pid || o.mix.user_only || o.mix.kernel_only)
-		pr_warn("annotate: --comm, --pid, --user-only and --kernel-only do not apply to "
-			"the listing: its counts are every thread's");
-	o.all_tables = true;
-	ao.symbols = ao.nr_symbols ? syms : NULL;
-	rc = convert__compute(&run, &o);
-	computed = true;
-	if (rc != HBBP_EXIT_OK)
-		goto out;
-	err = annotate__build(&a, run.res, &ao, convert__insn_text, &run);
-	if (err) {
-		pr_err("%s: cannot build the listing: %s", o.input, hbbp_strerror(err));
-		rc = err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
-		goto out;
-	}
-	for (i = 0; i < ao.nr_symbols; i++) {
-		size_t j;
+	for (i = 0; i < ao->nr_symbols; i++) {
 		bool found = false;
 
 		for (j = 0; j < a->nr_funcs && !found; j++)
-			found = !strcmp(a->funcs[j].symbol, syms[i]);
+			found = annotate__name_matches(ao->symbols[i], a->funcs[j].symbol);
 		if (!found)
-			pr_warn("%s: no function '%s'%s%s with counted instructions", o.input,
-				syms[i], ao.module ? " in " : "", ao.module ? ao.module : "");
+			pr_warn("%s: no function '%s'%s%s with counted instructions", input,
+				ao->symbols[i], ao->module ? " in " : "", ao->module ? ao->module : "");
 	}
 	if (!a->nr_funcs)
-		pr_warn("%s: no function to list", o.input);
+		pr_warn("%s: no function to list", input);
 	if (!a->has_intervals)
 		pr_warn("%s: the 95%% interval is unavailable: this conversion computes no "
-			"count_lo/count_hi", o.input);
-	if (csv) {
-		err = write_csv(a);
-		if (err) {
-			pr_err("stdout: cannot write: %s", hbbp_strerror(err));
-			rc = HBBP_EXIT_IO;
-		}
-	} else {
-		struct src_cache sc;
+			"count_lo/count_hi", input);
+}
 
-		memset(&sc, 0, sizeof(sc));
-		st.on = !no_color && isatty(1) && !getenv("NO_COLOR");
-		for (i = 0; i < a->nr_funcs; i++)
-			print_func(stdout, a, &a->funcs[i], &st, &sc);
-		src_exit(&sc);
-		if (fflush(stdout) || ferror(stdout)) {
-			pr_err("stdout: cannot write");
-			rc = HBBP_EXIT_IO;
-		}
+static int print_text(const struct annotate *a, const struct cli_args *args)
+{
+	struct style st = { .no_source = args->no_source };
+	struct src_cache sc;
+	size_t i;
+
+	memset(&sc, 0, sizeof(sc));
+	st.on = !args->no_color && isatty(1) && !getenv("NO_COLOR");
+	for (i = 0; i < a->nr_funcs; i++)
+		print_func(stdout, a, &a->funcs[i], &st, &sc);
+	src_exit(&sc);
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_err("stdout: cannot write");
+		return HBBP_EXIT_IO;
 	}
-	goto out;
-usage:
-	fprintf(stderr, "Try 'hbbp-convert annotate --help' for more information.\n");
-	rc = HBBP_EXIT_USAGE;
+	return HBBP_EXIT_OK;
+}
+
+/* --symbol's list, split into ao's names (each may be a glob) */
+static int split_symbols(struct annotate_opts *ao, char *list)
+{
+	const char **v;
+	char *save = NULL, *t;
+
+	if (!list)
+		return 0;
+	v = calloc(strlen(list) / 2 + 2, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		v[ao->nr_symbols++] = t;
+	ao->symbols = v;
+	return 0;
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+	struct cli_args a;
+	struct convert_run run;
+	struct annotate_opts ao = { 0 };
+	struct annotate *an = NULL;
+	bool computed = false;
+	int rc = cli_args__parse(&a, CLI_ANNOTATE, usage_text, argc, argv), err;
+
+	if (rc || a.done)
+		goto out;
+	if (a.nr_operands != 1) {
+		pr_err(a.nr_operands ? "annotate: one recording at a time" :
+		       "annotate: no recording given");
+		rc = HBBP_EXIT_USAGE;
+		goto out;
+	}
+	rc = cli_convert__finish(&a);
+	if (rc)
+		goto out;
+	if (a.comm || a.pid || a.conv.mix.user_only || a.conv.mix.kernel_only)
+		pr_warn("annotate: --comm, --pid, --user-only and --kernel-only do not apply to "
+			"the listing: its counts are every thread's");
+	/* --symbol and --module choose the functions listed, not the mix's rows */
+	ao.module = a.module;
+	ao.top = a.top;
+	a.conv.mix.module = a.conv.mix.symbol = NULL;
+	if (split_symbols(&ao, a.symbol)) {
+		rc = HBBP_EXIT_IO;
+		goto out;
+	}
+	a.conv.input = a.operands[0];
+	a.conv.all_tables = true;
+	computed = true;
+	rc = cli_compute(&run, &a.conv);
+	if (rc != HBBP_EXIT_OK)
+		goto out;
+	err = annotate__build(&an, run.res, &ao, convert__insn_text, &run);
+	if (err) {
+		pr_err("%s: cannot build the listing: %s", a.conv.input, hbbp_strerror(err));
+		rc = err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
+		goto out;
+	}
+	warn_missing(an, &ao, a.conv.input);
+	if (!a.csv) {
+		rc = print_text(an, &a);
+	} else if ((err = write_csv(an))) {
+		pr_err("stdout: cannot write: %s", hbbp_strerror(err));
+		rc = HBBP_EXIT_IO;
+	}
 out:
-	annotate__delete(a);
+	annotate__delete(an);
 	if (computed)
 		convert__run_exit(&run);
-	convert_args__exit(&o);
-	free(syms);
+	free((void *)ao.symbols);
+	cli_args__exit(&a);
 	return rc;
 }

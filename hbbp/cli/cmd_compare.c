@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hbbp/cli/commands.h"
+#include "hbbp/cli/options.h"
 #include "util/hmap.h"
 #include "hbbp/compare/metrics.h"
 #include "hbbp/compare/ref.h"
@@ -45,16 +46,12 @@ struct cmp {
 	size_t ip_ref, ip_meas, ip_common;
 };
 
-static int usage(void)
-{
-	fprintf(stderr,
-		"usage: hbbp-convert compare --ref REF [--by KEYS] [--normalize] [--top N]\n"
-		"                            [-o OUT.csv|.json] MIX\n"
-		"REF and MIX: hbbp-convert CSV/JSON/SQLite output, pmusim --truth or --truth-insns\n"
-		"CSV, valgrind callgrind profile (--dump-instr=yes), Intel SDE -mix output.\n"
-		"KEYS: key columns both sides have (default mnemonic; iclass for SDE).\n");
-	return HBBP_EXIT_USAGE;
-}
+static const char usage_text[] =
+"usage: hbbp-convert compare --ref REF [--by KEYS] [--normalize] [--top N]\n"
+"                            [-o OUT.csv|.json] MIX\n"
+"REF and MIX: hbbp-convert CSV/JSON/SQLite output, pmusim --truth or --truth-insns\n"
+"CSV, valgrind callgrind profile (--dump-instr=yes), Intel SDE -mix output.\n"
+"\n";
 
 static int split_keys(struct cmp *c, char *s)
 {
@@ -452,93 +449,84 @@ static const char *default_key(const struct ref_mix *r, const struct ref_mix *m)
 	return "mnemonic";
 }
 
-int cmd_compare(int argc, char **argv)
+/* Reads both sides, aggregates them by the keys and compares: 0 or a negative error. */
+static int compare(struct cmp *c, const char *refp, const char *mixp, const char *by,
+		   const char *outp)
 {
-	const char *refp = NULL, *mixp = NULL, *outp = NULL;
-	char *by = NULL, bybuf[1024];
 	struct ref_mix *ref = NULL, *meas = NULL;
 	struct ref_agg ar = { 0 }, am = { 0 };
-	struct cmp c = { .top = 20 };
-	int i, err = 0;
+	char bybuf[1024];
+	int err;
 	size_t k;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--ref") && i + 1 < argc)
-			refp = argv[++i];
-		else if (!strncmp(a, "--ref=", 6))
-			refp = a + 6;
-		else if (!strcmp(a, "--by") && i + 1 < argc)
-			by = argv[++i];
-		else if (!strncmp(a, "--by=", 5))
-			by = (char *)a + 5;
-		else if (!strcmp(a, "--normalize"))
-			c.normalize = true;
-		else if (!strcmp(a, "--top") && i + 1 < argc)
-			c.top = strtoul(argv[++i], NULL, 10);
-		else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc)
-			outp = argv[++i];
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage();
-			return HBBP_EXIT_OK;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hbbp-convert: error: compare: unknown option '%s'\n", a);
-			return usage();
-		} else if (!mixp)
-			mixp = a;
-		else
-			return usage();
-	}
-	if (!refp || !mixp)
-		return usage();
 	if ((err = ref_mix__read(refp, &ref)) || (err = ref_mix__read(mixp, &meas)))
 		goto out;
 	snprintf(bybuf, sizeof(bybuf), "%s", by ? by : default_key(ref, meas));
-	if (split_keys(&c, bybuf)) {
+	if (split_keys(c, bybuf)) {
+		pr_err("--by: '%s': at most %d keys, comma-separated", bybuf, MAX_KEYS);
 		err = -HBBP_EUSAGE;
 		goto out;
 	}
-	for (k = 0; k < c.nr_keys; k++) {
-		const struct ref_mix *lacks = !ref_mix__has_key(ref, c.keys[k]) ? ref :
-					      !ref_mix__has_key(meas, c.keys[k]) ? meas : NULL;
+	for (k = 0; k < c->nr_keys; k++) {
+		const struct ref_mix *lacks = !ref_mix__has_key(ref, c->keys[k]) ? ref :
+					      !ref_mix__has_key(meas, c->keys[k]) ? meas : NULL;
 
 		if (lacks) {
 			pr_err("%s: has no key column '%s' (%s); both sides need every --by key",
-			       lacks->path, c.keys[k], lacks->kind);
+			       lacks->path, c->keys[k], lacks->kind);
 			err = -HBBP_ENOTFOUND;
 			goto out;
 		}
 	}
-	if ((err = ref_mix__aggregate(ref, c.keys, c.nr_keys, &ar)) ||
-	    (err = ref_mix__aggregate(meas, c.keys, c.nr_keys, &am)) || (err = merge(&c, &ar, &am)) ||
-	    (err = weighted_error(&c)) || (err = ip_metrics(&c, ref, meas)))
+	if ((err = ref_mix__aggregate(ref, c->keys, c->nr_keys, &ar)) ||
+	    (err = ref_mix__aggregate(meas, c->keys, c->nr_keys, &am)) || (err = merge(c, &ar, &am)) ||
+	    (err = weighted_error(c)) || (err = ip_metrics(c, ref, meas)))
 		goto out;
-	if (!(c.ref_total > 0) || !(c.meas_total > 0)) {
+	if (!(c->ref_total > 0) || !(c->meas_total > 0)) {
 		pr_err("%s: counts nothing (total %g): nothing to compare",
-		       c.ref_total > 0 ? mixp : refp, c.ref_total > 0 ? c.meas_total : c.ref_total);
+		       c->ref_total > 0 ? mixp : refp, c->ref_total > 0 ? c->meas_total : c->ref_total);
 		err = -HBBP_EFORMAT;
 		goto out;
 	}
-	if (!isfinite(c.ref_total) || !isfinite(c.meas_total)) {	/* no inf% errors */
+	if (!isfinite(c->ref_total) || !isfinite(c->meas_total)) {	/* no inf% errors */
 		pr_err("%s: its counts add up beyond a double's range",
-		       isfinite(c.ref_total) ? mixp : refp);
+		       isfinite(c->ref_total) ? mixp : refp);
 		err = -HBBP_EFORMAT;
 		goto out;
 	}
-	overlap_warning(&c, refp, mixp);
-	qsort(c.rows, c.nr, sizeof(*c.rows), row_by_weight);
-	if (outp && (err = write_out(&c, ref, meas, outp, bybuf)))
+	overlap_warning(c, refp, mixp);
+	qsort(c->rows, c->nr, sizeof(*c->rows), row_by_weight);
+	if (outp && (err = write_out(c, ref, meas, outp, bybuf)))
 		goto out;
-	print_table(&c, ref, meas);
+	print_table(c, ref, meas);
 out:
-	free(c.rows);
 	ref_agg__exit(&ar);
 	ref_agg__exit(&am);
 	ref_mix__delete(ref);
 	ref_mix__delete(meas);
+	return err;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct cli_args a;
+	struct cmp c = { 0 };
+	int rc = cli_args__parse(&a, CLI_COMPARE, usage_text, argc, argv), err;
+
+	if (rc || a.done)
+		goto out;
+	if (a.nr_refs != 1 || a.nr_operands != 1) {
+		pr_err("compare: %s", a.nr_refs != 1 ? "one --ref REF" : "one MIX to compare");
+		rc = HBBP_EXIT_USAGE;
+		goto out;
+	}
+	c.normalize = a.normalize;
+	c.top = a.top;
+	err = compare(&c, a.refs[0], a.operands[0], a.by, a.output);
+	free(c.rows);
 	ref_decode__exit();
-	if (err == -HBBP_EUSAGE)
-		return usage();
-	return hbbp_exit_code(err);
+	rc = hbbp_exit_code(err);
+out:
+	cli_args__exit(&a);
+	return rc;
 }

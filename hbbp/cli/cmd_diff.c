@@ -6,7 +6,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "hbbp/cli/commands.h"
-#include "hbbp/cli/convert_args.h"
+#include "hbbp/cli/options.h"
 #include "hbbp/compare/diff.h"
 #include "util/hbbp_err.h"
 
@@ -28,24 +27,7 @@ static const char usage_text[] =
 "exceeds both runs' 95% intervals added in quadrature, 0 when not, empty when a run has no\n"
 "intervals), then the intervals. Significant rows first, largest difference first; the\n"
 "summary line (stdout in text form, stderr in CSV form) counts the significant rows.\n"
-"\n"
-"      --by KEYS       pivot keys (as for the conversion; default module,symbol,mnemonic,\n"
-"                      or the database run's keys)\n"
-"      --shares        compare shares of each run's total (runs of different lengths)\n"
-"      --top N         rows printed in text form (default 40; CSV: all)\n"
-"  -f, --format FMT    text (default) or csv\n"
-"  -h, --help\n";
-
-enum { OPT_BY = 256, OPT_SHARES, OPT_TOP };
-
-static const struct option own_opts[] = {
-	{ "by", required_argument, NULL, OPT_BY },
-	{ "shares", no_argument, NULL, OPT_SHARES },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "format", required_argument, NULL, 'f' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+"\n";
 
 /* "FILE#N" naming an existing file and a run id: the file in path, the id in *run. */
 static bool db_spec(const char *spec, char *path, size_t size, int64_t *run)
@@ -100,7 +82,7 @@ struct input {
 	const struct result_table *mix;
 };
 
-static int input_get(struct input *in, const struct convert_opts *base, const char *by)
+static int input_get(struct input *in, const struct convert_opts *base)
 {
 	struct convert_opts o = *base;
 	int rc;
@@ -116,11 +98,8 @@ static int input_get(struct input *in, const struct convert_opts *base, const ch
 		return HBBP_EXIT_OK;
 	}
 	o.input = in->spec;
-	o.by = by;
 	o.mix.mix_only = true;
-	if (convert_args__finish(&o))
-		return HBBP_EXIT_USAGE;
-	rc = convert__compute(&in->run, &o);
+	rc = cli_compute(&in->run, &o);
 	in->computed = true;
 	if (rc == HBBP_EXIT_OK)
 		in->mix = result__table(in->run.res, "mix");
@@ -192,101 +171,89 @@ static void summary(FILE *f, const struct diff_stats *st)
 			"(count_lo/count_hi)\n", st->nr_rows);
 }
 
-int cmd_diff(int argc, char **argv)
+/* The inputs, databases first: their keys are the default of the recordings' conversion,
+ * whose options are finished then. */
+static int inputs_get(struct input *in, struct cli_args *a, char *keys, size_t size)
 {
-	struct option opts[64];
-	struct convert_opts o;
-	struct input in[2];
-	struct result *out = NULL;
-	struct diff_opts dopts = { 0 };
-	struct diff_stats st;
-	const char *by = NULL;
-	char keys[1024];
-	bool csv = false;
-	size_t top = 40;
-	unsigned long v;
-	int c, i, rc = HBBP_EXIT_OK, err;
+	int i, rc;
 
-	convert_args__init(&o);
-	memset(in, 0, sizeof(in));
-	if (convert_args__merge(own_opts, opts, sizeof(opts) / sizeof(opts[0])))
-		return HBBP_EXIT_USAGE;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:h" CONVERT_ARGS_SHORT, opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_BY: by = optarg; break;
-		case OPT_SHARES: dopts.shares = true; break;
-		case OPT_TOP:
-			if (convert_args__uint("--top", optarg, 1UL << 30, &v))
-				goto usage;
-			top = v;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "csv"))
-				csv = true;
-			else if (!strcmp(optarg, "text"))
-				csv = false;
-			else {
-				pr_err("--format: unknown format '%s' (text, csv)", optarg);
-				goto usage;
-			}
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			fputs(convert_args__help, stdout);
-			goto out;
-		case ':':
-			pr_err("option '%s' needs an argument", argv[optind - 1]);
-			goto usage;
-		case '?':
-			pr_err("unknown option '%s'", argv[optind - 1]);
-			goto usage;
-		default:
-			err = convert_args__handle(&o, c, optarg);
-			if (err == -1)
-				goto usage;
-			if (err < 0) {
-				rc = err == -2 ? HBBP_EXIT_INPUT : HBBP_EXIT_IO;
-				goto out;
-			}
-			break;
-		}
-	}
-	if (argc - optind != 2) {
-		pr_err("diff: two runs needed (A B), %d given", argc - optind);
-		goto usage;
-	}
 	for (i = 0; i < 2; i++) {
-		in[i].spec = argv[optind + i];
+		in[i].spec = a->operands[i];
 		in[i].is_db = db_spec(in[i].spec, in[i].path, sizeof(in[i].path), &in[i].run_id);
 	}
-	/* databases first: their keys are the default of the recordings' conversion */
 	for (i = 0; i < 2; i++)
-		if (in[i].is_db && (rc = input_get(&in[i], &o, NULL)) != HBBP_EXIT_OK)
-			goto out;
-	if (!by) {
-		by = HBBP_DEFAULT_KEYS;
-		for (i = 0; i < 2; i++)
-			if (in[i].is_db) {
-				table_keys(in[i].mix, keys, sizeof(keys));
-				by = keys;
-				break;
-			}
-	}
+		if (in[i].is_db && (rc = input_get(&in[i], &a->conv)) != HBBP_EXIT_OK)
+			return rc;
+	for (i = 0; i < 2 && !a->by; i++)
+		if (in[i].is_db) {
+			table_keys(in[i].mix, keys, size);
+			a->by = keys;
+		}
+	if (!a->by)
+		a->by = HBBP_DEFAULT_KEYS;
+	if ((!in[0].is_db || !in[1].is_db) && (rc = cli_convert__finish(a)))
+		return rc;
 	for (i = 0; i < 2; i++)
-		if (!in[i].is_db && (rc = input_get(&in[i], &o, by)) != HBBP_EXIT_OK)
-			goto out;
+		if (!in[i].is_db && (rc = input_get(&in[i], &a->conv)) != HBBP_EXIT_OK)
+			return rc;
 	for (i = 0; i < 2; i++) {
 		char k[1024];
 
 		table_keys(in[i].mix, k, sizeof(k));
-		if (strcmp(k, by)) {
-			pr_err("%s: the run's keys are %s, not %s (--by)", in[i].spec, k, by);
-			rc = HBBP_EXIT_USAGE;
-			goto out;
+		if (strcmp(k, a->by)) {
+			pr_err("%s: the run's keys are %s, not %s (--by)", in[i].spec, k, a->by);
+			return HBBP_EXIT_USAGE;
 		}
 	}
+	return HBBP_EXIT_OK;
+}
+
+static int print_out(const struct result *out, const struct diff_stats *st,
+		     const struct cli_args *a, const struct input *in)
+{
+	int err;
+
+	if (a->csv) {
+		err = writer__write(out, "-", WRITER_CSV, &(struct writer_opts){ 0 });
+		if (err) {
+			pr_err("stdout: cannot write: %s", hbbp_strerror(err));
+			return HBBP_EXIT_IO;
+		}
+		if (!a->quiet)
+			summary(stderr, st);
+		return HBBP_EXIT_OK;
+	}
+	print_text(result__table(out, "mix"), st, a->top, a->shares, in[0].spec, in[1].spec);
+	summary(stdout, st);
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_err("stdout: cannot write");
+		return HBBP_EXIT_IO;
+	}
+	return HBBP_EXIT_OK;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct cli_args a;
+	struct input in[2];
+	struct result *out = NULL;
+	struct diff_opts dopts = { 0 };
+	struct diff_stats st;
+	char keys[1024];
+	int rc = cli_args__parse(&a, CLI_DIFF, usage_text, argc, argv), err;
+
+	memset(in, 0, sizeof(in));
+	if (rc || a.done)
+		goto out;
+	if (a.nr_operands != 2) {
+		pr_err("diff: two runs needed (A B), %zu given", a.nr_operands);
+		rc = HBBP_EXIT_USAGE;
+		goto out;
+	}
+	rc = inputs_get(in, &a, keys, sizeof(keys));
+	if (rc)
+		goto out;
+	dopts.shares = a.shares;
 	err = result__new(&out);
 	if (!err)
 		err = diff__tables(out, "mix", in[0].mix, in[1].mix, &dopts, &st);
@@ -298,31 +265,11 @@ int cmd_diff(int argc, char **argv)
 	if (!st.intervals)
 		pr_warn("the 95%% interval is unavailable in %s: no row can be called significant",
 			result_table__col(in[0].mix, "count_lo") < 0 ? in[0].spec : in[1].spec);
-	if (csv) {
-		err = writer__write(out, "-", WRITER_CSV, &(struct writer_opts){ 0 });
-		if (err) {
-			pr_err("stdout: cannot write: %s", hbbp_strerror(err));
-			rc = HBBP_EXIT_IO;
-			goto out;
-		}
-		if (!o.quiet)
-			summary(stderr, &st);
-	} else {
-		print_text(result__table(out, "mix"), &st, top, dopts.shares, in[0].spec, in[1].spec);
-		summary(stdout, &st);
-		if (fflush(stdout) || ferror(stdout)) {
-			pr_err("stdout: cannot write");
-			rc = HBBP_EXIT_IO;
-		}
-	}
-	goto out;
-usage:
-	fprintf(stderr, "Try 'hbbp-convert diff --help' for more information.\n");
-	rc = HBBP_EXIT_USAGE;
+	rc = print_out(out, &st, &a, in);
 out:
 	result__delete(out);
 	input_exit(&in[0]);
 	input_exit(&in[1]);
-	convert_args__exit(&o);
+	cli_args__exit(&a);
 	return rc;
 }

@@ -16,16 +16,18 @@
 
 #include "bbmap/module.h"
 #include "hbbp/cli/commands.h"
+#include "hbbp/cli/options.h"
 #include "util/hbbp_err.h"
 
 #define FORGET_BYTES (16u << 10)	/* decoded code kept before it is freed */
 #define MAX_JOBS 16
 
-static int usage(void)
-{
-	fprintf(stderr, "usage: hbbp-convert disasm [-f text|csv] [-j N] BINARY\n");
-	return HBBP_EXIT_USAGE;
-}
+static const char usage_text[] =
+"usage: hbbp-convert disasm [-f text|csv] [-j N] BINARY\n"
+"Every instruction of BINARY's code, decoded as the conversion decodes it.\n"
+"text: '*' marks a block start; then address, length, mnemonic, operands, iclass, isa,\n"
+"isa_set, category, width, mem (after '# '), under a '<symbol>:' line per function\n"
+"\n";
 
 /* The listing is output-bound: lines are built by hand into one large buffer per part, not by
  * printf or a stdio call per line. What repeats from line to line is made once: the text of
@@ -562,69 +564,12 @@ static uint64_t chunk_bytes(struct bbmap_module *m, const struct chunk *c)
 	return total;
 }
 
-int cmd_disasm(int argc, char **argv)
+/* The parts' outputs, the CSV header, and the threads of the parts after the first: the
+ * number of parts that run (fewer when memory or a thread ran out), err set on failure. */
+static size_t start_parts(struct bbmap_module *m, struct chunk *ch, size_t n, bool csv, int *err)
 {
-	const char *path = NULL, *fmt = "text";
-	struct bbmap_module *m;
-	struct bbmap_module_stats st;
-	struct chunk ch[MAX_JOBS];
-	uint64_t nr_insns = 0, unreached = 0, bytes_bad, bytes_cut;
-	unsigned jobs = 0;
-	size_t n, k;
-	bool csv, in_step = true;
-	int i, err = 0;
+	size_t k, f;
 
-	for (i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "-f") || !strcmp(argv[i], "--format")) && i + 1 < argc)
-			fmt = argv[++i];
-		else if (!strncmp(argv[i], "--format=", 9))
-			fmt = argv[i] + 9;
-		else if (!strcmp(argv[i], "-j") && i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-
-			if (*end || !v || v > MAX_JOBS) {
-				fprintf(stderr, "hbbp-convert: disasm: -j takes 1..%d\n", MAX_JOBS);
-				return HBBP_EXIT_USAGE;
-			}
-			jobs = (unsigned)v;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: hbbp-convert disasm [-f text|csv] [-j N] BINARY\n"
-			       "Every instruction of BINARY's code, decoded as the conversion decodes "
-			       "it (-j: on N threads,\ndefault 2, or 1 when the load average leaves "
-			       "no CPU idle; the listing is the same).\n"
-			       "csv columns: address,length,mnemonic,operands,iclass,isa,isa_set,"
-			       "category,width,mem,block_start,symbol\ntext: '*' marks a block start; "
-			       "then address, length, mnemonic, operands, iclass, isa, isa_set,\n"
-			       "category, width, mem (after '# '), under a '<symbol>:' line per "
-			       "function\n");
-			return HBBP_EXIT_OK;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "hbbp-convert: disasm: unknown option '%s'\n", argv[i]);
-			return usage();
-		} else if (!path)
-			path = argv[i];
-		else
-			return usage();
-	}
-	if (!path)
-		return usage();
-	if (strcmp(fmt, "text") && strcmp(fmt, "csv")) {
-		fprintf(stderr, "hbbp-convert: disasm: unknown format '%s' (text or csv)\n", fmt);
-		return HBBP_EXIT_USAGE;
-	}
-	csv = !strcmp(fmt, "csv");
-	/* Decoded functions are freed and others allocated all along: keep freed memory in the
-	 * heap (no mmap per large region, no trim) so that it is not faulted in again. */
-	mallopt(M_MMAP_THRESHOLD, 256 << 20);
-	mallopt(M_TRIM_THRESHOLD, 512 << 20);
-	bbmap_module__threads_init();
-	err = bbmap_module__open_flags(&m, path, NULL, BBMAP_MODULE_NO_LINES);
-	if (err) {
-		fprintf(stderr, "hbbp-convert: disasm: %s: %s\n", path, hbbp_strerror(err));
-		return hbbp_exit_code(err);
-	}
-	n = plan(m, path, csv, jobs ? jobs : auto_jobs(), ch);
 	for (k = 0; k < n; k++) {
 		/* about 16 bytes of text (19 of CSV) per byte of x86 code: the other parts
 		 * are kept in memory while that fits MEM_CAP */
@@ -633,29 +578,78 @@ int cmd_disasm(int argc, char **argv)
 		ch[k].o = out_new(csv, k ? NULL : stdout,
 				  want < OUT_CAP ? OUT_CAP : want > MEM_CAP ? MEM_CAP : want);
 		if (!ch[k].o) {
-			fprintf(stderr, "hbbp-convert: disasm: %s\n", strerror(errno ? errno : ENOMEM));
-			err = -ENOMEM;
-			n = k;
-			break;
+			pr_err("disasm: %s", strerror(errno ? errno : ENOMEM));
+			*err = -ENOMEM;
+			return k;
 		}
 	}
-	if (!err && csv)
+	if (csv)
 		out_put(ch[0].o, "address,length,mnemonic,operands,iclass,isa,isa_set,category,"
 			"width,mem,block_start,symbol\n");
 	/* The first part goes to stdout from this thread, the others to memory (a temporary
 	 * file past MEM_CAP) from their threads, written after it in order. */
-	for (k = 1; k < n && !err; k++) {
+	for (k = 1; k < n; k++) {
 		if (pthread_create(&ch[k].th, NULL, chunk_thread, &ch[k])) {
-			fprintf(stderr, "hbbp-convert: disasm: cannot start a thread: %s\n",
-				strerror(errno));
-			size_t f;
-
+			pr_err("disasm: cannot start a thread: %s", strerror(errno));
 			for (f = k; f < n; f++)
 				out_delete(ch[f].o);
-			n = k;
-			break;
+			return k;
 		}
 	}
+	return n;
+}
+
+/* The last line on stderr: instructions and undecodable bytes. */
+static void print_counts(const char *path, uint64_t nr_insns, uint64_t unreached,
+			 uint64_t bytes_bad, uint64_t bytes_cut)
+{
+	if (unreached)
+		pr_warn("disasm: %s: %" PRIu64 " bytes of code are no instruction start of their "
+			"function and were not listed", path, unreached);
+	fprintf(stderr, "hbbp-convert: disasm: %s: %" PRIu64 " instructions, %" PRIu64
+		" undecodable bytes", path, nr_insns, bytes_bad + unreached);
+	if (bytes_cut)
+		fprintf(stderr, " (%" PRIu64 " of them instructions cut off by the end of their "
+			"function: padding or data before the next one)", bytes_cut);
+	fputc('\n', stderr);
+}
+
+int cmd_disasm(int argc, char **argv)
+{
+	const char *path;
+	struct cli_args a;
+	struct bbmap_module *m;
+	struct bbmap_module_stats st;
+	struct chunk ch[MAX_JOBS];
+	uint64_t nr_insns = 0, unreached = 0, bytes_bad, bytes_cut;
+	unsigned jobs = 0;
+	size_t n, k;
+	bool csv, in_step = true;
+	int rc, err = 0;
+
+	rc = cli_args__parse(&a, CLI_DISASM, usage_text, argc, argv);
+	if (!rc && !a.done && a.nr_operands != 1) {
+		pr_err("disasm: %s", a.nr_operands ? "one BINARY only" : "no BINARY given");
+		rc = HBBP_EXIT_USAGE;
+	}
+	path = !rc && !a.done ? a.operands[0] : NULL;
+	jobs = (unsigned)a.jobs;
+	csv = a.csv;
+	cli_args__exit(&a);
+	if (rc || !path)
+		return rc;
+	/* Decoded functions are freed and others allocated all along: keep freed memory in the
+	 * heap (no mmap per large region, no trim) so that it is not faulted in again. */
+	mallopt(M_MMAP_THRESHOLD, 256 << 20);
+	mallopt(M_TRIM_THRESHOLD, 512 << 20);
+	bbmap_module__threads_init();
+	err = bbmap_module__open_flags(&m, path, NULL, BBMAP_MODULE_NO_LINES);
+	if (err) {
+		pr_err("disasm: %s: %s", path, hbbp_strerror(err));
+		return hbbp_exit_code(err);
+	}
+	n = plan(m, path, csv, jobs ? jobs : auto_jobs(), ch);
+	n = start_parts(m, ch, n, csv, &err);
 	if (n) {
 		walk(&ch[0], m);
 		out_flush(ch[0].o);
@@ -714,20 +708,11 @@ int cmd_disasm(int argc, char **argv)
 		out_delete(ch[k].o);
 	bbmap_module__delete(m);
 	if (err == -EIO || (!err && (fflush(stdout) || ferror(stdout)))) {
-		fprintf(stderr, "hbbp-convert: disasm: write error: %s\n", strerror(errno));
+		pr_err("disasm: write error: %s", strerror(errno));
 		return HBBP_EXIT_IO;
 	}
 	if (err)
 		return hbbp_exit_code(err);
-	if (unreached)
-		fprintf(stderr, "hbbp-convert: warning: disasm: %s: %" PRIu64 " bytes of code are "
-			"no instruction start of their function and were not listed\n", path,
-			unreached);
-	fprintf(stderr, "hbbp-convert: disasm: %s: %" PRIu64 " instructions, %" PRIu64
-		" undecodable bytes", path, nr_insns, bytes_bad + unreached);
-	if (bytes_cut)
-		fprintf(stderr, " (%" PRIu64 " of them instructions cut off by the end of their "
-			"function: padding or data before the next one)", bytes_cut);
-	fputc('\n', stderr);
+	print_counts(path, nr_insns, unreached, bytes_bad, bytes_cut);
 	return HBBP_EXIT_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "hbbp/cli/cmd_reader.h"
 #include "hbbp/cli/commands.h"
+#include "hbbp/cli/options.h"
 #include "reader/perf_reader.h"
 #include "util/hbbp_err.h"
 
@@ -45,107 +46,87 @@ static char *put_dec(char *p, uint64_t v)
 	return p;
 }
 
-static const char dump_usage[] =
-	"usage: hbbp-convert dump [--limit N] [--no-sort] [--ebs-event NAME] [--lbr-event NAME] "
-	"FILE\n";
+static const char usage_text[] =
+"usage: hbbp-convert dump [--limit N] [--no-sort] [--ebs-event NAME] [--lbr-event NAME] FILE\n"
+"One line per sample, in delivery order (time order unless --no-sort):\n"
+"EVENT PID/TID IP PERIOD [FROM/TO ...], branch entries newest first.\n"
+"\n";
 
-static int usage(void)
+/* One sample's line into line: its end. */
+static char *sample_line(char *line, const struct perf_sample *s)
 {
-	fputs(dump_usage, stderr);
-	return HBBP_EXIT_USAGE;
+	char *p = line;
+	uint64_t b;
+
+	*p++ = ' ';
+	p = put_dec(p, s->pid);
+	*p++ = '/';
+	p = put_dec(p, s->tid);
+	*p++ = ' ';
+	p = put_hex(p, s->ip);
+	*p++ = ' ';
+	p = put_dec(p, s->period);
+	for (b = 0; b < s->nr_branches; b++) {
+		if (p - line > 4096 - 64) {
+			fwrite(line, 1, (size_t)(p - line), stdout);
+			p = line;
+		}
+		*p++ = ' ';
+		p = put_hex(p, s->branches[b].from);
+		*p++ = '/';
+		p = put_hex(p, s->branches[b].to);
+	}
+	*p++ = '\n';
+	return p;
 }
 
 int cmd_dump(int argc, char **argv)
 {
 	struct perf_reader_opts opts = { 0 };
-	struct cmd_reader_roles ro = { 0 };
 	struct hbbp_event_role *roles;
 	const struct perf_record *rec;
-	struct perf_reader *r;
-	const char *path = NULL;
-	uint64_t limit = UINT64_MAX, n = 0;
+	struct perf_reader *r = NULL;
+	struct cli_args a;
+	const char *path;
+	uint64_t limit, n = 0;
 	static char obuf[1 << 16];
-	int i, err;
+	int err = 0, rc = cli_args__parse(&a, CLI_DUMP, usage_text, argc, argv);
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(dump_usage, stdout);
-			return HBBP_EXIT_OK;
-		} else if (!strcmp(argv[i], "--limit")) {
-			char *end;
-
-			if (i + 1 >= argc) {
-				fprintf(stderr, "hbbp-convert: error: --limit needs a number\n");
-				return usage();
-			}
-			errno = 0;
-			limit = strtoull(argv[++i], &end, 10);
-			if (errno || *end || !argv[i][0] || argv[i][0] == '-') {
-				fprintf(stderr, "hbbp-convert: error: --limit: '%s' is not a number "
-					"of records\n", argv[i]);
-				return usage();
-			}
-		} else if (!strcmp(argv[i], "--no-sort")) {
-			opts.no_sort = true;
-		} else if (cmd_reader__arg(argc, argv, &i, &ro, &path)) {
-			return usage();
-		}
-	}
-	if (!path) {
-		fprintf(stderr, "hbbp-convert: error: dump: no FILE given\n");
-		return usage();
-	}
-	if ((err = cmd_reader__open(&r, path, &opts)))
-		return err;
+	if (rc || a.done || (rc = cmd_reader__path(&a, &path)))
+		goto out;
+	limit = cli_args__given(&a, "limit") ? a.limit : UINT64_MAX;
+	opts.no_sort = a.no_sort;
+	if ((rc = cmd_reader__open(&r, path, &opts)))
+		goto out;
 	/* an --ebs-event / --lbr-event that names no usable event is an error here too */
-	if ((err = cmd_reader__roles(r, &ro, &roles))) {
-		perf_reader__delete(r);
-		return err;
-	}
+	if ((rc = cmd_reader__roles(r, &a, &roles)))
+		goto out;
 	free(roles);
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	while (n < limit && (err = perf_reader__next(r, &rec)) > 0) {
-		const struct perf_sample *s = &rec->sample;
 		const struct perf_event_info *ev;
-		char line[4096], *p;
-		uint64_t b;
+		char line[4096];
 
 		if (rec->type != PERF_RECORD_SAMPLE)
 			continue;
 		ev = perf_reader__event(r, (size_t)rec->evidx);
 		fputs(ev && ev->name ? ev->name : "?", stdout);
-		p = line;
-		*p++ = ' ';
-		p = put_dec(p, s->pid);
-		*p++ = '/';
-		p = put_dec(p, s->tid);
-		*p++ = ' ';
-		p = put_hex(p, s->ip);
-		*p++ = ' ';
-		p = put_dec(p, s->period);
-		for (b = 0; b < s->nr_branches; b++) {
-			if (p - line > (long)sizeof(line) - 64) {
-				fwrite(line, 1, (size_t)(p - line), stdout);
-				p = line;
-			}
-			*p++ = ' ';
-			p = put_hex(p, s->branches[b].from);
-			*p++ = '/';
-			p = put_hex(p, s->branches[b].to);
-		}
-		*p++ = '\n';
-		fwrite(line, 1, (size_t)(p - line), stdout);
+		fwrite(line, 1, (size_t)(sample_line(line, &rec->sample) - line), stdout);
 		n++;
 	}
 	if (err < 0) {
 		fflush(stdout);
-		return cmd_reader__fail(r, err);
+		rc = cmd_reader__fail(r, err);
+		r = NULL;
+		goto out;
 	}
 	cmd_reader__warn_partial(r, path);
-	perf_reader__delete(r);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "hbbp-convert: error: write error: %s\n", strerror(errno));
-		return HBBP_EXIT_IO;
+		pr_err("write error: %s", strerror(errno));
+		rc = HBBP_EXIT_IO;
 	}
-	return HBBP_EXIT_OK;
+out:
+	perf_reader__delete(r);
+	cli_args__exit(&a);
+	return rc;
 }

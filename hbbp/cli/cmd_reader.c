@@ -1,4 +1,4 @@
-/* The options, opening and error ending shared by `hbbp-convert dump` and `stats`
+/* The operand, opening and error ending shared by `hbbp-convert dump` and `stats`
  * (hbbp/cli/cmd_reader.h). Uses only the reader's public API.
  */
 #include <errno.h>
@@ -10,32 +10,18 @@
 #include "hbbp/cli/cmd_reader.h"
 #include "util/hbbp_err.h"
 
-int cmd_reader__arg(int argc, char **argv, int *i, struct cmd_reader_roles *opts,
-		    const char **path)
+int cmd_reader__path(const struct cli_args *a, const char **path)
 {
-	const char *a = argv[*i];
-
-	if (!strcmp(a, "--ebs-event") || !strcmp(a, "--lbr-event")) {
-		if (*i + 1 >= argc) {
-			fprintf(stderr, "hbbp-convert: error: %s needs an event NAME\n", a);
-			return -1;
-		}
-		if (a[2] == 'e')
-			opts->ebs_event = argv[++*i];
-		else
-			opts->lbr_event = argv[++*i];
+	if (a->nr_operands == 1) {
+		*path = a->operands[0];
 		return 0;
 	}
-	if (a[0] == '-' && a[1]) {
-		fprintf(stderr, "hbbp-convert: error: unknown option '%s'\n", a);
-		return -1;
-	}
-	if (*path) {
-		fprintf(stderr, "hbbp-convert: error: one FILE only ('%s' and '%s')\n", *path, a);
-		return -1;
-	}
-	*path = a;
-	return 0;
+	if (a->nr_operands)
+		pr_err("%s: one FILE only ('%s' and '%s')", cli_cmd_names[a->cmd], a->operands[0],
+		       a->operands[1]);
+	else
+		pr_err("%s: no FILE given", cli_cmd_names[a->cmd]);
+	return HBBP_EXIT_USAGE;
 }
 
 int cmd_reader__open(struct perf_reader **r, const char *path,
@@ -46,11 +32,11 @@ int cmd_reader__open(struct perf_reader **r, const char *path,
 
 	if (!err)
 		return 0;
-	fprintf(stderr, "hbbp-convert: error: %s\n", msg ? msg : hbbp_strerror(err));
+	pr_err("%s", msg ? msg : hbbp_strerror(err));
 	return hbbp_exit_code(err);
 }
 
-int cmd_reader__roles(const struct perf_reader *r, const struct cmd_reader_roles *ro,
+int cmd_reader__roles(const struct perf_reader *r, const struct cli_args *a,
 		      struct hbbp_event_role **out)
 {
 	char msg[512];
@@ -58,13 +44,13 @@ int cmd_reader__roles(const struct perf_reader *r, const struct cmd_reader_roles
 
 	*out = calloc(perf_reader__nr_events(r) + 1, sizeof(**out));
 	if (!*out) {
-		fprintf(stderr, "hbbp-convert: %s\n", hbbp_strerror(-ENOMEM));
+		pr_err("%s", hbbp_strerror(-ENOMEM));
 		return HBBP_EXIT_IO;
 	}
-	err = hbbp_roles__assign(r, ro->ebs_event, ro->lbr_event, *out, msg, sizeof(msg));
+	err = hbbp_roles__assign(r, a->conv.ebs_event, a->conv.lbr_event, *out, msg, sizeof(msg));
 	if (!err)
 		return 0;
-	fprintf(stderr, "hbbp-convert: %s\n", msg);
+	pr_err("%s", msg);
 	free(*out);
 	*out = NULL;
 	return hbbp_exit_code(err);
@@ -72,7 +58,7 @@ int cmd_reader__roles(const struct perf_reader *r, const struct cmd_reader_roles
 
 int cmd_reader__fail(struct perf_reader *r, int err)
 {
-	fprintf(stderr, "hbbp-convert: error: %s\n", perf_reader__errmsg(r));
+	pr_err("%s", perf_reader__errmsg(r));
 	perf_reader__delete(r);
 	return hbbp_exit_code(err);
 }
@@ -85,15 +71,14 @@ void cmd_reader__warn_partial(const struct perf_reader *r, const char *path)
 	unsigned f;
 
 	if (h->truncated)
-		fprintf(stderr, "hbbp-convert: warning: %s: truncated recording: %s%" PRIu64
-			" bytes missing, read up to the last complete record\n", path,
-			st->truncated_bytes && (h->is_pipe || !h->data_size) ? "at least " : "",
-			st->truncated_bytes);
+		pr_warn("%s: truncated recording: %s%" PRIu64 " bytes missing, read up to the last "
+			"complete record", path, st->truncated_bytes && (h->is_pipe ||
+			!h->data_size) ? "at least " : "", st->truncated_bytes);
 	for (f = 0; f < 64; f++)
 		if (st->bad_features & (1ULL << f))
-			fprintf(stderr, "hbbp-convert: warning: %s: header section %s is corrupt: "
-				"skipped\n", path, perf_feature__name(f, buf, sizeof(buf)));
+			pr_warn("%s: header section %s is corrupt: skipped", path,
+				perf_feature__name(f, buf, sizeof(buf)));
 	if (st->empty_build_ids)
-		fprintf(stderr, "hbbp-convert: warning: %s: the build-id list is empty: "
-			"binaries cannot be checked against the recording\n", path);
+		pr_warn("%s: the build-id list is empty: binaries cannot be checked against the "
+			"recording", path);
 }

@@ -10,6 +10,7 @@
 
 #include "hbbp/cli/cmd_reader.h"
 #include "hbbp/cli/commands.h"
+#include "hbbp/cli/options.h"
 #include "reader/perf_reader.h"
 #include "util/hbbp_err.h"
 #include "util/json_escape.h"
@@ -29,55 +30,21 @@ static void json_str(const char *s)
 
 static const char *tf(bool b) { return b ? "true" : "false"; }
 
-static const char stats_usage[] =
-	"usage: hbbp-convert stats [--ebs-event NAME] [--lbr-event NAME] FILE\n";
+static const char usage_text[] =
+"usage: hbbp-convert stats [--ebs-event NAME] [--lbr-event NAME] FILE\n"
+"One JSON object: the header facts, the events with their sample counts and roles, the\n"
+"records by type, and what was missing.\n"
+"\n";
 
-static int usage(void)
+/* The header's facts and what was missing. */
+static void print_header(const struct perf_reader *r, const char *path)
 {
-	fputs(stats_usage, stderr);
-	return HBBP_EXIT_USAGE;
-}
-
-int cmd_stats(int argc, char **argv)
-{
-	struct perf_reader_opts opts = { .no_sort = true };
-	struct cmd_reader_roles ro = { 0 };
-	struct hbbp_event_role *roles;
-	const struct perf_reader_stats *st;
-	const struct perf_header_info *h;
-	const struct perf_record *rec;
-	struct perf_reader *r;
-	const char *path = NULL;
-	size_t i, nr;
+	const struct perf_header_info *h = perf_reader__header(r);
+	const struct perf_reader_stats *st = perf_reader__stats(r);
+	bool first = true;
+	size_t i;
 	unsigned t;
-	int err, a;
-	bool first;
 
-	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
-			fputs(stats_usage, stdout);
-			return HBBP_EXIT_OK;
-		}
-		if (cmd_reader__arg(argc, argv, &a, &ro, &path))
-			return usage();
-	}
-	if (!path) {
-		fprintf(stderr, "hbbp-convert: error: stats: no FILE given\n");
-		return usage();
-	}
-	if ((err = cmd_reader__open(&r, path, &opts)))
-		return err;
-	while ((err = perf_reader__next(r, &rec)) > 0)
-		;
-	if (err < 0)
-		return cmd_reader__fail(r, err);
-	/* the roles of every event, once all are known (pipe mode: attrs along the stream) */
-	if ((err = cmd_reader__roles(r, &ro, &roles))) {
-		perf_reader__delete(r);
-		return err;
-	}
-	h = perf_reader__header(r);
-	st = perf_reader__stats(r);
 	printf("{\n  \"file\": ");
 	json_str(path);
 	printf(",\n  \"perf_version\": ");
@@ -104,7 +71,6 @@ int cmd_stats(int argc, char **argv)
 	       tf(h->is_pipe), tf(h->compressed), tf(h->is_dir), tf(h->needs_swap),
 	       tf(h->truncated), st->truncated_bytes);
 	printf(",\n  \"partial_bytes\": %" PRIu64 ",\n  \"bad_features\": [", st->partial_bytes);
-	first = true;
 	for (t = 0; t < 64; t++)
 		if (st->bad_features & (1ULL << t)) {
 			char buf[32];
@@ -128,8 +94,17 @@ int cmd_stats(int argc, char **argv)
 		putchar('}');
 	}
 	printf("%s]", h->nr_build_ids ? "\n  " : "");
+}
+
+/* The events with their roles, the records by type, the counts of the anomalies. */
+static void print_events(const struct perf_reader *r, const struct hbbp_event_role *roles)
+{
+	const struct perf_reader_stats *st = perf_reader__stats(r);
+	size_t i, nr = perf_reader__nr_events(r);
+	bool first = true;
+	unsigned t;
+
 	printf(",\n  \"events\": [");
-	nr = perf_reader__nr_events(r);
 	for (i = 0; i < nr; i++) {
 		const struct perf_event_info *e = perf_reader__event(r, i);
 
@@ -149,7 +124,6 @@ int cmd_stats(int argc, char **argv)
 		putchar('}');
 	}
 	printf("%s],\n  \"records\": {", nr ? "\n  " : "");
-	first = true;
 	for (t = 0; t < PERF_RECORD_TYPE_MAX; t++) {
 		const char *name = perf_record_type_name(t);
 
@@ -168,12 +142,41 @@ int cmd_stats(int argc, char **argv)
 	       st->nr_lost, st->nr_lost_samples, st->nr_throttle, st->nr_unthrottle);
 	printf(",\n  \"compressed_bytes\": %" PRIu64 ",\n  \"decompressed_bytes\": %" PRIu64
 	       "\n}\n", st->nr_compressed_bytes, st->nr_decompressed_bytes);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct perf_reader_opts opts = { .no_sort = true };
+	struct hbbp_event_role *roles = NULL;
+	const struct perf_record *rec;
+	struct perf_reader *r = NULL;
+	struct cli_args a;
+	const char *path;
+	int err, rc = cli_args__parse(&a, CLI_STATS, usage_text, argc, argv);
+
+	if (rc || a.done || (rc = cmd_reader__path(&a, &path)) ||
+	    (rc = cmd_reader__open(&r, path, &opts)))
+		goto out;
+	while ((err = perf_reader__next(r, &rec)) > 0)
+		;
+	if (err < 0) {
+		rc = cmd_reader__fail(r, err);
+		r = NULL;
+		goto out;
+	}
+	/* the roles of every event, once all are known (pipe mode: attrs along the stream) */
+	if ((rc = cmd_reader__roles(r, &a, &roles)))
+		goto out;
+	print_header(r, path);
+	print_events(r, roles);
 	cmd_reader__warn_partial(r, path);
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_err("write error: %s", strerror(errno));
+		rc = HBBP_EXIT_IO;
+	}
+out:
 	perf_reader__delete(r);
 	free(roles);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "hbbp-convert: error: write error: %s\n", strerror(errno));
-		return HBBP_EXIT_IO;
-	}
-	return HBBP_EXIT_OK;
+	cli_args__exit(&a);
+	return rc;
 }

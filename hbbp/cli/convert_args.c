@@ -1,226 +1,200 @@
-/* The conversion options shared by annotate, report and diff (hbbp/cli/convert_args.h).
- * Depends on hbbp/engine/convert.h, hbbp/train/model.h and libc.
+/* What the converting commands (convert, annotate, report, diff) do alike after parsing
+ * (hbbp/cli/options.h): the named paths must exist, the filters, binaries and the
+ * environment's knobs go into the conversion's options, the keys are parsed, the threads and
+ * the progress bar chosen; and around a conversion, its notes printed and its error mapped to
+ * an exit code. The one place hbbp-convert reads the environment (with main.c's HBBP_DEBUG
+ * and annotate's NO_COLOR).
+ * Depends on hbbp/engine/convert.h, bbmap/taxonomy.h and libc.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "hbbp/cli/convert_args.h"
-#include "hbbp/train/model.h"
+#include "hbbp/cli/options.h"
+#include "hbbp/pivot/mix_reader.h"
 #include "util/hbbp_err.h"
 
-enum {
-	OPT_METHOD = CONVERT_ARGS_FIRST, OPT_CUTOFF, OPT_MODEL, OPT_EBS_EVENT, OPT_LBR_EVENT,
-	OPT_BUILDID_DIR, OPT_SYMFS, OPT_BINARY, OPT_IGNORE_BUILDID, OPT_VMLINUX, OPT_KALLSYMS,
-	OPT_COMM, OPT_PID, OPT_USER, OPT_KERNEL, OPT_SPLIT,
-};
-
-static const struct option shared_opts[] = {
-	{ "method", required_argument, NULL, OPT_METHOD },
-	{ "cutoff", required_argument, NULL, OPT_CUTOFF },
-	{ "model", required_argument, NULL, OPT_MODEL },
-	{ "ebs-event", required_argument, NULL, OPT_EBS_EVENT },
-	{ "lbr-event", required_argument, NULL, OPT_LBR_EVENT },
-	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
-	{ "symfs", required_argument, NULL, OPT_SYMFS },
-	{ "binary", required_argument, NULL, OPT_BINARY },
-	{ "ignore-build-id", no_argument, NULL, OPT_IGNORE_BUILDID },
-	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "user-only", no_argument, NULL, OPT_USER },
-	{ "kernel-only", no_argument, NULL, OPT_KERNEL },
-	{ "split", required_argument, NULL, OPT_SPLIT },
-	{ "jobs", required_argument, NULL, 'j' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ NULL, 0, NULL, 0 },
-};
-
-const char convert_args__help[] =
-"Conversion options (as for the conversion itself):\n"
-"      --method M  --cutoff N  --model FILE  --ebs-event NAME  --lbr-event NAME\n"
-"      --buildid-dir DIR  --symfs DIR  --binary NAME=PATH  --ignore-build-id\n"
-"      --vmlinux FILE  --kallsyms FILE  --comm LIST  --pid LIST  --user-only\n"
-"      --kernel-only  --split SIZE  -j, --jobs N  -q, --quiet\n";
-
-void convert_args__init(struct convert_opts *o)
+/* A path named by an option must be there (and be a directory or not, as said): else one
+ * line naming the option, and a usage error. */
+static int check_path(const char *opt, const char *shown, const char *path, bool dir)
 {
-	/* it fails only on the default keys, which convert_args__finish parses again (and
-	 * reports) after --by; the options are set either way */
-	(void)convert_opts__init(o);
-	o->jobs = 0;	/* convert_args__finish: the online CPUs, at most 8 (as the conversion) */
-}
+	struct stat st;
 
-int convert_args__merge(const struct option *own, struct option *out, size_t cap)
-{
-	size_t n = 0, i;
-
-	for (i = 0; own[i].name; i++) {
-		if (n + 1 >= cap)
-			return -1;
-		out[n++] = own[i];
-	}
-	for (i = 0; shared_opts[i].name; i++) {
-		if (n + 1 >= cap)
-			return -1;
-		out[n++] = shared_opts[i];
-	}
-	memset(&out[n], 0, sizeof(out[n]));
-	return 0;
-}
-
-int convert_args__uint(const char *opt, const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*s || *s == '-')
-		goto bad;
-	v = strtoul(s, &end, 10);
-	if (*end || v > max)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	pr_err("%s: '%s' is not a number in 0..%lu", opt, s, max);
-	return -1;
-}
-
-int convert_args__size(const char *opt, const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	if (!*s || *s == '-')
-		goto bad;
-	v = strtoull(s, &end, 10);
-	if (end == s)
-		goto bad;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (*end || v > (UINT64_MAX >> shift))
-		goto bad;
-	*out = (uint64_t)v << shift;
-	return 0;
-bad:
-	pr_err("%s: '%s' is not a size (a number with an optional K, M or G)", opt, s);
-	return -1;
-}
-
-int convert_args__handle(struct convert_opts *o, int c, char *arg)
-{
-	unsigned long v;
-	char err[512];
-
-	switch (c) {
-	case OPT_METHOD:
-		if (!strcmp(arg, "hbbp"))
-			o->method = HBBP_METHOD_HBBP;
-		else if (!strcmp(arg, "ebs"))
-			o->method = HBBP_METHOD_EBS;
-		else if (!strcmp(arg, "lbr"))
-			o->method = HBBP_METHOD_LBR;
-		else {
-			pr_err("--method: unknown method '%s' (hbbp, ebs, lbr)", arg);
-			return -1;
-		}
-		o->method_given = true;
-		return 1;
-	case OPT_CUTOFF:
-		if (convert_args__uint("--cutoff", arg, 1000000, &v))
-			return -1;
-		o->cutoff = (unsigned)v;
-		return 1;
-	case OPT_MODEL: {
-		struct hbbp_model mdl;
-
-		if (hbbp_model__load(arg, &mdl, err, sizeof(err))) {
-			pr_err("--model: %s", err);
-			return -2;
-		}
-		o->cutoff = mdl.cutoff;
-		return 1;
-	}
-	case OPT_EBS_EVENT: o->ebs_event = arg; return 1;
-	case OPT_LBR_EVENT: o->lbr_event = arg; return 1;
-	case OPT_BUILDID_DIR: o->find.buildid_dir = arg; return 1;
-	case OPT_SYMFS: o->find.symfs = arg; return 1;
-	case OPT_BINARY: {
-		char *eq = strchr(arg, '=');
-		struct bbmap_binary_override *nb;
-
-		if (!eq || eq == arg || !eq[1]) {
-			pr_err("--binary: expected NAME=PATH, got '%s'", arg);
-			return -1;
-		}
-		nb = realloc(o->binaries, (o->nr_binaries + 1) * sizeof(*nb));
-		if (!nb) {
-			pr_err("out of memory");
-			return -2;
-		}
-		o->binaries = nb;
-		*eq = 0;
-		nb[o->nr_binaries].name = arg;
-		nb[o->nr_binaries].path = eq + 1;
-		o->nr_binaries++;
-		return 1;
-	}
-	case OPT_IGNORE_BUILDID: o->find.ignore_build_id = true; return 1;
-	case OPT_VMLINUX: o->find.vmlinux = arg; return 1;
-	case OPT_KALLSYMS: o->find.kallsyms = arg; return 1;
-	case OPT_COMM: o->mix.comm = arg; return 1;
-	case OPT_PID: o->mix.pid = arg; return 1;
-	case OPT_USER: o->mix.user_only = true; return 1;
-	case OPT_KERNEL: o->mix.kernel_only = true; return 1;
-	case OPT_SPLIT:
-		return convert_args__size("--split", arg, &o->split_min) ? -1 : 1;
-	case 'j':
-		if (convert_args__uint("--jobs", arg, 1024, &v))
-			return -1;
-		if (!v) {
-			pr_err("--jobs: at least 1");
-			return -1;
-		}
-		o->jobs = (unsigned)v;
-		return 1;
-	case 'q': o->quiet = true; return 1;
-	}
-	return 0;
-}
-
-int convert_args__finish(struct convert_opts *o)
-{
-	char err[512];
-
-	if (hbbp_mix__parse_keys(&o->mix, o->by, NULL, err, sizeof(err))) {
-		pr_err("%s", err);
+	if (!path)
+		return 0;
+	if (stat(path, &st)) {
+		pr_err("%s %s: %s", opt, shown, strerror(errno));
 		return -1;
 	}
+	if (dir != !!S_ISDIR(st.st_mode)) {
+		pr_err(dir ? "%s %s: not a directory" : "%s %s: a directory, not a file", opt,
+		       shown);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_paths(const struct cli_args *a)
+{
+	const struct bbmap_find_opts *f = &a->conv.find;
+	size_t i;
+
+	for (i = 0; i < a->nr_binaries; i++) {
+		char shown[4096];
+
+		snprintf(shown, sizeof(shown), "%s=%s", a->binaries[i].name, a->binaries[i].path);
+		if (check_path("--binary", shown, a->binaries[i].path, false))
+			return -1;
+	}
+	if (check_path("--symfs", f->symfs, f->symfs, true) ||
+	    check_path("--buildid-dir", f->buildid_dir, f->buildid_dir && *f->buildid_dir ?
+		       f->buildid_dir : NULL, true) ||
+	    check_path("--vmlinux", f->vmlinux, f->vmlinux, false) ||
+	    check_path("--kallsyms", f->kallsyms, f->kallsyms, false))
+		return -1;
+	return 0;
+}
+
+/* The environment's knobs: the build-id cache as perf finds it, HBBP_STACK_CACHE=on|off (the
+ * LBR stack caches forced, for comparisons), HBBP_MIX_READ_BLOCKS=N (the blocks the mix
+ * decodes ahead at a time; 0 none; for tests). */
+static void read_env(struct convert_opts *o)
+{
+	static char home_debug[PATH_MAX];
+	const char *home = getenv("HOME"), *dir = getenv("PERF_BUILDID_DIR");
+	const char *stacks = getenv("HBBP_STACK_CACHE"), *blocks = getenv("HBBP_MIX_READ_BLOCKS");
+	char *end;
+
+	if (!o->find.buildid_dir && dir && *dir)
+		o->find.buildid_dir = dir;
+	else if (!o->find.buildid_dir && home && *home &&
+		 (size_t)snprintf(home_debug, sizeof(home_debug), "%s/.debug", home) <
+		 sizeof(home_debug))
+		o->find.buildid_dir = home_debug;
+	o->stack_cache = !stacks ? HBBP_STACKS_AUTO : !strcmp(stacks, "on") ? HBBP_STACKS_ALWAYS :
+			 !strcmp(stacks, "off") ? HBBP_STACKS_NEVER : HBBP_STACKS_AUTO;
+	o->mix.read_blocks = HBBP_MIX_READ_BLOCKS;
+	if (blocks && *blocks) {
+		unsigned long n = strtoul(blocks, &end, 10);
+
+		if (!*end && n < HBBP_MIX_READ_BLOCKS)
+			o->mix.read_blocks = n;
+	}
+}
+
+static const char *taxonomy_group(void *ctx, const struct bbmap_insn *in)
+{
+	return in->mnemonic ? bbmap_taxonomy__group(ctx, in->mnemonic) : "";
+}
+
+/* --taxonomy FILE: the user's groups as a key column (added to the default keys) */
+static int load_taxonomy(struct cli_args *a)
+{
+	int err = bbmap_taxonomy__load(&a->tax, a->taxonomy_file);
+
+	if (err) {
+		pr_err("%s: cannot read the taxonomy: %s", a->taxonomy_file, hbbp_strerror(err));
+		return HBBP_EXIT_INPUT;
+	}
+	a->taxcol.column = "taxonomy";
+	a->taxcol.group = taxonomy_group;
+	a->taxcol.ctx = a->tax;
+	a->conv.mix.taxonomy = &a->taxcol;
+	return HBBP_EXIT_OK;
+}
+
+static int parse_keys(struct cli_args *a)
+{
+	const char *by = a->by ? a->by : a->tax ? HBBP_DEFAULT_KEYS ",taxonomy" : HBBP_DEFAULT_KEYS;
+	const char *k = strstr(by, "taxonomy");
+	char err[512];
+
+	if (!a->tax && k && (k == by || k[-1] == ',') && (k[8] == ',' || !k[8])) {
+		pr_err("--by taxonomy: needs --taxonomy FILE (the user instruction groups)");
+		return HBBP_EXIT_USAGE;
+	}
+	if (hbbp_mix__parse_keys(&a->conv.mix, by, a->tax ? "taxonomy" : NULL, err, sizeof(err))) {
+		pr_err("%s", err);
+		return HBBP_EXIT_USAGE;
+	}
+	return HBBP_EXIT_OK;
+}
+
+int cli_convert__finish(struct cli_args *a)
+{
+	struct convert_opts *o = &a->conv;
+	int rc;
+
+	if (check_paths(a))
+		return HBBP_EXIT_USAGE;
 	if (o->mix.user_only && o->mix.kernel_only) {
 		pr_err("--user-only and --kernel-only exclude each other");
-		return -1;
+		return HBBP_EXIT_USAGE;
 	}
-	if (!o->jobs) {
+	read_env(o);
+	o->mix.comm = a->comm;
+	o->mix.pid = a->pid;
+	o->mix.module = a->module;
+	o->mix.symbol = a->symbol;
+	o->find.binaries = a->binaries;
+	o->find.nr_binaries = a->nr_binaries;
+	if (a->taxonomy_file && (rc = load_taxonomy(a)))
+		return rc;
+	if ((rc = parse_keys(a)))
+		return rc;
+	if (!a->jobs) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-		o->jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+		a->jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned long)n;
 	}
-	o->progress = !o->quiet && isatty(2);
-	return 0;
+	o->jobs = (unsigned)a->jobs;
+	if (!a->quiet && isatty(2)) {
+		o->progress = cli_progress;
+		o->progress_ctx = a;
+	}
+	return HBBP_EXIT_OK;
 }
 
-void convert_args__exit(struct convert_opts *o)
+int cli_convert__defaults(struct convert_opts *o)
 {
-	free(o->binaries);
-	o->binaries = NULL;
-	o->nr_binaries = 0;
+	static char *argv[] = { "convert", NULL };
+	struct cli_args a;
+	int rc = cli_args__parse(&a, CLI_CONVERT, "", 1, argv);
+
+	a.quiet = true;
+	if (!rc)
+		rc = cli_convert__finish(&a);
+	*o = a.conv;
+	cli_args__exit(&a);
+	return rc;
+}
+
+int cli_compute_exit(int err)
+{
+	if (!err)
+		return HBBP_EXIT_OK;
+	if (err == -ENOMEM)
+		return HBBP_EXIT_IO;
+	/* a file that cannot be read is bad input here, not an I/O failure */
+	return hbbp_exit_code(err) == HBBP_EXIT_IO ? HBBP_EXIT_INPUT : hbbp_exit_code(err);
+}
+
+void cli_print_notes(const struct convert_run *run, const char *input)
+{
+	size_t i;
+
+	for (i = 0; i < run->nr_notes; i++)
+		pr_warn("%s: %s", input, run->notes[i]);
+}
+
+int cli_compute(struct convert_run *run, const struct convert_opts *o)
+{
+	int err = convert__compute(run, o);
+
+	cli_print_notes(run, o->input);
+	return cli_compute_exit(err);
 }

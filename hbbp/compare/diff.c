@@ -110,28 +110,33 @@ static int item_cmp(const void *pa, const void *pb)
 	return r ? r : a->side - b->side;
 }
 
+/* The key cells of a row, each ended by '\x1f': a malloc'd string, or NULL. */
 static char *join_key(const struct side *s, size_t row)
 {
-	char *buf = NULL;
-	size_t size = 0, i;
-	FILE *f = open_memstream(&buf, &size);
+	char *buf = strdup(""), *nb;
+	size_t len = 0, i;
 
-	if (!f)
-		return NULL;
-	for (i = 0; i < s->nr_keys; i++) {
+	for (i = 0; i < s->nr_keys && buf; i++) {
 		const struct result_cell *c = &result_table__row(s->t, row)[s->keys[i]];
+		char v[32] = "";
+		const char *p = c->type == RES_TEXT && c->s ? c->s : v;
+		size_t n;
 
-		if (c->type == RES_TEXT)
-			fputs(c->s, f);
-		else if (c->type == RES_INT)
-			fprintf(f, "%" PRId64, c->i);
+		if (c->type == RES_INT)
+			snprintf(v, sizeof(v), "%" PRId64, c->i);
 		else if (c->type == RES_REAL)
-			fprintf(f, "%.17g", c->d);
-		fputc('\x1f', f);
-	}
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
+			snprintf(v, sizeof(v), "%.17g", c->d);
+		n = strlen(p);
+		nb = realloc(buf, len + n + 2);
+		if (!nb) {
+			free(buf);
+			return NULL;
+		}
+		buf = nb;
+		memcpy(buf + len, p, n);
+		len += n;
+		buf[len++] = '\x1f';
+		buf[len] = 0;
 	}
 	return buf;
 }
@@ -171,99 +176,56 @@ static void put_real(struct result_cell *c, double v)
 		result_cell__real(c, v);
 }
 
-int diff__tables(struct result *out, const char *name, const struct result_table *ta,
-		 const struct result_table *tb, const struct diff_opts *o, struct diff_stats *st)
+/* The sorted items of both sides into rows (one per key, each side's count scaled to a
+ * share with o->shares): 0, or -HBBP_EFORMAT for a key twice on one side. */
+static int join_rows(const struct side *s, const struct item *items, size_t n,
+		     const struct diff_opts *o, struct drow *rows, size_t *nr_out)
 {
-	struct side s[2];
-	struct item *items = NULL;
-	struct drow *rows = NULL;
-	struct result_table *t;
-	const char *cols[MAX_KEYS + 8];
-	char spec[MAX_KEYS][160];
-	size_t i, n = 0, nr = 0, nc = 0;
-	int err;
+	double fa = o->shares && s[0].total > 0 ? 1 / s[0].total : 1;
+	double fb = o->shares && s[1].total > 0 ? 1 / s[1].total : 1;
+	size_t i, nr = 0;
 
-	memset(st, 0, sizeof(*st));
-	if ((err = side_init(&s[0], ta)) || (err = side_init(&s[1], tb)))
-		return err;
-	if (s[0].nr_keys != s[1].nr_keys)
-		return -HBBP_EUSAGE;
-	for (i = 0; i < s[0].nr_keys; i++)
-		if (strcmp(ta->cols[s[0].keys[i]].name, tb->cols[s[1].keys[i]].name))
-			return -HBBP_EUSAGE;
-	st->total_a = s[0].total;
-	st->total_b = s[1].total;
-	st->intervals = s[0].lo >= 0 && s[0].hi >= 0 && s[1].lo >= 0 && s[1].hi >= 0;
-	items = calloc(ta->nr_rows + tb->nr_rows + 1, sizeof(*items));
-	rows = calloc(ta->nr_rows + tb->nr_rows + 1, sizeof(*rows));
-	if (!items || !rows) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < ta->nr_rows + tb->nr_rows; i++) {
-		int sd = i >= ta->nr_rows;
-		size_t r = sd ? i - ta->nr_rows : i;
-
-		items[n].key = join_key(&s[sd], r);
-		if (!items[n].key) {
-			err = -ENOMEM;
-			goto out;
-		}
-		items[n].side = sd;
-		items[n].row = r;
-		n++;
-	}
-	qsort(items, n, sizeof(*items), item_cmp);
 	for (i = 0; i < n; i++) {
 		struct drow *d;
-		double fa = o->shares && s[0].total > 0 ? 1 / s[0].total : 1;
-		double fb = o->shares && s[1].total > 0 ? 1 / s[1].total : 1;
 
 		/* the same key twice on one side (a table that is not a pivot): add up */
 		if (nr && !strcmp(rows[nr - 1].key, items[i].key) &&
 		    (items[i].side == 0 ? rows[nr - 1].a : rows[nr - 1].b) == (size_t)-1)
 			d = &rows[nr - 1];
-		else if (nr && !strcmp(rows[nr - 1].key, items[i].key)) {
-			err = -HBBP_EFORMAT;	/* duplicate key: not a pivot table */
-			goto out;
-		} else {
+		else if (nr && !strcmp(rows[nr - 1].key, items[i].key))
+			return -HBBP_EFORMAT;	/* duplicate key: not a pivot table */
+		else {
 			d = &rows[nr++];
 			d->a = d->b = (size_t)-1;
 			d->key = items[i].key;
 		}
 		if (items[i].side == 0) {
 			d->a = items[i].row;
-			d->ca = fa * num(ta, d->a, s[0].count);
-			d->alo = fa * num(ta, d->a, s[0].lo);
-			d->ahi = fa * num(ta, d->a, s[0].hi);
+			d->ca = fa * num(s[0].t, d->a, s[0].count);
+			d->alo = fa * num(s[0].t, d->a, s[0].lo);
+			d->ahi = fa * num(s[0].t, d->a, s[0].hi);
 		} else {
 			d->b = items[i].row;
-			d->cb = fb * num(tb, d->b, s[1].count);
-			d->blo = fb * num(tb, d->b, s[1].lo);
-			d->bhi = fb * num(tb, d->b, s[1].hi);
+			d->cb = fb * num(s[1].t, d->b, s[1].count);
+			d->blo = fb * num(s[1].t, d->b, s[1].lo);
+			d->bhi = fb * num(s[1].t, d->b, s[1].hi);
 		}
 	}
-	for (i = 0; i < nr; i++) {
-		struct drow *d = &rows[i];
+	*nr_out = nr;
+	return 0;
+}
 
-		if (d->a == (size_t)-1)
-			d->ca = d->alo = d->ahi = 0;	/* absent: counted nothing, surely */
-		if (d->b == (size_t)-1)
-			d->cb = d->blo = d->bhi = 0;
-		if (!isfinite(d->ca))
-			d->ca = 0;
-		if (!isfinite(d->cb))
-			d->cb = 0;
-		d->sig = st->intervals ? diff__significant(d->ca, d->alo, d->ahi, d->cb, d->blo,
-							    d->bhi) : -1;
-		if (d->sig == 1)
-			st->nr_significant++;
-		else if (d->sig < 0)
-			st->nr_undecided++;
-	}
-	st->nr_rows = nr;
-	if (nr)
-		qsort(rows, nr, sizeof(*rows), drow_cmp);
+/* The table name of the rows: the keys, the counts, ratio, significant, the intervals. */
+static int diff_table(struct result *out, const char *name, const struct side *s,
+		      const struct drow *rows, size_t nr, bool intervals)
+{
+	const struct result_table *ta = s[0].t;
+	const char *cols[MAX_KEYS + 8];
+	char spec[MAX_KEYS][160];
+	struct result_table *t;
+	size_t i, nc = 0;
+	int err;
+
 	for (i = 0; i < s[0].nr_keys; i++) {
 		const struct result_column *c = &ta->cols[s[0].keys[i]];
 
@@ -300,13 +262,81 @@ int diff__tables(struct result *out, const char *name, const struct result_table
 		if (d->sig >= 0)
 			result_cell__int(&c[j], d->sig);
 		j++;
-		if (st->intervals) {
+		if (intervals) {
 			put_real(&c[j], d->alo);
 			put_real(&c[j + 1], d->ahi);
 			put_real(&c[j + 2], d->blo);
 			put_real(&c[j + 3], d->bhi);
 		}
 	}
+	return err;
+}
+
+int diff__tables(struct result *out, const char *name, const struct result_table *ta,
+		 const struct result_table *tb, const struct diff_opts *o, struct diff_stats *st)
+{
+	struct side s[2];
+	struct item *items = NULL;
+	struct drow *rows = NULL;
+	size_t i, n = 0, nr = 0;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	if ((err = side_init(&s[0], ta)) || (err = side_init(&s[1], tb)))
+		return err;
+	if (s[0].nr_keys != s[1].nr_keys)
+		return -HBBP_EUSAGE;
+	for (i = 0; i < s[0].nr_keys; i++)
+		if (strcmp(ta->cols[s[0].keys[i]].name, tb->cols[s[1].keys[i]].name))
+			return -HBBP_EUSAGE;
+	st->total_a = s[0].total;
+	st->total_b = s[1].total;
+	st->intervals = s[0].lo >= 0 && s[0].hi >= 0 && s[1].lo >= 0 && s[1].hi >= 0;
+	items = calloc(ta->nr_rows + tb->nr_rows + 1, sizeof(*items));
+	rows = calloc(ta->nr_rows + tb->nr_rows + 1, sizeof(*rows));
+	if (!items || !rows) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < ta->nr_rows + tb->nr_rows; i++) {
+		int sd = i >= ta->nr_rows;
+		size_t r = sd ? i - ta->nr_rows : i;
+
+		items[n].key = join_key(&s[sd], r);
+		if (!items[n].key) {
+			err = -ENOMEM;
+			goto out;
+		}
+		items[n].side = sd;
+		items[n].row = r;
+		n++;
+	}
+	qsort(items, n, sizeof(*items), item_cmp);
+	err = join_rows(s, items, n, o, rows, &nr);
+	if (err)
+		goto out;
+	for (i = 0; i < nr; i++) {
+		struct drow *d = &rows[i];
+
+		if (d->a == (size_t)-1)
+			d->ca = d->alo = d->ahi = 0;	/* absent: counted nothing, surely */
+		if (d->b == (size_t)-1)
+			d->cb = d->blo = d->bhi = 0;
+		if (!isfinite(d->ca))
+			d->ca = 0;
+		if (!isfinite(d->cb))
+			d->cb = 0;
+		d->sig = st->intervals ? diff__significant(d->ca, d->alo, d->ahi, d->cb, d->blo,
+							    d->bhi) : -1;
+		if (d->sig == 1)
+			st->nr_significant++;
+		else if (d->sig < 0)
+			st->nr_undecided++;
+	}
+	st->nr_rows = nr;
+	if (nr)
+		qsort(rows, nr, sizeof(*rows), drow_cmp);
+	err = diff_table(out, name, s, rows, nr, st->intervals);
 out:
 	for (i = 0; items && i < n; i++)
 		free(items[i].key);

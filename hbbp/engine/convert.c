@@ -1,12 +1,12 @@
 /* The conversion pipeline: open the recording, feed every record to the method's driver
  * (address spaces through the bbmap session), attribute to blocks, build the mix and the
- * result tables, write them. Chooses the run mode from the events' roles (method.md §2:
- * a recording with one usable role runs in that mode, with a warning).
+ * result tables. Chooses the run mode from the events' roles (method.md §2: a recording with
+ * one usable role runs in that mode, with a warning).
  * Several inputs (convert__run_many) are converted by a pool of threads, one input per
- * thread at a time with nothing shared but the read-only options, and written (appended to
- * one SQLite database) in input order by the calling thread.
- * Depends on the reader, bbmap, hbbp/engine/driver.h, hbbp/pivot/mix.h and the writers; reports through
- * hbbp_log only (the summary goes to stderr from hbbp/engine/summary.c).
+ * thread at a time with nothing shared but the read-only options, and handed back in input
+ * order to the calling thread (which writes them).
+ * Depends on the reader, bbmap, hbbp/engine/driver.h, hbbp/pivot/mix.h and the writers'
+ * format table; returns errors and reports through hbbp_log only.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,11 +42,11 @@ static int run_choose_method(struct convert_run *run, const struct convert_opts 
 				 "its branch stack was not recorded with the all-branches filter"));
 	}
 	run->method = o->method;
-	if (o->method_given && o->method == HBBP_METHOD_EBS && !has_ebs) {
+	if (o->method == HBBP_METHOD_EBS && !has_ebs) {
 		pr_err("%s: --method ebs: no instructions-retired event (use --ebs-event)", o->input);
 		return -HBBP_EUNSUPP;
 	}
-	if (o->method_given && o->method == HBBP_METHOD_LBR && !has_lbr) {
+	if (o->method == HBBP_METHOD_LBR && !has_lbr) {
 		pr_err("%s: --method lbr: no event with an all-branches stack (perf record -b / "
 		       "-j any)", o->input);
 		return -HBBP_EUNSUPP;
@@ -191,8 +191,6 @@ int convert__new_session(struct bbmap_session **out, const struct perf_reader *r
 	size_t i;
 	int err;
 
-	fo.binaries = o->binaries;
-	fo.nr_binaries = o->nr_binaries;
 	fo.no_lines = !run_wants_lines(o);
 	fo.no_operands = !o->all_tables;	/* only listings (annotate, report) show them */
 	fo.lazy_insns = true;	/* the instructions of blocks that ran, decoded in full */
@@ -254,10 +252,9 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 {
 	const struct perf_header_info *h = perf_reader__header(run->reader);
 	const struct perf_record *rec;
-	double t0 = now_s(), size = h->file_size ? (double)h->file_size : 0;
+	double size = h->file_size ? (double)h->file_size : 0;
 	struct hbbp_segment *seg = NULL;
 	uint64_t n = 0;
-	bool shown = false;
 	int ret, err = 0;
 
 	/* a large file is read in two parts at once (on two threads when -j allows) */
@@ -275,18 +272,14 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	/* with a second CPU, the LBR stacks are summed on it while this thread reads on */
 	if (o->jobs > 1 && hbbp_driver__start_worker(&run->drv))
 		pr_debug("%s: stacks summed on this thread (no worker)", o->input);
+	if (o->progress)
+		o->progress(o->progress_ctx, 0);
 	while ((ret = perf_reader__next(run->reader, &rec)) > 0) {
 		err = hbbp_driver__record(&run->drv, rec);
 		if (err)
 			break;
-		if (o->progress && size > 0 && !(++n & 0xffff)) {
-			double t = now_s();
-
-			if (t - t0 > 1.0) {
-				convert__progress((double)rec->file_offset / size, false);
-				shown = true;
-			}
-		}
+		if (o->progress && size > 0 && !(++n & 0xffff))
+			o->progress(o->progress_ctx, (double)rec->file_offset / size);
 	}
 	if (!err && ret >= 0) {
 		hbbp_driver__finish(&run->drv);
@@ -297,8 +290,8 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	perf_reader__set_mark(run->reader, 0, NULL, NULL);
 	hbbp_driver__set_bundle(&run->drv, NULL);	/* freed with the segment */
 	hbbp_segment__delete(seg);
-	if (shown)
-		convert__progress(1.0, true);
+	if (o->progress)
+		o->progress(o->progress_ctx, 1);
 	if (err) {
 		run->redo = err == -HBBP_EREDO;
 		if (!run->redo)
@@ -321,14 +314,34 @@ void convert__run_exit(struct convert_run *run)
 	if (run->lbr_time_ok)
 		hbbp_lbr_time__exit(&run->lbr_time);
 	result__delete(run->res);
+	while (run->nr_notes)
+		free(run->notes[--run->nr_notes]);
+	free(run->notes);
 	bbmap_session__delete(run->session);
 	perf_reader__delete(run->reader);
 	free(run->events);
 	free(run->roles);
 }
 
-/* Everything up to the result tables; on failure err is set and run is ready for
- * run_exit. Returns the exit code (HBBP_EXIT_OK when the result is ready to write). */
+/* The LBR weight in modules with code and how much of it was attributed; the weight on bytes
+ * the decoder does not know (shown, never silent). */
+static int run_meta_weights(struct convert_run *run)
+{
+	double total, rejected;
+	int err;
+
+	convert__code_module_weight(run, &total, &rejected);
+	err = result__meta_real(run->res, "lbr_weight_code_modules", hbbp_round_count(total));
+	if (!err)
+		err = result__meta_real(run->res, "lbr_weight_code_modules_attributed",
+					hbbp_round_count(total - rejected));
+	if (!err)
+		err = result__meta_real(run->res, "undecodable_weight",
+					hbbp_round_count(run->undecodable_weight));
+	return err;
+}
+
+/* Everything up to the result tables: 0 or a negative error; run is ready for run_exit. */
 static int run_compute_once(struct convert_run *run, const struct convert_opts *o)
 {
 	struct perf_reader_opts ro;
@@ -343,7 +356,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	err = perf_reader__open(&run->reader, o->input, &ro, &errmsg);
 	if (err) {
 		pr_err("%s", errmsg ? errmsg : hbbp_strerror(err));
-		return err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
+		return err;
 	}
 	err = result__new(&run->res);
 	if (err)
@@ -380,8 +393,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		goto out;
 	run->drv_ok = true;
 	run->drv.acc.per_thread = run_wants_threads(o);
-	/* HBBP_STACK_CACHE=on|off forces the stack caches (comparisons; default auto) */
-	hbbp_stack_stats__init(&run->drv.sstats, hbbp_stack_stats__policy_env());
+	hbbp_stack_stats__init(&run->drv.sstats, o->stack_cache);
 	hbbp_stack_stats__init(&run->drv.rsstats, run->drv.sstats.policy);
 	err = convert__lbr_weighting(run, o, &ro);
 	if (err)
@@ -433,39 +445,23 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		pr_err("building the result failed: %s", hbbp_strerror(err));
 		goto out;
 	}
-	{
-		double total, rejected;
-
-		convert__code_module_weight(run, &total, &rejected);
-		err = result__meta_real(run->res, "lbr_weight_code_modules", hbbp_round_count(total));
-		if (!err)
-			err = result__meta_real(run->res, "lbr_weight_code_modules_attributed",
-						hbbp_round_count(total - rejected));
-		/* weight on bytes the decoder does not know: shown, never silent */
-		if (!err)
-			err = result__meta_real(run->res, "undecodable_weight",
-						hbbp_round_count(run->undecodable_weight));
-	}
+	err = run_meta_weights(run);
 	if (!err)	/* what the result lacks or is weighted by, said once (run_notes.c) */
 		err = convert__notes(run, o);
 out:
-	if (!err)
-		return HBBP_EXIT_OK;
-	if (err == -ENOMEM)
-		return HBBP_EXIT_IO;
-	return hbbp_exit_code(err) == HBBP_EXIT_IO ? HBBP_EXIT_INPUT : hbbp_exit_code(err);
+	return err;
 }
 
 int convert__compute(struct convert_run *run, const struct convert_opts *o)
 {
 	struct convert_opts one;
-	int rc;
+	int err;
 
 	hbbp_log_subject(o->input);	/* every message of this input names it (-j runs) */
-	rc = run_compute_once(run, o);
+	err = run_compute_once(run, o);
 
 	if (!run->redo)
-		return rc;
+		return err;
 	/* records out of time order around the part read apart: the bundle could not stand
 	 * for its samples; the file is read again in one part (same result as -j 1 gives) */
 	pr_debug("%s: read again in one part (records out of time order)", o->input);
@@ -475,73 +471,18 @@ int convert__compute(struct convert_run *run, const struct convert_opts *o)
 	return run_compute_once(run, &one);
 }
 
-/* Writes the result of a computed run (append: add it to an existing SQLite database) and
- * prints the summary. */
-static int run_output(struct convert_run *run, const struct convert_opts *o, bool append)
-{
-	const char *out = o->output && strcmp(o->output, "-") ? o->output : "-";
-	struct writer_opts wo;
-	double t;
-	int err;
-
-	hbbp_log_subject(o->input);
-	memset(&wo, 0, sizeof(wo));
-	wo.append = append;
-	wo.label = o->label;
-	wo.inputs = o->inputs ? o->inputs : &o->input;
-	wo.nr_inputs = o->inputs ? o->nr_inputs : 1;
-	wo.threads = o->jobs;
-	t = now_s();
-	err = writer__write(run->res, out, o->format, &wo);
-	run->t_write = now_s() - t;
-	if (err) {
-		pr_err("%s: cannot write: %s", strcmp(out, "-") ? out : "stdout",
-		       hbbp_strerror(err));
-		return HBBP_EXIT_IO;
-	}
-	if (!o->quiet)
-		convert__summary(run, o);
-	return HBBP_EXIT_OK;
-}
-
-int convert_opts__init(struct convert_opts *o)
-{
-	char err[256];
-
-	memset(o, 0, sizeof(*o));
-	o->input = "perf.data";
-	o->format = WRITER_CSV;
-	o->method = HBBP_METHOD_HBBP;
-	o->cutoff = HBBP_DEFAULT_CUTOFF;
-	o->by = HBBP_DEFAULT_KEYS;
-	o->split_min = 16u << 20;
-	o->jobs = 1;
-	return hbbp_mix__parse_keys(&o->mix, o->by, NULL, err, sizeof(err)) ? -EINVAL : 0;
-}
-
-int convert__run(const struct convert_opts *o)
-{
-	struct convert_run run;
-	int rc = convert__compute(&run, o);
-
-	if (rc == HBBP_EXIT_OK)
-		rc = run_output(&run, o, o->append);
-	convert__run_exit(&run);
-	return rc;
-}
-
-/* ---- several inputs, converted by up to `jobs` threads, written in input order ---- */
+/* ---- several inputs, converted by up to `jobs` threads, handed back in input order ---- */
 
 struct many_slot {
 	struct convert_opts o;		/* o.input = this input */
 	struct convert_run run;
-	int rc;
+	int err;
 	bool done;
 };
 
 struct many {
 	pthread_mutex_t lock;
-	pthread_cond_t cond;		/* a slot is done, or one was written */
+	pthread_cond_t cond;		/* a slot is done, or one was handed back */
 	struct many_slot *slots;
 	size_t nr, next, written, window;
 };
@@ -554,14 +495,14 @@ static void *many_worker(void *arg)
 	for (;;) {
 		size_t i;
 
-		/* at most `window` computed results wait for their turn to be written */
+		/* at most `window` computed results wait for their turn to be handed back */
 		while (m->next < m->nr && m->next >= m->written + m->window)
 			pthread_cond_wait(&m->cond, &m->lock);
 		if (m->next >= m->nr)
 			break;
 		i = m->next++;
 		pthread_mutex_unlock(&m->lock);
-		m->slots[i].rc = convert__compute(&m->slots[i].run, &m->slots[i].o);
+		m->slots[i].err = convert__compute(&m->slots[i].run, &m->slots[i].o);
 		pthread_mutex_lock(&m->lock);
 		m->slots[i].done = true;
 		pthread_cond_broadcast(&m->cond);
@@ -571,33 +512,23 @@ static void *many_worker(void *arg)
 }
 
 int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
-		      unsigned jobs)
+		      unsigned jobs, convert_done_fn done, void *ctx)
 {
 	struct many m;
 	pthread_t *tids = NULL;
-	size_t i, nr_threads = 0, nfailed = 0;
-	const char *first = NULL;
-	int rc = HBBP_EXIT_OK;
-	bool wrote = false;		/* later runs are appended to the database */
+	size_t i, nr_threads = 0;
 
 	if (nr == 1 || jobs <= 1) {
 		for (i = 0; i < nr; i++) {
 			struct convert_opts oi = *o;
-			int r;
+			struct convert_run run;
 
 			oi.input = inputs[i];
-			oi.append = o->append || wrote;
 			oi.jobs = 1;
-			r = convert__run(&oi);
-			if (r == HBBP_EXIT_OK)
-				wrote = true;
-			else if (nfailed++, !first)
-				first = inputs[i];
-			if (r != HBBP_EXIT_OK && rc == HBBP_EXIT_OK)
-				rc = r;
+			done(ctx, i, &run, &oi, convert__compute(&run, &oi));
+			convert__run_exit(&run);
 		}
-		convert__many_done(o, nr, nfailed, first, wrote);
-		return rc;
+		return 0;
 	}
 	memset(&m, 0, sizeof(m));
 	m.slots = calloc(nr, sizeof(*m.slots));
@@ -605,15 +536,14 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 	if (!m.slots || !tids) {
 		free(m.slots);
 		free(tids);
-		pr_err("out of memory");
-		return HBBP_EXIT_IO;
+		return -ENOMEM;
 	}
 	m.nr = nr;
 	m.window = 2 * (size_t)jobs;
 	for (i = 0; i < nr; i++) {
 		m.slots[i].o = *o;
 		m.slots[i].o.input = inputs[i];
-		m.slots[i].o.progress = false;
+		m.slots[i].o.progress = NULL;
 		m.slots[i].o.jobs = 1;	/* the threads go to the inputs */
 	}
 	bbmap_module__threads_init();	/* libraries' globals, set before the threads */
@@ -628,22 +558,13 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 		many_worker(&m);	/* no thread could start: do the work here */
 	for (i = 0; i < nr; i++) {
 		struct many_slot *sl = &m.slots[i];
-		int r;
 
 		pthread_mutex_lock(&m.lock);
 		while (!sl->done)
 			pthread_cond_wait(&m.cond, &m.lock);
 		pthread_mutex_unlock(&m.lock);
-		r = sl->rc;
-		if (r == HBBP_EXIT_OK)
-			r = run_output(&sl->run, &sl->o, o->append || wrote);
+		done(ctx, i, &sl->run, &sl->o, sl->err);
 		convert__run_exit(&sl->run);
-		if (r == HBBP_EXIT_OK)
-			wrote = true;
-		else if (nfailed++, !first)
-			first = inputs[i];
-		if (r != HBBP_EXIT_OK && rc == HBBP_EXIT_OK)
-			rc = r;
 		pthread_mutex_lock(&m.lock);
 		m.written = i + 1;
 		pthread_cond_broadcast(&m.cond);
@@ -655,6 +576,5 @@ int convert__run_many(const struct convert_opts *o, const char *const *inputs, s
 	pthread_mutex_destroy(&m.lock);
 	free(tids);
 	free(m.slots);
-	convert__many_done(o, nr, nfailed, first, wrote);
-	return rc;
+	return 0;
 }

@@ -1,5 +1,7 @@
-/* One conversion, perf.data -> result tables -> output file, as hbbp-convert runs it:
- * options, the run (hbbp/engine/convert.c) and the stderr summary (hbbp/engine/summary.c).
+/* One conversion, perf.data -> result tables, as hbbp-convert runs it: the options it takes,
+ * the run (hbbp/engine/convert.c), the notes and figures it gives about itself
+ * (hbbp/engine/run_notes.c, hbbp/engine/run_figures.c). It returns errors and results and
+ * never prints: hbbp/cli writes the output, prints the summary and chooses the exit code.
  * Depends on the reader, bbmap, the method core and the writers.
  */
 #ifndef HBBP_CONVERT_H
@@ -11,107 +13,163 @@
 #include "bbmap/session.h"
 #include "hbbp/engine/driver.h"
 #include "hbbp/pivot/mix.h"
+#include "hbbp/pivot/report.h"
 #include "reader/perf_reader.h"
 #include "writers/writer.h"
 
+/* Every field is the caller's to set (hbbp/cli/options.c holds the defaults). */
 struct convert_opts {
-	const char *input;		/* default "perf.data" */
-	const char *output;		/* NULL or "-": stdout */
-	enum writer_format format;
-	bool append;
-	const char *label;		/* --label: runs.label of a database output */
-	/* Every input of the command: the output must not be one of them (NULL: input). */
-	const char *const *inputs;
-	size_t nr_inputs;
+	const char *input;
+	enum writer_format format;	/* the output's: which tables and lines to build */
 	enum hbbp_method method;
-	bool method_given;
 	unsigned cutoff;
-	struct hbbp_mix_opts mix;
-	const char *by;			/* --by spec (parsed after the taxonomy is known) */
-	const char *taxonomy_file;
+	struct hbbp_mix_opts mix;	/* keys, filters, --top, --diagnostics */
 	const char *ebs_event, *lbr_event;
-	struct bbmap_find_opts find;
-	struct bbmap_binary_override *binaries;
-	size_t nr_binaries;
-	bool quiet;
-	bool progress;			/* stderr is a terminal */
+	struct bbmap_find_opts find;	/* binaries, search paths, demangling */
 	unsigned jobs;			/* threads for one input (>= 2: two parts at once) */
 	uint64_t split_min;		/* records of a file from which it is read in two
 					 * parts (hbbp/engine/segment.h); 0 never */
 	int lbr_weighting;		/* enum hbbp_lbr_weighting (--lbr-weighting) */
+	enum hbbp_stack_policy stack_cache;	/* the LBR stack caches (auto, on, off) */
 	bool keep_batch_sums;		/* the counts' sums per batch (hbbp_counts.block_bs)
 					 * and the accumulators' sums kept after the
 					 * attribution (for comparisons) */
 	bool all_tables;		/* build every result table and read source lines
 					 * whatever the format (annotate, report) */
+	/* Called with 0 before the first record, with the part of the file read every 65536
+	 * records, with 1 after the last (NULL: not called). */
+	void (*progress)(void *ctx, double fraction);
+	void *progress_ctx;
 };
 
-/* State of a finished run, for the summary. */
+/* A finished run. The fields up to `total` and the times are its results, for any reader;
+ * the rest is the engine's own (read it through the functions below). */
 struct convert_run {
+	struct result *res;		/* the result tables, metadata and warnings */
+	enum hbbp_method method;	/* the method used (the recording may allow less) */
+	int lbr_weighting;		/* the LBR weight used (HBBP_LBR_WEIGHT_PLAIN/TIME) */
+	double total;			/* the mix's total count */
+	/* executed instructions on bytes the decoder does not know, and their blocks
+	 * (convert__undecodable_weight, taken before the mix, which may free the code) */
+	double undecodable_weight;
+	uint64_t undecodable_blocks;
+	/* what the result lacks or is weighted by, one sentence each (run_notes.c); also in
+	 * the result's warnings */
+	char **notes;
+	size_t nr_notes;
+	/* wall seconds of each step: the records read, the blocks and their counts, the
+	 * result tables */
+	double t_read, t_blocks, t_mix;
+
 	struct perf_reader *reader;
 	struct bbmap_session *session;
 	struct hbbp_code_ops ops;
 	unsigned int leader_threads;	/* threads adding block leaders (-j) */
 	struct hbbp_driver drv;
 	struct hbbp_counts counts;
-	struct result *res;
 	const struct perf_event_info **events;
 	struct hbbp_event_role *roles;	/* of events (method.md §2) */
 	size_t nr_events;
-	enum hbbp_method method;
-	double total;
-	/* executed instructions on bytes the decoder does not know, and their blocks
-	 * (convert__undecodable_weight, taken before the mix, which may free the code) */
-	double undecodable_weight;
-	uint64_t undecodable_blocks;
 	bool drv_ok, counts_ok;
 	bool two_parts;			/* the pass read the file in two parts */
 	size_t nr_streams;		/* distinct streams accumulated (hbbp_accum.streams) */
 	uint64_t part_samples;		/* ... of which this many samples apart */
 	bool redo;			/* ... and must read it again in one */
-	int lbr_weighting;		/* the LBR weight used (HBBP_LBR_WEIGHT_PLAIN/TIME) */
 	struct hbbp_lbr_time lbr_time;	/* its durations (method.md §5b) */
 	bool lbr_time_ok;		/* lbr_time initialised (the event counts time) */
-	/* wall seconds of each step (--diagnostics): the records read, the blocks and their
-	 * counts, the result tables, the output written */
-	double t_read, t_blocks, t_mix, t_write;
 };
 
-/* The options of 'hbbp-convert FILE' without other arguments (CSV, the hybrid method at the
- * default cutoff, the default keys; input "perf.data"). 0, or -ENOMEM / -EINVAL when the
- * default keys cannot be set. */
-int convert_opts__init(struct convert_opts *o);
-/* Everything up to the result tables, in this process (no output written): run holds the
- * counts (run->counts, with run->ops to name their dsos) and the result. Returns an exit code;
- * convert__run_exit(run) after, whatever it returned. */
+/* Everything up to the result tables, in this process (no output written). Returns 0 or a
+ * negative error (logged); convert__run_exit(run) after, whatever it returned. */
 int convert__compute(struct convert_run *run, const struct convert_opts *o);
 void convert__run_exit(struct convert_run *run);
 /* The address-space session of a conversion of r with the options o (binaries, search
- * paths, the recording's build-ids). 0 or a negative error (reported). */
+ * paths, the recording's build-ids). 0 or a negative error (logged). */
 int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
 			 const struct convert_opts *o);
-/* Runs the conversion; returns an exit code (HBBP_EXIT_*), messages through hbbp_log. */
-int convert__run(const struct convert_opts *o);
-/* Converts inputs[0..nr) with the options o (o->input is ignored), up to jobs at once (1:
- * one after the other in this thread), writing each to o->output in input order; after the
- * first written run the others are appended (SQLite). Every input is tried; returns the
- * first failing exit code, else HBBP_EXIT_OK. */
+/* Computes inputs[0..nr) with the options o (o->input is ignored), up to jobs at once (1: one
+ * after the other in this thread), and calls done(ctx, i, run, oi, err) in this thread in
+ * input order, with the options of that input and convert__compute's return; the run is
+ * exited after. Returns 0 or -ENOMEM (nothing computed). */
+typedef void (*convert_done_fn)(void *ctx, size_t i, struct convert_run *run,
+				const struct convert_opts *oi, int err);
 int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
-		      unsigned jobs);
+		      unsigned jobs, convert_done_fn done, void *ctx);
 /* The listing text of the instruction at module vaddr addr of the module recorded as module
  * (the modules table's name) in the run ctx (a struct convert_run): 0, or -HBBP_ENOTFOUND.
  * hbbp/engine/insn_text.c: the one place a listing asks the disassembler. */
 int convert__insn_text(void *ctx, const char *module, uint64_t addr, char *buf, size_t len);
-void convert__summary(const struct convert_run *run, const struct convert_opts *o);
+/* The report tables of a computed run into out (hbbp/pivot/report.h; ro->rs is set here). */
+int convert__report(struct convert_run *run, struct result *out, struct report_opts *ro);
+
+/* A decoded code block of a computed run with its two estimates (hbbp train). */
+struct convert_block {
+	const char *path, *name;	/* the module's file and recorded name */
+	uint64_t start;			/* module vaddr */
+	bool has_offset;		/* start lies in a loadable segment: */
+	uint64_t offset;		/* ... its file offset */
+	unsigned nr_insns;
+	double ebs, lbr;		/* the EBS and LBR estimates of its count */
+	bool has_ebs, has_lbr;		/* with EBS samples, with LBR streams */
+};
+/* Calls fn for each decoded code block of a module with a file; stops at fn's first error. */
+int convert__code_blocks(const struct convert_run *run,
+			 int (*fn)(void *ctx, const struct convert_block *b), void *ctx);
+
 /* hbbp/engine/run_notes.c: the error of a recording with no usable event (its events, the
- * option to use); the warnings of a finished run, on stderr and in the result (0 or -ENOMEM);
- * the unit of the EBS weight ("insns", "ns", "cycles", "period"). */
+ * option to use); the notes of a finished run (run->notes and the result's warnings; 0 or
+ * -ENOMEM); the unit of the EBS weight ("insns", "ns", "cycles", "period"). */
 void convert__no_event(const struct convert_run *run, const struct convert_opts *o);
 int convert__notes(struct convert_run *run, const struct convert_opts *o);
 const char *convert__ebs_unit(const struct convert_run *run);
-/* After several inputs: says how many failed (the first named) and what the output holds. */
-void convert__many_done(const struct convert_opts *o, size_t nr, size_t nfailed,
-			const char *first_failed, bool wrote);
+
+/* What the summary of a finished run shows (hbbp/engine/run_figures.c), as plain data. */
+struct convert_event_figures {
+	const char *name;
+	enum hbbp_role role;
+	const char *role_reason;	/* of an unused event, or NULL */
+	uint64_t samples;
+	uint64_t used;			/* EBS: samples resolved; LBR: stacks */
+	uint64_t streams;
+	double scale;			/* multiplexing (1: none) */
+	double stream_weight, stream_weight_plain;
+	/* the time weight (method.md §5b): stacks weighted by their start's streams, of them
+	 * refined by the IP, and weighted by the recording's mean */
+	uint64_t lbr_time_stacks, lbr_time_by_ip, lbr_time_fallback;
+};
+
+struct convert_unresolved {
+	const char *name;		/* the dso, "[unmapped]", or NULL */
+	const char *status;		/* bbmap_dso_status_name, "" unmapped */
+	double ebs, lbr;
+};
+
+struct convert_stack_figures {
+	uint64_t stacks, cached, inserts, direct;	/* struct hbbp_stack_stats */
+	double distinct;				/* estimated */
+};
+
+struct convert_figures {
+	size_t nr_events;
+	struct convert_event_figures *ev;
+	uint64_t rejected[REJ__COUNT];		/* LBR streams not counted, by reason */
+	double rejected_weight[REJ__COUNT];
+	double lbr_weight_attributed, ebs_weight_attributed;
+	double lbr_time_mean;			/* the recording's mean stream duration */
+	double code_weight, code_rejected;	/* LBR weight touching modules with code */
+	uint64_t lost_records, lost_events, lost_samples, throttled;
+	size_t nr_unresolved;
+	struct convert_unresolved *unresolved;	/* heaviest first */
+	struct convert_stack_figures stacks, resolved_stacks;
+	size_t nr_streams;			/* distinct streams */
+	bool per_thread;			/* sums kept per thread */
+	size_t nr_blocks, nr_code_blocks;	/* blocks with data, decoded ones */
+};
+
+/* 0 or -ENOMEM; convert__figures_exit after. */
+int convert__figures(const struct convert_run *run, struct convert_figures *f);
+void convert__figures_exit(struct convert_figures *f);
+
 /* The LBR weight of the run (hbbp/engine/lbr_weighting.c): after the driver is set up and
  * before the pass; reads the input once more for the time-weighted estimate. */
 int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o,
@@ -119,7 +177,6 @@ int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o
 /* Its metadata (lbr_weighting, lbr_time_*) into run->res. */
 int convert__lbr_weighting_meta(const struct convert_run *run);
 const char *convert__lbr_weighting_name(int w);	/* "time", "plain", "auto" */
-void convert__progress(double fraction, bool done);
 /* LBR stream weight with an end in a dso whose code was found, and the part rejected. */
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected);
 /* Executed instructions that are bytes the decoder does not know (bbmap's "(bad)", iclass

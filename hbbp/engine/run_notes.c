@@ -2,9 +2,9 @@
  * than the input, or from something other than what the user may believe (a truncated
  * recording, corrupt header sections, a filter or --binary that selected nothing, a binary
  * refused or unchecked, code not found, a time-based EBS event, an event with no samples).
- * Each note goes to stderr naming the input, and to the result's warnings (JSON and SQLite
- * metadata); the figures go to the metadata too. Also the one error of a recording with no
- * usable event, naming its events and the option to use.
+ * Each note goes to the run's notes (which hbbp/cli prints naming the input) and to the
+ * result's warnings (JSON and SQLite metadata); the figures go to the metadata too. Also the
+ * one error of a recording with no usable event, naming its events and the option to use.
  * Reads the finished run; depends on hbbp/engine/convert.h (reader, bbmap session, mix).
  */
 #include <errno.h>
@@ -100,8 +100,9 @@ struct notes {
 static void note(struct notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(struct notes *n, const char *fmt, ...)
 {
+	struct convert_run *run = n->run;
+	char **v, *msg;
 	va_list ap;
-	char *msg;
 
 	if (n->err)
 		return;
@@ -112,9 +113,15 @@ static void note(struct notes *n, const char *fmt, ...)
 		return;
 	}
 	va_end(ap);
-	pr_warn("%s", msg);	/* the log names the input (hbbp_log_subject) */
-	n->err = result__warn(n->run->res, "%s", msg);
-	free(msg);
+	v = realloc(run->notes, (run->nr_notes + 1) * sizeof(*v));
+	if (!v) {
+		free(msg);
+		n->err = -ENOMEM;
+		return;
+	}
+	run->notes = v;
+	run->notes[run->nr_notes++] = msg;
+	n->err = result__warn(run->res, "%s", msg);
 }
 
 static void meta_int(struct notes *n, const char *key, int64_t v)
@@ -243,21 +250,21 @@ static void notes_binaries(struct notes *n)
 	size_t i, nr = 0, len = 0, nmiss = 0;
 	bool user_missing = false;
 
-	for (i = 0; i < o->nr_binaries; i++) {
+	for (i = 0; i < o->find.nr_binaries; i++) {
 		const char *detail;
 		enum bbmap_override_use use = bbmap_session__override_use(run->session, i, &detail);
 
 		if (use == BBMAP_OVR_UNMATCHED)
 			note(n, "--binary %s=%s: no module of that name has samples (the names are "
 			     "those of the recording: see the modules table or --by module)",
-			     o->binaries[i].name, o->binaries[i].path);
+			     o->find.binaries[i].name, o->find.binaries[i].path);
 		else if (use == BBMAP_OVR_REFUSED)
-			note(n, "--binary %s=%s: not used: %s", o->binaries[i].name,
-			     o->binaries[i].path, detail ? detail : "cannot read it");
+			note(n, "--binary %s=%s: not used: %s", o->find.binaries[i].name,
+			     o->find.binaries[i].path, detail ? detail : "cannot read it");
 		else if (use == BBMAP_OVR_UNCHECKED)
 			note(n, "--binary %s=%s: the file has no build-id to check against the "
-			     "recording's: accepted by name", o->binaries[i].name,
-			     o->binaries[i].path);
+			     "recording's: accepted by name", o->find.binaries[i].name,
+			     o->find.binaries[i].path);
 	}
 	w = dso_weights(run, &nr);
 	if (!w) {
@@ -350,18 +357,4 @@ int convert__notes(struct convert_run *run, const struct convert_opts *o)
 		     o->mix.pid || o->mix.comm || o->mix.module || o->mix.symbol ||
 		     o->mix.user_only || o->mix.kernel_only ? " (after the filters)" : "");
 	return n.err;
-}
-
-void convert__many_done(const struct convert_opts *o, size_t nr, size_t nfailed,
-			const char *first_failed, bool wrote)
-{
-	hbbp_log_subject(NULL);
-	if (!nfailed || nr < 2)
-		return;
-	if (wrote)
-		pr_err("%zu of %zu inputs failed (the first: %s): %s holds the runs of the "
-		       "other %zu only", nfailed, nr, first_failed, o->output ? o->output : "the output",
-		       nr - nfailed);
-	else
-		pr_err("all %zu inputs failed: nothing written", nr);
 }

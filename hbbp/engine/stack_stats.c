@@ -89,14 +89,3 @@ double hbbp_stack_stats__distinct(const struct hbbp_stack_stats *s)
 		e = (double)s->stacks;
 	return e;
 }
-
-enum hbbp_stack_policy hbbp_stack_stats__policy_env(void)
-{
-	const char *v = getenv("HBBP_STACK_CACHE");
-
-	if (v && !strcmp(v, "on"))
-		return HBBP_STACKS_ALWAYS;
-	if (v && !strcmp(v, "off"))
-		return HBBP_STACKS_NEVER;
-	return HBBP_STACKS_AUTO;
-}

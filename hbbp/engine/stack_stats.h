@@ -44,7 +44,5 @@ bool hbbp_stack_stats__use_cache(struct hbbp_stack_stats *s, uint64_t inserts);
 void hbbp_stack_stats__merge(struct hbbp_stack_stats *dst, const struct hbbp_stack_stats *src);
 /* The estimated number of distinct stacks. */
 double hbbp_stack_stats__distinct(const struct hbbp_stack_stats *s);
-/* The policy named by HBBP_STACK_CACHE (auto, on, off; unset: auto). */
-enum hbbp_stack_policy hbbp_stack_stats__policy_env(void);
 
 #endif

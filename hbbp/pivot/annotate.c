@@ -4,6 +4,7 @@
  * Depends on writers/result.h and libc; never prints.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -58,9 +59,15 @@ static size_t id_index(int64_t id, size_t n)
 	return id >= 1 && (uint64_t)id <= n ? (size_t)(id - 1) : (size_t)-1;
 }
 
+bool annotate__name_matches(const char *pattern, const char *name)
+{
+	return !strcmp(pattern, name) || (strpbrk(pattern, "*?[") && !fnmatch(pattern, name, 0));
+}
+
 static bool list_has(const char *list, const char *v)
 {
 	const char *p = list;
+	char elem[256];
 	size_t vl;
 
 	if (!list)
@@ -72,6 +79,9 @@ static bool list_has(const char *list, const char *v)
 		size_t len = strcspn(p, ",");
 
 		if (len == vl && !strncmp(p, v, len))
+			return true;
+		if (len < sizeof(elem) && snprintf(elem, sizeof(elem), "%.*s", (int)len, p) &&
+		    annotate__name_matches(elem, v))
 			return true;
 		p += len;
 		if (*p == ',')
@@ -282,7 +292,7 @@ int annotate__build(struct annotate **out, const struct result *res,
 		if (o->nr_symbols) {
 			pick = false;
 			for (j = 0; j < o->nr_symbols && !pick; j++)
-				pick = !strcmp(o->symbols[j], syms[i].name);
+				pick = annotate__name_matches(o->symbols[j], syms[i].name);
 		} else {
 			pick = syms[i].weight > 0;
 		}

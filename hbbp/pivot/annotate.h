@@ -51,9 +51,10 @@ struct annotate {
 };
 
 struct annotate_opts {
-	const char *const *symbols;	/* names to list (NULL: the hottest) */
+	const char *const *symbols;	/* names to list, or globs (NULL: the hottest) */
 	size_t nr_symbols;
-	const char *module;		/* comma-separated short or full names; NULL: any */
+	const char *module;		/* comma-separated short or full names or globs; NULL:
+					 * any */
 	size_t top;			/* functions when no names are given (0: 5) */
 	size_t max_insns;		/* instructions per function, hottest kept (0: all) */
 };
@@ -74,6 +75,9 @@ void annotate__delete(struct annotate *a);
  * has no intervals). */
 int annotate__table(const struct annotate *a, struct result *res, const char *name,
 		    bool with_bias);
+/* Whether name is pattern, or matches it as a shell glob when it has * ? or [ (as the
+ * conversion's --symbol and --module filters match). */
+bool annotate__name_matches(const char *pattern, const char *name);
 /* The short name of a module path (its basename). */
 const char *annotate__basename(const char *path);
 

@@ -846,10 +846,10 @@ static int mix_table(struct result *res, struct mix_ctx *x, double *total_out)
 	/* with threads, the code blocks' instructions are decoded ahead on a thread of their own
 	 * (mix_reader.h); else each here, dropped every MIX_DROP_BLOCKS */
 	if (x->ops->fill_blocks && x->ops->drop_insns && x->ops->threads > 1 &&
-	    hbbp_mix_reader__batch()) {
+	    x->o->read_blocks) {
 		err = mix_pass(x, &pass);
 		if (!err)
-			err = hbbp_mix_reader__start(&rd, c, x->ops, pass);
+			err = hbbp_mix_reader__start(&rd, c, x->ops, pass, x->o->read_blocks);
 		if (err && err != -ENOMEM)
 			err = 0;	/* no thread: each block here, the same rows */
 	}

@@ -143,18 +143,6 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-size_t hbbp_mix_reader__batch(void)
-{
-	const char *v = getenv("HBBP_MIX_READ_BLOCKS");
-	char *end;
-	unsigned long n;
-
-	if (!v || !*v)
-		return HBBP_MIX_READ_BLOCKS;
-	n = strtoul(v, &end, 10);
-	return *end || n > HBBP_MIX_READ_BLOCKS ? HBBP_MIX_READ_BLOCKS : (size_t)n;
-}
-
 static void reader_free(struct hbbp_mix_reader *r)
 {
 	free(r->b[0].insns);
@@ -165,7 +153,7 @@ static void reader_free(struct hbbp_mix_reader *r)
 }
 
 int hbbp_mix_reader__start(struct hbbp_mix_reader **out, const struct hbbp_counts *c,
-			   const struct hbbp_code_ops *ops, const bool *pass)
+			   const struct hbbp_code_ops *ops, const bool *pass, size_t batch)
 {
 	struct hbbp_mix_reader *r = calloc(1, sizeof(*r));
 	int err;
@@ -176,9 +164,7 @@ int hbbp_mix_reader__start(struct hbbp_mix_reader **out, const struct hbbp_count
 	r->c = c;
 	r->ops = ops;
 	r->pass = pass;
-	r->batch = hbbp_mix_reader__batch();
-	if (!r->batch)
-		r->batch = HBBP_MIX_READ_BLOCKS;
+	r->batch = batch && batch < HBBP_MIX_READ_BLOCKS ? batch : HBBP_MIX_READ_BLOCKS;
 	r->fill = malloc(r->batch * sizeof(*r->fill));
 	r->starts = malloc(r->batch * sizeof(*r->starts));
 	if (!r->fill || !r->starts) {

@@ -18,16 +18,12 @@
 
 struct hbbp_mix_reader;
 
-/* Blocks a batch: HBBP_MIX_READ_BLOCKS, or the environment's HBBP_MIX_READ_BLOCKS=N (0: no
- * reader; 1 to the default: batches of N, so that tests cross batch boundaries with small
- * inputs). */
-size_t hbbp_mix_reader__batch(void);
-
 /* Starts the thread (ops->fill_blocks and ops->drop_insns needed); pass[i] (when not NULL)
- * whether thread block i is read, for every i < c->nr_tblocks. 0, -ENOMEM or the error of
- * pthread_create. */
+ * whether thread block i is read, for every i < c->nr_tblocks; batch blocks at a time (at
+ * most HBBP_MIX_READ_BLOCKS; smaller batches let tests cross their boundaries with small
+ * inputs). 0, -ENOMEM or the error of pthread_create. */
 int hbbp_mix_reader__start(struct hbbp_mix_reader **out, const struct hbbp_counts *c,
-			   const struct hbbp_code_ops *ops, const bool *pass);
+			   const struct hbbp_code_ops *ops, const bool *pass, size_t batch);
 /* The instructions of thread block i, the next read (in order: every thread block read,
  * none skipped), its block's nr_insns of them in *insns (their operand text NULL), valid
  * until the next call. 0, or the error met decoding them. */

@@ -187,7 +187,7 @@ double train_set__error(const struct train_set *s, unsigned cutoff)
 	return s->runs ? 100 * sum / s->runs : 0;
 }
 
-void train_set__learn(const struct train_set *s, struct hbbp_model *m, FILE *report)
+void train_set__learn(const struct train_set *s, struct hbbp_model *m, double *errors)
 {
 	unsigned c, best = HBBP_DEFAULT_CUTOFF;
 	double besterr = INFINITY;
@@ -195,8 +195,8 @@ void train_set__learn(const struct train_set *s, struct hbbp_model *m, FILE *rep
 	for (c = 0; c <= TRAIN_MAX_CUTOFF; c++) {
 		double e = train_set__error(s, c);
 
-		if (report)
-			fprintf(report, "cutoff %2u: weighted block error %.3f%%\n", c, e);
+		if (errors)
+			errors[c] = e;
 		/* Ties go to the cutoff nearest the default. */
 		if (e < besterr - 1e-12 ||
 		    (fabs(e - besterr) <= 1e-12 &&

@@ -50,7 +50,7 @@ int train_set__add(struct train_set *s, const struct train_block *b);
 /* The weighted block error (percent) of the rule at cutoff. */
 double train_set__error(const struct train_set *s, unsigned cutoff);
 /* Searches cutoffs 0..TRAIN_MAX_CUTOFF (ties go to the one nearest the default), fills m;
- * report: the error per cutoff goes there (NULL: nowhere). */
-void train_set__learn(const struct train_set *s, struct hbbp_model *m, FILE *report);
+ * errors (NULL: not wanted) gets the error of each cutoff (TRAIN_MAX_CUTOFF + 1 of them). */
+void train_set__learn(const struct train_set *s, struct hbbp_model *m, double *errors);
 
 #endif

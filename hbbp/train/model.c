@@ -139,17 +139,18 @@ bad:
 	return -HBBP_EFORMAT;
 }
 
-int hbbp_model__write(FILE *f, const struct hbbp_model *m)
+int hbbp_model__text(const struct hbbp_model *m, char *buf, size_t size)
 {
-	fprintf(f, "# hybrid rule learned by hbbp-convert train: LBR for blocks of at most\n"
-		   "# 'cutoff' instructions, else EBS (format: hbbp/train/model.h)\n");
-	fprintf(f, "hbbp-model 1\ncutoff %u\n", m->cutoff);
-	fprintf(f, "runs %lu\nblocks %lu\nlbr_closer %lu\n", m->runs, m->blocks, m->lbr_closer);
+	char e[400] = "", d[400] = "";	/* any double */
+	int n;
+
 	if (m->error >= 0)
-		fprintf(f, "error %.4f\n", m->error);
+		snprintf(e, sizeof(e), "error %.4f\n", m->error);
 	if (m->error_default >= 0)
-		fprintf(f, "error_default %.4f\n", m->error_default);
-	if (fflush(f) || ferror(f))
-		return -EIO;
-	return 0;
+		snprintf(d, sizeof(d), "error_default %.4f\n", m->error_default);
+	n = snprintf(buf, size, "# hybrid rule learned by hbbp-convert train: LBR for blocks of "
+		     "at most\n# 'cutoff' instructions, else EBS (format: hbbp/train/model.h)\n"
+		     "hbbp-model 1\ncutoff %u\nruns %lu\nblocks %lu\nlbr_closer %lu\n%s%s",
+		     m->cutoff, m->runs, m->blocks, m->lbr_closer, e, d);
+	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
 }

@@ -27,7 +27,7 @@ struct hbbp_model {
 /* Reads PATH into *m. 0, or -errno / -HBBP_EFORMAT / -HBBP_ELIMIT; err gets a message
  * naming the file and line. */
 int hbbp_model__load(const char *path, struct hbbp_model *m, char *err, size_t errlen);
-/* Writes *m in the format above. 0 or -errno. */
-int hbbp_model__write(FILE *f, const struct hbbp_model *m);
+/* *m in the format above, into buf: 0, or -ENOSPC when size is too small (1024 is enough). */
+int hbbp_model__text(const struct hbbp_model *m, char *buf, size_t size);
 
 #endif

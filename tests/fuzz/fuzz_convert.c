@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hbbp/cli/options.h"
 #include "hbbp/engine/convert.h"
 #include "util/hbbp_err.h"
 #include "writers/writer.h"
@@ -77,18 +78,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		inited = 1;
 	}
 	path = fuzz_file(data, size);
-	if (!path || convert_opts__init(&o))
+	if (!path || cli_convert__defaults(&o))
 		return 0;
 	o.input = path;
-	o.quiet = true;
 	o.jobs = size & 1 ? 2 : 1;
 	o.split_min = 4096;		/* two parts from small inputs on */
 	o.method = methods[(size >> 1) & 3];
-	o.method_given = ((size >> 1) & 3) != 0;
 	o.find.symfs = symfs;
 	o.find.buildid_dir = "";
-	o.binaries = &vector_bin;
-	o.nr_binaries = vector_path[0] ? 1 : 0;
+	o.find.binaries = &vector_bin;
+	o.find.nr_binaries = vector_path[0] ? 1 : 0;
 	memset(&run, 0, sizeof(run));
 	rc = convert__compute(&run, &o);
 	if (getenv("FUZZ_CONVERT_SAY")) {	/* what the input gave: to see it reach code */
@@ -99,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_convert: exit %d, jobs %u, method %d, total %g, %zu code "
 			"blocks\n", rc, o.jobs, (int)o.method, run.total, code);
 	}
-	if (rc == HBBP_EXIT_OK && (size & 8)) {
+	if (!rc && (size & 8)) {
 		write_out(&run, &o, size & 16 ? WRITER_JSON : WRITER_CSV);
 		fuzz_sink += run.total > 1.0;	/* read, whatever its size */
 	}

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "hbbp/engine/code_bbmap.h"
+#include "hbbp/cli/options.h"
 #include "hbbp/engine/convert.h"
 #include "hbbp/method/reference.h"
 #include "util/hbbp_err.h"
@@ -360,7 +361,7 @@ int main(int argc, char **argv)
 	size_t nb = 0, nt = 0;
 	int opt, rc, err;
 
-	if (convert_opts__init(&o))
+	if (cli_convert__defaults(&o))
 		return 2;
 	o.split_min = 1;	/* any file eligible is read in two parts */
 	o.jobs = 2;
@@ -383,7 +384,6 @@ int main(int argc, char **argv)
 		case 'j': o.jobs = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 't': o.all_tables = true; break;	/* thread_blocks: sums per thread */
 		case 'm':
-			o.method_given = true;
 			o.method = !strcmp(optarg, "ebs") ? HBBP_METHOD_EBS :
 				   !strcmp(optarg, "lbr") ? HBBP_METHOD_LBR : HBBP_METHOD_HBBP;
 			break;
@@ -394,14 +394,13 @@ int main(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage();
 	o.input = argv[optind];
-	o.binaries = bins;
-	o.nr_binaries = nb;
-	o.quiet = true;
+	o.find.binaries = bins;
+	o.find.nr_binaries = nb;
 	o.keep_batch_sums = true;
 	if (o.jobs > 1)
 		bbmap_module__threads_init();
 	rc = convert__compute(&run, &o);
-	if (rc != HBBP_EXIT_OK) {
+	if (rc) {
 		fprintf(stderr, "refcmp: %s: the conversion failed\n", o.input);
 		convert__run_exit(&run);
 		return 2;

@@ -40,10 +40,11 @@ static void test_valid(void)
 static void test_roundtrip(void)
 {
 	struct hbbp_model m = { 33, 6, 4417, 4389, 2.824, 2.972 }, r;
-	char err[256];
+	char err[256], text[1024];
 	FILE *f = fopen(path, "w");
 
-	CHECK(hbbp_model__write(f, &m) == 0);
+	CHECK(hbbp_model__text(&m, text, sizeof(text)) == 0);
+	fputs(text, f);
 	fclose(f);
 	CHECK(hbbp_model__load(path, &r, err, sizeof(err)) == 0);
 	CHECK_EQ_U64(r.cutoff, 33);

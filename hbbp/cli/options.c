@@ -1,0 +1,591 @@
+/* The option table of every command and what reads it: the parser (getopt_long over the rows
+ * a command takes, the defaults parsed as if given first), --help and `help --list-options`
+ * (hbbp/cli/options.h). Adding an option is one row here, one field in struct cli_args and,
+ * where no parser fits, one function; the manual's OPTIONS and COMMANDS sections list the
+ * same rows under the same headings (tests/cli/options_table.sh).
+ * Depends on hbbp/engine/convert.h, hbbp/train/model.h, writers/writer.h and libc getopt.
+ */
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbbp/cli/commands.h"
+#include "hbbp/cli/options.h"
+#include "hbbp/train/model.h"
+#include "util/hbbp_err.h"
+
+const char *const cli_cmd_names[CLI__NR] = {
+	"convert", "annotate", "report", "diff", "compare", "train", "dump", "stats", "disasm",
+};
+
+#define CMD(c)		(1u << CLI_##c)
+#define CONVERTING	(CMD(CONVERT) | CMD(ANNOTATE) | CMD(REPORT) | CMD(DIFF))
+#define ALL		((1u << CLI__NR) - 1)
+#define F(field)	offsetof(struct cli_args, field), sizeof(((struct cli_args *)0)->field)
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
+
+struct cli_option {
+	const char *name;
+	int short_name;			/* 0: none */
+	const char *arg;		/* its argument in --help; NULL: it takes none */
+	unsigned cmds;			/* CMD() of the commands that take it */
+	const char *section;		/* heading in --help and the manual: a command's own
+					 * options are under its name */
+	const char *help;
+	const char *def;		/* the default, parsed as if given; NULL: none */
+	int (*parse)(struct cli_args *a, const struct cli_option *o, const char *arg);
+	size_t off, size;		/* the field it sets */
+	unsigned long min, max;		/* numbers */
+	const char *const *choices;	/* parse_choice: the names, by value */
+	const char *bad;		/* parse_choice: the message for another value */
+};
+
+static void *field(struct cli_args *a, const struct cli_option *o)
+{
+	return (char *)a + o->off;
+}
+
+static int parse_true(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	*(bool *)field(a, o) = true;
+	return HBBP_EXIT_OK;
+}
+
+static int parse_str(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	*(const char **)field(a, o) = arg;
+	return HBBP_EXIT_OK;
+}
+
+/* A comma-separated list; given again, the lists add up. */
+static int parse_list(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	char **list = field(a, o), *s;
+
+	if (*list ? asprintf(&s, "%s,%s", *list, arg) < 0 : !(s = strdup(arg))) {
+		pr_err("out of memory");
+		return HBBP_EXIT_IO;
+	}
+	free(*list);
+	*list = s;
+	return HBBP_EXIT_OK;
+}
+
+/* --pid takes process ids: digits, or globs of them */
+static int parse_pids(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	const char *p = arg;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (!len || strspn(p, "0123456789*?[]-") < len) {
+			pr_err("--pid: '%.*s' is not a process id (a comma-separated list of "
+			       "numbers)", (int)len, p);
+			return HBBP_EXIT_USAGE;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return parse_list(a, o, arg);
+}
+
+static int parse_uint(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *arg == '-' || *end || v < o->min || v > o->max) {
+		pr_err("--%s: '%s' is not a number in %lu..%lu", o->name, arg, o->min, o->max);
+		return HBBP_EXIT_USAGE;
+	}
+	if (o->size == sizeof(unsigned))
+		*(unsigned *)field(a, o) = (unsigned)v;
+	else
+		*(unsigned long *)field(a, o) = v;
+	return HBBP_EXIT_OK;
+}
+
+/* A byte count with an optional K, M or G suffix (powers of 1024). */
+static int parse_size(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	v = strtoull(arg, &end, 10);
+	if (*end && strchr("KkMmGg", *end))
+		shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : 30;
+	if (shift)
+		end++;
+	if (!*arg || *arg == '-' || end == arg || *end || v > (UINT64_MAX >> shift)) {
+		pr_err("--%s: '%s' is not a size (a number with an optional K, M or G)", o->name,
+		       arg);
+		return HBBP_EXIT_USAGE;
+	}
+	*(uint64_t *)field(a, o) = (uint64_t)v << shift;
+	return HBBP_EXIT_OK;
+}
+
+/* One of o->choices: its index. o->bad names the value where it says '%s'. */
+static int parse_choice(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	const char *at = strstr(o->bad, "%s");
+	int i;
+
+	for (i = 0; o->choices[i]; i++)
+		if (!strcmp(arg, o->choices[i])) {
+			*(int *)field(a, o) = i;
+			return HBBP_EXIT_OK;
+		}
+	pr_err("--%s: %.*s%s%s", o->name, (int)(at - o->bad), o->bad, arg, at + 2);
+	return HBBP_EXIT_USAGE;
+}
+
+static int parse_format(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	a->conv.format = writer_format_from_name(arg);
+	if (a->conv.format != WRITER_NONE)
+		return HBBP_EXIT_OK;
+	pr_err("--format: unknown format '%s' (csv, json, jsonl, sqlite, postgresql)", arg);
+	return HBBP_EXIT_USAGE;
+}
+
+/* the learned rule (hbbp/train/model.h) replaces the cutoff */
+static int parse_model(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	struct hbbp_model mdl;
+	char err[512];
+
+	if (hbbp_model__load(arg, &mdl, err, sizeof(err))) {
+		pr_err("--model: %s", err);
+		return HBBP_EXIT_INPUT;
+	}
+	a->conv.cutoff = mdl.cutoff;
+	return HBBP_EXIT_OK;
+}
+
+static int parse_binary(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct bbmap_binary_override *nb;
+
+	if (!eq || eq == arg || !eq[1]) {
+		pr_err("--binary: expected NAME=PATH, got '%s'", arg);
+		return HBBP_EXIT_USAGE;
+	}
+	nb = realloc(a->binaries, (a->nr_binaries + 1) * sizeof(*nb));
+	if (!nb) {
+		pr_err("out of memory");
+		return HBBP_EXIT_IO;
+	}
+	a->binaries = nb;
+	*(char *)eq = 0;	/* in argv: NAME and PATH */
+	nb[a->nr_binaries].name = arg;
+	nb[a->nr_binaries++].path = eq + 1;
+	return HBBP_EXIT_OK;
+}
+
+static int parse_no_demangle(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	a->conv.find.demangle = BBMAP_DEMANGLE_NONE;
+	return HBBP_EXIT_OK;
+}
+
+static int parse_ref(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	const char **v = realloc(a->refs, (a->nr_refs + 1) * sizeof(*v));
+
+	if (!v) {
+		pr_err("out of memory");
+		return HBBP_EXIT_IO;
+	}
+	a->refs = v;
+	a->refs[a->nr_refs++] = arg;
+	return HBBP_EXIT_OK;
+}
+
+static int parse_version(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	a->done = true;
+	return cmd_version();
+}
+
+static int parse_help(struct cli_args *a, const struct cli_option *o, const char *arg);
+
+static const char *const methods[] = { "hbbp", "ebs", "lbr", NULL };
+static const char *const lbr_weights[] = { "auto", "plain", "time", NULL };
+static const char *const demangles[] = { "short", "full", "none", NULL };
+static const char *const text_csv[] = { "text", "csv", NULL };
+
+static const struct cli_option options[] = {
+	{ .name = "output", 'o', "FILE", CMD(CONVERT), "Output",
+	  "the output: .csv, .json, .jsonl, .sqlite or .db by the extension, a postgresql:// "
+	  "URI a server, '-' standard output (the default, CSV)", NULL, parse_str, F(output) },
+	{ .name = "format", 'f', "FMT", CMD(CONVERT), "Output",
+	  "csv, json, jsonl, sqlite or postgresql, whatever the extension", NULL,
+	  parse_format, F(conv.format) },
+	{ .name = "append", 0, NULL, CMD(CONVERT), "Output",
+	  "add this run to an existing SQLite database (in place)", NULL, parse_true,
+	  F(append) },
+	{ .name = "label", 0, "TEXT", CMD(CONVERT), "Output",
+	  "the runs.label of a database output", NULL, parse_str, F(label) },
+	{ .name = "by", 0, "KEYS", CMD(CONVERT), "Output",
+	  "pivot keys, comma-separated (default " HBBP_DEFAULT_KEYS "): pid tid comm module "
+	  "symbol block srcline mnemonic iclass isa category packing width mem, and the "
+	  "--taxonomy column", NULL, parse_str, F(by) },
+	{ .name = "top", 0, "N", CMD(CONVERT), "Output",
+	  "keep the N largest rows (shares stay relative to all rows)", NULL, parse_uint,
+	  F(conv.mix.top), .max = 1UL << 30 },
+	{ .name = "diagnostics", 0, NULL, CMD(CONVERT), "Output",
+	  "add the columns source, ebs_count, lbr_count, ebs_samples, lbr_streams, biased, "
+	  "lbr_count_plain (the LBR count with the weight period/(n-1)), and the figures of the "
+	  "pass to the summary", NULL, parse_true, F(conv.mix.diagnostics) },
+	{ .name = "taxonomy", 0, "FILE", CMD(CONVERT), "Output",
+	  "user instruction groups (lines 'group: mnemonic-or-glob ...'): a key column named "
+	  "taxonomy, added to the default keys", NULL, parse_str, F(taxonomy_file) },
+
+	{ .name = "comm", 0, "LIST", CONVERTING, "Filters",
+	  "threads whose command name is in LIST (comma-separated, shell globs; repeatable)",
+	  NULL, parse_list, F(comm) },
+	{ .name = "pid", 0, "LIST", CONVERTING, "Filters",
+	  "process ids", NULL, parse_pids, F(pid) },
+	{ .name = "module", 0, "LIST", CONVERTING, "Filters",
+	  "modules, by short or recorded name", NULL, parse_list, F(module) },
+	{ .name = "symbol", 0, "LIST", CONVERTING, "Filters",
+	  "symbols (annotate: the functions listed)", NULL, parse_list, F(symbol) },
+	{ .name = "user-only", 0, NULL, CONVERTING, "Filters",
+	  "user-space code only", NULL, parse_true, F(conv.mix.user_only) },
+	{ .name = "kernel-only", 0, NULL, CONVERTING, "Filters",
+	  "kernel code only", NULL, parse_true, F(conv.mix.kernel_only) },
+
+	{ .name = "method", 0, "M", CONVERTING, "Method",
+	  "hbbp, ebs or lbr", "hbbp", parse_choice, F(conv.method), .choices = methods,
+	  .bad = "unknown method '%s' (hbbp, ebs, lbr)" },
+	{ .name = "cutoff", 0, "N", CONVERTING, "Method",
+	  "LBR for blocks of at most N instructions, else EBS", XSTR(HBBP_DEFAULT_CUTOFF),
+	  parse_uint, F(conv.cutoff), .max = 1000000 },
+	{ .name = "model", 0, "FILE", CONVERTING, "Method",
+	  "the cutoff learned by 'hbbp-convert train'", NULL, parse_model, F(conv.cutoff) },
+	{ .name = "ebs-event", 0, "NAME", CONVERTING | CMD(DUMP) | CMD(STATS), "Method",
+	  "the event whose sample IPs are the EBS source; a time-based one (cpu-clock, "
+	  "task-clock, cycles) weights the mix by time", NULL, parse_str, F(conv.ebs_event) },
+	{ .name = "lbr-event", 0, "NAME", CONVERTING | CMD(DUMP) | CMD(STATS), "Method",
+	  "the event whose branch stacks are the LBR source", NULL, parse_str,
+	  F(conv.lbr_event) },
+	{ .name = "lbr-weighting", 0, "time|plain", CONVERTING, "Method",
+	  "the weight of a stack: by the duration of the stream it interrupted (the default "
+	  "when the LBR event counts time, e.g. cycles, and the entries carry cycle counts), or "
+	  "period/(n-1)", NULL, parse_choice, F(conv.lbr_weighting), .choices = lbr_weights,
+	  .bad = "'%s': expected time or plain" },
+
+	{ .name = "binary", 0, "NAME=PATH", CONVERTING, "Binaries",
+	  "the file of the module recorded as NAME (its path or basename); repeatable", NULL,
+	  parse_binary, F(binaries) },
+	{ .name = "buildid-dir", 0, "DIR", CONVERTING, "Binaries",
+	  "the build-id cache (default $PERF_BUILDID_DIR, else ~/.debug; '' none)", NULL,
+	  parse_str, F(conv.find.buildid_dir) },
+	{ .name = "symfs", 0, "DIR", CONVERTING, "Binaries",
+	  "prefix of the recorded paths (a copy of the recorded machine's files)", NULL,
+	  parse_str, F(conv.find.symfs) },
+	{ .name = "ignore-build-id", 0, NULL, CONVERTING, "Binaries",
+	  "accept files whose build-id differs from the recording's", NULL, parse_true,
+	  F(conv.find.ignore_build_id) },
+	{ .name = "vmlinux", 0, "FILE", CONVERTING, "Binaries",
+	  "the kernel image", NULL, parse_str, F(conv.find.vmlinux) },
+	{ .name = "kallsyms", 0, "FILE", CONVERTING, "Binaries",
+	  "kernel symbols (a copy of /proc/kallsyms) when no image is at hand", NULL, parse_str,
+	  F(conv.find.kallsyms) },
+	{ .name = "demangle", 0, "MODE", CONVERTING, "Binaries",
+	  "C++ names: short (as perf report: no parameter list), full, or none (mangled)",
+	  "short", parse_choice, F(conv.find.demangle), .choices = demangles,
+	  .bad = "'%s': short, full or none" },
+	{ .name = "no-demangle", 0, NULL, CONVERTING, "Binaries",
+	  "the same as --demangle none", NULL, parse_no_demangle, F(conv.find.demangle) },
+
+	{ .name = "jobs", 'j', "N", CONVERTING, "Execution",
+	  "threads: up to N input files at once (default: the online CPUs, at most 8); one "
+	  "file is read in two parts on 2 threads when N >= 2, its modules are disassembled on "
+	  "up to N, the mix's blocks decoded ahead and a large text table written on 2. The "
+	  "same results for any N", NULL, parse_uint, F(jobs), .min = 1, .max = 1024 },
+	{ .name = "split", 0, "SIZE", CONVERTING, "Execution",
+	  "read a file with at least SIZE bytes of records in two parts (K, M, G suffixes; 0: "
+	  "never); the part read apart is summed before it is resolved, so float sums may "
+	  "differ from a one-part reading in their last digits", "16M", parse_size,
+	  F(conv.split_min) },
+	{ .name = "quiet", 'q', NULL, CONVERTING | CMD(TRAIN), "Execution",
+	  "no summary on standard error (warnings and errors stay)", NULL, parse_true,
+	  F(quiet) },
+	{ .name = "help", 'h', NULL, ALL, "Execution",
+	  "this text (hbbp-convert help COMMAND: a command's)", NULL, parse_help, F(done) },
+	{ .name = "version", 'V', NULL, CMD(CONVERT), "Execution",
+	  "the release and the libraries' versions", NULL, parse_version, F(done) },
+
+	{ .name = "top", 0, "N", CMD(ANNOTATE), "annotate",
+	  "functions listed when --symbol names none", "5", parse_uint, F(top), .min = 1,
+	  .max = 1UL << 20 },
+	{ .name = "format", 'f', "text|csv", CMD(ANNOTATE), "annotate",
+	  "text, or csv: module, symbol, address, count, count_lo, count_hi, instruction, "
+	  "block, source, srcline", "text", parse_choice, F(csv), .choices = text_csv,
+	  .bad = "unknown format '%s' (text, csv)" },
+	{ .name = "no-color", 0, NULL, CMD(ANNOTATE), "annotate",
+	  "no colours (default: colours when standard output is a terminal and NO_COLOR is "
+	  "unset)", NULL, parse_true, F(no_color) },
+	{ .name = "no-source", 0, NULL, CMD(ANNOTATE), "annotate",
+	  "source lines as file:line only, without their text (read from the file the debug "
+	  "info names, which may have changed)", NULL, parse_true, F(no_source) },
+
+	{ .name = "output", 'o', "FILE", CMD(REPORT), "report",
+	  "the page ('-': standard output); required", NULL, parse_str, F(output) },
+	{ .name = "top", 0, "N", CMD(REPORT), "report",
+	  "hottest functions listed", "10", parse_uint, F(top), .min = 1, .max = 100000 },
+	{ .name = "insns", 0, "N", CMD(REPORT), "report",
+	  "hottest instructions listed per function", "200", parse_uint, F(insns), .min = 1,
+	  .max = 100000 },
+	{ .name = "mnemonics", 0, "N", CMD(REPORT), "report",
+	  "mnemonics charted, the rest as one row", "30", parse_uint, F(mnemonics), .min = 1,
+	  .max = 100000 },
+
+	{ .name = "by", 0, "KEYS", CMD(DIFF), "diff",
+	  "pivot keys, as for the conversion (default " HBBP_DEFAULT_KEYS ", or a database "
+	  "run's keys)", NULL, parse_str, F(by) },
+	{ .name = "format", 'f', "text|csv", CMD(DIFF), "diff",
+	  "text, or csv: every row", "text", parse_choice, F(csv), .choices = text_csv,
+	  .bad = "unknown format '%s' (text, csv)" },
+	{ .name = "shares", 0, NULL, CMD(DIFF), "diff",
+	  "compare shares of each run's total (runs of different lengths)", NULL, parse_true,
+	  F(shares) },
+	{ .name = "top", 0, "N", CMD(DIFF), "diff",
+	  "rows printed in text form (CSV: all)", "40", parse_uint, F(top), .max = 1UL << 30 },
+
+	{ .name = "ref", 0, "REF", CMD(COMPARE), "compare",
+	  "the reference: hbbp-convert CSV, JSON or SQLite output, pmusim truth CSV, a valgrind "
+	  "callgrind profile (--dump-instr=yes) or Intel SDE -mix output", NULL, parse_ref,
+	  F(refs) },
+	{ .name = "by", 0, "KEYS", CMD(COMPARE), "compare",
+	  "key columns both sides have (default mnemonic; iclass for SDE)", NULL, parse_str,
+	  F(by) },
+	{ .name = "normalize", 0, NULL, CMD(COMPARE), "compare",
+	  "compare shares of each side's total", NULL, parse_true, F(normalize) },
+	{ .name = "top", 0, "N", CMD(COMPARE), "compare",
+	  "keys listed", "20", parse_uint, F(top), .max = 1UL << 30 },
+	{ .name = "output", 'o', "OUT", CMD(COMPARE), "compare",
+	  "the comparison also as .csv, .json or .jsonl ('-': CSV on standard output)", NULL,
+	  parse_str, F(output) },
+
+	{ .name = "ref", 0, "TRUTH", CMD(TRAIN), "train",
+	  "the exact per-instruction counts (pmusim --truth-insns CSV) of the recording of the "
+	  "same rank; repeatable", NULL, parse_ref, F(refs) },
+	{ .name = "output", 'o', "MODEL", CMD(TRAIN), "train",
+	  "the model file (default standard output)", NULL, parse_str, F(output) },
+
+	{ .name = "limit", 0, "N", CMD(DUMP), "dump",
+	  "at most N samples (default all)", NULL, parse_uint, F(limit), .max = -1UL },
+	{ .name = "no-sort", 0, NULL, CMD(DUMP), "dump",
+	  "in file order, not time order", NULL, parse_true, F(no_sort) },
+
+	{ .name = "format", 'f', "text|csv", CMD(DISASM), "disasm",
+	  "text, or csv: address, length, mnemonic, operands, iclass, isa, isa_set, category, "
+	  "width, mem, block_start, symbol", "text", parse_choice, F(csv), .choices = text_csv,
+	  .bad = "unknown format '%s' (text, csv)" },
+	{ .name = "jobs", 'j', "N", CMD(DISASM), "disasm",
+	  "decode on N threads (default 2, or 1 when the load average leaves no CPU idle); the "
+	  "listing is the same", NULL, parse_uint, F(jobs), .min = 1, .max = 16 },
+};
+
+#define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
+_Static_assert(NR_OPTIONS <= CLI_MAX_OPTS, "struct cli_args.given has room for every row");
+
+static bool takes(const struct cli_option *o, enum cli_cmd cmd)
+{
+	return o->cmds & (1u << cmd);
+}
+
+/* Applies the defaults, then the options of argv. */
+static int parse_argv(struct cli_args *a, int argc, char **argv)
+{
+	struct option lo[CLI_MAX_OPTS + 1];
+	char shorts[3 * CLI_MAX_OPTS + 2] = ":";
+	size_t i, n = 0, ns = 1;
+	int c, rc;
+
+	for (i = 0; i < NR_OPTIONS; i++) {
+		const struct cli_option *o = &options[i];
+
+		if (!takes(o, a->cmd))
+			continue;
+		if (o->def && (rc = o->parse(a, o, o->def)))
+			return rc;
+		lo[n++] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+					   NULL, 256 + (int)i };
+		if (o->short_name) {
+			shorts[ns++] = (char)o->short_name;
+			if (o->arg)
+				shorts[ns++] = ':';
+		}
+	}
+	memset(&lo[n], 0, sizeof(lo[n]));
+	shorts[ns] = 0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		const char *cmd = a->cmd == CLI_CONVERT ? "" : cli_cmd_names[a->cmd];
+
+		if (c == ':' || c == '?') {
+			char s[3] = { '-', (char)optopt, 0 };
+			const char *opt = optopt && optopt < 256 ? s : argv[optind - 1];
+
+			if (c == ':')
+				pr_err("%s%soption '%s' needs an argument", cmd, *cmd ? ": " : "",
+				       opt);
+			else
+				pr_err("%s%sunknown option '%s'", cmd, *cmd ? ": " : "", opt);
+			return HBBP_EXIT_USAGE;
+		}
+		for (i = 0; c < 256 && i < NR_OPTIONS; i++)
+			if (options[i].short_name == c && takes(&options[i], a->cmd))
+				c = 256 + (int)i;
+		i = (size_t)c - 256;
+		a->given[i] = true;
+		rc = options[i].parse(a, &options[i], optarg);
+		if (rc || a->done)
+			return rc;
+	}
+	a->operands = argv + optind;
+	a->nr_operands = (size_t)(argc - optind);
+	return HBBP_EXIT_OK;
+}
+
+static const char *help_usage;
+
+int cli_args__parse(struct cli_args *a, enum cli_cmd cmd, const char *usage, int argc,
+		    char **argv)
+{
+	memset(a, 0, sizeof(*a));
+	a->cmd = cmd;
+	help_usage = usage;
+	return parse_argv(a, argc, argv);
+}
+
+static int parse_help(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	cli_options__help(a->cmd, help_usage, stdout);
+	a->done = true;
+	return fflush(stdout) || ferror(stdout) ? HBBP_EXIT_IO : HBBP_EXIT_OK;
+}
+
+void cli_args__exit(struct cli_args *a)
+{
+	free(a->comm);
+	free(a->pid);
+	free(a->module);
+	free(a->symbol);
+	free(a->binaries);
+	free(a->refs);
+	bbmap_taxonomy__delete(a->tax);
+	memset(a, 0, sizeof(*a));
+}
+
+bool cli_args__given(const struct cli_args *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTIONS; i++)
+		if (takes(&options[i], a->cmd) && !strcmp(options[i].name, name))
+			return a->given[i];
+	return false;
+}
+
+/* "  -o, --output FILE" or "      --append" */
+static int option_head(char *buf, size_t size, const struct cli_option *o)
+{
+	return snprintf(buf, size, "  %c%c%s--%s%s%s", o->short_name ? '-' : ' ',
+			o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->name,
+			o->arg ? " " : "", o->arg ? o->arg : "");
+}
+
+#define HELP_COL	24
+#define HELP_WIDTH	79
+
+/* text from column HELP_COL, its words wrapped at HELP_WIDTH */
+static void put_wrapped(FILE *f, int col, const char *text)
+{
+	while (*text) {
+		size_t len = strcspn(text, " ");
+
+		if (col > HELP_COL && col + 1 + (int)len > HELP_WIDTH) {
+			fprintf(f, "\n%*s", HELP_COL, "");
+			col = HELP_COL;
+		} else if (col > HELP_COL) {
+			fputc(' ', f);
+			col++;
+		} else {
+			col += fprintf(f, "%*s", HELP_COL - col, "");
+		}
+		col += fprintf(f, "%.*s", (int)len, text);
+		text += len;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
+void cli_options__help(enum cli_cmd cmd, const char *usage, FILE *f)
+{
+	const char *sections[] = { cli_cmd_names[cmd], "Output", "Filters", "Method", "Binaries",
+				   "Execution" };
+	size_t s, i;
+
+	fputs(usage, f);
+	for (s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
+		bool first = true;
+
+		for (i = 0; i < NR_OPTIONS; i++) {
+			const struct cli_option *o = &options[i];
+			char head[128], text[1024];
+			int col;
+
+			if (!takes(o, cmd) || strcmp(o->section, sections[s]))
+				continue;
+			if (first)
+				fprintf(f, "%s:\n", s ? sections[s] : "Options");
+			first = false;
+			col = option_head(head, sizeof(head), o);
+			fputs(head, f);
+			if (col > HELP_COL - 2) {
+				fputc('\n', f);
+				col = 0;
+			}
+			snprintf(text, sizeof(text), "%s%s%s%s", o->help, o->def ? " (default " : "",
+				 o->def ? o->def : "", o->def ? ")" : "");
+			put_wrapped(f, col, text);
+		}
+	}
+	fputs("\nExit status: 0 ok, 1 usage error, 2 bad input, 3 I/O or resource failure.\n"
+	      "See hbbp-convert(1).\n", f);
+}
+
+void cli_options__list(FILE *f)
+{
+	size_t i, c;
+
+	for (i = 0; i < NR_OPTIONS; i++) {
+		const struct cli_option *o = &options[i];
+		const char *sep = "";
+
+		fprintf(f, "%s\t", o->section);
+		if (o->short_name)
+			fprintf(f, "-%c ", o->short_name);
+		fprintf(f, "--%s\t%s\t", o->name, o->arg ? o->arg : "");
+		for (c = 0; c < CLI__NR; c++)
+			if (takes(o, (enum cli_cmd)c)) {
+				fprintf(f, "%s%s", sep, cli_cmd_names[c]);
+				sep = ",";
+			}
+		fputc('\n', f);
+	}
+}

@@ -1,0 +1,96 @@
+/* The one option table of hbbp-convert: every option of every command is declared once in
+ * hbbp/cli/options.c (its names, argument, the commands that take it, its help text, its
+ * default, the field it sets and its parser), and parsing, defaults, --help, `help COMMAND`
+ * and `help --list-options` (which the manual is checked against) all come from it. The
+ * conversion options (filters, method, binaries, execution) are taken alike by convert,
+ * annotate, report and diff, and finished alike (cli_convert__finish: the named paths, the
+ * environment's knobs, the keys, the threads).
+ * Depends on hbbp/engine/convert.h and libc getopt; messages through hbbp_log.
+ */
+#ifndef HBBP_CLI_OPTIONS_H
+#define HBBP_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "bbmap/taxonomy.h"
+#include "hbbp/engine/convert.h"
+
+enum cli_cmd {
+	CLI_CONVERT, CLI_ANNOTATE, CLI_REPORT, CLI_DIFF, CLI_COMPARE, CLI_TRAIN, CLI_DUMP,
+	CLI_STATS, CLI_DISASM, CLI__NR
+};
+
+#define CLI_MAX_OPTS	64
+
+/* The fields the options set, and what the commands make of them. */
+struct cli_args {
+	enum cli_cmd cmd;
+	struct convert_opts conv;	/* the conversion's options */
+	const char *output;		/* -o */
+	bool append;
+	const char *label;
+	const char *by;			/* --by (NULL: the default keys) */
+	const char *taxonomy_file;
+	char *comm, *pid, *module, *symbol;	/* filters, repeatable (lists joined) */
+	struct bbmap_binary_override *binaries;	/* --binary, repeatable */
+	size_t nr_binaries;
+	bool quiet;
+	unsigned long jobs;		/* 0: the command's own default */
+	unsigned long top, insns, mnemonics;
+	int csv;			/* -f text|csv: 1 for csv */
+	bool no_color, no_source, shares, normalize, no_sort;
+	unsigned long limit;
+	const char **refs;		/* --ref, repeatable */
+	size_t nr_refs;
+	char **operands;
+	size_t nr_operands;
+	bool done;			/* --help or --version answered: nothing more to do */
+	bool given[CLI_MAX_OPTS];	/* by row of the table: given on the command line */
+	/* cli_convert__finish */
+	struct bbmap_taxonomy *tax;
+	struct hbbp_taxonomy taxcol;
+	double t0;			/* progress: when the pass started */
+	bool shown;			/* ... and whether the bar is on screen */
+};
+
+/* The commands' names, by enum cli_cmd ("convert" for the default command). */
+extern const char *const cli_cmd_names[CLI__NR];
+
+/* Parses argv (argv[0] is the command) for cmd into a, after the table's defaults. Returns
+ * HBBP_EXIT_OK, or the exit code after one message naming the option; a->done when --help
+ * (usage then the options, on stdout) or --version was answered. cli_args__exit(a) after,
+ * whatever it returned. */
+int cli_args__parse(struct cli_args *a, enum cli_cmd cmd, const char *usage, int argc,
+		    char **argv);
+void cli_args__exit(struct cli_args *a);
+/* Whether the option name of a->cmd was given on the command line. */
+bool cli_args__given(const struct cli_args *a, const char *name);
+/* One line per option: section, names, argument, commands (`help --list-options`). */
+void cli_options__list(FILE *f);
+/* The help text of cmd: usage, then its options by section. */
+void cli_options__help(enum cli_cmd cmd, const char *usage, FILE *f);
+
+/* After parsing convert, annotate, report or diff: the named paths must exist, the filters,
+ * binaries and environment's knobs go into a->conv, the keys (a->by, else the default, with
+ * the taxonomy's column) are parsed, the threads and the progress bar chosen. HBBP_EXIT_OK or
+ * the exit code after one message. */
+int cli_convert__finish(struct cli_args *a);
+/* The conversion options of `hbbp-convert FILE` without other arguments, quiet (train, test
+ * tools): HBBP_EXIT_OK or an exit code. */
+int cli_convert__defaults(struct convert_opts *o);
+/* Computes o's input into run and prints its notes: HBBP_EXIT_OK or the exit code (the error
+ * was logged). convert__run_exit(run) after, whatever it returned. */
+int cli_compute(struct convert_run *run, const struct convert_opts *o);
+/* The exit code of an error returned by convert__compute. */
+int cli_compute_exit(int err);
+/* The notes of a run on stderr, each naming its input. */
+void cli_print_notes(const struct convert_run *run, const char *input);
+/* The summary of a written run on stderr (hbbp/cli/summary.c); t_write: the write's seconds. */
+void cli_summary(const struct convert_run *run, const struct convert_opts *o, double t_write);
+/* struct convert_opts.progress: the bar on stderr, from a second into the pass on (ctx: the
+ * struct cli_args). */
+void cli_progress(void *ctx, double fraction);
+double cli_now(void);
+
+#endif
