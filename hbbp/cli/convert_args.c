@@ -109,7 +109,8 @@ static int load_taxonomy(struct cli_args *a)
 
 static int parse_keys(struct cli_args *a)
 {
-	const char *by = a->by ? a->by : a->tax ? HBBP_DEFAULT_KEYS ",taxonomy" : HBBP_DEFAULT_KEYS;
+	const char *by = a->tax && !cli_args__given(a, "by") ? HBBP_DEFAULT_KEYS ",taxonomy" :
+			 a->by ? a->by : HBBP_DEFAULT_KEYS;
 	const char *k = strstr(by, "taxonomy");
 	char err[512];
 

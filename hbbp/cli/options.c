@@ -224,178 +224,144 @@ static const char *const demangles[] = { "short", "full", "none", NULL };
 static const char *const text_csv[] = { "text", "csv", NULL };
 
 static const struct cli_option options[] = {
-	{ .name = "output", 'o', "FILE", CMD(CONVERT), "Output",
-	  "the output: .csv, .json, .jsonl, .sqlite or .db by the extension, a postgresql:// "
-	  "URI a server, '-' standard output (the default, CSV)", NULL, parse_str, F(output) },
-	{ .name = "format", 'f', "FMT", CMD(CONVERT), "Output",
-	  "csv, json, jsonl, sqlite or postgresql, whatever the extension", NULL,
-	  parse_format, F(conv.format) },
-	{ .name = "append", 0, NULL, CMD(CONVERT), "Output",
-	  "add this run to an existing SQLite database (in place)", NULL, parse_true,
-	  F(append) },
-	{ .name = "label", 0, "TEXT", CMD(CONVERT), "Output",
-	  "the runs.label of a database output", NULL, parse_str, F(label) },
-	{ .name = "by", 0, "KEYS", CMD(CONVERT), "Output",
-	  "pivot keys, comma-separated (default " HBBP_DEFAULT_KEYS "): pid tid comm module "
-	  "symbol block srcline mnemonic iclass isa category packing width mem, and the "
-	  "--taxonomy column", NULL, parse_str, F(by) },
-	{ .name = "top", 0, "N", CMD(CONVERT), "Output",
-	  "keep the N largest rows (shares stay relative to all rows)", NULL, parse_uint,
-	  F(conv.mix.top), .max = 1UL << 30 },
-	{ .name = "diagnostics", 0, NULL, CMD(CONVERT), "Output",
-	  "add the columns source, ebs_count, lbr_count, ebs_samples, lbr_streams, biased, "
-	  "lbr_count_plain (the LBR count with the weight period/(n-1)), and the figures of the "
-	  "pass to the summary", NULL, parse_true, F(conv.mix.diagnostics) },
-	{ .name = "taxonomy", 0, "FILE", CMD(CONVERT), "Output",
-	  "user instruction groups (lines 'group: mnemonic-or-glob ...'): a key column named "
-	  "taxonomy, added to the default keys", NULL, parse_str, F(taxonomy_file) },
+	{ .name = "output", 'o', "FILE", CMD(CONVERT), "Output", ".csv .json .jsonl .sqlite "
+	  ".db by its extension, postgresql://... a server, '-' stdout (default, CSV)", NULL,
+	  parse_str, F(output) },
+	{ .name = "format", 'f', "FMT", CMD(CONVERT), "Output", "csv, json, jsonl, sqlite or "
+	  "postgresql, whatever the extension", NULL, parse_format, F(conv.format) },
+	{ .name = "append", 0, NULL, CMD(CONVERT), "Output", "add this run to an existing "
+	  "SQLite database", NULL, parse_true, F(append) },
+	{ .name = "label", 0, "TEXT", CMD(CONVERT), "Output", "the runs.label of a database "
+	  "output", NULL, parse_str, F(label) },
+	{ .name = "by", 0, "KEYS", CMD(CONVERT), "Output", "pivot keys: pid tid comm module "
+	  "symbol block srcline mnemonic iclass isa category packing width mem taxonomy",
+	  HBBP_DEFAULT_KEYS, parse_str, F(by) },
+	{ .name = "top", 0, "N", CMD(CONVERT), "Output", "keep the N largest rows (shares of "
+	  "all rows)", NULL, parse_uint, F(conv.mix.top), .max = 1UL << 30 },
+	{ .name = "diagnostics", 0, NULL, CMD(CONVERT), "Output", "add the columns of the "
+	  "sources and the bias, and the figures of the pass to the summary", NULL, parse_true,
+	  F(conv.mix.diagnostics) },
+	{ .name = "taxonomy", 0, "FILE", CMD(CONVERT), "Output", "user instruction groups as "
+	  "a key column (lines 'group: mnemonic-or-glob ...')", NULL, parse_str,
+	  F(taxonomy_file) },
 
-	{ .name = "comm", 0, "LIST", CONVERTING, "Filters",
-	  "threads whose command name is in LIST (comma-separated, shell globs; repeatable)",
-	  NULL, parse_list, F(comm) },
-	{ .name = "pid", 0, "LIST", CONVERTING, "Filters",
-	  "process ids", NULL, parse_pids, F(pid) },
-	{ .name = "module", 0, "LIST", CONVERTING, "Filters",
-	  "modules, by short or recorded name", NULL, parse_list, F(module) },
-	{ .name = "symbol", 0, "LIST", CONVERTING, "Filters",
-	  "symbols (annotate: the functions listed)", NULL, parse_list, F(symbol) },
-	{ .name = "user-only", 0, NULL, CONVERTING, "Filters",
-	  "user-space code only", NULL, parse_true, F(conv.mix.user_only) },
-	{ .name = "kernel-only", 0, NULL, CONVERTING, "Filters",
-	  "kernel code only", NULL, parse_true, F(conv.mix.kernel_only) },
+	{ .name = "comm", 0, "LIST", CONVERTING, "Filters", "threads whose command name is in "
+	  "LIST (comma-separated, globs; repeatable)", NULL, parse_list, F(comm) },
+	{ .name = "pid", 0, "LIST", CONVERTING, "Filters", "process ids", NULL, parse_pids,
+	  F(pid) },
+	{ .name = "module", 0, "LIST", CONVERTING, "Filters", "modules, by short or recorded "
+	  "name", NULL, parse_list, F(module) },
+	{ .name = "symbol", 0, "LIST", CONVERTING, "Filters", "symbols (annotate: the "
+	  "functions listed)", NULL, parse_list, F(symbol) },
+	{ .name = "user-only", 0, NULL, CONVERTING, "Filters", "user-space code only", NULL,
+	  parse_true, F(conv.mix.user_only) },
+	{ .name = "kernel-only", 0, NULL, CONVERTING, "Filters", "kernel code only", NULL,
+	  parse_true, F(conv.mix.kernel_only) },
 
-	{ .name = "method", 0, "M", CONVERTING, "Method",
-	  "hbbp, ebs or lbr", "hbbp", parse_choice, F(conv.method), .choices = methods,
+	{ .name = "method", 0, "M", CONVERTING, "Method", "hbbp, ebs or lbr", "hbbp",
+	  parse_choice, F(conv.method), .choices = methods,
 	  .bad = "unknown method '%s' (hbbp, ebs, lbr)" },
-	{ .name = "cutoff", 0, "N", CONVERTING, "Method",
-	  "LBR for blocks of at most N instructions, else EBS", XSTR(HBBP_DEFAULT_CUTOFF),
-	  parse_uint, F(conv.cutoff), .max = 1000000 },
-	{ .name = "model", 0, "FILE", CONVERTING, "Method",
-	  "the cutoff learned by 'hbbp-convert train'", NULL, parse_model, F(conv.cutoff) },
-	{ .name = "ebs-event", 0, "NAME", CONVERTING | CMD(DUMP) | CMD(STATS), "Method",
-	  "the event whose sample IPs are the EBS source; a time-based one (cpu-clock, "
-	  "task-clock, cycles) weights the mix by time", NULL, parse_str, F(conv.ebs_event) },
-	{ .name = "lbr-event", 0, "NAME", CONVERTING | CMD(DUMP) | CMD(STATS), "Method",
-	  "the event whose branch stacks are the LBR source", NULL, parse_str,
-	  F(conv.lbr_event) },
-	{ .name = "lbr-weighting", 0, "time|plain", CONVERTING, "Method",
-	  "the weight of a stack: by the duration of the stream it interrupted (the default "
-	  "when the LBR event counts time, e.g. cycles, and the entries carry cycle counts), or "
+	{ .name = "cutoff", 0, "N", CONVERTING, "Method", "LBR for blocks of at most N "
+	  "instructions, else EBS", XSTR(HBBP_DEFAULT_CUTOFF), parse_uint, F(conv.cutoff),
+	  .max = 1000000 },
+	{ .name = "model", 0, "FILE", CONVERTING, "Method", "the cutoff learned by "
+	  "'hbbp-convert train'", NULL, parse_model, F(conv.cutoff) },
+	{ .name = "ebs-event", 0, "NAME", CONVERTING | CMD(DUMP) | CMD(STATS), "Method", "the "
+	  "EBS event (a time-based one weights the mix by time)", NULL, parse_str,
+	  F(conv.ebs_event) },
+	{ .name = "lbr-event", 0, "NAME", CONVERTING | CMD(DUMP) | CMD(STATS), "Method", "the "
+	  "LBR event", NULL, parse_str, F(conv.lbr_event) },
+	{ .name = "lbr-weighting", 0, "time|plain", CONVERTING, "Method", "a stack's weight: "
+	  "by its stream's duration (default for a time event with cycle counts) or "
 	  "period/(n-1)", NULL, parse_choice, F(conv.lbr_weighting), .choices = lbr_weights,
 	  .bad = "'%s': expected time or plain" },
 
-	{ .name = "binary", 0, "NAME=PATH", CONVERTING, "Binaries",
-	  "the file of the module recorded as NAME (its path or basename); repeatable", NULL,
-	  parse_binary, F(binaries) },
-	{ .name = "buildid-dir", 0, "DIR", CONVERTING, "Binaries",
-	  "the build-id cache (default $PERF_BUILDID_DIR, else ~/.debug; '' none)", NULL,
-	  parse_str, F(conv.find.buildid_dir) },
-	{ .name = "symfs", 0, "DIR", CONVERTING, "Binaries",
-	  "prefix of the recorded paths (a copy of the recorded machine's files)", NULL,
-	  parse_str, F(conv.find.symfs) },
-	{ .name = "ignore-build-id", 0, NULL, CONVERTING, "Binaries",
-	  "accept files whose build-id differs from the recording's", NULL, parse_true,
-	  F(conv.find.ignore_build_id) },
-	{ .name = "vmlinux", 0, "FILE", CONVERTING, "Binaries",
-	  "the kernel image", NULL, parse_str, F(conv.find.vmlinux) },
-	{ .name = "kallsyms", 0, "FILE", CONVERTING, "Binaries",
-	  "kernel symbols (a copy of /proc/kallsyms) when no image is at hand", NULL, parse_str,
-	  F(conv.find.kallsyms) },
-	{ .name = "demangle", 0, "MODE", CONVERTING, "Binaries",
-	  "C++ names: short (as perf report: no parameter list), full, or none (mangled)",
-	  "short", parse_choice, F(conv.find.demangle), .choices = demangles,
-	  .bad = "'%s': short, full or none" },
-	{ .name = "no-demangle", 0, NULL, CONVERTING, "Binaries",
-	  "the same as --demangle none", NULL, parse_no_demangle, F(conv.find.demangle) },
+	{ .name = "binary", 0, "NAME=PATH", CONVERTING, "Binaries", "the file of the module "
+	  "recorded as NAME (repeatable)", NULL, parse_binary, F(binaries) },
+	{ .name = "buildid-dir", 0, "DIR", CONVERTING, "Binaries", "the build-id cache "
+	  "(default $PERF_BUILDID_DIR, else ~/.debug; '' none)", NULL, parse_str,
+	  F(conv.find.buildid_dir) },
+	{ .name = "symfs", 0, "DIR", CONVERTING, "Binaries", "prefix of the recorded paths",
+	  NULL, parse_str, F(conv.find.symfs) },
+	{ .name = "ignore-build-id", 0, NULL, CONVERTING, "Binaries", "accept files whose "
+	  "build-id differs", NULL, parse_true, F(conv.find.ignore_build_id) },
+	{ .name = "vmlinux", 0, "FILE", CONVERTING, "Binaries", "the kernel image", NULL,
+	  parse_str, F(conv.find.vmlinux) },
+	{ .name = "kallsyms", 0, "FILE", CONVERTING, "Binaries", "kernel symbols (a copy of "
+	  "/proc/kallsyms)", NULL, parse_str, F(conv.find.kallsyms) },
+	{ .name = "demangle", 0, "MODE", CONVERTING, "Binaries", "C++ names: short (as perf "
+	  "report), full or none", "short", parse_choice, F(conv.find.demangle),
+	  .choices = demangles, .bad = "'%s': short, full or none" },
+	{ .name = "no-demangle", 0, NULL, CONVERTING, "Binaries", "--demangle none", NULL,
+	  parse_no_demangle, F(conv.find.demangle) },
 
-	{ .name = "jobs", 'j', "N", CONVERTING, "Execution",
-	  "threads: up to N input files at once (default: the online CPUs, at most 8); one "
-	  "file is read in two parts on 2 threads when N >= 2, its modules are disassembled on "
-	  "up to N, the mix's blocks decoded ahead and a large text table written on 2. The "
-	  "same results for any N", NULL, parse_uint, F(jobs), .min = 1, .max = 1024 },
-	{ .name = "split", 0, "SIZE", CONVERTING, "Execution",
-	  "read a file with at least SIZE bytes of records in two parts (K, M, G suffixes; 0: "
-	  "never); the part read apart is summed before it is resolved, so float sums may "
-	  "differ from a one-part reading in their last digits", "16M", parse_size,
+	{ .name = "jobs", 'j', "N", CONVERTING, "Execution", "threads (default: the online "
+	  "CPUs, at most 8); the same results for any N", NULL, parse_uint, F(jobs), .min = 1,
+	  .max = 1024 },
+	{ .name = "split", 0, "SIZE", CONVERTING, "Execution", "read a file of at least SIZE "
+	  "bytes of records in two parts (K, M, G; 0 never)", "16M", parse_size,
 	  F(conv.split_min) },
-	{ .name = "quiet", 'q', NULL, CONVERTING | CMD(TRAIN), "Execution",
-	  "no summary on standard error (warnings and errors stay)", NULL, parse_true,
-	  F(quiet) },
-	{ .name = "help", 'h', NULL, ALL, "Execution",
-	  "this text (hbbp-convert help COMMAND: a command's)", NULL, parse_help, F(done) },
-	{ .name = "version", 'V', NULL, CMD(CONVERT), "Execution",
-	  "the release and the libraries' versions", NULL, parse_version, F(done) },
+	{ .name = "quiet", 'q', NULL, CONVERTING | CMD(TRAIN), "Execution", "no summary on "
+	  "stderr", NULL, parse_true, F(quiet) },
+	{ .name = "help", 'h', NULL, ALL, "Execution", "this text (hbbp-convert help COMMAND: "
+	  "a command's)", NULL, parse_help, F(done) },
+	{ .name = "version", 'V', NULL, CMD(CONVERT), "Execution", "the release and the "
+	  "libraries' versions", NULL, parse_version, F(done) },
 
-	{ .name = "top", 0, "N", CMD(ANNOTATE), "annotate",
-	  "functions listed when --symbol names none", "5", parse_uint, F(top), .min = 1,
-	  .max = 1UL << 20 },
-	{ .name = "format", 'f', "text|csv", CMD(ANNOTATE), "annotate",
-	  "text, or csv: module, symbol, address, count, count_lo, count_hi, instruction, "
-	  "block, source, srcline", "text", parse_choice, F(csv), .choices = text_csv,
+	{ .name = "top", 0, "N", CMD(ANNOTATE), "annotate", "functions listed without "
+	  "--symbol", "5", parse_uint, F(top), .min = 1, .max = 1UL << 20 },
+	{ .name = "format", 'f', "text|csv", CMD(ANNOTATE), "annotate", "text or csv", "text",
+	  parse_choice, F(csv), .choices = text_csv, .bad = "unknown format '%s' (text, csv)" },
+	{ .name = "no-color", 0, NULL, CMD(ANNOTATE), "annotate", "no colours (NO_COLOR too)",
+	  NULL, parse_true, F(no_color) },
+	{ .name = "no-source", 0, NULL, CMD(ANNOTATE), "annotate", "source lines as file:line "
+	  "only, without their text", NULL, parse_true, F(no_source) },
+
+	{ .name = "output", 'o', "FILE", CMD(REPORT), "report", "the page ('-': stdout); "
+	  "required", NULL, parse_str, F(output) },
+	{ .name = "top", 0, "N", CMD(REPORT), "report", "hottest functions listed", "10",
+	  parse_uint, F(top), .min = 1, .max = 100000 },
+	{ .name = "insns", 0, "N", CMD(REPORT), "report", "hottest instructions per function",
+	  "200", parse_uint, F(insns), .min = 1, .max = 100000 },
+	{ .name = "mnemonics", 0, "N", CMD(REPORT), "report", "mnemonics charted, the rest as "
+	  "one row", "30", parse_uint, F(mnemonics), .min = 1, .max = 100000 },
+
+	{ .name = "by", 0, "KEYS", CMD(DIFF), "diff", "pivot keys (default as the conversion's, "
+	  "or a database run's)", NULL, parse_str, F(by) },
+	{ .name = "format", 'f', "text|csv", CMD(DIFF), "diff", "text or csv (every row)",
+	  "text", parse_choice, F(csv), .choices = text_csv,
 	  .bad = "unknown format '%s' (text, csv)" },
-	{ .name = "no-color", 0, NULL, CMD(ANNOTATE), "annotate",
-	  "no colours (default: colours when standard output is a terminal and NO_COLOR is "
-	  "unset)", NULL, parse_true, F(no_color) },
-	{ .name = "no-source", 0, NULL, CMD(ANNOTATE), "annotate",
-	  "source lines as file:line only, without their text (read from the file the debug "
-	  "info names, which may have changed)", NULL, parse_true, F(no_source) },
+	{ .name = "shares", 0, NULL, CMD(DIFF), "diff", "compare shares of each run's total",
+	  NULL, parse_true, F(shares) },
+	{ .name = "top", 0, "N", CMD(DIFF), "diff", "rows printed in text form", "40",
+	  parse_uint, F(top), .max = 1UL << 30 },
 
-	{ .name = "output", 'o', "FILE", CMD(REPORT), "report",
-	  "the page ('-': standard output); required", NULL, parse_str, F(output) },
-	{ .name = "top", 0, "N", CMD(REPORT), "report",
-	  "hottest functions listed", "10", parse_uint, F(top), .min = 1, .max = 100000 },
-	{ .name = "insns", 0, "N", CMD(REPORT), "report",
-	  "hottest instructions listed per function", "200", parse_uint, F(insns), .min = 1,
-	  .max = 100000 },
-	{ .name = "mnemonics", 0, "N", CMD(REPORT), "report",
-	  "mnemonics charted, the rest as one row", "30", parse_uint, F(mnemonics), .min = 1,
-	  .max = 100000 },
+	{ .name = "ref", 0, "REF", CMD(COMPARE), "compare", "the reference: our output, "
+	  "pmusim truth, callgrind or SDE -mix", NULL, parse_ref, F(refs) },
+	{ .name = "by", 0, "KEYS", CMD(COMPARE), "compare", "key columns both sides have "
+	  "(default mnemonic; iclass for SDE)", NULL, parse_str, F(by) },
+	{ .name = "normalize", 0, NULL, CMD(COMPARE), "compare", "compare shares of each "
+	  "side's total", NULL, parse_true, F(normalize) },
+	{ .name = "top", 0, "N", CMD(COMPARE), "compare", "keys listed", "20", parse_uint,
+	  F(top), .max = 1UL << 30 },
+	{ .name = "output", 'o', "OUT", CMD(COMPARE), "compare", "the comparison also as .csv, "
+	  ".json or .jsonl", NULL, parse_str, F(output) },
 
-	{ .name = "by", 0, "KEYS", CMD(DIFF), "diff",
-	  "pivot keys, as for the conversion (default " HBBP_DEFAULT_KEYS ", or a database "
-	  "run's keys)", NULL, parse_str, F(by) },
-	{ .name = "format", 'f', "text|csv", CMD(DIFF), "diff",
-	  "text, or csv: every row", "text", parse_choice, F(csv), .choices = text_csv,
-	  .bad = "unknown format '%s' (text, csv)" },
-	{ .name = "shares", 0, NULL, CMD(DIFF), "diff",
-	  "compare shares of each run's total (runs of different lengths)", NULL, parse_true,
-	  F(shares) },
-	{ .name = "top", 0, "N", CMD(DIFF), "diff",
-	  "rows printed in text form (CSV: all)", "40", parse_uint, F(top), .max = 1UL << 30 },
+	{ .name = "ref", 0, "TRUTH", CMD(TRAIN), "train", "the exact counts of the recording "
+	  "of the same rank (pmusim --truth-insns)", NULL, parse_ref, F(refs) },
+	{ .name = "output", 'o', "MODEL", CMD(TRAIN), "train", "the model file (default "
+	  "stdout)", NULL, parse_str, F(output) },
 
-	{ .name = "ref", 0, "REF", CMD(COMPARE), "compare",
-	  "the reference: hbbp-convert CSV, JSON or SQLite output, pmusim truth CSV, a valgrind "
-	  "callgrind profile (--dump-instr=yes) or Intel SDE -mix output", NULL, parse_ref,
-	  F(refs) },
-	{ .name = "by", 0, "KEYS", CMD(COMPARE), "compare",
-	  "key columns both sides have (default mnemonic; iclass for SDE)", NULL, parse_str,
-	  F(by) },
-	{ .name = "normalize", 0, NULL, CMD(COMPARE), "compare",
-	  "compare shares of each side's total", NULL, parse_true, F(normalize) },
-	{ .name = "top", 0, "N", CMD(COMPARE), "compare",
-	  "keys listed", "20", parse_uint, F(top), .max = 1UL << 30 },
-	{ .name = "output", 'o', "OUT", CMD(COMPARE), "compare",
-	  "the comparison also as .csv, .json or .jsonl ('-': CSV on standard output)", NULL,
-	  parse_str, F(output) },
+	{ .name = "limit", 0, "N", CMD(DUMP), "dump", "at most N samples", NULL, parse_uint,
+	  F(limit), .max = -1UL },
+	{ .name = "no-sort", 0, NULL, CMD(DUMP), "dump", "in file order, not time order", NULL,
+	  parse_true, F(no_sort) },
 
-	{ .name = "ref", 0, "TRUTH", CMD(TRAIN), "train",
-	  "the exact per-instruction counts (pmusim --truth-insns CSV) of the recording of the "
-	  "same rank; repeatable", NULL, parse_ref, F(refs) },
-	{ .name = "output", 'o', "MODEL", CMD(TRAIN), "train",
-	  "the model file (default standard output)", NULL, parse_str, F(output) },
-
-	{ .name = "limit", 0, "N", CMD(DUMP), "dump",
-	  "at most N samples (default all)", NULL, parse_uint, F(limit), .max = -1UL },
-	{ .name = "no-sort", 0, NULL, CMD(DUMP), "dump",
-	  "in file order, not time order", NULL, parse_true, F(no_sort) },
-
-	{ .name = "format", 'f', "text|csv", CMD(DISASM), "disasm",
-	  "text, or csv: address, length, mnemonic, operands, iclass, isa, isa_set, category, "
-	  "width, mem, block_start, symbol", "text", parse_choice, F(csv), .choices = text_csv,
-	  .bad = "unknown format '%s' (text, csv)" },
-	{ .name = "jobs", 'j', "N", CMD(DISASM), "disasm",
-	  "decode on N threads (default 2, or 1 when the load average leaves no CPU idle); the "
-	  "listing is the same", NULL, parse_uint, F(jobs), .min = 1, .max = 16 },
+	{ .name = "format", 'f', "text|csv", CMD(DISASM), "disasm", "text or csv", "text",
+	  parse_choice, F(csv), .choices = text_csv, .bad = "unknown format '%s' (text, csv)" },
+	{ .name = "jobs", 'j', "N", CMD(DISASM), "disasm", "decoding threads (default 2, or 1 "
+	  "on a busy machine); the same listing", NULL, parse_uint, F(jobs), .min = 1,
+	  .max = 16 },
 };
 
 #define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
