@@ -32,9 +32,7 @@ static const char *tf(bool b) { return b ? "true" : "false"; }
 
 static const char usage_text[] =
 "usage: hbbp-convert stats [--ebs-event NAME] [--lbr-event NAME] FILE\n"
-"One JSON object: the header facts, the events with their sample counts and roles, the\n"
-"records by type, and what was missing.\n"
-"\n";
+"One JSON object: the header, the events and their roles, the records, what was missing.\n\n";
 
 /* The header's facts and what was missing. */
 static void print_header(const struct perf_reader *r, const char *path)
@@ -63,9 +61,8 @@ static void print_header(const struct perf_reader *r, const char *path)
 	json_str(h->cmdline);
 	printf(",\n  \"nr_cpus_avail\": %u,\n  \"nr_cpus_online\": %u", h->nr_cpus_avail,
 	       h->nr_cpus_online);
-	printf(",\n  \"total_mem_kb\": %" PRIu64, h->total_mem_kb);
-	printf(",\n  \"data_offset\": %" PRIu64 ",\n  \"data_size\": %" PRIu64, h->data_offset,
-	       h->data_size);
+	printf(",\n  \"total_mem_kb\": %" PRIu64 ",\n  \"data_offset\": %" PRIu64 ",\n  "
+	       "\"data_size\": %" PRIu64, h->total_mem_kb, h->data_offset, h->data_size);
 	printf(",\n  \"pipe\": %s,\n  \"compressed\": %s,\n  \"directory\": %s,\n"
 	       "  \"byte_swapped\": %s,\n  \"truncated\": %s,\n  \"truncated_bytes\": %" PRIu64,
 	       tf(h->is_pipe), tf(h->compressed), tf(h->is_dir), tf(h->needs_swap),
@@ -78,8 +75,7 @@ static void print_header(const struct perf_reader *r, const char *path)
 			printf("%s\"%s\"", first ? "" : ", ", perf_feature__name(t, buf, sizeof(buf)));
 			first = false;
 		}
-	printf("],\n  \"empty_build_ids\": %s", tf(st->empty_build_ids));
-	printf(",\n  \"kcore_dir\": ");
+	printf("],\n  \"empty_build_ids\": %s,\n  \"kcore_dir\": ", tf(st->empty_build_ids));
 	json_str(h->kcore_dir);
 	printf(",\n  \"branch_stack\": %s,\n  \"tracing_data\": %s", tf(h->has_branch_stack),
 	       tf(h->tep != NULL));
