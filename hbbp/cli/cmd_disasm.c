@@ -104,7 +104,8 @@ static bool out_room(struct out *o, size_t need)
 
 static char *put_mem(char *p, const char *s, size_t k)
 {
-	memcpy(p, s, k);
+	if (k)		/* s may be NULL then: memcpy takes none */
+		memcpy(p, s, k);
 	return p + k;
 }
 
