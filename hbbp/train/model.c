@@ -2,6 +2,7 @@
  * Depends on util/hbbp_err.h only; never prints, never exits.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -14,7 +14,7 @@
 #ifndef HBBP_MODEL_H
 #define HBBP_MODEL_H
 
-#include <stdio.h>
+#include <stddef.h>
 
 #define HBBP_MODEL_MAX_CUTOFF	100000
 
