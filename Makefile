@@ -1,7 +1,9 @@
 # hbbp-convert: perf.data -> HBBP basic-block counts -> instruction-mix tables.
 #
 #   make              build ./hbbp-convert and ./pmusim
-#   make check        unit, round-trip, golden CLI, corpus and malformed-input tests
+#   make check        the everyday tests: unit, round-trip, golden CLI, corpus and malformed input
+#   make check-slow   the slow tier: fuzz and ThreadSanitizer builds, simulator accuracy
+#                     campaigns, bench smoke tests (scripts with "# tier: slow"; CI runs both)
 #   make SAN=address,undefined check   the same under sanitizers (separate build dir)
 #   make fuzz         build the libFuzzer targets of tests/fuzz (clang)
 #   make bench        conversion benchmark on realistic recordings against perf script and
@@ -29,7 +31,7 @@ deb_libpq := libpq-dev
 # found by its header, linked shared (-lZydis -lZycore) in every build.
 deb_zydis := libzydis-dev
 
-ifneq ($(filter-out clean deps check demo uninstall,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean deps check check-slow demo uninstall,$(or $(MAKECMDGOALS),all)),)
 missing := $(strip $(foreach p,$(PKGS) $(HDR_PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
 missing += $(if $(shell echo '\#include <Zydis/Zydis.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo y),,zydis)
 missing := $(strip $(missing))
@@ -108,7 +110,7 @@ PROGS := hbbp-convert $(if $(SIM_SRCS),pmusim)
 endif
 
 .SECONDARY:
-.PHONY: FORCE all check check-build check-run deps demo clean install uninstall fuzz bench bench-real bench-tiled accuracy update-golden san-corpus objdump-big
+.PHONY: FORCE all check check-slow check-build check-run deps demo clean install uninstall fuzz bench bench-real bench-tiled accuracy update-golden san-corpus objdump-big
 all: $(PROGS)
 
 # The release: `git describe` of the checkout, else the VERSION file of a source tarball.
@@ -175,13 +177,18 @@ demo:
 	./hbbp-convert --binary vector=samples/demo/vector --by symbol,mnemonic,isa --top 15 \
 		samples/demo/perf.data
 
-# check installs what is missing (as root), builds, then runs every test.
+# check installs what is missing (as root), builds, then runs the everyday tier of tests;
+# check-slow the same for the slow tier (tests/run.sh: TIER=, ONLY=).
 check: deps
 	@$(MAKE) --no-print-directory check-build
 	@$(MAKE) --no-print-directory check-run
 
+check-slow: deps
+	@$(MAKE) --no-print-directory check-build
+	@$(MAKE) --no-print-directory check-run TIER=slow
+
 check-run:
-	@BUILD=$(BUILD) HBBP=$(firstword $(PROGS)) sh tests/run.sh
+	@BUILD=$(BUILD) HBBP=$(firstword $(PROGS)) TIER=$(TIER) sh tests/run.sh
 
 fuzz:
 	$(MAKE) -C tests/fuzz

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: slow
 # The paper's experiment on a CI-sized input (bench/accuracy.sh is the full one): primes and
 # interp, recorded once each by pmusim with realistic effects, against the exact truth of the
 # same run (pmusim --truth, an independent count of the qemu trace): HBBP's average weighted

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: slow
 # Smoke test of the realistic benchmark (bench/real.sh, bench/real_inputs.sh, bench/diag.awk,
 # bench/real_table.awk, bench/distinct.sh, benchgen --threads) on small inputs, so that `make bench` cannot rot:
 # sqlite3 really recorded by pmusim on a tiny SQL script; two small simulator runs stand in

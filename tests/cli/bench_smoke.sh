@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: slow
 # Smoke test of the benchmark scripts (bench/run.sh, bench/inputs.sh, benchgen) on a 2 MiB
 # recording tiled from two tiny pmusim runs, so that `make bench` cannot rot. Checks against
 # stock perf: the tiled file holds exactly the samples benchgen reports, and every branch

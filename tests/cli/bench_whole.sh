@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: slow
 # benchgen --whole (the 1 GiB file of bench/pairs.sh that holds the programs' whole runs): a
 # process whose share of --mb is a quarter of its recording replays samples from all of it,
 # in order (a subsequence of the recording reaching into its last fifth, by perf script; the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: slow
 # `make fuzz` builds every libFuzzer target (tests/fuzz) and each one runs: a few seconds on
 # its seeds (copied into a temporary corpus) must end with libFuzzer's DONE line, some
 # executions and no crash. SKIP where clang or its libFuzzer runtime is absent.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: slow
 # The 95% interval of every row (method.md §10) against the simulator's exact counts: the
 # six workloads recorded by pmusim with no hardware effect under 12 seeds (the seed draws
 # the low 6 bits of every sampling period; bench/calibrate.sh -q, inputs a fortieth of

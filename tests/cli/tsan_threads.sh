@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: slow
 # The threads of one conversion under ThreadSanitizer (a build of its own, SAN=thread): the
 # file read in two parts at once (--split), the stack sums' worker, a module's leaders and
 # blocks decoded on threads, the mix's instructions read ahead in batches of 7 blocks, and a
