@@ -8,7 +8,7 @@
 # Usage: tests/san_corpus.sh [HBBP_SAN_BINARY]
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$top/build/san/hbbp-convert}
-corpus=${CORPUS:-$top/../shared/perfdata}
+corpus=${CORPUS:-${HBBP_CORPUS:-$top/../shared/perfdata}}
 pass=0 fail=0 skip=0
 if [ ! -d "$corpus" ]; then
 	echo "SKIP san_corpus: no corpus at $corpus"
