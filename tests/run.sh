@@ -57,9 +57,12 @@ fi
 passed=$(grep -c '^PASS' "$out")
 failed=$(grep -c '^FAIL' "$out")
 skipped=$(grep -c '^SKIP' "$out")
-# the wall time of the tier and of its slowest tests, to keep the everyday tier short
-[ -s "$out.times" ] && echo "tier $TIER: $n tests in $((($(ms) - start) / 1000)) s; slowest: $(sort -rn \
+# the tier's wall time, the CPU time of its tests (the shell's `times`: steadier on a busy
+# machine) and its slowest tests, to keep the everyday tier short
+times > "$out.cpu"
+cpu=$(awk 'NR == 2 { gsub(/[ms]/, " "); printf "%.0f", $1 * 60 + $2 + $3 * 60 + $4 }' "$out.cpu")
+[ -s "$out.times" ] && echo "tier $TIER: $n tests in $((($(ms) - start) / 1000)) s, CPU $cpu s; slowest: $(sort -rn \
 	"$out.times" | head -n 5 | awk '{ sub(".*/", "", $2); printf "%s%s %.0f s", (NR > 1 ? ", " : ""), $2, $1 / 1000 }')"
-rm -f "$out" "$out.one" "$out.err" "$out.times"
+rm -f "$out" "$out.one" "$out.err" "$out.times" "$out.cpu"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
