@@ -1,5 +1,5 @@
-/* PostgreSQL writer: the tables, views and indexes of the SQLite store (writers/schema.h,
- * writers/views.h, writers/SCHEMA.md) in a server, through libpq.
+/* PostgreSQL writer: the tables, views and indexes of the SQLite store (writers/sql_schema.c,
+ * writers/SCHEMA.md) in a server, through libpq.
  *
  * The connection string is a libpq URI (postgresql://, postgres://) or keyword/value string;
  * libpq fills in what it lacks from the PG* environment variables and ~/.pgpass.
@@ -34,8 +34,7 @@
 #include "util/hbbp_err.h"
 #include "util/json_escape.h"
 #include "writers/schema.h"
-#include "writers/views.h"
-#include "writers/writer_int.h"
+#include "writers/sql_schema.h"
 
 /* The libpq functions used, loaded by pq__load(); each field is named as its function, and
  * the macros below make the code read as plain libpq calls. */
@@ -121,6 +120,7 @@ static int pq__load(struct writer_ctx *w)
 #define PG_SCHEMA_LOCK 0x68626270LL
 
 struct pg_state {
+	struct sql_conn sql;		/* first: the SQL layer's calls come back with it */
 	PGconn *conn;
 	char *run_id;		/* decimal, as returned */
 	bool in_copy;
@@ -128,53 +128,6 @@ struct pg_state {
 	size_t len;
 	char buf[64 * 1024];
 };
-
-static const struct {
-	const char *name;
-	const char *const *cols;
-	size_t nr_cols;
-} pg_schema_tables[] = {
-	{ "events", schema_events, SCHEMA_NR(schema_events) },
-	{ "modules", schema_modules, SCHEMA_NR(schema_modules) },
-	{ "symbols", schema_symbols, SCHEMA_NR(schema_symbols) },
-	{ "blocks", schema_blocks, SCHEMA_NR(schema_blocks) },
-	{ "instructions", schema_instructions, SCHEMA_NR(schema_instructions) },
-	{ "thread_blocks", schema_thread_blocks, SCHEMA_NR(schema_thread_blocks) },
-};
-#define NR_PG_SCHEMA_TABLES (sizeof(pg_schema_tables) / sizeof(pg_schema_tables[0]))
-
-static const char pg_bookkeeping[] =
-	"CREATE TABLE IF NOT EXISTS format_version (version integer NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS runs (run_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-	" created timestamptz NOT NULL DEFAULT now(), format_version integer NOT NULL,"
-	" label text, host text, recorded timestamptz, perf_version text, file text);"
-	"CREATE TABLE IF NOT EXISTS run_meta (run_id bigint NOT NULL REFERENCES runs"
-	" ON DELETE CASCADE, key text NOT NULL, value text, PRIMARY KEY (run_id, key));"
-	"CREATE TABLE IF NOT EXISTS warnings (run_id bigint NOT NULL REFERENCES runs"
-	" ON DELETE CASCADE, seq integer NOT NULL, message text, PRIMARY KEY (run_id, seq));"
-	"CREATE INDEX IF NOT EXISTS runs_created ON runs (created);"
-	"CREATE INDEX IF NOT EXISTS runs_label ON runs (label);";
-
-/* The columns of the bookkeeping tables, as information_schema names their types. */
-static const char *const pg_runs_cols[] = {
-	"run_id:bigint", "created:timestamp with time zone", "format_version:integer",
-	"label:text", "host:text", "recorded:timestamp with time zone", "perf_version:text",
-	"file:text",
-};
-static const char *const pg_run_meta_cols[] = { "run_id:bigint", "key:text", "value:text" };
-static const char *const pg_warnings_cols[] = { "run_id:bigint", "seq:integer",
-						"message:text" };
-
-static const char *pg__type(enum result_type t)
-{
-	switch (t) {
-	case RES_INT: return "bigint";
-	case RES_REAL: return "double precision";
-	case RES_TEXT: return "text";
-	case RES_NULL: break;
-	}
-	return "text";
-}
 
 /* A server error: the SQLSTATE class decides the errno (53: out of resources). */
 static int pg__err(const PGresult *res)
@@ -209,257 +162,72 @@ static int pg__fail(struct writer_ctx *w, struct pg_state *s, const PGresult *re
 	return err;
 }
 
-/* Runs sql (no parameters); returns 0 or the logged error. */
-static int pg__exec(struct writer_ctx *w, struct pg_state *s, const char *sql, const char *what)
+static int pg__exec(struct sql_conn *c, const char *sql, const char *what)
 {
+	struct pg_state *s = (struct pg_state *)c;
 	PGresult *res = PQexec(s->conn, sql);
 	int err = 0;
 
 	if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
-		err = pg__fail(w, s, res, what);
+		err = pg__fail(c->w, s, res, what);
 	PQclear(res);
 	return err;
 }
 
-static PGresult *pg__query(struct pg_state *s, const char *sql, int n, const char *const *v)
+static PGresult *pg__params(struct pg_state *s, const char *sql, int n, const char *const *v)
 {
 	return PQexecParams(s->conn, sql, n, NULL, v, NULL, NULL, 0);
 }
 
-/* Appends the identifier id, double-quoted, to sql (at most size bytes). */
-static int pg__ident(char **sql, const char *id)
+static int pg__query(struct sql_conn *c, const char *sql, const char *param,
+		     void (*row)(void *ctx, const char *a, const char *b), void *ctx)
 {
-	size_t n = strlen(id), len = *sql ? strlen(*sql) : 0;
-	char *p = realloc(*sql, len + 2 * n + 3);
-	size_t i;
+	struct pg_state *s = (struct pg_state *)c;
+	PGresult *res = pg__params(s, sql, param ? 1 : 0, &param);
+	int i, n = PQntuples(res);
 
-	if (!p)
-		return -ENOMEM;
-	*sql = p;
-	p += len;
-	*p++ = '"';
-	for (i = 0; i < n; i++) {
-		*p++ = id[i];
-		if (id[i] == '"')
-			*p++ = '"';
-	}
-	*p++ = '"';
-	*p = 0;
-	return 0;
-}
-
-static int pg__cat(char **sql, const char *s)
-{
-	size_t len = *sql ? strlen(*sql) : 0, n = strlen(s);
-	char *p = realloc(*sql, len + n + 1);
-
-	if (!p)
-		return -ENOMEM;
-	memcpy(p + len, s, n + 1);
-	*sql = p;
-	return 0;
-}
-
-/* Compares the columns of table with specs ("name:type", in order). Returns 0 when they
- * match, 1 when the table does not exist, else a logged error. */
-static int pg__check_table(struct writer_ctx *w, struct pg_state *s, const char *table,
-			   const char *const *specs, size_t nr)
-{
-	const char *params[1] = { table };
-	PGresult *res = pg__query(s, "SELECT column_name, data_type FROM"
-				  " information_schema.columns WHERE table_schema ="
-				  " current_schema() AND table_name = $1 ORDER BY ordinal_position",
-				  1, params);
-	int i, rows, err = 0;
-	bool same;
-
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		err = pg__fail(w, s, res, "reading the existing schema");
-		PQclear(res);
-		return err;
-	}
-	rows = PQntuples(res);
-	same = (size_t)rows == nr;
-	for (i = 0; same && i < rows; i++) {
-		const char *name = PQgetvalue(res, i, 0), *type = PQgetvalue(res, i, 1);
-		const char *colon = strchr(specs[i], ':');
-		size_t nl = (size_t)(colon - specs[i]);
-
-		if (strlen(name) != nl || strncmp(name, specs[i], nl) || strcmp(type, colon + 1))
-			same = false;
-	}
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		n = pg__fail(c->w, s, res, "reading the existing schema");
+	for (i = 0; row && i < n; i++)
+		row(ctx, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1));
 	PQclear(res);
-	if (rows == 0)
-		return 1;
-	if (!same) {
-		pr_err("%s: table \"%s\" of the database has other columns than this run's;"
-		       " write only runs with the same options (--by) into one database",
-		       w->path, table);
-		w->logged = true;
-		return -HBBP_EFORMAT;
-	}
-	return 0;
-}
-
-/* Creates table t (run_id + its columns) or checks an existing one. */
-static int pg__ensure_table(struct writer_ctx *w, struct pg_state *s,
-			    const struct result_table *t)
-{
-	char **specs = calloc(t->nr_cols + 1, sizeof(*specs));
-	char *sql = NULL;
-	size_t i;
-	int err = -ENOMEM;
-
-	if (!specs)
-		return -ENOMEM;
-	if (!(specs[0] = strdup("run_id:bigint")))
-		goto out;
-	for (i = 0; i < t->nr_cols; i++)
-		if (asprintf(&specs[i + 1], "%s:%s", t->cols[i].name,
-			     pg__type(t->cols[i].type)) < 0) {
-			specs[i + 1] = NULL;
-			goto out;
-		}
-	err = pg__check_table(w, s, t->name, (const char *const *)specs, t->nr_cols + 1);
-	if (err <= 0)
-		goto out;
-	err = pg__cat(&sql, "CREATE TABLE ");
-	err = err ? err : pg__ident(&sql, t->name);
-	err = err ? err : pg__cat(&sql, " (run_id bigint NOT NULL REFERENCES runs ON DELETE"
-				  " CASCADE");
-	for (i = 0; !err && i < t->nr_cols; i++) {
-		err = pg__cat(&sql, ", ");
-		err = err ? err : pg__ident(&sql, t->cols[i].name);
-		err = err ? err : pg__cat(&sql, " ");
-		err = err ? err : pg__cat(&sql, pg__type(t->cols[i].type));
-	}
-	err = err ? err : pg__cat(&sql, ")");
-	if (!err)
-		err = pg__exec(w, s, sql, "creating a table");
-out:
-	for (i = 0; i <= t->nr_cols; i++)
-		free(specs[i]);
-	free(specs);
-	free(sql);
-	return err;
-}
-
-static int pg__check_version(struct writer_ctx *w, struct pg_state *s)
-{
-	PGresult *res = PQexec(s->conn, "SELECT version FROM format_version");
-	char sql[96];
-	int err = 0;
-
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		err = pg__fail(w, s, res, "reading the format version");
-	} else if (PQntuples(res) == 0) {
-		snprintf(sql, sizeof(sql), "INSERT INTO format_version VALUES (%d)",
-			 SCHEMA_FORMAT_VERSION);
-		err = pg__exec(w, s, sql, "setting the format version");
-	} else if (PQntuples(res) != 1 ||
-		   atoi(PQgetvalue(res, 0, 0)) != SCHEMA_FORMAT_VERSION) {
-		pr_err("%s: database format version %s, this tool writes version %d: use"
-		       " another database or schema", w->path, PQgetvalue(res, 0, 0),
-		       SCHEMA_FORMAT_VERSION);
-		w->logged = true;
-		err = -HBBP_EFORMAT;
-	}
-	PQclear(res);
-	return err;
+	return n;
 }
 
 /* Transaction 1: the schema, created or checked under the advisory lock. */
 static int pg__schema(struct writer_ctx *w, struct pg_state *s)
 {
-	const struct result *r = w->res;
-	char sql[160];
-	size_t i;
+	struct sql_conn *c = &s->sql;
+	char sql[64];
 	int err;
 
-	err = pg__exec(w, s, "BEGIN", "starting the schema transaction");
+	err = pg__exec(c, "BEGIN", "starting the schema transaction");
 	if (err)
 		return err;
 	s->in_tx = true;
 	snprintf(sql, sizeof(sql), "SELECT pg_advisory_xact_lock(%lld)", PG_SCHEMA_LOCK);
-	err = pg__exec(w, s, sql, "locking the schema");
-	err = err ? err : pg__exec(w, s, "SET LOCAL client_min_messages = warning",
+	err = pg__exec(c, sql, "locking the schema");
+	err = err ? err : pg__exec(c, "SET LOCAL client_min_messages = warning",
 				   "setting up the session");
-	err = err ? err : pg__exec(w, s, pg_bookkeeping, "creating the run tables");
-	err = err ? err : pg__check_version(w, s);
-	if (!err && pg__check_table(w, s, "runs", pg_runs_cols, SCHEMA_NR(pg_runs_cols)) < 0)
-		err = -HBBP_EFORMAT;
-	if (!err && pg__check_table(w, s, "run_meta", pg_run_meta_cols,
-				    SCHEMA_NR(pg_run_meta_cols)) < 0)
-		err = -HBBP_EFORMAT;
-	if (!err && pg__check_table(w, s, "warnings", pg_warnings_cols,
-				    SCHEMA_NR(pg_warnings_cols)) < 0)
-		err = -HBBP_EFORMAT;
-	/* schema tables the result lacks are created from schema.h, so the views work */
-	for (i = 0; !err && i < NR_PG_SCHEMA_TABLES; i++) {
-		struct result *tmp = NULL;
-		struct result_table *t;
-
-		if (result__table(r, pg_schema_tables[i].name))
-			continue;
-		err = result__new(&tmp);
-		if (!err)
-			err = result__add_table(tmp, pg_schema_tables[i].name,
-						pg_schema_tables[i].cols,
-						pg_schema_tables[i].nr_cols, &t);
-		if (!err)
-			err = pg__ensure_table(w, s, t);
-		result__delete(tmp);
-	}
-	for (i = 0; !err && i < r->nr_tables; i++)
-		err = pg__ensure_table(w, s, r->tables[i]);
-	for (i = 0; !err && i < NR_STORE_INDEXES; i++) {
-		snprintf(sql, sizeof(sql), "CREATE INDEX IF NOT EXISTS %s ON %s (run_id, %s)",
-			 store_indexes[i].name, store_indexes[i].table, store_indexes[i].col);
-		err = pg__exec(w, s, sql, "creating the indexes");
-	}
-	for (i = 0; !err && i < NR_STORE_VIEWS; i++) {
-		const char *params[1] = { store_views[i].name };
-		PGresult *res = pg__query(s, "SELECT to_regclass(quote_ident($1)) IS NULL", 1,
-					  params);
-		char *create = NULL;
-
-		if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
-			err = pg__fail(w, s, res, "looking for the views");
-		} else if (!strcmp(PQgetvalue(res, 0, 0), "t")) {
-			if (asprintf(&create, "CREATE VIEW %s AS %s", store_views[i].name,
-				     store_views[i].select_pg ? store_views[i].select_pg :
-				     store_views[i].select) < 0)
-				err = -ENOMEM;
-			else
-				err = pg__exec(w, s, create, "creating the views");
-			free(create);
-		}
-		PQclear(res);
-	}
-	if (!err)
-		err = pg__exec(w, s, "COMMIT", "committing the schema");
+	err = err ? err : sql_schema__create(c);
+	err = err ? err : sql_schema__indexes(c);
+	err = err ? err : pg__exec(c, "COMMIT", "committing the schema");
 	if (!err)
 		s->in_tx = false;
 	return err;
 }
 
-/* Result table names that would collide with the store's own tables. */
-static int pg__check_result(struct writer_ctx *w)
+/* Runs the statement sql with n parameters. */
+static int pg__send(struct writer_ctx *w, struct pg_state *s, const char *sql, int n,
+		    const char *const *params, const char *what)
 {
-	static const char *const reserved[] = { "runs", "run_meta", "warnings",
-						"format_version" };
-	size_t i, k;
+	PGresult *res = pg__params(s, sql, n, params);
+	int err = 0;
 
-	for (i = 0; i < w->res->nr_tables; i++)
-		for (k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
-			if (!strcmp(w->res->tables[i]->name, reserved[k]) ||
-			    !strncmp(w->res->tables[i]->name, "pg_", 3)) {
-				pr_err("%s: result table name \"%s\" is reserved", w->path,
-				       w->res->tables[i]->name);
-				w->logged = true;
-				return -EINVAL;
-			}
-	return 0;
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		err = pg__fail(w, s, res, what);
+	PQclear(res);
+	return err;
 }
 
 /* Transaction 2 begins: the run, its metadata and warnings. */
@@ -472,7 +240,7 @@ static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 	size_t i;
 	int err;
 
-	err = pg__exec(w, s, "BEGIN", "starting the transaction");
+	err = pg__exec(&s->sql, "BEGIN", "starting the transaction");
 	if (err)
 		return err;
 	s->in_tx = true;
@@ -480,9 +248,7 @@ static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 	params[0] = version;
 	for (i = 0; i < 5; i++)
 		params[i + 1] = writer__run_info(w, info[i]);
-	res = pg__query(s, "INSERT INTO runs (format_version, label, host, recorded,"
-			" perf_version, file) VALUES ($1, $2, $3, $4, $5, $6) RETURNING run_id",
-			6, params);
+	res = pg__params(s, sql_pg.insert_run, 6, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
 		err = pg__fail(w, s, res, "adding the run");
 		PQclear(res);
@@ -492,11 +258,11 @@ static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 	PQclear(res);
 	if (!s->run_id)
 		return -ENOMEM;
+	params[0] = s->run_id;
 	for (i = 0; !err && i < w->res->nr_meta; i++) {
 		const struct result_kv *kv = &w->res->meta[i];
 		char val[40];
 
-		params[0] = s->run_id;
 		params[1] = kv->key;
 		switch (kv->val.type) {
 		case RES_INT: wfmt__int(val, kv->val.i); params[2] = val; break;
@@ -506,20 +272,13 @@ static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 		case RES_TEXT: params[2] = kv->val.s; break;
 		case RES_NULL: params[2] = NULL; break;
 		}
-		res = pg__query(s, "INSERT INTO run_meta VALUES ($1, $2, $3)", 3, params);
-		if (PQresultStatus(res) != PGRES_COMMAND_OK)
-			err = pg__fail(w, s, res, "writing the run metadata");
-		PQclear(res);
+		err = pg__send(w, s, sql_insert_meta, 3, params, "writing the run metadata");
 	}
 	for (i = 0; !err && i < w->res->nr_warnings; i++) {
 		snprintf(seq, sizeof(seq), "%zu", i);
-		params[0] = s->run_id;
 		params[1] = seq;
 		params[2] = w->res->warnings[i];
-		res = pg__query(s, "INSERT INTO warnings VALUES ($1, $2, $3)", 3, params);
-		if (PQresultStatus(res) != PGRES_COMMAND_OK)
-			err = pg__fail(w, s, res, "writing the warnings");
-		PQclear(res);
+		err = pg__send(w, s, sql_insert_warning, 3, params, "writing the warnings");
 	}
 	return err;
 }
@@ -532,7 +291,8 @@ static int pg__open(struct writer_ctx *w)
 	if (!s)
 		return -ENOMEM;
 	w->priv = s;
-	err = pg__check_result(w);
+	s->sql = (struct sql_conn){ &sql_pg, w, pg__exec, pg__query };
+	err = sql_schema__check_result(w);
 	if (!err)
 		err = pq__load(w);
 	if (err)
@@ -541,13 +301,7 @@ static int pg__open(struct writer_ctx *w)
 	if (!s->conn)
 		return -ENOMEM;
 	if (PQstatus(s->conn) != CONNECTION_OK) {
-		const char *msg = PQerrorMessage(s->conn);
-		size_t n = strlen(msg);
-
-		while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-			n--;
-		pr_err("%s: cannot connect: %.*s", w->path, (int)n, msg);
-		w->logged = true;
+		pg__fail(w, s, NULL, "cannot connect");
 		return -ECONNREFUSED;
 	}
 	if (PQsetClientEncoding(s->conn, "UTF8")) {
@@ -639,22 +393,11 @@ static int pg__begin(struct writer_ctx *w, const struct result_table *t)
 {
 	struct pg_state *s = w->priv;
 	PGresult *res;
-	char *sql = NULL;
-	size_t i;
-	int err;
+	char *sql;
+	int err = sql_schema__rows_sql(&sql_pg, t, &sql);
 
-	err = pg__cat(&sql, "COPY ");
-	err = err ? err : pg__ident(&sql, t->name);
-	err = err ? err : pg__cat(&sql, " (run_id");
-	for (i = 0; !err && i < t->nr_cols; i++) {
-		err = pg__cat(&sql, ", ");
-		err = err ? err : pg__ident(&sql, t->cols[i].name);
-	}
-	err = err ? err : pg__cat(&sql, ") FROM STDIN");
-	if (err) {
-		free(sql);
+	if (err)
 		return err;
-	}
 	res = PQexec(s->conn, sql);
 	free(sql);
 	if (PQresultStatus(res) != PGRES_COPY_IN) {
@@ -746,7 +489,7 @@ static int pg__close(struct writer_ctx *w, bool ok)
 		if (ok && writer__interrupted())
 			ok = false, err = -EINTR;
 		if (ok && s->in_tx) {
-			err = pg__exec(w, s, "COMMIT", "committing the run");
+			err = pg__exec(&s->sql, "COMMIT", "committing the run");
 			s->in_tx = false;
 		}
 		if (s->in_tx) {

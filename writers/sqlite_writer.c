@@ -1,7 +1,6 @@
 /* SQLite writer: every table of the result, each row with the run's run_id, plus the run
- * bookkeeping tables (runs, run_meta, warnings), indexes and the pivot views of
- * writers/SCHEMA.md. One transaction, prepared statements, PRAGMA user_version =
- * SCHEMA_FORMAT_VERSION.
+ * bookkeeping tables, indexes and views of writers/sql_schema.c (writers/SCHEMA.md). One
+ * transaction, prepared statements, PRAGMA user_version = SCHEMA_FORMAT_VERSION.
  *  - A new database is the temporary file of writer__write(), which renames it into place;
  *    it needs no rollback journal (journal_mode=OFF, synchronous=OFF): atomicity comes from
  *    the rename and durability from writer__write's fsync.
@@ -24,54 +23,24 @@
 
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
-#include "writers/views.h"
-#include "writers/writer_int.h"
-
-struct sqlite_wait;
-
-struct sqlite_state {
-	sqlite3 *db;
-	sqlite3_stmt *ins;
-	sqlite3_int64 run_id;
-	struct sqlite_wait *wait;
-};
-
-static const struct {
-	const char *name;
-	const char *const *cols;
-	size_t nr_cols;
-} schema_tables[] = {
-	{ "events", schema_events, SCHEMA_NR(schema_events) },
-	{ "modules", schema_modules, SCHEMA_NR(schema_modules) },
-	{ "symbols", schema_symbols, SCHEMA_NR(schema_symbols) },
-	{ "blocks", schema_blocks, SCHEMA_NR(schema_blocks) },
-	{ "instructions", schema_instructions, SCHEMA_NR(schema_instructions) },
-	{ "thread_blocks", schema_thread_blocks, SCHEMA_NR(schema_thread_blocks) },
-};
-#define NR_SCHEMA_TABLES (sizeof(schema_tables) / sizeof(schema_tables[0]))
+#include "writers/sql_schema.h"
 
 /* How long an append waits for another writer's lock before it fails. */
 #define SQLITE_BUSY_WAIT_S 600
 
-/* Bookkeeping tables: "name type" column lists (the run_id column of runs is its key).
- * runs: the first 3 columns are those of the first version; an append to such a database
- * adds the others (ALTER TABLE ... ADD COLUMN, in the run's transaction). */
-static const char *const runs_cols[] = { "run_id INTEGER", "created TEXT",
-					 "format_version INTEGER", "label TEXT", "host TEXT",
-					 "recorded TEXT", "perf_version TEXT", "file TEXT" };
-#define NR_RUNS_COLS_V1 3
-#define NR_RUNS_COLS (sizeof(runs_cols) / sizeof(runs_cols[0]))
-static const char *const run_meta_cols[] = { "run_id INTEGER", "key TEXT", "value" };
-static const char *const warnings_cols[] = { "run_id INTEGER", "seq INTEGER", "message TEXT" };
+struct sqlite_wait {
+	struct writer_ctx *w;
+	double start;
+	bool said;
+};
 
-static const char sql_bookkeeping[] =
-	"CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY, created TEXT NOT NULL,"
-	" format_version INTEGER NOT NULL, label TEXT, host TEXT, recorded TEXT,"
-	" perf_version TEXT, file TEXT);"
-	"CREATE TABLE IF NOT EXISTS run_meta (run_id INTEGER NOT NULL REFERENCES runs,"
-	" key TEXT NOT NULL, value, PRIMARY KEY (run_id, key));"
-	"CREATE TABLE IF NOT EXISTS warnings (run_id INTEGER NOT NULL REFERENCES runs,"
-	" seq INTEGER NOT NULL, message TEXT, PRIMARY KEY (run_id, seq));";
+struct sqlite_state {
+	struct sql_conn sql;		/* first: the SQL layer's calls come back with it */
+	sqlite3 *db;
+	sqlite3_stmt *ins;
+	sqlite3_int64 run_id;
+	struct sqlite_wait wait;
+};
 
 /* SQLite result code -> negative errno / -HBBP_E*. */
 static int sqlite__err(sqlite3 *db, int rc)
@@ -122,312 +91,48 @@ static int sqlite__fail(struct writer_ctx *w, sqlite3 *db, int rc, const char *w
 	return err;
 }
 
-static int sqlite__exec(struct writer_ctx *w, sqlite3 *db, const char *sql, const char *what)
+static int sqlite__exec(struct sql_conn *c, const char *sql, const char *what)
 {
+	sqlite3 *db = ((struct sqlite_state *)c)->db;
 	int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
 
-	return rc == SQLITE_OK ? 0 : sqlite__fail(w, db, rc, what);
+	return rc == SQLITE_OK ? 0 : sqlite__fail(c->w, db, rc, what);
 }
 
-/* Appends the SQL identifier s, double-quoted, to buf; returns 0 or -ENOMEM. */
-static int sql__ident(char **buf, size_t *len, const char *s)
+static int sqlite__query(struct sql_conn *c, const char *sql, const char *param,
+			 void (*row)(void *ctx, const char *a, const char *b), void *ctx)
 {
-	size_t n = strlen(s), need = *len + 2 * n + 3;
-	char *p = realloc(*buf, need + 1);
-
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	p += *len;
-	*p++ = '"';
-	for (; *s; s++) {
-		*p++ = *s;
-		if (*s == '"')
-			*p++ = '"';
-	}
-	*p++ = '"';
-	*p = '\0';
-	*len = (size_t)(p - *buf);
-	return 0;
-}
-
-static int sql__cat(char **buf, size_t *len, const char *s)
-{
-	size_t n = strlen(s);
-	char *p = realloc(*buf, *len + n + 1);
-
-	if (!p)
-		return -ENOMEM;
-	memcpy(p + *len, s, n + 1);
-	*buf = p;
-	*len += n;
-	return 0;
-}
-
-static const char *sql__type(enum result_type t)
-{
-	switch (t) {
-	case RES_INT: return "INTEGER";
-	case RES_REAL: return "REAL";
-	case RES_TEXT: return "TEXT";
-	case RES_NULL: break;
-	}
-	return "";
-}
-
-/* The number of columns of table (0: no such table, or it cannot be read). */
-static size_t sqlite__nr_columns(sqlite3 *db, const char *table)
-{
+	sqlite3 *db = ((struct sqlite_state *)c)->db;
 	sqlite3_stmt *st = NULL;
-	size_t n = 0;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL), n = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM pragma_table_info(?1)", -1, &st,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			n = (size_t)sqlite3_column_int64(st, 0);
+	if (rc == SQLITE_OK && param)
+		rc = sqlite3_bind_text(st, 1, param, -1, SQLITE_STATIC);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *a = (const char *)sqlite3_column_text(st, 0);
+		const char *b = (const char *)sqlite3_column_text(st, 1);
+
+		if (row)
+			row(ctx, a ? a : "", b ? b : "");
+		n++;
+		rc = SQLITE_OK;
 	}
+	if (rc != SQLITE_DONE)
+		n = sqlite__fail(c->w, db, rc, "reading the existing schema");
 	sqlite3_finalize(st);
 	return n;
 }
 
-/* Compares the columns of an existing table with names[i]/types[i] (run_id first).
- * Returns 0 when they match, 1 when the table does not exist, else an error. */
-static int sqlite__check_table(struct writer_ctx *w, sqlite3 *db, const char *table,
-			       size_t nr, const char *const *names, const char *const *types)
+/* A cell into parameter k of st. */
+static int sqlite__bind(sqlite3_stmt *st, int k, const struct result_cell *c)
 {
-	sqlite3_stmt *st = NULL;
-	size_t i = 0;
-	bool same = true;
-	int rc, err = 0;
-
-	rc = sqlite3_prepare_v2(db, "SELECT name, type FROM pragma_table_info(?1)", -1, &st,
-				NULL);
-	if (rc != SQLITE_OK)
-		return sqlite__fail(w, db, rc, "reading the existing schema");
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		const char *type = (const char *)sqlite3_column_text(st, 1);
-
-		if (i >= nr || !name || strcmp(name, names[i]) || strcasecmp(type ? type : "",
-									    types[i]))
-			same = false;
-		i++;
+	switch (c->type) {
+	case RES_INT: return sqlite3_bind_int64(st, k, c->i);
+	case RES_REAL: return sqlite3_bind_double(st, k, c->d);	/* NaN: NULL */
+	case RES_TEXT: return sqlite3_bind_text(st, k, c->s, -1, SQLITE_STATIC);
+	case RES_NULL: break;
 	}
-	if (rc != SQLITE_DONE)
-		err = sqlite__fail(w, db, rc, "reading the existing schema");
-	sqlite3_finalize(st);
-	if (err)
-		return err;
-	if (i == 0)
-		return 1;
-	if (i != nr || !same) {
-		pr_err("%s: table \"%s\" of the database has other columns than this run's;"
-		       " append only runs written with the same options (--by) or write a new"
-		       " database", w->path, table);
-		w->logged = true;
-		return -HBBP_EFORMAT;
-	}
-	return 0;
-}
-
-/* Creates table t (run_id + its columns) or checks that an existing one matches. */
-static int sqlite__ensure_table(struct writer_ctx *w, sqlite3 *db, const struct result_table *t)
-{
-	const char **names = calloc(t->nr_cols + 1, sizeof(*names));
-	const char **types = calloc(t->nr_cols + 1, sizeof(*types));
-	char *sql = NULL;
-	size_t len = 0, i;
-	int err = -ENOMEM;
-
-	if (!names || !types)
-		goto out;
-	names[0] = "run_id";
-	types[0] = "INTEGER";
-	for (i = 0; i < t->nr_cols; i++) {
-		names[i + 1] = t->cols[i].name;
-		types[i + 1] = sql__type(t->cols[i].type);
-	}
-	err = sqlite__check_table(w, db, t->name, t->nr_cols + 1, names, types);
-	if (err <= 0)
-		goto out;
-	err = sql__cat(&sql, &len, "CREATE TABLE ");
-	err = err ? err : sql__ident(&sql, &len, t->name);
-	err = err ? err : sql__cat(&sql, &len, " (run_id INTEGER NOT NULL REFERENCES runs");
-	for (i = 0; !err && i < t->nr_cols; i++) {
-		err = sql__cat(&sql, &len, ", ");
-		err = err ? err : sql__ident(&sql, &len, t->cols[i].name);
-		err = err ? err : sql__cat(&sql, &len, " ");
-		err = err ? err : sql__cat(&sql, &len, types[i + 1]);
-	}
-	err = err ? err : sql__cat(&sql, &len, ")");
-	if (!err)
-		err = sqlite__exec(w, db, sql, "creating a table");
-out:
-	free(sql);
-	free(names);
-	free(types);
-	return err;
-}
-
-static int sqlite__check_bookkeeping(struct writer_ctx *w, sqlite3 *db)
-{
-	static const struct {
-		const char *name;
-		const char *const *cols;
-		size_t nr;
-	} tabs[] = {
-		{ "runs", runs_cols, NR_RUNS_COLS },
-		{ "run_meta", run_meta_cols, 3 },
-		{ "warnings", warnings_cols, 3 },
-	};
-	size_t i, k;
-	int err;
-
-	for (i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
-		const char *names[NR_RUNS_COLS], *types[NR_RUNS_COLS];
-		char buf[NR_RUNS_COLS][32];
-		size_t nr = tabs[i].nr;
-
-		for (k = 0; k < nr; k++) {
-			const char *sp = strchr(tabs[i].cols[k], ' ');
-
-			snprintf(buf[k], sizeof(buf[k]), "%.*s",
-				 sp ? (int)(sp - tabs[i].cols[k]) : (int)strlen(tabs[i].cols[k]),
-				 tabs[i].cols[k]);
-			names[k] = buf[k];
-			types[k] = sp ? sp + 1 : "";
-		}
-		if (tabs[i].cols == runs_cols && sqlite__nr_columns(db, "runs") ==
-		    NR_RUNS_COLS_V1) {
-			/* a database of the first version: check those, add the others */
-			err = sqlite__check_table(w, db, "runs", NR_RUNS_COLS_V1, names, types);
-			for (k = NR_RUNS_COLS_V1; !err && k < NR_RUNS_COLS; k++) {
-				char sql[96];
-
-				snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s",
-					 runs_cols[k]);
-				err = sqlite__exec(w, db, sql, "adding a column to table runs");
-			}
-			if (err < 0)
-				return err;
-			continue;
-		}
-		err = sqlite__check_table(w, db, tabs[i].name, nr, names, types);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
-/* A result table with a name of schema.h must have exactly its columns; other names must
- * not collide with the bookkeeping tables or SQLite's own. */
-static int sqlite__check_result(struct writer_ctx *w)
-{
-	const struct result *r = w->res;
-	size_t i, k, c;
-
-	for (i = 0; i < r->nr_tables; i++) {
-		const struct result_table *t = r->tables[i];
-
-		if (!strcmp(t->name, "runs") || !strcmp(t->name, "run_meta") ||
-		    !strcmp(t->name, "warnings") || !strncasecmp(t->name, "sqlite_", 7)) {
-			pr_err("%s: result table name \"%s\" is reserved", w->path, t->name);
-			w->logged = true;
-			return -EINVAL;
-		}
-		for (k = 0; k < NR_SCHEMA_TABLES; k++) {
-			if (strcmp(t->name, schema_tables[k].name))
-				continue;
-			if (t->nr_cols != schema_tables[k].nr_cols)
-				goto mismatch;
-			for (c = 0; c < t->nr_cols; c++) {
-				static const char *const tn[] = { "", "int", "real", "text" };
-				char spec[256];
-
-				snprintf(spec, sizeof(spec), "%s:%s", t->cols[c].name,
-					 tn[t->cols[c].type]);
-				if (strcmp(spec, schema_tables[k].cols[c]))
-					goto mismatch;
-			}
-		}
-	}
-	return 0;
-mismatch:
-	pr_err("%s: result table \"%s\" does not have the columns of writers/schema.h",
-	       w->path, r->tables[i]->name);
-	w->logged = true;
-	return -EINVAL;
-}
-
-/* Schema tables the result lacks are created from schema.h, so the views always work. */
-static int sqlite__ensure_schema(struct writer_ctx *w, sqlite3 *db)
-{
-	const struct result *r = w->res;
-	size_t i;
-	int err;
-
-	err = sqlite__check_bookkeeping(w, db);
-	if (!err)
-		err = sqlite__exec(w, db, sql_bookkeeping, "creating the run tables");
-	for (i = 0; !err && i < NR_SCHEMA_TABLES; i++) {
-		struct result *tmp = NULL;
-		struct result_table *t;
-
-		if (result__table(r, schema_tables[i].name))
-			continue;
-		err = result__new(&tmp);
-		if (!err)
-			err = result__add_table(tmp, schema_tables[i].name, schema_tables[i].cols,
-						schema_tables[i].nr_cols, &t);
-		if (!err)
-			err = sqlite__ensure_table(w, db, t);
-		result__delete(tmp);
-	}
-	for (i = 0; !err && i < r->nr_tables; i++)
-		err = sqlite__ensure_table(w, db, r->tables[i]);
-	for (i = 0; !err && i < NR_STORE_VIEWS; i++) {
-		char *sql = NULL;
-
-		if (asprintf(&sql, "CREATE VIEW IF NOT EXISTS %s AS %s", store_views[i].name,
-			     store_views[i].select) < 0)
-			return -ENOMEM;
-		err = sqlite__exec(w, db, sql, "creating the views");
-		free(sql);
-	}
-	return err;
-}
-
-/* In place: checks the version of the database, under the write lock; sets it on an empty
- * database. */
-static int sqlite__check_version(struct writer_ctx *w, sqlite3 *db)
-{
-	sqlite3_stmt *q = NULL;
-	int rc, err = 0, version = 0, nr_objects = 0;
-	char pragma[64];
-
-	rc = sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version),"
-				" (SELECT COUNT(*) FROM sqlite_schema)", -1, &q, NULL);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-		version = sqlite3_column_int(q, 0);
-		nr_objects = sqlite3_column_int(q, 1);
-	} else {
-		err = sqlite__fail(w, db, rc, "reading the database version");
-		sqlite3_finalize(q);
-		return err;
-	}
-	sqlite3_finalize(q);
-	if (version == SCHEMA_FORMAT_VERSION)
-		return 0;
-	if (version != 0 || nr_objects != 0) {
-		pr_err("%s: database schema version %d, this tool writes version %d: write a"
-		       " new database", w->path, version, SCHEMA_FORMAT_VERSION);
-		w->logged = true;
-		return -HBBP_EFORMAT;
-	}
-	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", SCHEMA_FORMAT_VERSION);
-	return sqlite__exec(w, db, pragma, "setting the schema version");
+	return sqlite3_bind_null(st, k);
 }
 
 static double sqlite__now(void)
@@ -437,12 +142,6 @@ static double sqlite__now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-
-struct sqlite_wait {
-	struct writer_ctx *w;
-	double start;
-	bool said;
-};
 
 /* Another connection holds the lock: wait (1 to 50 ms at a time) up to SQLITE_BUSY_WAIT_S
  * seconds, saying so once after a second; give up at once when a signal came. */
@@ -466,59 +165,15 @@ static int sqlite__busy(void *arg, int count)
 	return 1;
 }
 
-static int sqlite__open(struct writer_ctx *w)
+/* The run, its metadata and warnings. */
+static int sqlite__add_run(struct writer_ctx *w, struct sqlite_state *s)
 {
 	static const char *const info[] = { "label", "host", "recorded", "perf_version", "file" };
-	struct sqlite_state *s = calloc(1, sizeof(*s));
 	sqlite3_stmt *st = NULL;
 	size_t i;
-	int rc, err;
+	int rc;
 
-	if (!s)
-		return -ENOMEM;
-	w->priv = s;
-	err = sqlite__check_result(w);
-	if (err)
-		return err;
-	s->wait = calloc(1, sizeof(*s->wait));
-	if (!s->wait)
-		return -ENOMEM;
-	s->wait->w = w;
-	rc = sqlite3_open_v2(w->db_path, &s->db, SQLITE_OPEN_READWRITE, NULL);
-	if (rc != SQLITE_OK)
-		return sqlite__fail(w, s->db, rc, w->in_place ? "opening the database" :
-				    "opening the temporary database");
-	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_handler(s->db, sqlite__busy, s->wait);
-	if (w->in_place) {
-		/* the database's own journal mode and durability; the lock before any read */
-		err = sqlite__exec(w, s->db, "PRAGMA cache_size = -32768;",
-				   "setting up the database");
-		if (!err)
-			err = sqlite__exec(w, s->db, "BEGIN IMMEDIATE", "locking the database");
-		if (!err)
-			err = sqlite__check_version(w, s->db);
-	} else {
-		char pragma[64];
-
-		err = sqlite__exec(w, s->db, "PRAGMA journal_mode = OFF; PRAGMA synchronous ="
-				   " OFF; PRAGMA cache_size = -32768;", "setting up the database");
-		if (!err)
-			err = sqlite__exec(w, s->db, "BEGIN", "starting the transaction");
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
-			 SCHEMA_FORMAT_VERSION);
-		if (!err)
-			err = sqlite__exec(w, s->db, pragma, "setting the schema version");
-	}
-	if (!err)
-		err = sqlite__ensure_schema(w, s->db);
-	if (err)
-		return err;
-
-	rc = sqlite3_prepare_v2(s->db, "INSERT INTO runs (created, format_version, label, host,"
-				" recorded, perf_version, file) VALUES"
-				" (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?1, ?2, ?3, ?4, ?5, ?6)",
-				-1, &st, NULL);
+	rc = sqlite3_prepare_v2(s->db, sql_sqlite.insert_run, -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int(st, 1, SCHEMA_FORMAT_VERSION);
 		for (i = 0; i < sizeof(info) / sizeof(info[0]); i++) {
@@ -534,19 +189,13 @@ static int sqlite__open(struct writer_ctx *w)
 		return sqlite__fail(w, s->db, rc, "adding the run");
 	s->run_id = sqlite3_last_insert_rowid(s->db);
 
-	rc = sqlite3_prepare_v2(s->db, "INSERT INTO run_meta VALUES (?1, ?2, ?3)", -1, &st,
-				NULL);
+	rc = sqlite3_prepare_v2(s->db, sql_insert_meta, -1, &st, NULL);
 	for (i = 0; rc == SQLITE_OK && i < w->res->nr_meta; i++) {
 		const struct result_kv *kv = &w->res->meta[i];
 
 		sqlite3_bind_int64(st, 1, s->run_id);
 		sqlite3_bind_text(st, 2, kv->key, -1, SQLITE_STATIC);
-		switch (kv->val.type) {
-		case RES_INT: rc = sqlite3_bind_int64(st, 3, kv->val.i); break;
-		case RES_REAL: rc = sqlite3_bind_double(st, 3, kv->val.d); break;
-		case RES_TEXT: rc = sqlite3_bind_text(st, 3, kv->val.s, -1, SQLITE_STATIC); break;
-		case RES_NULL: rc = sqlite3_bind_null(st, 3); break;
-		}
+		rc = sqlite__bind(st, 3, &kv->val);
 		if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_DONE)
 			rc = sqlite3_reset(st);
 	}
@@ -554,7 +203,7 @@ static int sqlite__open(struct writer_ctx *w)
 	if (rc != SQLITE_OK)
 		return sqlite__fail(w, s->db, rc, "writing the run metadata");
 
-	rc = sqlite3_prepare_v2(s->db, "INSERT INTO warnings VALUES (?1, ?2, ?3)", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(s->db, sql_insert_warning, -1, &st, NULL);
 	for (i = 0; rc == SQLITE_OK && i < w->res->nr_warnings; i++) {
 		sqlite3_bind_int64(st, 1, s->run_id);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
@@ -568,23 +217,51 @@ static int sqlite__open(struct writer_ctx *w)
 	return 0;
 }
 
+static int sqlite__open(struct writer_ctx *w)
+{
+	struct sqlite_state *s = calloc(1, sizeof(*s));
+	struct sql_conn *c;
+	int rc, err;
+
+	if (!s)
+		return -ENOMEM;
+	w->priv = s;
+	c = &s->sql;
+	*c = (struct sql_conn){ &sql_sqlite, w, sqlite__exec, sqlite__query };
+	s->wait.w = w;
+	err = sql_schema__check_result(w);
+	if (err)
+		return err;
+	rc = sqlite3_open_v2(w->db_path, &s->db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc != SQLITE_OK)
+		return sqlite__fail(w, s->db, rc, w->in_place ? "opening the database" :
+				    "opening the temporary database");
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_handler(s->db, sqlite__busy, &s->wait);
+	if (w->in_place) {
+		/* the database's own journal mode and durability; the lock before any read */
+		err = sqlite__exec(c, "PRAGMA cache_size = -32768;", "setting up the database");
+		if (!err)
+			err = sqlite__exec(c, "BEGIN IMMEDIATE", "locking the database");
+	} else {
+		err = sqlite__exec(c, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+				   " PRAGMA cache_size = -32768;", "setting up the database");
+		if (!err)
+			err = sqlite__exec(c, "BEGIN", "starting the transaction");
+	}
+	if (!err)
+		err = sql_schema__create(c);
+	return err ? err : sqlite__add_run(w, s);
+}
+
 static int sqlite__begin(struct writer_ctx *w, const struct result_table *t)
 {
 	struct sqlite_state *s = w->priv;
-	char *sql = NULL;
-	size_t len = 0, i;
-	int rc, err;
+	char *sql;
+	int rc, err = sql_schema__rows_sql(&sql_sqlite, t, &sql);
 
-	err = sql__cat(&sql, &len, "INSERT INTO ");
-	err = err ? err : sql__ident(&sql, &len, t->name);
-	err = err ? err : sql__cat(&sql, &len, " VALUES (?");
-	for (i = 0; !err && i < t->nr_cols; i++)
-		err = sql__cat(&sql, &len, ", ?");
-	err = err ? err : sql__cat(&sql, &len, ")");
-	if (err) {
-		free(sql);
+	if (err)
 		return err;
-	}
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &s->ins, NULL);
 	free(sql);
 	if (rc != SQLITE_OK)
@@ -600,16 +277,8 @@ static int sqlite__row(struct writer_ctx *w, const struct result_table *t, size_
 	int rc = sqlite3_bind_int64(st, 1, s->run_id);
 	size_t i;
 
-	for (i = 0; rc == SQLITE_OK && i < t->nr_cols; i++) {
-		int k = (int)i + 2;
-
-		switch (c[i].type) {
-		case RES_INT: rc = sqlite3_bind_int64(st, k, c[i].i); break;
-		case RES_REAL: rc = sqlite3_bind_double(st, k, c[i].d); break;	/* NaN: NULL */
-		case RES_TEXT: rc = sqlite3_bind_text(st, k, c[i].s, -1, SQLITE_STATIC); break;
-		case RES_NULL: rc = sqlite3_bind_null(st, k); break;
-		}
-	}
+	for (i = 0; rc == SQLITE_OK && i < t->nr_cols; i++)
+		rc = sqlite__bind(st, (int)i + 2, &c[i]);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_DONE)
 		rc = sqlite3_reset(st);
 	if (rc != SQLITE_OK) {
@@ -634,23 +303,17 @@ static int sqlite__end(struct writer_ctx *w, const struct result_table *t)
 static int sqlite__close(struct writer_ctx *w, bool ok)
 {
 	struct sqlite_state *s = w->priv;
-	size_t i;
 	int err = 0, rc;
 
 	if (!s)
 		return ok ? -ENOMEM : 0;
 	sqlite3_finalize(s->ins);
-	for (i = 0; ok && !err && i < NR_STORE_INDEXES; i++) {
-		char sql[160];
-
-		snprintf(sql, sizeof(sql), "CREATE INDEX IF NOT EXISTS %s ON %s (run_id, %s)",
-			 store_indexes[i].name, store_indexes[i].table, store_indexes[i].col);
-		err = sqlite__exec(w, s->db, sql, "creating the indexes");
-	}
+	if (ok)
+		err = sql_schema__indexes(&s->sql);
 	if (ok && !err && writer__interrupted())
 		err = -EINTR;
 	if (ok && !err)
-		err = sqlite__exec(w, s->db, "COMMIT", "committing");
+		err = sqlite__exec(&s->sql, "COMMIT", "committing");
 	if (s->db && (!ok || err) && !sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	rc = sqlite3_close(s->db);
@@ -658,7 +321,6 @@ static int sqlite__close(struct writer_ctx *w, bool ok)
 		err = sqlite__fail(w, s->db, rc, "closing the database");
 	if (rc != SQLITE_OK)
 		sqlite3_close_v2(s->db);
-	free(s->wait);
 	free(s);
 	w->priv = NULL;
 	return err;

@@ -293,23 +293,63 @@ static void test_writer_sqlite_append_failures(void)
 	free(before);
 }
 
-/* Schema tables must have the columns of schema.h; bookkeeping names are reserved. */
+/* A database whose runs table has the first version's three columns: the append adds the
+ * others. */
+static void test_writer_sqlite_runs_v1(void)
+{
+	struct writer_opts app = { .append = true };
+	struct result *r = build(run2, 1, 0);
+	char saved[sizeof(db_path)];
+	sqlite3 *db;
+
+	memcpy(saved, db_path, sizeof(saved));
+	snprintf(db_path, sizeof(db_path), "%s/v1.db", dir);
+	CHECK(sqlite3_open(db_path, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "PRAGMA user_version = 2; CREATE TABLE runs (run_id INTEGER"
+			   " PRIMARY KEY, created TEXT NOT NULL, format_version INTEGER NOT NULL)",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK(writer__write(r, db_path, WRITER_SQLITE, &app) == 0);
+	CHECK_QUERY("SELECT group_concat(name || ' ' || type) FROM pragma_table_info('runs')",
+		    "run_id INTEGER,created TEXT,format_version INTEGER,label TEXT,host TEXT,"
+		    "recorded TEXT,perf_version TEXT,file TEXT\n");
+	CHECK_QUERY("SELECT run_id, format_version FROM runs", "1|2\n");
+	unlink(db_path);
+	memcpy(db_path, saved, sizeof(saved));
+	result__delete(r);
+}
+
+/* Schema tables must have the columns of schema.h and the stores' own names are reserved,
+ * in both stores (writers/sql_schema.c). */
 static void test_writer_sqlite_bad_results(void)
 {
 	static const char *const bad_blocks[] = { "block_id:int", "count:real" };
 	static const char *const cols[] = { "x:int" };
+	static const char *const reserved[] = {
+		"runs", "run_meta", "Warnings", "format_version", "sqlite_x", "SQLITE_stat1",
+		"pg_x", "mix_by_isa", "block_detail", "blocks_block", "RUNS",
+	};
 	char path[160];
 	struct result *r;
+	size_t i;
 
 	snprintf(path, sizeof(path), "%s/bad.db", dir);
 	CHECK(result__new(&r) == 0);
 	CHECK(result__add_table(r, "blocks", bad_blocks, 2, NULL) == 0);
 	CHECK(writer__write(r, path, WRITER_SQLITE, NULL) == -EINVAL);
+	CHECK(writer__write(r, "postgresql:///nowhere?host=/nonexistent", WRITER_POSTGRES, NULL) ==
+	      -EINVAL);
 	result__delete(r);
-	CHECK(result__new(&r) == 0);
-	CHECK(result__add_table(r, "runs", cols, 1, NULL) == 0);
-	CHECK(writer__write(r, path, WRITER_SQLITE, NULL) == -EINVAL);
-	result__delete(r);
+	/* the names of both stores' own tables, views and indexes, in any case; PostgreSQL
+	 * refuses them before it connects */
+	for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+		CHECK(result__new(&r) == 0);
+		CHECK(result__add_table(r, reserved[i], cols, 1, NULL) == 0);
+		CHECK(writer__write(r, path, WRITER_SQLITE, NULL) == -EINVAL);
+		CHECK(writer__write(r, "postgresql:///nowhere?host=/nonexistent", WRITER_POSTGRES,
+				    NULL) == -EINVAL);
+		result__delete(r);
+	}
 	CHECK(access(path, F_OK) != 0);
 	/* A table of any other name is written with its own columns. */
 	CHECK(result__new(&r) == 0);
@@ -336,6 +376,7 @@ int main(void)
 	RUN_TEST(test_writer_sqlite_views);
 	RUN_TEST(test_writer_sqlite_append);
 	RUN_TEST(test_writer_sqlite_append_failures);
+	RUN_TEST(test_writer_sqlite_runs_v1);
 	RUN_TEST(test_writer_sqlite_bad_results);
 	unlink(db_path);
 	snprintf(db_path, sizeof(db_path), "%s/out.db", dir);

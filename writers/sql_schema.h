@@ -1,0 +1,63 @@
+/* The SQL of the database stores (writers/SCHEMA.md), written once for SQLite and PostgreSQL:
+ * the tables of writers/schema.h with a run_id column, the bookkeeping tables, the views of
+ * writers/views.h and the indexes; column types, identifier quoting, the reserved table
+ * names, the schema version, the statements that add a run and send its rows, and the check
+ * of an existing database's tables against this run's. A store (sqlite_writer.c,
+ * pg_writer.c) names its dialect and gives a connection that runs SQL and answers a query;
+ * it opens, locks, transacts and sends the values itself.
+ * Not for use outside writers/. Depends on writers/writer_int.h, schema.h and views.h.
+ */
+#ifndef WRITERS_SQL_SCHEMA_H
+#define WRITERS_SQL_SCHEMA_H
+
+#include "writers/writer_int.h"
+
+enum sql_kind { SQL_SQLITE, SQL_PG };
+
+struct sql_dialect {
+	enum sql_kind kind;
+	const char *run_id;		/* the run_id column of a result table */
+	const char *bookkeeping;	/* creates the run tables where they are missing */
+	const char *version_table;	/* creates where the version is kept (NULL: nothing) */
+	const char *version_get;	/* one row per stored version: (version, objects in the
+					 * database); no row: none stored */
+	const char *version_set;	/* stores this tool's version */
+	const char *columns;		/* (name, type) of the columns of table $1, in order */
+	const char *insert_run;		/* adds the run ($1 the format version, $2.. the
+					 * writer__run_info columns label, host, recorded,
+					 * perf_version, file) */
+};
+extern const struct sql_dialect sql_sqlite, sql_pg;
+
+/* Adds a run's metadata (run_id, key, value) and warnings (run_id, seq, message). */
+extern const char sql_insert_meta[], sql_insert_warning[];
+
+/* A store's connection to its database. */
+struct sql_conn {
+	const struct sql_dialect *d;
+	struct writer_ctx *w;
+	/* Runs sql (no parameters): 0 or the error, logged with what failed. */
+	int (*exec)(struct sql_conn *c, const char *sql, const char *what);
+	/* Runs the query sql with the text parameter $1 (param; NULL: none), calling row()
+	 * (unless NULL) with the first two columns of each row as text ("" for NULL): the
+	 * number of rows or the logged error. */
+	int (*query)(struct sql_conn *c, const char *sql, const char *param,
+		     void (*row)(void *ctx, const char *a, const char *b), void *ctx);
+};
+
+/* Whether the result can be stored: no table of a reserved name (the bookkeeping tables,
+ * the views, the indexes, the engines' own sqlite_* and pg_*), the tables of schema.h with
+ * exactly its columns. 0 or -EINVAL (logged). */
+int sql_schema__check_result(struct writer_ctx *w);
+/* Checks the schema version (stores it in an empty database), then creates what is missing
+ * of the bookkeeping tables, the tables of schema.h, the result's tables and the views, and
+ * checks that the tables that exist have this run's columns (-HBBP_EFORMAT, logged). */
+int sql_schema__create(struct sql_conn *c);
+/* Creates the indexes that are missing. */
+int sql_schema__indexes(struct sql_conn *c);
+/* The statement that sends the rows of t (malloc'd into *sql): SQLite an INSERT with one
+ * parameter per column, run_id first; PostgreSQL a COPY FROM STDIN of run_id and the
+ * columns. 0 or -ENOMEM. */
+int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t, char **sql);
+
+#endif
