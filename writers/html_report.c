@@ -1,9 +1,9 @@
-/* The self-contained HTML report (see writers/html_report.h). The page is built in memory
- * (its size is bounded by the report's tables, not by the recording) and written at once
- * through the atomic output file of writers/outfile.h. Text from the recording is escaped
- * for HTML, and a '/' after '/' or ':' is written as &#47;, so that no URL (nor "//") can
- * appear in the page whatever the recording holds.
- * Depends only on writers/result.h, writers/outfile.h and libc.
+/* The self-contained HTML report (see writers/html_report.h). The page (its size bounded by
+ * the report's tables, not by the recording) is written through the writers' buffered
+ * output (writers/wbuf.c) into the atomic output file of writers/outfile.h. Text from the
+ * recording is escaped for HTML, and a '/' after '/' or ':' is written as &#47;, so that no
+ * URL (nor "//") can appear in the page whatever the recording holds.
+ * Depends only on writers/result.h, writers/writer_int.h, writers/outfile.h and libc.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +17,7 @@
 
 #include "writers/html_report.h"
 #include "writers/outfile.h"
+#include "writers/writer_int.h"
 #include "util/grow.h"
 
 /* ---- cells ---- */
@@ -73,39 +74,39 @@ static const struct result_kv *meta(const struct result *r, const char *key)
 
 /* ---- output ---- */
 
-static void esc(FILE *f, const char *s)
+static void esc(struct wbuf *f, const char *s)
 {
 	char prev = 0;
 
 	for (; s && *s; prev = *s++) {
 		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
+		case '&': wbuf__puts(f, "&amp;"); break;
+		case '<': wbuf__puts(f, "&lt;"); break;
+		case '>': wbuf__puts(f, "&gt;"); break;
+		case '"': wbuf__puts(f, "&quot;"); break;
+		case '\'': wbuf__puts(f, "&#39;"); break;
 		case '/':
 			if (prev == '/' || prev == ':')
-				fputs("&#47;", f);
+				wbuf__puts(f, "&#47;");
 			else
-				fputc('/', f);
+				wbuf__putc(f, '/');
 			break;
 		default:
 			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-				fputc('?', f);
+				wbuf__putc(f, '?');
 			else
-				fputc(*s, f);
+				wbuf__putc(f, *s);
 		}
 	}
 }
 
 /* an exact number for a data-* attribute; "" for NaN */
-static void dnum(FILE *f, const char *name, double v)
+static void dnum(struct wbuf *f, const char *name, double v)
 {
 	if (isfinite(v))
-		fprintf(f, " data-%s=\"%.17g\"", name, v);
+		wbuf__printf(f, " data-%s=\"%.17g\"", name, v);
 	else
-		fprintf(f, " data-%s=\"\"", name);
+		wbuf__printf(f, " data-%s=\"\"", name);
 }
 
 static void fmt_count(char *buf, size_t size, double v)
@@ -178,7 +179,7 @@ static const char script[] =
 #define VALUE_W		70
 
 /* A horizontal bar chart of table t (key column key): bar = share, whisker = interval. */
-static void bar_chart(FILE *f, const char *title, const char *chart, const struct result_table *t,
+static void bar_chart(struct wbuf *f, const char *title, const char *chart, const struct result_table *t,
 		      const char *key, double total)
 {
 	size_t i, n = t ? t->nr_rows : 0;
@@ -192,9 +193,9 @@ static void bar_chart(FILE *f, const char *title, const char *chart, const struc
 		if (isfinite(hi) && hi > max)
 			max = hi;
 	}
-	fprintf(f, "<div class=\"chart\"><h4>");
+	wbuf__printf(f, "<div class=\"chart\"><h4>");
 	esc(f, title);
-	fprintf(f, "</h4>\n<svg width=\"%d\" height=\"%zu\" role=\"img\" data-chart=\"%s\">\n",
+	wbuf__printf(f, "</h4>\n<svg width=\"%d\" height=\"%zu\" role=\"img\" data-chart=\"%s\">\n",
 		LABEL_W + PLOT_W + VALUE_W, n * (BAR_H + 4) + 4, chart);
 	for (i = 0; i < n; i++) {
 		double c = num(t, i, "count"), lo = num(t, i, "count_lo"), hi = num(t, i, "count_hi");
@@ -204,35 +205,35 @@ static void bar_chart(FILE *f, const char *title, const char *chart, const struc
 		char kb[32], cs[32];
 		const char *k = key_text(t, i, key, kb, sizeof(kb));
 
-		fprintf(f, "<g class=\"bar\" data-chart=\"%s\" data-key=\"", chart);
+		wbuf__printf(f, "<g class=\"bar\" data-chart=\"%s\" data-key=\"", chart);
 		esc(f, k);
-		fputc('"', f);
+		wbuf__putc(f, '"');
 		dnum(f, "count", c);
 		dnum(f, "lo", lo);
 		dnum(f, "hi", hi);
 		dnum(f, "share", share);
-		fprintf(f, "><title>");
+		wbuf__printf(f, "><title>");
 		esc(f, *k ? k : "(none)");
 		fmt_count(cs, sizeof(cs), c);
-		fprintf(f, ": %s instructions, %.2f%%", cs, 100 * share);
+		wbuf__printf(f, ": %s instructions, %.2f%%", cs, 100 * share);
 		if (isfinite(lo) && isfinite(hi))
-			fprintf(f, ", 95%% interval [%.0f, %.0f]", lo, hi);
-		fprintf(f, "</title><text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", LABEL_W - 4,
+			wbuf__printf(f, ", 95%% interval [%.0f, %.0f]", lo, hi);
+		wbuf__printf(f, "</title><text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", LABEL_W - 4,
 			y + BAR_H - 4);
 		esc(f, *k ? k : "(none)");
-		fprintf(f, "</text><rect x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
+		wbuf__printf(f, "</text><rect x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>",
 			LABEL_W, y, w, BAR_H, palette[0]);
 		if (isfinite(lo) && isfinite(hi) && max > 0) {
 			double x1 = LABEL_W + PLOT_W * lo / max, x2 = LABEL_W + PLOT_W * hi / max;
 			size_t ym = y + BAR_H / 2;
 
-			fprintf(f, "<path class=\"whisker\" d=\"M%.1f %zuH%.1fM%.1f %zuV%zuM%.1f %zuV%zu\"/>",
+			wbuf__printf(f, "<path class=\"whisker\" d=\"M%.1f %zuH%.1fM%.1f %zuV%zuM%.1f %zuV%zu\"/>",
 				x1, ym, x2, x1, ym - 4, ym + 4, x2, ym - 4, ym + 4);
 		}
-		fprintf(f, "<text x=\"%d\" y=\"%zu\">%.2f%%</text></g>\n", LABEL_W + PLOT_W + 4,
+		wbuf__printf(f, "<text x=\"%d\" y=\"%zu\">%.2f%%</text></g>\n", LABEL_W + PLOT_W + 4,
 			y + BAR_H - 4, 100 * share);
 	}
-	fprintf(f, "</svg></div>\n");
+	wbuf__printf(f, "</svg></div>\n");
 }
 
 static double table_total(const struct result_table *t)
@@ -248,7 +249,7 @@ static double table_total(const struct result_table *t)
 
 /* Grouped bars, one group per key (in the first run's order, then new keys), one bar per
  * run: the share of each run. */
-static void compare_chart(FILE *f, const char *title, const char *tname, const char *key,
+static void compare_chart(struct wbuf *f, const char *title, const char *tname, const char *key,
 			  const struct result *const *runs, size_t nr, const char *const *names)
 {
 	const char **keys = NULL;
@@ -291,23 +292,23 @@ static void compare_chart(FILE *f, const char *title, const char *tname, const c
 	}
 	if (!(smax > 0))
 		smax = 1;
-	fprintf(f, "<div class=\"chart\"><h4>");
+	wbuf__printf(f, "<div class=\"chart\"><h4>");
 	esc(f, title);
-	fprintf(f, "</h4><p class=\"note\">");
+	wbuf__printf(f, "</h4><p class=\"note\">");
 	for (r = 0; r < nr; r++) {
-		fprintf(f, "<span style=\"color:%s\">&#9632;</span> ", palette[r % NR_PALETTE]);
+		wbuf__printf(f, "<span style=\"color:%s\">&#9632;</span> ", palette[r % NR_PALETTE]);
 		esc(f, names[r]);
-		fputs(r + 1 < nr ? " &nbsp; " : "", f);
+		wbuf__puts(f, r + 1 < nr ? " &nbsp; " : "");
 	}
-	fprintf(f, "</p>\n<svg width=\"%d\" height=\"%zu\" role=\"img\" data-chart=\"compare-%s\">\n",
+	wbuf__printf(f, "</p>\n<svg width=\"%d\" height=\"%zu\" role=\"img\" data-chart=\"compare-%s\">\n",
 		LABEL_W + PLOT_W + VALUE_W, nk * gh + 4, tname);
 	for (j = 0; j < nk; j++) {
 		size_t y = j * gh + 2;
 
-		fprintf(f, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", LABEL_W - 4,
+		wbuf__printf(f, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", LABEL_W - 4,
 			y + gh / 2 + 3);
 		esc(f, *keys[j] ? keys[j] : "(none)");
-		fprintf(f, "</text>\n");
+		wbuf__printf(f, "</text>\n");
 		for (r = 0; r < nr; r++) {
 			const struct result_table *t = result__table(runs[r], tname);
 			double total = table_total(t), c = 0, lo = NAN, hi = NAN, share;
@@ -324,16 +325,16 @@ static void compare_chart(FILE *f, const char *title, const char *tname, const c
 				}
 			}
 			share = total > 0 ? c / total : 0;
-			fprintf(f, "<g class=\"cbar\" data-chart=\"compare-%s\" data-run=\"%zu\" "
+			wbuf__printf(f, "<g class=\"cbar\" data-chart=\"compare-%s\" data-run=\"%zu\" "
 				"data-key=\"", tname, r);
 			esc(f, keys[j]);
-			fputc('"', f);
+			wbuf__putc(f, '"');
 			dnum(f, "share", share);
 			dnum(f, "lo", total > 0 ? lo / total : NAN);
 			dnum(f, "hi", total > 0 ? hi / total : NAN);
-			fprintf(f, "><title>");
+			wbuf__printf(f, "><title>");
 			esc(f, names[r]);
-			fprintf(f, ": %.2f%%</title><rect x=\"%d\" y=\"%zu\" width=\"%.1f\" "
+			wbuf__printf(f, ": %.2f%%</title><rect x=\"%d\" y=\"%zu\" width=\"%.1f\" "
 				"height=\"%d\" fill=\"%s\"/>", 100 * share, LABEL_W, yy,
 				PLOT_W * share / smax, BAR_H - 5, palette[r % NR_PALETTE]);
 			if (isfinite(lo) && isfinite(hi) && total > 0) {
@@ -341,13 +342,13 @@ static void compare_chart(FILE *f, const char *title, const char *tname, const c
 				double x2 = LABEL_W + PLOT_W * hi / total / smax;
 				size_t ym = yy + (BAR_H - 5) / 2;
 
-				fprintf(f, "<path class=\"whisker\" d=\"M%.1f %zuH%.1f\"/>", x1, ym, x2);
+				wbuf__printf(f, "<path class=\"whisker\" d=\"M%.1f %zuH%.1f\"/>", x1, ym, x2);
 			}
-			fprintf(f, "<text x=\"%.1f\" y=\"%zu\">%.1f%%</text></g>\n",
+			wbuf__printf(f, "<text x=\"%.1f\" y=\"%zu\">%.1f%%</text></g>\n",
 				LABEL_W + PLOT_W * share / smax + 4, yy + BAR_H - 6, 100 * share);
 		}
 	}
-	fprintf(f, "</svg></div>\n");
+	wbuf__printf(f, "</svg></div>\n");
 out:
 	for (j = 0; j < nk; j++)
 		free((void *)keys[j]);
@@ -356,25 +357,25 @@ out:
 
 /* ---- tables ---- */
 
-static void kv_row(FILE *f, const struct result *r, const char *key, const char *label)
+static void kv_row(struct wbuf *f, const struct result *r, const char *key, const char *label)
 {
 	const struct result_kv *kv = meta(r, key);
 
 	if (!kv || kv->val.type == RES_NULL)
 		return;
-	fprintf(f, "<tr><th>");
+	wbuf__printf(f, "<tr><th>");
 	esc(f, label);
-	fprintf(f, "</th><td>");
+	wbuf__printf(f, "</th><td>");
 	if (kv->val.type == RES_TEXT)
 		esc(f, kv->val.s);
 	else if (kv->val.type == RES_INT)
-		fprintf(f, "%" PRId64, kv->val.i);
+		wbuf__printf(f, "%" PRId64, kv->val.i);
 	else
-		fprintf(f, "%.6g", kv->val.d);
-	fprintf(f, "</td></tr>\n");
+		wbuf__printf(f, "%.6g", kv->val.d);
+	wbuf__printf(f, "</td></tr>\n");
 }
 
-static void recording(FILE *f, const struct result *r)
+static void recording(struct wbuf *f, const struct result *r)
 {
 	static const char *const keys[][2] = {
 		{ "file", "file" }, { "hostname", "host" }, { "cpudesc", "CPU" },
@@ -392,21 +393,21 @@ static void recording(FILE *f, const struct result *r)
 	const struct result_table *un = result__table(r, "unresolved");
 	size_t i;
 
-	fprintf(f, "<h3>Recording</h3>\n<table class=\"kv\">\n");
+	wbuf__printf(f, "<h3>Recording</h3>\n<table class=\"kv\">\n");
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		kv_row(f, r, keys[i][0], keys[i][1]);
-	fprintf(f, "</table>\n");
+	wbuf__printf(f, "</table>\n");
 	if (ev && ev->nr_rows) {
-		fprintf(f, "<table class=\"sortable\" data-table=\"events\"><thead><tr><th>event</th>"
+		wbuf__printf(f, "<table class=\"sortable\" data-table=\"events\"><thead><tr><th>event</th>"
 			"<th>role</th><th class=\"n\">samples</th><th class=\"n\">lost</th>"
 			"<th class=\"n\">throttled</th><th class=\"n\">period</th><th>why</th>"
 			"</tr></thead><tbody>\n");
 		for (i = 0; i < ev->nr_rows; i++) {
-			fprintf(f, "<tr><td>");
+			wbuf__printf(f, "<tr><td>");
 			esc(f, text(ev, i, "name"));
-			fprintf(f, "</td><td>");
+			wbuf__printf(f, "</td><td>");
 			esc(f, text(ev, i, "role"));
-			fprintf(f, "</td><td class=\"n\" data-v=\"%.17g\">%.0f</td>"
+			wbuf__printf(f, "</td><td class=\"n\" data-v=\"%.17g\">%.0f</td>"
 				"<td class=\"n\" data-v=\"%.17g\">%.0f</td>"
 				"<td class=\"n\" data-v=\"%.17g\">%.0f</td>"
 				"<td class=\"n\" data-v=\"%.17g\">%s%.0f</td><td>",
@@ -415,42 +416,42 @@ static void recording(FILE *f, const struct result *r)
 				num(ev, i, "period"), num(ev, i, "freq") > 0 ? "freq " : "",
 				num(ev, i, "period"));
 			esc(f, text(ev, i, "role_reason"));
-			fprintf(f, "</td></tr>\n");
+			wbuf__printf(f, "</td></tr>\n");
 		}
-		fprintf(f, "</tbody></table>\n");
+		wbuf__printf(f, "</tbody></table>\n");
 	}
 	if (un && un->nr_rows) {
-		fprintf(f, "<h4>Weight that reached no code, by module</h4>\n"
+		wbuf__printf(f, "<h4>Weight that reached no code, by module</h4>\n"
 			"<table class=\"sortable\" data-table=\"unresolved\"><thead><tr>"
 			"<th>module</th><th class=\"n\">EBS weight</th><th class=\"n\">LBR weight</th>"
 			"</tr></thead><tbody>\n");
 		for (i = 0; i < un->nr_rows; i++) {
-			fprintf(f, "<tr><td>");
+			wbuf__printf(f, "<tr><td>");
 			esc(f, text(un, i, "module"));
-			fprintf(f, "</td><td class=\"n\" data-v=\"%.17g\">%.0f</td>"
+			wbuf__printf(f, "</td><td class=\"n\" data-v=\"%.17g\">%.0f</td>"
 				"<td class=\"n\" data-v=\"%.17g\">%.0f</td></tr>\n",
 				num(un, i, "ebs_weight"), num(un, i, "ebs_weight"),
 				num(un, i, "lbr_weight"), num(un, i, "lbr_weight"));
 		}
-		fprintf(f, "</tbody></table>\n");
+		wbuf__printf(f, "</tbody></table>\n");
 	}
 	if (r->nr_warnings) {
-		fprintf(f, "<h4>Warnings</h4><ul class=\"warn\">\n");
+		wbuf__printf(f, "<h4>Warnings</h4><ul class=\"warn\">\n");
 		for (i = 0; i < r->nr_warnings; i++) {
-			fprintf(f, "<li>");
+			wbuf__printf(f, "<li>");
 			esc(f, r->warnings[i]);
-			fprintf(f, "</li>\n");
+			wbuf__printf(f, "</li>\n");
 		}
-		fprintf(f, "</ul>\n");
+		wbuf__printf(f, "</ul>\n");
 	}
 }
 
-static void interval_cell(FILE *f, double lo, double hi)
+static void interval_cell(struct wbuf *f, double lo, double hi)
 {
 	if (isfinite(lo) && isfinite(hi))
-		fprintf(f, "<td class=\"n\" data-v=\"%.17g\">[%.0f, %.0f]</td>", lo, lo, hi);
+		wbuf__printf(f, "<td class=\"n\" data-v=\"%.17g\">[%.0f, %.0f]</td>", lo, lo, hi);
 	else
-		fprintf(f, "<td class=\"n\">n/a</td>");
+		wbuf__printf(f, "<td class=\"n\">n/a</td>");
 }
 
 /* the colour of a category: its rank in the run's mix by category */
@@ -471,7 +472,7 @@ static const char *cat_colour(const struct result_table *cat, const char *name)
 }
 
 /* the category mix of one function as a stacked bar */
-static void function_mix(FILE *f, const struct result_table *fm, const struct result_table *cats,
+static void function_mix(struct wbuf *f, const struct result_table *fm, const struct result_table *cats,
 			 const char *mod, const char *sym)
 {
 	double total = 0, x = 0;
@@ -483,7 +484,7 @@ static void function_mix(FILE *f, const struct result_table *fm, const struct re
 		if (m && s && !strcmp(m, mod) && !strcmp(s, sym))
 			total += num(fm, i, "count");
 	}
-	fprintf(f, "<svg width=\"200\" height=\"12\" role=\"img\">");
+	wbuf__printf(f, "<svg width=\"200\" height=\"12\" role=\"img\">");
 	for (i = 0; fm && i < fm->nr_rows && total > 0; i++) {
 		const char *m = text(fm, i, "module"), *s = text(fm, i, "symbol");
 		const char *cat = text(fm, i, "category");
@@ -492,20 +493,20 @@ static void function_mix(FILE *f, const struct result_table *fm, const struct re
 		if (!m || !s || strcmp(m, mod) || strcmp(s, sym))
 			continue;
 		w = 200 * num(fm, i, "count") / total;
-		fprintf(f, "<rect class=\"fmix\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"12\" "
+		wbuf__printf(f, "<rect class=\"fmix\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"12\" "
 			"fill=\"%s\" data-key=\"", x, w, cat_colour(cats, cat));
 		esc(f, cat);
-		fputc('"', f);
+		wbuf__putc(f, '"');
 		dnum(f, "count", num(fm, i, "count"));
-		fprintf(f, "><title>");
+		wbuf__printf(f, "><title>");
 		esc(f, cat && *cat ? cat : "(none)");
-		fprintf(f, " %.1f%%</title></rect>", 100 * num(fm, i, "count") / total);
+		wbuf__printf(f, " %.1f%%</title></rect>", 100 * num(fm, i, "count") / total);
 		x += w;
 	}
-	fprintf(f, "</svg>");
+	wbuf__printf(f, "</svg>");
 }
 
-static void functions(FILE *f, const struct result *r, double total)
+static void functions(struct wbuf *f, const struct result *r, double total)
 {
 	const struct result_table *fn = result__table(r, "functions");
 	const struct result_table *fm = result__table(r, "function_mix");
@@ -513,7 +514,7 @@ static void functions(FILE *f, const struct result *r, double total)
 
 	if (!fn)
 		return;
-	fprintf(f, "<h3>Hot functions</h3>\n<table class=\"sortable\" data-table=\"functions\">"
+	wbuf__printf(f, "<h3>Hot functions</h3>\n<table class=\"sortable\" data-table=\"functions\">"
 		"<thead><tr><th>module</th><th>function</th><th class=\"n\">instructions</th>"
 		"<th class=\"n\">share</th><th class=\"n\">95%% interval</th><th>mix by category"
 		"</th></tr></thead><tbody>\n");
@@ -523,26 +524,26 @@ static void functions(FILE *f, const struct result *r, double total)
 		char cs[32];
 
 		fmt_count(cs, sizeof(cs), c);
-		fprintf(f, "<tr data-module=\"");
+		wbuf__printf(f, "<tr data-module=\"");
 		esc(f, m);
-		fprintf(f, "\" data-symbol=\"");
+		wbuf__printf(f, "\" data-symbol=\"");
 		esc(f, s);
-		fputc('"', f);
+		wbuf__putc(f, '"');
 		dnum(f, "count", c);
-		fprintf(f, "><td>");
+		wbuf__printf(f, "><td>");
 		esc(f, m);
-		fprintf(f, "</td><td><code>");
+		wbuf__printf(f, "</td><td><code>");
 		esc(f, s);
-		fprintf(f, "</code></td><td class=\"n\" data-v=\"%.17g\">%s</td>"
+		wbuf__printf(f, "</code></td><td class=\"n\" data-v=\"%.17g\">%s</td>"
 			"<td class=\"n\" data-v=\"%.17g\">%.2f%%</td>", c, cs,
 			total > 0 ? c / total : 0, total > 0 ? 100 * c / total : 0);
 		interval_cell(f, num(fn, i, "count_lo"), num(fn, i, "count_hi"));
-		fprintf(f, "<td>");
+		wbuf__printf(f, "<td>");
 		if (m && s)
 			function_mix(f, fm, result__table(r, "by_category"), m, s);
-		fprintf(f, "</td></tr>\n");
+		wbuf__printf(f, "</td></tr>\n");
 	}
-	fprintf(f, "</tbody></table>\n");
+	wbuf__printf(f, "</tbody></table>\n");
 }
 
 static const char *basename_of(const char *p)
@@ -552,14 +553,14 @@ static const char *basename_of(const char *p)
 	return s && s[1] ? s + 1 : p ? p : "";
 }
 
-static void listings(FILE *f, const struct result *r)
+static void listings(struct wbuf *f, const struct result *r)
 {
 	const struct result_table *a = result__table(r, "annotate");
 	size_t i = 0;
 
 	if (!a || !a->nr_rows)
 		return;
-	fprintf(f, "<h3>Annotated listings</h3>\n<p class=\"note\">Each instruction's estimated "
+	wbuf__printf(f, "<h3>Annotated listings</h3>\n<p class=\"note\">Each instruction's estimated "
 		"count (every instruction of a block runs as often as the block), share of the "
 		"function and 95%% interval; a line above each block gives the source of its "
 		"count (lbr, ebs or a fallback) and \"biased\" where the LBR entry bias was detected. "
@@ -583,13 +584,13 @@ static void listings(FILE *f, const struct result *r)
 		}
 		if (end == i)
 			end = i + 1;
-		fprintf(f, "<details%s data-symbol=\"", i ? "" : " open");
+		wbuf__printf(f, "<details%s data-symbol=\"", i ? "" : " open");
 		esc(f, sym);
-		fprintf(f, "\"><summary><code>");
+		wbuf__printf(f, "\"><summary><code>");
 		esc(f, sym);
-		fprintf(f, "</code> (");
+		wbuf__printf(f, "</code> (");
 		esc(f, mod);
-		fprintf(f, "): %zu instructions listed</summary>\n<table class=\"asm\">"
+		wbuf__printf(f, "): %zu instructions listed</summary>\n<table class=\"asm\">"
 			"<thead><tr><th class=\"n\">count</th><th class=\"n\">share</th>"
 			"<th class=\"n\">95%% interval</th><th class=\"n\">address</th>"
 			"<th>instruction</th></tr></thead><tbody>\n", end - i);
@@ -601,150 +602,133 @@ static void listings(FILE *f, const struct result *r)
 			if (plus && addr && !strcmp(plus + 1, addr)) {
 				const char *s = text(a, j, "source");
 
-				fprintf(f, "<tr class=\"blk\"><td colspan=\"5\">block ");
+				wbuf__printf(f, "<tr class=\"blk\"><td colspan=\"5\">block ");
 				esc(f, addr);
-				fprintf(f, ": ");
+				wbuf__printf(f, ": ");
 				esc(f, s && *s ? s : "no source");
 				if (num(a, j, "biased") > 0)
-					fprintf(f, ", <span class=\"warn\">biased</span>");
-				fprintf(f, "</td></tr>\n");
+					wbuf__printf(f, ", <span class=\"warn\">biased</span>");
+				wbuf__printf(f, "</td></tr>\n");
 			}
 			if (src && *src && (!prev_src || strcmp(src, prev_src))) {
-				fprintf(f, "<tr class=\"src\"><td colspan=\"5\">");
+				wbuf__printf(f, "<tr class=\"src\"><td colspan=\"5\">");
 				esc(f, basename_of(src));
-				fprintf(f, "</td></tr>\n");
+				wbuf__printf(f, "</td></tr>\n");
 				prev_src = src;
 			}
-			fprintf(f, "<tr class=\"insn\" style=\"background:rgba(230,60,30,%.2f)\"",
+			wbuf__printf(f, "<tr class=\"insn\" style=\"background:rgba(230,60,30,%.2f)\"",
 				0.6 * heat);
 			dnum(f, "count", c);
-			fprintf(f, "><td class=\"n\">%.0f</td><td class=\"n\">%.2f%%</td>", c,
+			wbuf__printf(f, "><td class=\"n\">%.0f</td><td class=\"n\">%.2f%%</td>", c,
 				total > 0 ? 100 * c / total : 0);
 			interval_cell(f, num(a, j, "count_lo"), num(a, j, "count_hi"));
-			fprintf(f, "<td class=\"n\">");
+			wbuf__printf(f, "<td class=\"n\">");
 			esc(f, addr);
-			fprintf(f, "</td><td>");
+			wbuf__printf(f, "</td><td>");
 			esc(f, text(a, j, "instruction"));
-			fprintf(f, "</td></tr>\n");
+			wbuf__printf(f, "</td></tr>\n");
 		}
-		fprintf(f, "</tbody></table></details>\n");
+		wbuf__printf(f, "</tbody></table></details>\n");
 		i = end;
 	}
 }
 
-static void run_section(FILE *f, const struct result *r, const char *name, size_t idx)
+static void run_section(struct wbuf *f, const struct result *r, const char *name, size_t idx)
 {
 	const struct result_table *cat = result__table(r, "by_category");
 	double total = table_total(cat);
 	char cs[32];
 
-	fprintf(f, "<section class=\"run\" id=\"run%zu\" data-total=\"%.17g\"><h2>", idx, total);
+	wbuf__printf(f, "<section class=\"run\" id=\"run%zu\" data-total=\"%.17g\"><h2>", idx, total);
 	esc(f, name);
 	fmt_count(cs, sizeof(cs), total);
-	fprintf(f, "</h2>\n<p>%s instructions estimated.</p>\n", cs);
+	wbuf__printf(f, "</h2>\n<p>%s instructions estimated.</p>\n", cs);
 	recording(f, r);
-	fprintf(f, "<h3>Instruction mix</h3>\n<p class=\"note\">Bars: share of all instructions; "
+	wbuf__printf(f, "<h3>Instruction mix</h3>\n<p class=\"note\">Bars: share of all instructions; "
 		"whiskers: the 95%% interval (sampling noise only).</p>\n<div class=\"charts\">\n");
 	bar_chart(f, "by category", "category", cat, "category", total);
 	bar_chart(f, "by ISA extension", "isa", result__table(r, "by_isa"), "isa", total);
 	bar_chart(f, "by vector width (bits)", "width", result__table(r, "by_width"), "width",
 		  total);
 	bar_chart(f, "by mnemonic", "mnemonic", result__table(r, "by_mnemonic"), "mnemonic", total);
-	fprintf(f, "</div>\n");
+	wbuf__printf(f, "</div>\n");
 	functions(f, r, total);
 	listings(f, r);
-	fprintf(f, "</section>\n");
+	wbuf__printf(f, "</section>\n");
 }
 
-static void page(FILE *f, const struct result *const *runs, const char *const *names, size_t nr)
+static void page(struct wbuf *f, const struct result *const *runs, const char *const *names, size_t nr)
 {
 	const struct result_kv *tf = nr ? meta(runs[0], "report_top_functions") : NULL;
 	const struct result_kv *ti = nr ? meta(runs[0], "report_top_insns") : NULL;
 	const struct result_kv *tm = nr ? meta(runs[0], "report_top_mnemonics") : NULL;
 	size_t i;
 
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	wbuf__printf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<title>Instruction mix report</title>\n<style>%s</style></head>\n<body>\n"
 		"<h1>Instruction mix report</h1>\n<p class=\"note\">hbbp-convert: execution counts "
 		"estimated from samples (Hybrid Basic Block Profiling), %zu recording%s. ", style, nr,
 		nr == 1 ? "" : "s");
 	if (tf && ti && tm)
-		fprintf(f, "The page is bounded: the %" PRId64 " hottest functions with at most %"
+		wbuf__printf(f, "The page is bounded: the %" PRId64 " hottest functions with at most %"
 			PRId64 " instructions each, the %" PRId64 " most frequent mnemonics (the "
 			"rest as one row). ", tf->val.i, ti->val.i, tm->val.i);
-	fprintf(f, "Click a column heading to sort.</p>\n");
+	wbuf__printf(f, "Click a column heading to sort.</p>\n");
 	if (nr > 1) {
-		fprintf(f, "<section id=\"compare\"><h2>Side by side</h2>\n<div class=\"charts\">\n");
+		wbuf__printf(f, "<section id=\"compare\"><h2>Side by side</h2>\n<div class=\"charts\">\n");
 		compare_chart(f, "share by category", "by_category", "category", runs, nr, names);
 		compare_chart(f, "share by ISA extension", "by_isa", "isa", runs, nr, names);
-		fprintf(f, "</div></section>\n");
+		wbuf__printf(f, "</div></section>\n");
 	}
 	for (i = 0; i < nr; i++)
 		run_section(f, runs[i], names[i], i);
-	fprintf(f, "<script>%s</script>\n</body></html>\n", script);
+	wbuf__printf(f, "<script>%s</script>\n</body></html>\n", script);
 }
 
-static int write_all(int fd, const char *p, size_t n)
+/* The page into fd through out. */
+static int emit(struct wbuf *out, int fd, const struct result *const *runs,
+		const char *const *names, size_t nr)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	wbuf__init(out, fd);
+	page(out, runs, names, nr);
+	return wbuf__flush(out);
 }
 
 int html_report__write(const char *path, const struct result *const *runs,
 		       const char *const *names, size_t nr)
 {
-	char *buf = NULL, *tmp = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
+	struct wbuf *out = malloc(sizeof(*out));
+	char *tmp = NULL;
 	int fd = -1, err;
 	mode_t mask;
 	struct stat st;
 
-	if (!f)
+	if (!out)
 		return -ENOMEM;
-	page(f, runs, names, nr);
-	if (fclose(f)) {
-		free(buf);
-		return -ENOMEM;
-	}
 	if (!strcmp(path, "-")) {
-		err = write_all(1, buf, size);
-		free(buf);
-		return err;
-	}
-	if (!stat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		err = emit(out, 1, runs, names, nr);
+	} else if (!stat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
 		/* a device or FIFO is written directly, never replaced (writers/SCHEMA.md) */
 		fd = open(path, O_WRONLY | O_CLOEXEC);
-		err = fd < 0 ? -errno : write_all(fd, buf, size);
+		err = fd < 0 ? -errno : emit(out, fd, runs, names, nr);
 		if (fd >= 0 && close(fd) && !err)
 			err = -errno;
-		free(buf);
-		return err;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		err = outfile__signals_begin();
+		if (!err)
+			err = outfile__create(path, &tmp, &fd);
+		if (!err) {
+			err = emit(out, fd, runs, names, nr);
+			if (err)
+				outfile__abandon(tmp, fd);
+			else
+				err = outfile__commit(tmp, fd, path, 0666 & ~mask, false);
+		}
+		outfile__signals_end();
 	}
-	mask = umask(0);
-	umask(mask);
-	err = outfile__signals_begin();
-	if (!err)
-		err = outfile__create(path, &tmp, &fd);
-	if (!err) {
-		err = write_all(fd, buf, size);
-		if (err)
-			outfile__abandon(tmp, fd);
-		else
-			err = outfile__commit(tmp, fd, path, 0666 & ~mask, false);
-	}
-	outfile__signals_end();
 	free(tmp);
-	free(buf);
+	free(out);
 	return err;
 }

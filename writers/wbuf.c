@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,24 @@ void wbuf__putc(struct wbuf *w, char c)
 		wbuf__flush(w);
 	if (!w->err)
 		w->buf[w->len++] = c;
+}
+
+void wbuf__printf(struct wbuf *w, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		if (!w->err)
+			w->err = -ENOMEM;
+		return;
+	}
+	wbuf__put(w, s, (size_t)n);
+	free(s);
 }
 
 /* %.{p}g of the p significant digits dig (a leading digit, no point) times 10^x10: fixed

@@ -34,6 +34,7 @@ void wbuf__init(struct wbuf *w, int fd);
 void wbuf__put(struct wbuf *w, const char *s, size_t n);
 void wbuf__puts(struct wbuf *w, const char *s);
 void wbuf__putc(struct wbuf *w, char c);
+void wbuf__printf(struct wbuf *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Writes out the buffer; returns w->err. */
 int wbuf__flush(struct wbuf *w);
 
