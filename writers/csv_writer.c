@@ -9,6 +9,8 @@
  * written as they are (UTF-8 in, UTF-8 out). Depends on writers/writer_int.h and libc.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/hbbp_err.h"
@@ -16,23 +18,44 @@
 
 static const char *const csv_tables[] = { "mix", NULL };
 
+size_t writer__csv_field(char *dst, const char *s, size_t n)
+{
+	char *p = dst;
+	size_t i;
+
+	for (i = 0; i < n && s[i] != ',' && s[i] != '"' && s[i] != '\r' && s[i] != '\n'; i++)
+		;
+	if (i == n && n && s[0] != ' ' && s[n - 1] != ' ') {
+		memcpy(dst, s, n);
+		return n;
+	}
+	*p++ = '"';
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"')
+			*p++ = '"';
+		*p++ = s[i];
+	}
+	*p++ = '"';
+	return (size_t)(p - dst);
+}
+
 static void csv__text(struct wbuf *out, const char *s)
 {
 	size_t n = strlen(s);
-	const char *p;
+	char *p;
 
-	if (n && !strpbrk(s, ",\"\r\n") && s[0] != ' ' && s[n - 1] != ' ') {
-		wbuf__put(out, s, n);
+	if (n > (sizeof(out->buf) - 2) / 2) {	/* longer than the buffer holds quoted */
+		p = n < SIZE_MAX / 2 - 1 ? malloc(2 * n + 2) : NULL;
+		if (p)
+			wbuf__put(out, p, writer__csv_field(p, s, n));
+		else if (!out->err)
+			out->err = -ENOMEM;
+		free(p);
 		return;
 	}
-	wbuf__putc(out, '"');
-	while ((p = strchr(s, '"'))) {
-		wbuf__put(out, s, (size_t)(p - s) + 1);
-		wbuf__putc(out, '"');
-		s = p + 1;
-	}
-	wbuf__puts(out, s);
-	wbuf__putc(out, '"');
+	p = wbuf__room(out, 2 * n + 2);
+	if (p)
+		out->len += writer__csv_field(p, s, n);
 }
 
 static void csv__cell(struct wbuf *out, const struct result_cell *c, int prec)

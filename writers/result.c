@@ -1,9 +1,9 @@
 /* The result model of writers/result.h: run metadata, warnings and named tables of typed
  * cells. Rows grow geometrically (amortised O(1) appends, ~1e6 rows is routine); text cells
- * are interned in one string pool per result (a hash set over arena chunks), so a million
+ * are interned in one string pool per result (util/hmap over arena chunks), so a million
  * rows naming the same few mnemonics, modules and symbols store each string once.
  * Cell pointers returned by result_table__add_row() stay valid only until the next
- * add_row() on the same table. Depends on nothing but libc.
+ * add_row() on the same table. Depends on libc, util/grow.h and util/hmap.h.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 
 #include "writers/result.h"
 #include "util/grow.h"
+#include "util/hmap.h"
 
 /* ---- string pool ---------------------------------------------------------------------- */
 
@@ -22,10 +23,11 @@ struct pool_chunk {
 	char data[];
 };
 
+/* The strings' hash -> their pooled copy (util/hmap). Two strings of one hash: the second
+ * is kept under the next key (hash + 1, ...), which lookups walk in the same order. */
 struct result_strpool {
 	struct pool_chunk *chunks;
-	const char **slots;		/* open addressing, power-of-two size, NULL = empty */
-	size_t nr_slots, nr_used;
+	struct hmap map;		/* uint64_t hash -> const char * */
 };
 
 #define POOL_CHUNK_MIN (64 * 1024)
@@ -48,12 +50,7 @@ static int pool__new(struct result_strpool **out)
 
 	if (!p)
 		return -ENOMEM;
-	p->nr_slots = 1024;
-	p->slots = calloc(p->nr_slots, sizeof(*p->slots));
-	if (!p->slots) {
-		free(p);
-		return -ENOMEM;
-	}
+	hmap__init(&p->map, 1, sizeof(const char *));
 	*out = p;
 	return 0;
 }
@@ -68,35 +65,8 @@ static void pool__delete(struct result_strpool *p)
 		next = c->next;
 		free(c);
 	}
-	free(p->slots);
+	hmap__exit(&p->map);
 	free(p);
-}
-
-static int pool__grow(struct result_strpool *p)
-{
-	size_t n = p->nr_slots * 2, i;
-	const char **slots;
-
-	if (n < p->nr_slots || n > SIZE_MAX / sizeof(*slots))
-		return -ENOMEM;
-	slots = calloc(n, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < p->nr_slots; i++) {
-		const char *s = p->slots[i];
-		size_t j;
-
-		if (!s)
-			continue;
-		j = pool__hash(s, strlen(s)) & (n - 1);
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = s;
-	}
-	free(p->slots);
-	p->slots = slots;
-	p->nr_slots = n;
-	return 0;
 }
 
 static char *pool__alloc(struct result_strpool *p, size_t size)
@@ -129,17 +99,20 @@ static char *pool__alloc(struct result_strpool *p, size_t size)
 /* Returns the pooled copy of s (one per distinct string) or NULL when out of memory. */
 static const char *pool__intern(struct result_strpool *p, const char *s)
 {
-	size_t len = strlen(s), j;
-	uint64_t h = pool__hash(s, len);
+	size_t len = strlen(s);
+	uint64_t key = pool__hash(s, len);
+	const char **slot;
 	char *copy;
+	int inserted;
 
-	if ((p->nr_used + 1) * 4 > p->nr_slots * 3 && pool__grow(p))
-		return NULL;
-	j = h & (p->nr_slots - 1);
-	while (p->slots[j]) {
-		if (!strcmp(p->slots[j], s))
-			return p->slots[j];
-		j = (j + 1) & (p->nr_slots - 1);
+	for (;; key++) {
+		slot = hmap__get(&p->map, &key, &inserted);
+		if (!slot)
+			return NULL;
+		if (inserted || !*slot)		/* new, or a copy that failed before */
+			break;
+		if (!strcmp(*slot, s))
+			return *slot;
 	}
 	if (len == SIZE_MAX)
 		return NULL;
@@ -147,8 +120,7 @@ static const char *pool__intern(struct result_strpool *p, const char *s)
 	if (!copy)
 		return NULL;
 	memcpy(copy, s, len + 1);
-	p->slots[j] = copy;
-	p->nr_used++;
+	*slot = copy;
 	return copy;
 }
 

@@ -90,6 +90,13 @@ void wbuf__putc(struct wbuf *w, char c)
 		w->buf[w->len++] = c;
 }
 
+char *wbuf__room(struct wbuf *w, size_t n)
+{
+	if (n > sizeof(w->buf) - w->len)
+		wbuf__flush(w);
+	return w->err || n > sizeof(w->buf) - w->len ? NULL : w->buf + w->len;
+}
+
 void wbuf__printf(struct wbuf *w, const char *fmt, ...)
 {
 	va_list ap;

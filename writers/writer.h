@@ -10,6 +10,7 @@
 #define WRITERS_WRITER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "writers/result.h"
 
@@ -53,6 +54,11 @@ bool writer_format_writes_table(enum writer_format fmt, const char *name);
  * a device or FIFO may have received part of the output). */
 int writer__write(const struct result *res, const char *path, enum writer_format fmt,
 		  const struct writer_opts *opts);
+
+/* s[0..n) as a CSV field (RFC 4180, writers/SCHEMA.md): quoted when it holds a comma, a
+ * double quote, CR or LF, begins or ends with a space, or is empty, a double quote inside
+ * doubled. dst has room for 2 * n + 2 bytes; returns the bytes written. */
+size_t writer__csv_field(char *dst, const char *s, size_t n);
 
 /* Removes the partial output of the write in progress, if any; async-signal-safe, for a
  * handler of a fatal signal that then exits (util/mapguard.h). */

@@ -34,6 +34,9 @@ void wbuf__init(struct wbuf *w, int fd);
 void wbuf__put(struct wbuf *w, const char *s, size_t n);
 void wbuf__puts(struct wbuf *w, const char *s);
 void wbuf__putc(struct wbuf *w, char c);
+/* Room for n bytes at the end of the buffer (flushing it first if needed), which the caller
+ * fills and adds to len; NULL after an error or when n is larger than the buffer. */
+char *wbuf__room(struct wbuf *w, size_t n);
 void wbuf__printf(struct wbuf *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Writes out the buffer; returns w->err. */
 int wbuf__flush(struct wbuf *w);

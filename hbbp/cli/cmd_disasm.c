@@ -18,6 +18,7 @@
 #include "hbbp/cli/commands.h"
 #include "hbbp/cli/options.h"
 #include "util/hbbp_err.h"
+#include "writers/writer.h"
 
 #define FORGET_BYTES (16u << 10)	/* decoded code kept before it is freed */
 #define MAX_JOBS 16
@@ -148,34 +149,10 @@ static char *put_hex(char *p, uint64_t v, size_t width, char fill)
 	return p;
 }
 
-/* Needs quoting as a CSV field (RFC 4180): a comma, quote, CR or LF, or an edge blank. */
-static bool csv_quote(const char *s, size_t k)
-{
-	size_t i;
-
-	if (k && (s[0] == ' ' || s[k - 1] == ' '))
-		return true;
-	for (i = 0; i < k; i++)
-		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
-			return true;
-	return false;
-}
-
-/* s as a CSV field; p has room for 2 * k + 2 bytes */
+/* s as a CSV field of the writers' CSV, empty when s is; p has room for 2 * k + 2 bytes */
 static char *put_csv(char *p, const char *s, size_t k)
 {
-	size_t i;
-
-	if (!csv_quote(s, k))
-		return put_mem(p, s, k);
-	*p++ = '"';
-	for (i = 0; i < k; i++) {
-		if (s[i] == '"')
-			*p++ = '"';
-		*p++ = s[i];
-	}
-	*p++ = '"';
-	return p;
+	return k ? p + writer__csv_field(p, s, k) : p;
 }
 
 static size_t slot_of(const void *ptr, uint64_t more)
