@@ -150,6 +150,33 @@ static void test_result_pool_growth(void)
 	free(huge);
 }
 
+/* Two strings of one FNV-1a hash (0x6f0e8e2891aeec4a, found by a cycle search over
+ * 11-character strings): each keeps a pooled copy of its own, found again by either order. */
+static void test_result_pool_collision(void)
+{
+	static const char *const cols[] = { "s:text" };
+	static const char *const s[2] = { "IFLohcEocmD", "TmsdRFIfd2F" };
+	struct result *r;
+	struct result_table *t;
+	struct result_cell c[4];
+	int k, i;
+
+	for (k = 0; k < 2; k++) {
+		CHECK(result__new(&r) == 0);
+		CHECK(result__add_table(r, "t", cols, 1, &t) == 0);
+		for (i = 0; i < 4; i++) {
+			char buf[16];
+
+			snprintf(buf, sizeof(buf), "%s", s[(i + k) % 2]);
+			CHECK(result_cell__text(t, &c[i], buf) == 0);
+		}
+		CHECK_STR(c[0].s, s[k]);
+		CHECK_STR(c[1].s, s[1 - k]);
+		CHECK(c[0].s != c[1].s && c[2].s == c[0].s && c[3].s == c[1].s);
+		result__delete(r);
+	}
+}
+
 static int by_key_desc(const struct result_cell *a, const struct result_cell *b, void *ctx)
 {
 	(void)ctx;
@@ -199,6 +226,7 @@ int main(void)
 	RUN_TEST(test_result_meta_warnings);
 	RUN_TEST(test_result_million_rows);
 	RUN_TEST(test_result_pool_growth);
+	RUN_TEST(test_result_pool_collision);
 	RUN_TEST(test_result_sort);
 	return TEST_EXIT();
 }
