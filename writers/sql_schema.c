@@ -28,10 +28,16 @@ const struct sql_dialect sql_sqlite = {
 		" key TEXT NOT NULL, value, PRIMARY KEY (run_id, key));"
 		"CREATE TABLE IF NOT EXISTS warnings (run_id INTEGER NOT NULL REFERENCES runs,"
 		" seq INTEGER NOT NULL, message TEXT, PRIMARY KEY (run_id, seq));",
-	.version_get = "SELECT (SELECT user_version FROM pragma_user_version),"
-		       " (SELECT COUNT(*) FROM sqlite_schema)",
+	.version_get = "SELECT user_version, (SELECT COUNT(*) FROM sqlite_schema)"
+		       " FROM pragma_user_version",
 	.version_set = "PRAGMA user_version = " SQL_XSTR(SCHEMA_FORMAT_VERSION),
 	.columns = "SELECT name, type FROM pragma_table_info($1)",
+	.book = {
+		", run_id INTEGER, created TEXT, format_version INTEGER, label TEXT, host TEXT,"
+		" recorded TEXT, perf_version TEXT, file TEXT",
+		", run_id INTEGER, key TEXT, value ",
+		", run_id INTEGER, seq INTEGER, message TEXT",
+	},
 	.insert_run = "INSERT INTO runs (created, format_version, label, host, recorded,"
 		      " perf_version, file) VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), $1, $2,"
 		      " $3, $4, $5, $6)",
@@ -53,10 +59,17 @@ const struct sql_dialect sql_pg = {
 		"CREATE INDEX IF NOT EXISTS runs_created ON runs (created);"
 		"CREATE INDEX IF NOT EXISTS runs_label ON runs (label);",
 	.version_table = "CREATE TABLE IF NOT EXISTS format_version (version integer NOT NULL)",
-	.version_get = "SELECT version, 0 FROM format_version",
+	.version_get = "SELECT coalesce(max(version), 0), COUNT(*) FROM format_version",
 	.version_set = "INSERT INTO format_version VALUES (" SQL_XSTR(SCHEMA_FORMAT_VERSION) ")",
 	.columns = "SELECT column_name, data_type FROM information_schema.columns WHERE"
 		   " table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position",
+	.book = {
+		", run_id bigint, created timestamp with time zone, format_version integer,"
+		" label text, host text, recorded timestamp with time zone, perf_version text,"
+		" file text",
+		", run_id bigint, key text, value text",
+		", run_id bigint, seq integer, message text",
+	},
 	.insert_run = "INSERT INTO runs (format_version, label, host, recorded, perf_version,"
 		      " file) VALUES ($1, $2, $3, $4, $5, $6) RETURNING run_id",
 };
@@ -84,31 +97,9 @@ static const struct {
 };
 #define NR_SCHEMA_TABLES (sizeof(schema_tables) / sizeof(schema_tables[0]))
 
-/* The bookkeeping tables' columns in order, with their type in each dialect. runs: a
- * database of the first version has its first NR_RUNS_V1 columns and gets the others. */
-static const struct {
-	const char *table, *col, *type[2];
-} book_cols[] = {
-	{ "runs", "run_id", { "INTEGER", "bigint" } },
-	{ "runs", "created", { "TEXT", "timestamp with time zone" } },
-	{ "runs", "format_version", { "INTEGER", "integer" } },
-	{ "runs", "label", { "TEXT", "text" } },
-	{ "runs", "host", { "TEXT", "text" } },
-	{ "runs", "recorded", { "TEXT", "timestamp with time zone" } },
-	{ "runs", "perf_version", { "TEXT", "text" } },
-	{ "runs", "file", { "TEXT", "text" } },
-	{ "run_meta", "run_id", { "INTEGER", "bigint" } },
-	{ "run_meta", "key", { "TEXT", "text" } },
-	{ "run_meta", "value", { "", "text" } },
-	{ "warnings", "run_id", { "INTEGER", "bigint" } },
-	{ "warnings", "seq", { "INTEGER", "integer" } },
-	{ "warnings", "message", { "TEXT", "text" } },
-};
-#define NR_BOOK_COLS (sizeof(book_cols) / sizeof(book_cols[0]))
-#define NR_RUNS_V1 3
-#define MAX_BOOK_COLS 8		/* columns of the widest bookkeeping table */
-
-/* Names no result table may take: the store's own tables, views and indexes. */
+/* The bookkeeping tables (their columns: sql_dialect.book), and the names no result table
+ * may take: those, the views and the indexes. */
+static const char *const book_tables[NR_BOOK_TABLES] = { "runs", "run_meta", "warnings" };
 static const char *const reserved[] = { "runs", "run_meta", "warnings", "format_version" };
 
 static struct wbuf *sql__buf(void)
@@ -206,99 +197,70 @@ int sql_schema__check_result(struct writer_ctx *w)
 	return 0;
 }
 
-/* The columns a table should have, and how the catalogue's rows compare with them. */
-struct sql_cols {
-	size_t nr;
-	const char *const *names, *const *types;
-	size_t seen;
-	bool same;		/* the columns seen are the first ones of names and types */
-};
-
+/* A column as the catalogue's are compared with this run's: ", name type". */
 static void sql__col(void *ctx, const char *name, const char *type)
 {
-	struct sql_cols *e = ctx;
+	struct wbuf *b = ctx;
 
-	if (e->seen >= e->nr || strcmp(name, e->names[e->seen]) ||
-	    strcasecmp(type, e->types[e->seen]))
-		e->same = false;
-	e->seen++;
+	wbuf__puts(b, ", ");
+	wbuf__puts(b, name);
+	wbuf__putc(b, ' ');
+	wbuf__puts(b, type);
 }
 
-/* Checks the columns of table against names and types: 0 when they match, 1 when there is
- * no such table, else the logged error. A runs table of the first version gets the columns
- * added since. */
-static int sql__check_table(struct sql_conn *c, const char *table, size_t nr,
-			    const char *const *names, const char *const *types)
+/* Checks the columns of table against want (sql__col's): 0 when they match, 1 when there is
+ * no such table, else the logged error. A runs table with the first of its columns (the
+ * first version's) gets the others added. */
+static int sql__check_table(struct sql_conn *c, const char *table, const char *want)
 {
-	struct sql_cols e = { nr, names, types, 0, true };
-	int n = c->query(c, c->d->columns, table, sql__col, &e);
-	size_t i;
+	struct wbuf *b = sql__buf();
+	const char *col, *next;
+	char *have, sql[128];
+	int n = b ? c->query(c, c->d->columns, table, sql__col, b) : 0;
+	int err = sql__done(b, &have);
 
-	if (n <= 0)
-		return n < 0 ? n : 1;
-	if (e.same && e.seen == nr)
-		return 0;
-	if (e.same && e.seen == NR_RUNS_V1 && !strcmp(table, "runs")) {
-		for (i = NR_RUNS_V1; i < nr; i++) {
-			char sql[128];
-			int err;
-
-			snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s %s", names[i],
-				 types[i]);
-			err = c->exec(c, sql, "adding a column to table runs");
-			if (err)
-				return err;
-		}
-		return 0;
+	if (n < 0 || err || !n || !strcasecmp(have, want)) {
+		free(have);
+		return n < 0 ? n : err ? err : !n;
 	}
+	n = (int)strlen(have);
+	if (!strcmp(table, "runs") && !strncasecmp(have, want, (size_t)n) && want[n] == ',') {
+		for (col = want + n; !err && col; col = next) {
+			next = strchr(col + 1, ',');
+			n = next ? (int)(next - col) - 2 : (int)strlen(col + 2);
+			snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %.*s", n, col + 2);
+			err = c->exec(c, sql, "adding a column to table runs");
+		}
+		free(have);
+		return err;
+	}
+	free(have);
 	pr_err("%s: table \"%s\" of the database has other columns than this run's; write only"
 	       " runs with the same options (--by) into one database", c->w->path, table);
 	c->w->logged = true;
 	return -HBBP_EFORMAT;
 }
 
-static int sql__check_bookkeeping(struct sql_conn *c)
-{
-	const char *names[MAX_BOOK_COLS], *types[MAX_BOOK_COLS];
-	size_t i = 0, n;
-	int err;
-
-	while (i < NR_BOOK_COLS) {
-		const char *table = book_cols[i].table;
-
-		for (n = 0; i < NR_BOOK_COLS && !strcmp(book_cols[i].table, table); i++, n++) {
-			names[n] = book_cols[i].col;
-			types[n] = book_cols[i].type[c->d->kind];
-		}
-		err = sql__check_table(c, table, n, names, types);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
 /* Creates table t (run_id and its columns) or checks that the existing one matches. */
 static int sql__ensure_table(struct sql_conn *c, const struct result_table *t)
 {
 	const char *const *type = sql_types[c->d->kind];
-	const char **names = calloc(t->nr_cols + 1, sizeof(*names));
-	const char **types = calloc(t->nr_cols + 1, sizeof(*types));
-	struct wbuf *b = NULL;
-	char *sql = NULL;
+	struct wbuf *b = sql__buf();
+	char *sql;
 	size_t i;
-	int err = -ENOMEM;
+	int err;
 
-	if (!names || !types)
-		goto out;
-	names[0] = "run_id";
-	types[0] = type[RES_INT];
-	for (i = 0; i < t->nr_cols; i++) {
-		names[i + 1] = t->cols[i].name;
-		types[i + 1] = type[t->cols[i].type];
+	if (b) {
+		sql__col(b, "run_id", type[RES_INT]);
+		for (i = 0; i < t->nr_cols; i++)
+			sql__col(b, t->cols[i].name, type[t->cols[i].type]);
 	}
-	err = sql__check_table(c, t->name, t->nr_cols + 1, names, types);
+	err = sql__done(b, &sql);
+	if (!err)
+		err = sql__check_table(c, t->name, sql);
+	free(sql);
 	if (err <= 0)
-		goto out;
+		return err;
 	b = sql__buf();
 	if (b) {
 		wbuf__puts(b, "CREATE TABLE ");
@@ -309,50 +271,43 @@ static int sql__ensure_table(struct sql_conn *c, const struct result_table *t)
 			wbuf__puts(b, ", ");
 			sql__ident(b, t->cols[i].name);
 			wbuf__putc(b, ' ');
-			wbuf__puts(b, types[i + 1]);
+			wbuf__puts(b, type[t->cols[i].type]);
 		}
 		wbuf__putc(b, ')');
 	}
 	err = sql__done(b, &sql);
 	if (!err)
 		err = c->exec(c, sql, "creating a table");
-out:
 	free(sql);
-	free(names);
-	free(types);
 	return err;
 }
 
 struct sql_version {
 	char v[24];
-	long objects;
+	bool objects;		/* the database holds something */
 };
 
 static void sql__version_row(void *ctx, const char *v, const char *objects)
 {
 	struct sql_version *sv = ctx;
 
-	if (!sv->v[0]) {
-		snprintf(sv->v, sizeof(sv->v), "%s", v);
-		sv->objects = atol(objects);
-	}
+	snprintf(sv->v, sizeof(sv->v), "%s", v);
+	sv->objects = strcmp(objects, "0");
 }
 
 /* The database's schema version: this tool's, or none yet in an empty database (stored). */
 static int sql__version(struct sql_conn *c)
 {
-	struct sql_version sv = { "", 0 };
-	int n = 0;
+	struct sql_version sv = { "", false };
+	int err = 0;
 
 	if (c->d->version_table)
-		n = c->exec(c, c->d->version_table, "creating the format version table");
-	if (!n)
-		n = c->query(c, c->d->version_get, NULL, sql__version_row, &sv);
-	if (n < 0)
-		return n;
-	if (n == 1 && atoi(sv.v) == SCHEMA_FORMAT_VERSION)
-		return 0;
-	if (n == 0 || (n == 1 && !strcmp(sv.v, "0") && sv.objects == 0))
+		err = c->exec(c, c->d->version_table, "creating the format version table");
+	if (!err)
+		err = c->query(c, c->d->version_get, NULL, sql__version_row, &sv);
+	if (err < 0 || atoi(sv.v) == SCHEMA_FORMAT_VERSION)
+		return err < 0 ? err : 0;
+	if (!strcmp(sv.v, "0") && !sv.objects)
 		return c->exec(c, c->d->version_set, "setting the format version");
 	pr_err("%s: database format version %s, this tool writes version %d: write the run into"
 	       " another database", c->w->path, sv.v, SCHEMA_FORMAT_VERSION);
@@ -366,8 +321,10 @@ int sql_schema__create(struct sql_conn *c)
 	size_t i;
 	int err = sql__version(c);
 
-	if (!err)
-		err = sql__check_bookkeeping(c);
+	for (i = 0; !err && i < NR_BOOK_TABLES; i++) {
+		err = sql__check_table(c, book_tables[i], c->d->book[i]);
+		err = err > 0 ? 0 : err;
+	}
 	if (!err)
 		err = c->exec(c, c->d->bookkeeping, "creating the run tables");
 	/* the tables of schema.h the result lacks too, so that the views always work */

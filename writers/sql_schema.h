@@ -14,6 +14,8 @@
 
 enum sql_kind { SQL_SQLITE, SQL_PG };
 
+#define NR_BOOK_TABLES 3	/* runs, run_meta, warnings */
+
 struct sql_dialect {
 	enum sql_kind kind;
 	const char *run_id;		/* the run_id column of a result table */
@@ -23,6 +25,8 @@ struct sql_dialect {
 					 * database); no row: none stored */
 	const char *version_set;	/* stores this tool's version */
 	const char *columns;		/* (name, type) of the columns of table $1, in order */
+	const char *book[NR_BOOK_TABLES];	/* the bookkeeping tables' columns, as their
+						 * checks write them: ", name type"... */
 	const char *insert_run;		/* adds the run ($1 the format version, $2.. the
 					 * writer__run_info columns label, host, recorded,
 					 * perf_version, file) */
