@@ -1,428 +1,301 @@
-/* Reads our JSON (one document with "rows": [...]) and JSON Lines (a header object, then one
- * row object per line) outputs as an instruction mix for `compare`: every row field except
- * count, share and the diagnostics columns is a key column. A small strict JSON parser;
- * errors name the file and line.
- * Depends on hbbp/compare/ref.h and libc.
+/* Reads our JSON and JSON Lines outputs as an instruction mix for `compare`: every row field
+ * except count, share and the diagnostics columns is a key column. The file is read line by
+ * line, each line's text bound as a parameter of SQLite's JSON functions (json_each,
+ * json_extract, json_type), in the layouts writers/json_writer.c writes:
+ *  - JSON Lines: a header object on the first line, then one row object per line;
+ *  - JSON: the header's lines up to one ending in "rows": [ (or "rows": []}), then one row
+ *    object per line, each but the last followed by a comma, then ]}.
+ * Errors name the file and the line. Memory: the header's lines and one more line, at most
+ * MAX_LINE bytes each, and SQLite's parse of one of them, besides the mix.
+ * Depends on hbbp/compare/ref.h, sqlite3 and libc.
  */
 #include <errno.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hbbp/compare/ref.h"
-#include "util/hbbp_err.h"
 #include "util/grow.h"
+#include "util/hbbp_err.h"
 #include "writers/schema.h"
 
-#define MAX_JSON   (1ULL << 32)
-#define MAX_DEPTH  64
+#define MAX_LINE   (64u << 20)
 #define MAX_FIELDS 64
 
-struct jp {
+struct jr {
 	const char *path;
-	const char *s, *p, *end;
+	FILE *f;
+	unsigned long line;
+	char *buf;		/* the line read last (the header's lines), NUL-terminated */
+	size_t len, cap;
+	sqlite3 *db;
+	sqlite3_stmt *head;	/* an object's type, its format_version's type and JSON */
+	sqlite3_stmt *fields;	/* a row's fields: name, type, value */
 	struct ref_mix *m;
 	size_t nk;
 	char *keys[MAX_FIELDS];	/* key column names, from the first row */
 };
 
-static int jerr(struct jp *j, const char *what)
+static int jerr(struct jr *j, const char *what)
 {
-	unsigned long line = 1;
-	const char *q;
-
-	for (q = j->s; q < j->p && q < j->end; q++)
-		line += *q == '\n';
-	pr_err("%s:%lu: %s", j->path, line, what);
+	pr_err("%s:%lu: %s", j->path, j->line, what);
 	return -HBBP_EFORMAT;
 }
 
-static void ws(struct jp *j)
+/* Reads the next line into j->buf without its newline (after what it holds and a newline
+ * when keep): 1, 0 at the end of the file, or an error. */
+static int jline(struct jr *j, bool keep)
 {
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-		j->p++;
-}
+	size_t start = keep ? j->len + 1 : 0;
+	int c;
 
-static bool eat(struct jp *j, char c)
-{
-	ws(j);
-	if (j->p < j->end && *j->p == c) {
-		j->p++;
-		return true;
-	}
-	return false;
-}
-
-static void utf8(char *o, size_t *n, unsigned cp)
-{
-	if (cp < 0x80)
-		o[(*n)++] = (char)cp;
-	else if (cp < 0x800) {
-		o[(*n)++] = (char)(0xc0 | cp >> 6);
-		o[(*n)++] = (char)(0x80 | (cp & 0x3f));
-	} else {
-		o[(*n)++] = (char)(0xe0 | cp >> 12);
-		o[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[(*n)++] = (char)(0x80 | (cp & 0x3f));
-	}
-}
-
-/* A string token into a new buffer. \u00XX escapes of our writer (raw bytes) come back as
- * the byte when below 0x100 only if they were not valid UTF-8; we keep code points as
- * UTF-8, which is what the writer's valid input was. */
-static int jstring(struct jp *j, char **out)
-{
-	const char *q;
-	char *o;
-	size_t n = 0;
-
-	if (!eat(j, '"'))
-		return jerr(j, "expected a string");
-	for (q = j->p; q < j->end && *q != '"'; q++)
-		if (*q == '\\')
-			q++;
-	if (q >= j->end)
-		return jerr(j, "unterminated string");
-	o = malloc((size_t)(q - j->p) * 2 + 1);
-	if (!o)
+	if (grow_array((void **)&j->buf, &j->cap, 1, start + 1, (size_t)-1))
 		return -ENOMEM;
-	while (j->p < q) {
-		char c = *j->p++;
-
-		if ((unsigned char)c < 0x20) {
-			free(o);
-			return jerr(j, "control character in a string");
-		}
-		if (c != '\\') {
-			o[n++] = c;
-			continue;
-		}
-		c = *j->p++;
-		switch (c) {
-		case '"': case '\\': case '/': o[n++] = c; break;
-		case 'n': o[n++] = '\n'; break;
-		case 't': o[n++] = '\t'; break;
-		case 'r': o[n++] = '\r'; break;
-		case 'b': o[n++] = '\b'; break;
-		case 'f': o[n++] = '\f'; break;
-		case 'u': {
-			unsigned cp = 0;
-			int i;
-
-			for (i = 0; i < 4; i++) {
-				char h = j->p < q ? *j->p++ : 0;
-
-				cp <<= 4;
-				if (h >= '0' && h <= '9')
-					cp |= (unsigned)(h - '0');
-				else if ((h | 0x20) >= 'a' && (h | 0x20) <= 'f')
-					cp |= (unsigned)((h | 0x20) - 'a' + 10);
-				else {
-					free(o);
-					return jerr(j, "bad \\u escape");
-				}
-			}
-			utf8(o, &n, cp);
-			break;
-		}
-		default:
-			free(o);
-			return jerr(j, "bad escape in a string");
-		}
+	if (keep)
+		j->buf[j->len] = '\n';
+	j->len = start;
+	j->line++;
+	while ((c = getc_unlocked(j->f)) != EOF && c != '\n') {
+		if (!c || j->len >= MAX_LINE)
+			return jerr(j, c ? "longer than 64 MiB" : "a NUL byte");
+		if (grow_one((void **)&j->buf, &j->cap, 1, j->len + 1))
+			return -ENOMEM;
+		j->buf[j->len++] = (char)c;
 	}
-	j->p = q + 1;
-	o[n] = 0;
-	*out = o;
-	return 0;
+	j->buf[j->len] = '\0';
+	if (ferror(j->f)) {
+		pr_err("%s: %s", j->path, strerror(errno));
+		return -EIO;
+	}
+	if (c == EOF && j->len == start) {
+		j->line--;
+		return 0;
+	}
+	return 1;
 }
 
-/* A scalar as text ("" for null) and whether it was a number. */
-static int jscalar(struct jp *j, char **out, bool *number)
+/* The length of buf[0..n) without its trailing blanks. */
+static size_t jtrim(const char *buf, size_t n)
 {
-	const char *q;
-
-	ws(j);
-	*number = false;
-	if (j->p < j->end && *j->p == '"')
-		return jstring(j, out);
-	for (q = j->p; q < j->end && (strchr("+-.eE", *q) || (*q >= '0' && *q <= '9') ||
-				      (*q >= 'a' && *q <= 'z')); q++)
-		;
-	if (q == j->p)
-		return jerr(j, "expected a value");
-	*out = strndup(j->p, (size_t)(q - j->p));
-	if (!*out)
-		return -ENOMEM;
-	if (!strcmp(*out, "null") || !strcmp(*out, "true") || !strcmp(*out, "false")) {
-		if (!strcmp(*out, "null"))
-			**out = 0;
-	} else {
-		char *e;
-
-		errno = 0;
-		strtod(*out, &e);
-		if (*e || errno) {
-			free(*out);
-			return jerr(j, "bad number");
-		}
-		*number = true;
-	}
-	j->p = q;
-	return 0;
+	while (n && (buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\r'))
+		n--;
+	return n;
 }
 
-static int jskip(struct jp *j, int depth)
+/* One row object, text[0..n) (a line). */
+static int jrow(struct jr *j, const char *text, size_t n)
 {
-	char *s;
-	bool num;
-	int err;
-
-	if (depth > MAX_DEPTH)
-		return jerr(j, "nesting too deep");
-	if (eat(j, '{')) {
-		if (eat(j, '}'))
-			return 0;
-		do {
-			if ((err = jstring(j, &s)))
-				return err;
-			free(s);
-			if (!eat(j, ':'))
-				return jerr(j, "expected ':'");
-			if ((err = jskip(j, depth + 1)))
-				return err;
-		} while (eat(j, ','));
-		return eat(j, '}') ? 0 : jerr(j, "expected '}'");
-	}
-	if (eat(j, '[')) {
-		if (eat(j, ']'))
-			return 0;
-		do {
-			if ((err = jskip(j, depth + 1)))
-				return err;
-		} while (eat(j, ','));
-		return eat(j, ']') ? 0 : jerr(j, "expected ']'");
-	}
-	if ((err = jscalar(j, &s, &num)))
-		return err;
-	free(s);
-	return 0;
-}
-
-/* One row object. */
-static int jrow(struct jp *j)
-{
+	sqlite3_stmt *st = j->fields;
 	char *names[MAX_FIELDS], *vals[MAX_FIELDS];
 	bool nulls[MAX_FIELDS];
 	const char *keys[MAX_FIELDS];
-	size_t n = 0, i, k;
+	size_t nf = 0, i, k;
 	double count = NAN;
-	bool num;
-	int err = 0;
+	int rc = SQLITE_DONE, err = 0;
 
-	if (!eat(j, '{'))
-		return jerr(j, "expected a row object");
-	if (!eat(j, '}')) {
-		do {
-			if (n == MAX_FIELDS) {
-				err = jerr(j, "too many fields in a row");
-				break;
-			}
-			if ((err = jstring(j, &names[n])))
-				break;
-			if (!eat(j, ':')) {
-				free(names[n]);
-				err = jerr(j, "expected ':'");
-				break;
-			}
-			ws(j);
-			nulls[n] = j->end - j->p >= 4 && !strncmp(j->p, "null", 4);
-			if ((err = jscalar(j, &vals[n], &num))) {
-				free(names[n]);
-				break;
-			}
-			for (i = 0; i < n && !err; i++)
-				if (!strcmp(names[i], names[n]))
-					err = jerr(j, "a row names a column twice");
-			if (err) {
-				free(names[n]);
-				free(vals[n]);
-				break;
-			}
-			if (!strcmp(names[n], "count")) {
-				count = num ? strtod(vals[n], NULL) : NAN;
-				if (!num || !isfinite(count) || count < 0)
-					err = jerr(j, "bad count");
-			}
-			n++;
-		} while (!err && eat(j, ','));
-		if (!err && !eat(j, '}'))
-			err = jerr(j, "expected '}'");
+	if (text[strspn(text, " \t")] != '{' || !n || text[n - 1] != '}')
+		return jerr(j, "expected a row object, one per line");
+	sqlite3_bind_text(st, 1, text, (int)n, SQLITE_STATIC);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *type = (const char *)sqlite3_column_text(st, 1);
+		bool key = !ref_mix__value_column(name);	/* only keys' text is read */
+		const char *val = key ? (const char *)sqlite3_column_text(st, 2) : NULL;
+
+		if (nf == MAX_FIELDS)
+			err = jerr(j, "too many fields in a row");
+		else if (!strcmp(type, "object") || !strcmp(type, "array"))
+			err = jerr(j, "expected a value");
+		for (i = 0; !err && i < nf; i++)
+			if (!strcmp(names[i], name))
+				err = jerr(j, "a row names a column twice");
+		if (!err && !strcmp(name, "count")) {
+			count = sqlite3_column_double(st, 2);
+			if ((strcmp(type, "integer") && strcmp(type, "real")) || !isfinite(count) ||
+			    count < 0)
+				err = jerr(j, "bad count");
+		}
+		if (err)
+			break;
+		nulls[nf] = !strcmp(type, "null");
+		names[nf] = strdup(name);
+		vals[nf++] = key ? strdup(val ? val : "") : NULL;
+		if (!names[nf - 1] || (key && !vals[nf - 1]))
+			err = -ENOMEM;
 	}
+	if (!err && rc != SQLITE_DONE)
+		err = jerr(j, sqlite3_errmsg(j->db));
+	sqlite3_reset(st);
 	if (!err && isnan(count))
 		err = jerr(j, "row without a count");
 	if (!err && !j->m) {
-		/* the first row names the key columns; j->keys takes those names over */
-		for (i = 0; i < n; i++)
-			if (!ref_mix__value_column(names[i]) && j->nk < MAX_FIELDS) {
-				j->keys[j->nk++] = names[i];
-				names[i] = strdup(names[i]);
-				if (!names[i])
-					err = -ENOMEM;
-			}
+		/* the first row names the key columns */
+		for (i = 0; !err && i < nf; i++)
+			if (!ref_mix__value_column(names[i]) && j->nk < MAX_FIELDS &&
+			    !(j->keys[j->nk++] = strdup(names[i])))
+				err = -ENOMEM;
 		if (!err && !j->nk)
 			err = jerr(j, "rows have no key columns");
-		else if (!err)
+		if (!err)
 			err = ref_mix__new(j->path, "json", (const char *const *)j->keys, j->nk,
 					   &j->m);
 	}
 	for (k = 0; !err && k < j->nk; k++) {
-		keys[k] = NULL;
-		for (i = 0; i < n; i++)
-			if (!strcmp(names[i], j->keys[k])) {
-				keys[k] = vals[i];
-				if (nulls[i])
-					err = jerr(j, "a key column is null");
-			}
-		if (!err && !keys[k])
+		for (i = 0; i < nf && strcmp(names[i], j->keys[k]); i++)
+			;
+		if (i == nf)
 			err = jerr(j, "row lacks a key column of the first row");
+		else if (nulls[i])
+			err = jerr(j, "a key column is null");
+		else
+			keys[k] = vals[i];
 	}
 	if (!err)
 		err = ref_mix__add_row(j->m, keys, count);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < nf; i++) {
 		free(names[i]);
 		free(vals[i]);
 	}
 	return err;
 }
 
-static int jdocument(struct jp *j)
+/* A header object: its format version; *rows: it holds the rows (a whole document). 1: text
+ * is no JSON object. */
+static int jheader(struct jr *j, const char *text, size_t n, bool *rows)
 {
-	char *name;
-	int err;
-	bool rows = false;
+	sqlite3_stmt *st = j->head;
+	const char *type, *v;
+	int err = 1;
 
-	if (!eat(j, '{'))
-		return jerr(j, "expected a JSON object");
-	if (eat(j, '}'))
-		return jerr(j, "no \"rows\"");
-	do {
-		if ((err = jstring(j, &name)))
-			return err;
-		if (!eat(j, ':')) {
-			free(name);
-			return jerr(j, "expected ':'");
+	sqlite3_bind_text(st, 1, text, (int)n, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW ||
+	    strcmp((const char *)sqlite3_column_text(st, 0), "object"))
+		goto out;
+	/* a version this reader does not know is refused, not guessed at (2 added count_lo
+	 * and count_hi, which compare does not read) */
+	type = (const char *)sqlite3_column_text(st, 2);
+	v = (const char *)sqlite3_column_text(st, 3);
+	if (type && (strcmp(type, "integer") || atoll(v) < 1 || atoll(v) > SCHEMA_FORMAT_VERSION)) {
+		pr_err("%s: format version %s is not supported (this tool reads 1 to %d)", j->path,
+		       v, SCHEMA_FORMAT_VERSION);
+		err = -HBBP_EUNSUPP;
+		goto out;
+	}
+	*rows = sqlite3_column_type(st, 1) != SQLITE_NULL;
+	err = 0;
+out:
+	sqlite3_reset(st);
+	return err;
+}
+
+/* A document's header from its first line in j->buf: its lines up to one ending in
+ * "rows": [ (*done: "rows": []}, the whole document). */
+static int jdocument(struct jr *j, bool *done)
+{
+	size_t n, k, open;
+	bool rows;
+	int r;
+
+	for (;;) {
+		n = jtrim(j->buf, j->len);
+		*done = n >= 2 && !memcmp(j->buf + n - 2, "]}", 2);
+		open = *done ? jtrim(j->buf, n - 2) : n;
+		k = open && j->buf[open - 1] == '[' ? jtrim(j->buf, open - 1) : 0;
+		if (k && j->buf[k - 1] == ':')
+			k = jtrim(j->buf, k - 1);
+		if (k >= 6 && !memcmp(j->buf + k - 6, "\"rows\"", 6))
+			break;
+		r = jline(j, true);
+		if (r <= 0)
+			return r < 0 ? r : jerr(j, "no \"rows\": [ line: not JSON Lines, nor a JSON"
+						" document with one row per line");
+	}
+	if (grow_array((void **)&j->buf, &j->cap, 1, open + 3, (size_t)-1))
+		return -ENOMEM;
+	memcpy(j->buf + open, "]}", 3);		/* the rows come later, if any */
+	r = jheader(j, j->buf, open + 2, &rows);
+	return r == 1 ? jerr(j, "the lines up to \"rows\" are no JSON object") : r;
+}
+
+/* The file: a header, then rows, one per line (a document's each followed by a comma but
+ * the last, then "]}"). */
+static int jread(struct jr *j)
+{
+	bool doc = false, done = false, comma = false, first = true;
+	size_t n;
+	int r;
+
+	while ((r = jline(j, false)) > 0 && !jtrim(j->buf, j->len))
+		;
+	if (!j->line)
+		j->line = 1;
+	if (r <= 0)
+		return r < 0 ? r : jerr(j, "expected a JSON object");
+	r = jheader(j, j->buf, j->len, &done);
+	if (r == 1) {
+		doc = true;
+		r = jdocument(j, &done);
+	} else if (!r && done) {
+		r = jerr(j, "a whole document on one line: compare reads one row per line, as"
+			 " hbbp-convert writes them");
+	}
+	while (!r && (r = jline(j, false)) > 0) {
+		n = jtrim(j->buf, j->len);
+		r = 0;
+		if (!n)
+			continue;
+		if (done) {
+			r = jerr(j, "text after the document");
+		} else if (doc && n == 2 && !memcmp(j->buf, "]}", 2)) {
+			done = true;
+			if (comma)
+				r = jerr(j, "expected a row after ','");
+		} else if (doc && !first && !comma) {
+			r = jerr(j, "expected ','");
+		} else {
+			comma = doc && j->buf[n - 1] == ',';
+			r = jrow(j, j->buf, comma ? n - 1 : n);
+			first = false;
 		}
-		if (!strcmp(name, "rows")) {
-			rows = true;
-			if (!eat(j, '[')) {
-				free(name);
-				return jerr(j, "\"rows\" is not an array");
-			}
-			if (!eat(j, ']')) {
-				do {
-					if ((err = jrow(j))) {
-						free(name);
-						return err;
-					}
-				} while (eat(j, ','));
-				if (!eat(j, ']')) {
-					free(name);
-					return jerr(j, "expected ']'");
-				}
-			}
-		} else if ((err = jskip(j, 1))) {
-			free(name);
-			return err;
-		}
-		free(name);
-	} while (eat(j, ','));
-	if (!eat(j, '}'))
-		return jerr(j, "expected '}'");
-	return rows ? 0 : jerr(j, "no \"rows\"");
+	}
+	if (r < 0)
+		return r;
+	return doc && !done ? jerr(j, "expected ']}'") : 0;
 }
 
 int ref_json__read(const char *path, struct ref_mix **out)
 {
-	struct jp j = { .path = path };
-	char *buf = NULL;
-	size_t n = 0, cap = 0, i;
-	FILE *f;
-	int err = ref_mix__fopen(path, "rb", &f);
+	struct jr j = { .path = path };
+	size_t i;
+	int err = ref_mix__fopen(path, "rb", &j.f);
 
 	if (err)
 		return err;
-	for (;;) {
-		size_t r;
-
-		if (n + 65536 + 1 > MAX_JSON) {
-			err = -HBBP_ELIMIT;
-			pr_err("%s: larger than %llu bytes", path, MAX_JSON);
-			break;
-		}
-		if (grow_array((void **)&buf, &cap, 1, n + 65536 + 1, MAX_JSON)) {
-			err = -ENOMEM;
-			break;
-		}
-		r = fread(buf + n, 1, 65536, f);
-		n += r;
-		if (r < 65536)
-			break;
+	if (sqlite3_open_v2(":memory:", &j.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) ||
+	    sqlite3_prepare_v2(j.db, "SELECT json_type($1), json_type($1, '$.rows'),"
+			       " json_type($1, '$.format_version'),"
+			       " json_quote(json_extract($1, '$.format_version'))", -1, &j.head,
+			       NULL) ||
+	    sqlite3_prepare_v2(j.db, "SELECT key, type, atom FROM json_each($1)", -1, &j.fields,
+			       NULL)) {
+		pr_err("%s: %s", path, sqlite3_errmsg(j.db));
+		err = -ENOMEM;
 	}
-	fclose(f);
-	if (err)
-		goto out;
-	buf[n] = 0;
-	j.s = j.p = buf;
-	j.end = buf + n;
-	ws(&j);
-	{
-		/* our documents start with "format_version": a version this reader does not
-		 * know is refused, not guessed at */
-		const char *v = strstr(j.p, "\"format_version\"");
-		const char *nl = memchr(j.p, '\n', (size_t)(j.end - j.p));
-
-		if (v && (!nl || v < nl)) {
-			char *e;
-			long ver;
-
-			v += strlen("\"format_version\"");
-			while (*v == ' ' || *v == ':')
-				v++;
-			ver = strtol(v, &e, 10);
-			/* 2 added count_lo and count_hi, which compare does not read */
-			if (e == v || ver < 1 || ver > SCHEMA_FORMAT_VERSION) {
-				pr_err("%s: format version %.*s is not supported (this tool reads 1 to %d)",
-				       path, (int)strcspn(v, ",}\n"), v, SCHEMA_FORMAT_VERSION);
-				err = -HBBP_EUNSUPP;
-				goto out;
-			}
-		}
-	}
-	{
-		/* JSON Lines: the header object then one row object per line */
-		const char *nl = memchr(j.p, '\n', (size_t)(j.end - j.p));
-		bool lines = nl && nl + 1 < j.end && strstr(j.p, "\"rows\"") == NULL;
-
-		if (lines) {
-			if ((err = jskip(&j, 0)))
-				goto out;
-			while (!err && (ws(&j), j.p < j.end))
-				err = jrow(&j);
-		} else {
-			err = jdocument(&j);
-			ws(&j);
-			if (!err && j.p < j.end)
-				err = jerr(&j, "text after the document");
-		}
-	}
+	if (!err)
+		err = jread(&j);
 	if (!err && !j.m)
 		err = ref_mix__new(path, "json", (const char *const *)(const char *[]){ "mnemonic" },
 				   1, &j.m);
-out:
 	for (i = 0; i < j.nk; i++)
 		free(j.keys[i]);
-	free(buf);
+	sqlite3_finalize(j.head);
+	sqlite3_finalize(j.fields);
+	sqlite3_close(j.db);
+	fclose(j.f);
+	free(j.buf);
 	if (err) {
 		ref_mix__delete(j.m);
 		return err;

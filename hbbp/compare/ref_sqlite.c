@@ -17,19 +17,6 @@
 
 #define MAX_COLS 64
 
-static bool value_column(const char *name)
-{
-	static const char *const v[] = { "run_id", "count", "count_lo", "count_hi", "share",
-					 "source", "ebs_count", "lbr_count", "ebs_samples",
-					 "lbr_streams", "biased", "bias_share" };
-	size_t i;
-
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		if (!strcmp(name, v[i]))
-			return true;
-	return false;
-}
-
 static int sq_err(const char *path, sqlite3 *db, const char *what)
 {
 	pr_err("%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "cannot open");
@@ -53,7 +40,7 @@ static int read_mix(const char *path, sqlite3 *db, int64_t run, struct ref_mix *
 
 		if (!strcmp(n, "count"))
 			ci = i;
-		else if (!value_column(n)) {
+		else if (strcmp(n, "run_id") && !ref_mix__value_column(n)) {
 			kidx[nk] = i;
 			names[nk++] = n;
 		}

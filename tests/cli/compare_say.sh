@@ -33,6 +33,29 @@ refused "compare_say JSON format version 3" "v2.json: format version 3 is not su
 printf '{"format_version": 3, "meta": {}, "warnings": []}\n{"mnemonic": "mov", "count": 5, "share": 1}\n' > v3.jsonl
 refused "compare_say JSONL format version 3" "v3.jsonl: format version 3 is not supported" \
 	"$HBBP" compare --ref m.csv v3.jsonl
+# JSON and JSON Lines read a line at a time: the line of what is wrong, and the layout's
+# own rules (a comma after each row of a document but the last, then ]}; one row a line)
+printf '{"format_version": 2}\n{"mnemonic": "mov", "count": 5}\n{"mnemonic": "add" "count": 1}\n' > syn.jsonl
+refused "compare_say JSON Lines syntax error" "syn.jsonl:3: malformed JSON" "$HBBP" compare --ref m.csv syn.jsonl
+printf '{"format_version": 2, "meta": {},\n"rows": [\n{"mnemonic": "mov", "count": 5}\n{"mnemonic": "add", "count": 1}\n]}\n' > comma.json
+refused "compare_say JSON row without its comma" "comma.json:4: expected ','" "$HBBP" compare --ref m.csv comma.json
+printf '{"format_version": 2, "meta": {},\n"rows": [\n{"mnemonic": "mov", "count": 5},\n]}\n' > last.json
+refused "compare_say JSON last row with a comma" "last.json:4: expected a row after ','" \
+	"$HBBP" compare --ref m.csv last.json
+printf '{"format_version": 2, "meta": {},\n"rows": [\n{"mnemonic": "mov", "count": 5}\n' > cut2.json
+refused "compare_say JSON cut short" "cut2.json:3: expected ']}'" "$HBBP" compare --ref m.csv cut2.json
+printf '{\n  "format_version": 2,\n  "rows": [\n    {\n      "mnemonic": "mov",\n      "count": 5\n    }\n  ]\n}\n' > pretty.json
+refused "compare_say JSON row over several lines" "pretty.json:4: expected a row object, one per line" \
+	"$HBBP" compare --ref m.csv pretty.json
+printf '{"format_version": 2}\n{"mnemonic": "mov\0", "count": 5}\n' > nul.jsonl
+refused "compare_say JSON Lines with a NUL byte" "nul.jsonl:2: a NUL byte" "$HBBP" compare --ref m.csv nul.jsonl
+printf '{"format_version": 2, "meta": {}, "warnings": [],\n"rows": []}\n' > none.json
+refused "compare_say JSON without rows, as written without a mix table" "none.json: counts nothing" \
+	"$HBBP" compare --ref m.csv none.json
+{ printf '{"format_version": 2}\n{'; head -c 67108864 /dev/zero | tr '\0' ' '; printf '}\n'; } > long.jsonl
+refused "compare_say JSON Lines line over 64 MiB" "long.jsonl:2: longer than 64 MiB" \
+	"$HBBP" compare --ref m.csv long.jsonl
+rm -f long.jsonl
 if command -v sqlite3 >/dev/null 2>&1; then
 	"$HBBP" -q --binary "vector=$ROOT/samples/demo/vector" -o ok.sqlite "$ROOT/samples/demo/perf.data" 2>/dev/null
 	cp ok.sqlite null.sqlite
