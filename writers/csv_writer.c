@@ -132,7 +132,6 @@ const struct writer_ops csv_writer_ops = {
 	.open = csv__open,
 	.begin = csv__begin,
 	.row = csv__row,
-	.rows_apart = true,
 	.end = csv__end,
 	.close = writer__close_flush,
 };

@@ -142,7 +142,6 @@ const struct writer_ops json_writer_ops = {
 	.open = json__open,
 	.begin = json__begin,
 	.row = json__row,
-	.rows_apart = true,
 	.end = json__end,
 	.close = json__close,
 };
@@ -172,7 +171,6 @@ const struct writer_ops jsonl_writer_ops = {
 	.open = jsonl__open,
 	.begin = jsonl__nop,
 	.row = jsonl__row,
-	.rows_apart = true,
 	.end = jsonl__nop,
 	.close = writer__close_flush,
 };

@@ -1,8 +1,8 @@
 /* Buffered output to a file descriptor or to memory for the text writers, and the number
  * formatting all writers share. Every write(2) result is checked (short writes continue,
  * EINTR retries); the first error sticks and later output is dropped. Locale:
- * writer__write() runs the writers under the "C" locale (uselocale, on every thread that
- * writes rows), so '.' is the decimal point here.
+ * writer__write() runs the writers under the "C" locale (uselocale), so '.' is the decimal
+ * point here.
  * Depends on libc and util/grow.h.
  */
 #include <errno.h>

@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <locale.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,82 +101,18 @@ bool writer_format_writes_table(enum writer_format fmt, const char *name)
 	return false;
 }
 
-/* Rows [from, to) of t. */
+/* The rows of t. */
 static int writer__rows(struct writer_ctx *w, const struct writer_ops *ops,
-			const struct result_table *t, size_t from, size_t to)
+			const struct result_table *t)
 {
 	size_t k;
 	int err = 0;
 
-	for (k = from; !err && k < to; k++) {
+	for (k = 0; !err && k < t->nr_rows; k++) {
 		err = ops->row(w, t, k);
 		if (!err && writer__interrupted())
 			err = -EINTR;
 	}
-	return err;
-}
-
-#define ROWS_APART_MIN	20000	/* rows from which a table's are written on two threads */
-
-/* The second half of a table's rows, written into memory on a thread of its own. */
-struct rows_part {
-	struct writer_ctx w;		/* the writer's, writing into out */
-	struct wbuf out;
-	const struct writer_ops *ops;
-	const struct result_table *t;
-	locale_t loc;			/* the writer's ("C") */
-	size_t from, to;
-	int err;
-};
-
-static void *rows_part_main(void *arg)
-{
-	struct rows_part *p = arg;
-
-	if (p->loc)
-		uselocale(p->loc);
-	p->err = writer__rows(&p->w, p->ops, p->t, p->from, p->to);
-	if (!p->err)
-		p->err = wbuf__flush(&p->out);
-	return NULL;
-}
-
-/* ops->rows_apart: the first half of t's rows written here while a thread writes the second
- * into memory, then appended: the same bytes as one after the other. */
-static int writer__rows_apart(struct writer_ctx *w, const struct writer_ops *ops,
-			      const struct result_table *t)
-{
-	struct rows_part *p = malloc(sizeof(*p));
-	size_t half = t->nr_rows / 2;
-	pthread_t tid;
-	int err;
-
-	if (!p)
-		return writer__rows(w, ops, t, 0, t->nr_rows);
-	p->w = *w;
-	p->w.out = &p->out;
-	wbuf__init(&p->out, -1);
-	p->ops = ops;
-	p->t = t;
-	p->loc = uselocale((locale_t)0);
-	p->loc = p->loc == LC_GLOBAL_LOCALE ? (locale_t)0 : p->loc;
-	p->from = half;
-	p->to = t->nr_rows;
-	p->err = 0;
-	if (pthread_create(&tid, NULL, rows_part_main, p)) {
-		free(p);
-		return writer__rows(w, ops, t, 0, t->nr_rows);
-	}
-	err = writer__rows(w, ops, t, 0, half);
-	pthread_join(tid, NULL);
-	if (!err)
-		err = p->err;
-	if (!err) {
-		wbuf__put(w->out, p->out.mem, p->out.mem_len);
-		err = w->out->err;
-	}
-	free(p->out.mem);
-	free(p);
 	return err;
 }
 
@@ -198,9 +133,7 @@ static int writer__tables(struct writer_ctx *w, const struct writer_ops *ops)
 			continue;
 		err = ops->begin(w, t);
 		if (!err)
-			err = ops->rows_apart && w->opts->threads > 1 && w->out &&
-			      t->nr_rows >= ROWS_APART_MIN ? writer__rows_apart(w, ops, t) :
-			      writer__rows(w, ops, t, 0, t->nr_rows);
+			err = writer__rows(w, ops, t);
 		if (!err)
 			err = ops->end(w, t);
 		if (err)

@@ -25,8 +25,6 @@ struct writer_opts {
 	/* Files read for this output ("-": stdin): the output must not be one of them. */
 	const char *const *inputs;
 	size_t nr_inputs;
-	unsigned int threads;	/* text formats: a large table's rows written on 2 threads when
-				 * >= 2 (the same bytes); 0 or 1: on this one */
 };
 
 /* "csv", "json", "jsonl", "sqlite"/"db", "postgresql"/"postgres"/"pg" -> format;

@@ -75,9 +75,6 @@ struct writer_ops {
 	int (*open)(struct writer_ctx *w);
 	int (*begin)(struct writer_ctx *w, const struct result_table *t);
 	int (*row)(struct writer_ctx *w, const struct result_table *t, size_t row);
-	/* row() writes only to w->out, from (t, row, w->precision) alone: the rows of a large
-	 * table may be written on two threads, the second half into memory first */
-	bool rows_apart;
 	int (*end)(struct writer_ctx *w, const struct result_table *t);
 	/* Finishes the output (ok) or abandons it (!ok, whose return value is ignored). */
 	int (*close)(struct writer_ctx *w, bool ok);

@@ -172,7 +172,7 @@ static int write_run(struct inputs *in, struct convert_run *run, const struct co
 	const struct cli_args *a = in->a;
 	const char *out = a->output && strcmp(a->output, "-") ? a->output : "-";
 	struct writer_opts wo = { .append = a->append || in->wrote, .label = a->label,
-				  .inputs = in->names, .nr_inputs = in->nr, .threads = o->jobs };
+				  .inputs = in->names, .nr_inputs = in->nr };
 	double t = cli_now();
 	int err = writer__write(run->res, out, o->format, &wo);
 

@@ -2,9 +2,8 @@
 # tier: slow
 # The threads of one conversion under ThreadSanitizer (a build of its own, SAN=thread): the
 # file read in two parts at once (--split), the stack sums' worker, a module's leaders and
-# blocks decoded on threads, the mix's instructions read ahead in batches of 7 blocks, and a
-# text table written on two threads. Each run must report no data race, exit 0 and write what the
-# release build writes. SKIP where the compiler has no ThreadSanitizer runtime.
+# blocks decoded on threads and the mix's instructions read ahead in batches of 7 blocks.
+# Each run must report no data race, exit 0 and write what the release build writes. SKIP where the compiler has no ThreadSanitizer runtime.
 . "$(dirname "$0")/../lib.sh"
 have_bench_tools tsan_threads || exit 0
 printf 'int main(void) { return 0; }\n' > "$TMP/probe.c"
@@ -15,7 +14,7 @@ if ! ${CC:-cc} -fsanitize=thread -o "$TMP/probe" "$TMP/probe.c" > /dev/null 2>&1
 fi
 TB=$ROOT/build/tsan
 if ! make -C "$ROOT" -s SAN=thread BUILD=build/tsan build/tsan/hbbp-convert \
-	build/tsan/tools/writetest build/tsan/tools/bbmap_dump > "$TMP/build.log" 2>&1; then
+	build/tsan/tools/bbmap_dump > "$TMP/build.log" 2>&1; then
 	fail "tsan_threads: the SAN=thread build failed: $(grep -m3 -iE 'error' "$TMP/build.log")"
 	exit 0
 fi
@@ -51,13 +50,3 @@ if [ -f "$bin" ]; then
 else
 	skip "tsan_threads: no libc.so.6 or cc1 to decode"
 fi
-
-# a table of 30000 rows written on two threads (writers/writer.c)
-for fmt in csv jsonl; do
-	"$TB/tools/writetest" -j 2 -n 30000 $fmt "$TMP/w2.$fmt" 2> "$TMP/w.err"
-	rc=$?
-	"$BUILD/tools/writetest" -n 30000 $fmt "$TMP/w1.$fmt" 2> /dev/null
-	expect "tsan_threads: $fmt of 30000 rows on two threads: no race, as on one" \
-		'[ $rc -eq 0 ] && [ "$(races "$TMP/w.err")" -eq 0 ] && [ -s "$TMP/w1.$fmt" ] &&
-		 cmp -s "$TMP/w1.$fmt" "$TMP/w2.$fmt"'
-done

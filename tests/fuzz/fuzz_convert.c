@@ -56,7 +56,6 @@ static void write_out(const struct convert_run *run, const struct convert_opts *
 	memset(&wo, 0, sizeof(wo));
 	wo.inputs = &o->input;
 	wo.nr_inputs = 1;
-	wo.threads = 1;
 	writer__write(run->res, path, format, &wo);
 	unlink(path);
 	rmdir(dir);

@@ -1,13 +1,13 @@
 /* writetest: writes a synthetic conversion result through writer__write(), for the writer
  * shell tests (fault shim, kill, paths, round trips through independent readers).
  *
- *   writetest [-a] [-l] [-x] [-r] [-n ROWS] [-b BLOCKS] [-k SCALE] [-t TAG] [-j THREADS] FORMAT PATH
+ *   writetest [-a] [-l] [-x] [-r] [-n ROWS] [-b BLOCKS] [-k SCALE] [-t TAG] FORMAT PATH
  *
  *   -a  --append (SQLite)          -l  use the environment's locale (setlocale "")
  *   -x  an extra mix column "extra" (a schema that differs from the default)
  *   -n  mix rows (default 12)      -b  blocks (default 3; 4 instructions each)
  *   -k  thread_blocks counts are multiplied by SCALE (default 1)
- *   -t  the meta value "tag"        -j  writer_opts.threads (default 0: one)
+ *   -t  the meta value "tag"
  *   -r  a handler of its own on SIGALRM and a timer raising it every millisecond during the
  *       write (as a host program's timer would); the count of alarms caught goes to stderr
  *
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 	int opt, err, extra = 0, own_alarm = 0;
 
 	hbbp_log_set(log_stderr, NULL, HBBP_LOG_WARN);
-	while ((opt = getopt(argc, argv, "alxrn:b:k:t:j:")) != -1) {
+	while ((opt = getopt(argc, argv, "alxrn:b:k:t:")) != -1) {
 		switch (opt) {
 		case 'a': opts.append = true; break;
 		case 'l': setlocale(LC_ALL, ""); break;
@@ -211,7 +211,6 @@ int main(int argc, char **argv)
 		case 'b': blocks = atol(optarg); break;
 		case 'k': scale = atol(optarg); break;
 		case 't': tag = optarg; break;
-		case 'j': opts.threads = (unsigned int)atoi(optarg); break;
 		default: goto usage;
 		}
 	}
