@@ -49,6 +49,8 @@ static void sim_usage(FILE *f)
 "  -o FILE              perf.data to write\n"
 "  --truth FILE         exact instruction mix, CSV mnemonic,count\n"
 "  --truth-insns FILE   exact per-instruction counts, CSV module,offset,address,count,mnemonic\n"
+"  --truth-cycles       both truth files gain a last column cycles: the cycles of the\n"
+"                       timing model each row accounts for\n"
 "  --qemu PATH          qemu-x86_64 binary (default qemu-x86_64)\n"
 "  --cpu MODEL          qemu -cpu model (default max)\n"
 "  --log-copy FILE      keep a copy of the raw qemu log (debugging; can be huge)\n"
@@ -101,7 +103,7 @@ enum {
 	OPT_EBS = 256, OPT_LBR, OPT_DEPTH, OPT_EFFECTS, OPT_SEED, OPT_TRUTH, OPT_TRUTH_INSNS,
 	OPT_QEMU, OPT_CPU, OPT_LOG_COPY, OPT_SKID, OPT_SHADOW, OPT_RAND, OPT_FREEZE,
 	OPT_BIAS_FRAC, OPT_BIAS_PROB, OPT_FREEZE_INSNS, OPT_GROUP_PROB, OPT_GROUP_WIDTH, OPT_HELP,
-	OPT_LBR_EVENT, OPT_NO_LBR_CYCLES, OPT_MEM_LATENCY,
+	OPT_LBR_EVENT, OPT_NO_LBR_CYCLES, OPT_MEM_LATENCY, OPT_TRUTH_CYCLES,
 };
 
 int main(int argc, char **argv)
@@ -129,6 +131,7 @@ int main(int argc, char **argv)
 		{ "lbr-event", required_argument, NULL, OPT_LBR_EVENT },
 		{ "no-lbr-cycles", no_argument, NULL, OPT_NO_LBR_CYCLES },
 		{ "mem-latency", required_argument, NULL, OPT_MEM_LATENCY },
+		{ "truth-cycles", no_argument, NULL, OPT_TRUTH_CYCLES },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -141,7 +144,7 @@ int main(int argc, char **argv)
 	int64_t rbits = -1;
 	const char *effects = "none", *out = NULL, *truth = NULL, *truth_insns = NULL;
 	struct sim_run_opts ro = { .qemu = "qemu-x86_64", .cpu = "max" };
-	bool verbose = false;
+	bool verbose = false, truth_cycles = false;
 	int c, err;
 	uint64_t v;
 	double d;
@@ -203,6 +206,7 @@ int main(int argc, char **argv)
 			}
 			po.mem_latency = (unsigned)v;
 			break;
+		case OPT_TRUTH_CYCLES: truth_cycles = true; break;
 		case OPT_EFFECTS: effects = optarg; break;
 		case OPT_TRUTH: truth = optarg; break;
 		case OPT_TRUTH_INSNS: truth_insns = optarg; break;
@@ -321,12 +325,13 @@ int main(int argc, char **argv)
 			"(decoded again from their bytes)\n", ts->nr_resegmented);
 	if (ts->nr_bad_decode)
 		pr_warn("%" PRIu64 " instructions could not be decoded", ts->nr_bad_decode);
-	if (truth && (err = sim_truth__write_mix(t, truth))) {
+	if (truth && (err = sim_truth__write_mix(t, truth, truth_cycles ? pmu : NULL))) {
 		pr_err("cannot write '%s': %s", truth, hbbp_strerror(err));
 		rc = HBBP_EXIT_IO;
 		goto out_free;
 	}
-	if (truth_insns && (err = sim_truth__write_insns(t, &mods, truth_insns))) {
+	if (truth_insns && (err = sim_truth__write_insns(t, &mods, truth_insns,
+							 truth_cycles ? pmu : NULL))) {
 		pr_err("cannot write '%s': %s", truth_insns, hbbp_strerror(err));
 		rc = HBBP_EXIT_IO;
 		goto out_free;

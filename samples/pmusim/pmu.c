@@ -133,6 +133,19 @@ const struct sim_pmu_stats *sim_pmu__stats(const struct sim_pmu *p)
 	return &p->st;
 }
 
+unsigned sim_pmu__cost_q(const struct sim_pmu *p, unsigned tclass)
+{
+	return p->cost_q[tclass < SIM_T_NR ? tclass : 0];
+}
+
+/* A stream lasts its quarter cycles rounded up to whole cycles, at least one (the taken
+ * branch ends the issue group): the pad is what the rounding adds. */
+uint64_t sim_pmu__stream_pad_q(const struct sim_pmu *p)
+{
+	uint64_t dur = (p->stream_q + 3) / 4;
+	return 4 * (dur ? dur : 1) - p->stream_q;
+}
+
 /* A branch site is bias-prone when a hash of its address falls below bias_frac. */
 bool sim_pmu__bias_site(const struct sim_pmu *p, uint64_t from)
 {

@@ -62,6 +62,8 @@ struct sim_tb {
 	struct sim_insn *insns;
 	uint64_t nexec;		/* times the TB started */
 	uint64_t ncont;		/* of which continued a rep-string op (first insn not retired) */
+	uint64_t end_pad_q;	/* quarter cycles by which streams ending at the last insn were
+				 * rounded up (charged to it: README, "Cycles per instruction") */
 	struct sim_tb *all_next;	/* list of every TB ever translated */
 };
 
@@ -198,13 +200,20 @@ int sim_pmu__retire(struct sim_pmu *p, const struct sim_insn *insns, uint32_t n)
 /* The process left user mode for good after retiring `last`. */
 int sim_pmu__finish(struct sim_pmu *p, uint64_t last);
 const struct sim_pmu_stats *sim_pmu__stats(const struct sim_pmu *p);
+/* The quarter cycles by which the running stream would be rounded up if it ended now. */
+uint64_t sim_pmu__stream_pad_q(const struct sim_pmu *p);
+/* The cost of a timing class in quarter cycles, as the clock counts it. */
+unsigned sim_pmu__cost_q(const struct sim_pmu *p, unsigned tclass);
 bool sim_pmu__bias_site(const struct sim_pmu *p, uint64_t from);
 
 /* ---- truth output (truth.c) ---- */
 
-int sim_truth__write_mix(const struct sim_trace *t, const char *path);
+/* pmu non-NULL: each row gains a last column `cycles`, the cycles of the timing model the
+ * instruction accounts for (README, "Cycles per instruction"). */
+int sim_truth__write_mix(const struct sim_trace *t, const char *path,
+			 const struct sim_pmu *pmu);
 int sim_truth__write_insns(const struct sim_trace *t, const struct sim_modules *m,
-			   const char *path);
+			   const char *path, const struct sim_pmu *pmu);
 
 /* ---- qemu driver (qemu_run.c) ---- */
 

@@ -23,7 +23,7 @@ struct sim_trace {
 	struct sim_map by_host, by_pc;
 	struct sim_tb *all;
 	struct sim_tb *pending;		/* translated, not yet executed */
-	const struct sim_tb *prev;	/* last executed */
+	struct sim_tb *prev;		/* last executed */
 	bool started;
 	char **mn;
 	size_t nr_mn, cap_mn;
@@ -333,6 +333,14 @@ int sim_trace__translated(struct sim_trace *t, const uint64_t *addrs, const uint
 	return sim_map__put(&t->by_pc, tb->pc, tb);
 }
 
+/* The running stream ends at the last instruction retired, by a transfer to `to`; the
+ * stream's rounding up to whole cycles is charged to that instruction. */
+static int sim_trace__leave(struct sim_trace *t, uint64_t to)
+{
+	t->prev->end_pad_q += sim_pmu__stream_pad_q(t->pmu);
+	return sim_pmu__branch(t->pmu, t->prev->insns[t->prev->n - 1].addr, to);
+}
+
 int sim_trace__exec(struct sim_trace *t, uint64_t host, uint64_t pc)
 {
 	struct sim_tb *tb = NULL;
@@ -370,7 +378,7 @@ int sim_trace__exec(struct sim_trace *t, uint64_t host, uint64_t pc)
 		} else if (last->kind == SIM_K_SYSCALL) {
 			/* into the kernel and back (or into a signal handler) */
 			t->st.nr_syscalls++;
-			err = sim_pmu__branch(t->pmu, last->addr, SIM_OUTSIDE);
+			err = sim_trace__leave(t, SIM_OUTSIDE);
 			if (!err)
 				err = sim_pmu__branch(t->pmu, SIM_OUTSIDE, pc);
 			if (err)
@@ -380,12 +388,12 @@ int sim_trace__exec(struct sim_trace *t, uint64_t host, uint64_t pc)
 			if (last->kind == SIM_K_OTHER) {
 				/* a signal delivered between blocks: through the kernel */
 				t->st.nr_discont++;
-				err = sim_pmu__branch(t->pmu, last->addr, SIM_OUTSIDE);
+				err = sim_trace__leave(t, SIM_OUTSIDE);
 				if (!err)
 					err = sim_pmu__branch(t->pmu, SIM_OUTSIDE, pc);
 			} else {
 				t->st.nr_taken++;
-				err = sim_pmu__branch(t->pmu, last->addr, pc);
+				err = sim_trace__leave(t, pc);
 			}
 			if (err)
 				return err;
@@ -404,8 +412,8 @@ int sim_trace__finish(struct sim_trace *t)
 {
 	if (!t->prev)
 		return 0;
-	const struct sim_insn *last = &t->prev->insns[t->prev->n - 1];
-	return sim_pmu__finish(t->pmu, last->addr);
+	t->prev->end_pad_q += sim_pmu__stream_pad_q(t->pmu);
+	return sim_pmu__finish(t->pmu, t->prev->insns[t->prev->n - 1].addr);
 }
 
 const struct sim_trace_stats *sim_trace__stats(const struct sim_trace *t) { return &t->st; }
