@@ -32,6 +32,12 @@ static void sim_usage(FILE *f)
 "                       the timing model (stacks every N cycles, as perf record -b -e cycles)\n"
 "  --no-lbr-cycles      branch entries without cycle counts (as before Skylake)\n"
 "  --mem-latency N      cycles of a pointer-chasing load (default 5, an L1 hit)\n"
+"  --clock-hz N         core clock of the timing model: sample times are 1 s plus\n"
+"                       cycles / N (default 1000000000)\n"
+"  --throttle-rate N    the kernel's perf_event_max_sample_rate: an event with more than\n"
+"                       ceil(N / HZ) interrupts in a tick is throttled until the next tick\n"
+"                       (THROTTLE/UNTHROTTLE records; default 0: no throttling)\n"
+"  --hz N               the kernel's tick rate, CONFIG_HZ (default 250)\n"
 "  --lbr-depth N        LBR entries per stack, 2..32 (default 32)\n"
 "  --effects none|realistic   hardware effects preset (default none)\n"
 "  --seed N             random seed (default 1)\n"
@@ -103,7 +109,8 @@ enum {
 	OPT_EBS = 256, OPT_LBR, OPT_DEPTH, OPT_EFFECTS, OPT_SEED, OPT_TRUTH, OPT_TRUTH_INSNS,
 	OPT_QEMU, OPT_CPU, OPT_LOG_COPY, OPT_SKID, OPT_SHADOW, OPT_RAND, OPT_FREEZE,
 	OPT_BIAS_FRAC, OPT_BIAS_PROB, OPT_FREEZE_INSNS, OPT_GROUP_PROB, OPT_GROUP_WIDTH, OPT_HELP,
-	OPT_LBR_EVENT, OPT_NO_LBR_CYCLES, OPT_MEM_LATENCY, OPT_TRUTH_CYCLES,
+	OPT_LBR_EVENT, OPT_NO_LBR_CYCLES, OPT_MEM_LATENCY, OPT_CLOCK_HZ, OPT_THROTTLE_RATE, OPT_HZ,
+	OPT_TRUTH_CYCLES,
 };
 
 int main(int argc, char **argv)
@@ -131,6 +138,9 @@ int main(int argc, char **argv)
 		{ "lbr-event", required_argument, NULL, OPT_LBR_EVENT },
 		{ "no-lbr-cycles", no_argument, NULL, OPT_NO_LBR_CYCLES },
 		{ "mem-latency", required_argument, NULL, OPT_MEM_LATENCY },
+		{ "clock-hz", required_argument, NULL, OPT_CLOCK_HZ },
+		{ "throttle-rate", required_argument, NULL, OPT_THROTTLE_RATE },
+		{ "hz", required_argument, NULL, OPT_HZ },
 		{ "truth-cycles", no_argument, NULL, OPT_TRUTH_CYCLES },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -205,6 +215,27 @@ int main(int argc, char **argv)
 				return HBBP_EXIT_USAGE;
 			}
 			po.mem_latency = (unsigned)v;
+			break;
+		case OPT_CLOCK_HZ:
+			if (sim_parse_u64(optarg, &v) || v < 1000 || v > 10000000000ULL) {
+				fprintf(stderr, "pmusim: --clock-hz must be 1000..10000000000\n");
+				return HBBP_EXIT_USAGE;
+			}
+			po.clock_hz = v;
+			break;
+		case OPT_THROTTLE_RATE:
+			if (sim_parse_u64(optarg, &v) || v > 1000000000) {
+				fprintf(stderr, "pmusim: --throttle-rate must be 0..1000000000\n");
+				return HBBP_EXIT_USAGE;
+			}
+			po.throttle_rate = v;
+			break;
+		case OPT_HZ:
+			if (sim_parse_u64(optarg, &v) || !v || v > 10000) {
+				fprintf(stderr, "pmusim: --hz must be 1..10000\n");
+				return HBBP_EXIT_USAGE;
+			}
+			po.hz = (unsigned)v;
 			break;
 		case OPT_TRUTH_CYCLES: truth_cycles = true; break;
 		case OPT_EFFECTS: effects = optarg; break;
@@ -363,6 +394,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmusim: %" PRIu64 " cycles (timing model), %" PRIu64
 			" branch entries with a saturated cycle count\n", ps->nr_cycles,
 			ps->nr_saturated);
+		if (po.throttle_rate)
+			fprintf(stderr, "pmusim: %" PRIu64 " THROTTLE and %" PRIu64 " UNTHROTTLE "
+				"records, %" PRIu64 " samples lost while throttled\n",
+				ps->nr_throttle, ps->nr_unthrottle, ps->nr_throttled_lost);
 		for (size_t i = 0; i < mods.n; i++)
 			fprintf(stderr, "pmusim: module %#" PRIx64 "-%#" PRIx64 " pgoff %#" PRIx64
 				" %s\n", mods.v[i].start, mods.v[i].start + mods.v[i].len,

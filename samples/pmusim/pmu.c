@@ -3,7 +3,8 @@
  * effects the README documents (skid, retirement-group attribution, shadowing, period
  * randomisation, LBR depth, freeze skid in taken branches, PMI latency in instructions,
  * entry-slot bias), and time: a cycle clock from the timing model (timing.c) that gives every
- * LBR entry its cycle count and, with the cycles event, takes the stacks every N cycles.
+ * LBR entry its cycle count and, with the cycles event, takes the stacks every N cycles, and
+ * the kernel's interrupt throttling on that clock (the max-sample-rate rule, per tick).
  * Fed by the trace; hands samples to a callback. Knows nothing of qemu or of the perf.data
  * format.
  */
@@ -17,6 +18,8 @@
 
 #define SIM_MAX_PENDING 256
 #define SIM_MAX_DEPTH 64
+#define SIM_MAX_CLOCK_HZ 10000000000ULL	/* keeps cycles % clock * 1e9 in 64 bits */
+#define SIM_MAX_HZ 10000
 
 struct sim_ebs_pending {
 	uint32_t left;		/* instructions still to retire before the sample lands */
@@ -33,6 +36,13 @@ struct sim_lbr_pending {
 	uint64_t period;
 };
 
+/* The kernel's interrupt accounting of one event (struct hw_perf_event's interrupts). */
+struct sim_throttle {
+	uint64_t seq;		/* the tick of the last interrupt */
+	uint64_t interrupts;	/* interrupts in that tick */
+	bool throttled;		/* stopped until the next tick */
+};
+
 struct sim_pmu {
 	struct sim_pmu_opts o;
 	uint64_t rng;
@@ -45,7 +55,6 @@ struct sim_pmu {
 	unsigned nep;
 	struct sim_lbr_pending lp[SIM_MAX_PENDING];
 	unsigned nlp;
-	uint64_t ninsn;			/* retired so far (the clock) */
 	uint64_t stream_pos;		/* instructions retired since the last taken branch */
 	uint64_t last_ip, last_to;
 	/* the cycle clock: now = stream_start + ceil(stream_q / 4) */
@@ -53,6 +62,10 @@ struct sim_pmu {
 	uint64_t stream_q;		/* quarter cycles retired since the last taken branch */
 	uint64_t cyc_left;		/* cycles event: cycles still to count before overflow */
 	uint16_t cost_q[SIM_T_NR];
+	/* throttling: max_samples_per_tick (0: off), the current tick and the cycle the next
+	 * one starts at, and each event's accounting (0 EBS, 1 LBR) */
+	uint64_t thr_max, tick, tick_next;
+	struct sim_throttle thr[2];
 	struct sim_pmu_stats st;
 };
 
@@ -105,7 +118,8 @@ static uint64_t sim_pmu__period(struct sim_pmu *p, uint64_t base)
 
 int sim_pmu__new(struct sim_pmu **out, const struct sim_pmu_opts *o)
 {
-	if (!o->ebs_period || !o->lbr_period || o->lbr_depth < 2 || o->lbr_depth > SIM_MAX_DEPTH)
+	if (!o->ebs_period || !o->lbr_period || o->lbr_depth < 2 || o->lbr_depth > SIM_MAX_DEPTH ||
+	    o->clock_hz > SIM_MAX_CLOCK_HZ || o->hz > SIM_MAX_HZ)
 		return -HBBP_EUSAGE;
 	struct sim_pmu *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -119,6 +133,14 @@ int sim_pmu__new(struct sim_pmu **out, const struct sim_pmu_opts *o)
 	p->cyc_left = p->lbr_cur;
 	for (unsigned c = 0; c < SIM_T_NR; c++)
 		p->cost_q[c] = (uint16_t)sim_timing__cost_q(c, o->mem_latency);
+	if (!p->o.clock_hz)
+		p->o.clock_hz = 1000000000;
+	if (!p->o.hz)
+		p->o.hz = 250;
+	/* max_samples_per_tick = DIV_ROUND_UP(sysctl_perf_event_sample_rate, HZ) */
+	p->thr_max = o->throttle_rate ? (o->throttle_rate + p->o.hz - 1) / p->o.hz : 0;
+	p->tick_next = (p->o.clock_hz + p->o.hz - 1) / p->o.hz;
+	p->thr[0].seq = p->thr[1].seq = UINT64_MAX;
 	*out = p;
 	return 0;
 }
@@ -176,13 +198,65 @@ static const struct sim_branch *sim_pmu__snapshot(struct sim_pmu *p)
 	return p->snap;
 }
 
+/* The time of the clock in ns: the process starts at 1 s, the clock runs at clock_hz. */
 static uint64_t sim_pmu__time(const struct sim_pmu *p)
 {
-	return 1000000000ULL + p->ninsn;	/* one instruction per nanosecond */
+	uint64_t c = p->cyc_now, hz = p->o.clock_hz;
+	return 1000000000ULL + c / hz * 1000000000ULL + c % hz * 1000000000ULL / hz;
+}
+
+static int sim_pmu__emit_throttle(struct sim_pmu *p, int event, int kind)
+{
+	struct sim_sample s = { .event = event, .throttle = kind, .time = sim_pmu__time(p) };
+	return p->o.emit ? p->o.emit(&s, p->o.ctx) : 0;
+}
+
+/* The kernel's accounting of an event's interrupt (__perf_event_account_interrupt, Linux 6.1
+ * stable): the interrupt that takes the event's count in this tick above max_samples_per_tick
+ * throttles it; THROTTLE is logged before that interrupt's sample, which is still written.
+ * Returns 1 when the event is throttled already: the interrupt writes no sample. */
+static int sim_pmu__interrupt(struct sim_pmu *p, int event)
+{
+	struct sim_throttle *t = &p->thr[event];
+	if (!p->thr_max)
+		return 0;
+	if (t->throttled) {
+		p->st.nr_throttled_lost++;
+		return 1;
+	}
+	if (t->seq != p->tick) {
+		t->seq = p->tick;
+		t->interrupts = 1;
+	} else if (++t->interrupts > p->thr_max) {
+		t->throttled = true;
+		p->st.nr_throttle++;
+		return sim_pmu__emit_throttle(p, event, 1);
+	}
+	return 0;
+}
+
+/* A tick (perf_event_task_tick): every throttled event is unthrottled and counts again. */
+static int sim_pmu__tick(struct sim_pmu *p)
+{
+	p->tick++;
+	p->tick_next = ((p->tick + 1) * p->o.clock_hz + p->o.hz - 1) / p->o.hz;
+	for (int e = 0; e < 2; e++) {
+		if (!p->thr[e].throttled)
+			continue;
+		p->thr[e].throttled = false;
+		p->st.nr_unthrottle++;
+		int err = sim_pmu__emit_throttle(p, e, 2);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int sim_pmu__emit_ebs(struct sim_pmu *p, uint64_t ip, uint64_t period)
 {
+	int err = sim_pmu__interrupt(p, 0);
+	if (err)
+		return err < 0 ? err : 0;
 	struct sim_sample s = {
 		.event = 0, .ip = ip, .time = sim_pmu__time(p), .period = period,
 		.nr = p->o.lbr_depth, .stack = sim_pmu__snapshot(p),
@@ -197,6 +271,9 @@ static int sim_pmu__emit_lbr(struct sim_pmu *p, uint64_t period)
 	 * instruction the overflow interrupted */
 	uint64_t ip = p->o.lbr_event == SIM_LBR_CYCLES || p->last_to == SIM_OUTSIDE ?
 		      p->last_ip : p->last_to;
+	int err = sim_pmu__interrupt(p, 1);
+	if (err)
+		return err < 0 ? err : 0;
 	struct sim_sample s = {
 		.event = 1, .ip = ip,
 		.time = sim_pmu__time(p), .period = period,
@@ -282,24 +359,28 @@ static int sim_pmu__lbr_ready(struct sim_pmu *p)
 
 static int sim_pmu__cycles_overflow(struct sim_pmu *p);
 
-/* Moves the cycle clock to `now`; with the cycles event, every overflow on the way takes a
- * stack (the running stream is interrupted, the IP is the last instruction retired). */
+/* Moves the cycle clock to `now`, stopping at every tick and, with the cycles event, at
+ * every overflow on the way, which takes a stack then (the running stream is interrupted,
+ * the IP is the last instruction retired). A tick comes first when both fall on one cycle;
+ * a throttled cycles event does not count. */
 static int sim_pmu__clock(struct sim_pmu *p, uint64_t now)
 {
-	if (now <= p->cyc_now)
-		return 0;
-	uint64_t delta = now - p->cyc_now;
-	p->cyc_now = now;
-	p->st.nr_cycles += delta;
-	if (p->o.lbr_event != SIM_LBR_CYCLES)
-		return 0;
-	while (delta >= p->cyc_left) {
-		delta -= p->cyc_left;
-		int err = sim_pmu__cycles_overflow(p);
+	while (p->cyc_now < now) {
+		bool count = p->o.lbr_event == SIM_LBR_CYCLES && !p->thr[1].throttled;
+		uint64_t to = now;
+		if (p->thr_max && p->tick_next < to)
+			to = p->tick_next;
+		if (count && p->cyc_left < to - p->cyc_now)
+			to = p->cyc_now + p->cyc_left;
+		uint64_t delta = to - p->cyc_now;
+		p->cyc_now = to;
+		p->st.nr_cycles += delta;
+		int err = p->thr_max && to == p->tick_next ? sim_pmu__tick(p) : 0;
+		if (count && !err && !(p->cyc_left -= delta))
+			err = sim_pmu__cycles_overflow(p);
 		if (err < 0)
 			return err;
 	}
-	p->cyc_left -= delta;
 	return 0;
 }
 
@@ -331,7 +412,7 @@ static int sim_pmu__taken(struct sim_pmu *p, uint64_t from, uint64_t to)
 		if (err != 1)
 			i++;
 	}
-	if (p->o.lbr_event == SIM_LBR_TAKEN && --p->lbr_left == 0) {
+	if (p->o.lbr_event == SIM_LBR_TAKEN && !p->thr[1].throttled && --p->lbr_left == 0) {
 		struct sim_lbr_pending lp = {
 			.left = sim_pmu__geometric(p, p->o.fx.freeze_mean),
 			.insn_left = sim_pmu__geometric_long(p, p->o.fx.freeze_insns_mean),
@@ -381,7 +462,6 @@ static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 	int err = p->nlp ? sim_pmu__lbr_ready(p) : 0;
 	if (err)
 		return err;
-	p->ninsn++;
 	p->last_ip = in->addr;
 	p->stream_q += p->cost_q[in->tclass < SIM_T_NR ? in->tclass : 0];
 	if ((err = sim_pmu__clock(p, p->stream_start + (p->stream_q + 3) / 4)))
@@ -413,7 +493,7 @@ static int sim_pmu__retire_one(struct sim_pmu *p, const struct sim_insn *in)
 		}
 		i++;
 	}
-	if (--p->ebs_left == 0) {
+	if (!p->thr[0].throttled && --p->ebs_left == 0) {
 		uint64_t period = p->ebs_cur;
 		p->ebs_cur = sim_pmu__period(p, p->o.ebs_period);
 		p->ebs_left = p->ebs_cur;
@@ -480,9 +560,11 @@ int sim_pmu__retire(struct sim_pmu *p, const struct sim_insn *insns, uint32_t n)
 		q += p->cost_q[insns[i].tclass < SIM_T_NR ? insns[i].tclass : 0];
 	uint64_t now = p->stream_start + (p->stream_q + q + 3) / 4;
 	bool cyc_ok = p->o.lbr_event != SIM_LBR_CYCLES || now - p->cyc_now < p->cyc_left;
-	if (!p->nep && p->ebs_left > n && cyc_ok && sim_pmu__lbr_bulk(p, n)) {
-		p->ebs_left -= n;
-		p->ninsn += n;
+	/* a throttled EBS counter may restart at a tick inside the n: one at a time then */
+	bool ebs_ok = p->thr[0].throttled ? now < p->tick_next : p->ebs_left > n;
+	if (!p->nep && ebs_ok && cyc_ok && sim_pmu__lbr_bulk(p, n)) {
+		if (!p->thr[0].throttled)
+			p->ebs_left -= n;
 		p->stream_pos += n;
 		p->last_ip = insns[n - 1].addr;
 		p->stream_q += q;

@@ -154,6 +154,8 @@ struct sim_branch { uint64_t from, to; uint16_t cycles; };
 
 struct sim_sample {
 	int event;		/* 0 EBS, 1 LBR */
+	int throttle;		/* 0: a sample; 1: the event is throttled, 2: unthrottled, at
+				 * `time` (PERF_RECORD_THROTTLE/UNTHROTTLE; no other field) */
 	uint64_t ip;
 	uint64_t time;
 	uint64_t period;
@@ -175,6 +177,9 @@ struct sim_pmu_opts {
 	bool no_lbr_cycles;	/* entries carry no cycle counts (before Skylake) */
 	unsigned mem_latency;	/* cycles of a pointer-chasing load (0: 5, an L1 hit) */
 	uint64_t seed;
+	uint64_t clock_hz;	/* core clock: a sample's time is 1 s + cycles / clock_hz (0: 1 GHz) */
+	uint64_t throttle_rate;	/* the kernel's perf_event_max_sample_rate (0: no throttling) */
+	unsigned hz;		/* the kernel's tick rate, CONFIG_HZ (0: 250) */
 	struct sim_effects fx;
 	sim_sample_fn emit;
 	void *ctx;
@@ -187,6 +192,8 @@ struct sim_pmu_stats {
 	uint64_t nr_virtual_branches;	/* boundary entries (see README) */
 	uint64_t nr_cycles;		/* core cycles of the timing model */
 	uint64_t nr_saturated;		/* entries whose cycle count saturated at 0xffff */
+	uint64_t nr_throttle, nr_unthrottle;	/* THROTTLE and UNTHROTTLE records */
+	uint64_t nr_throttled_lost;	/* overflows whose interrupt came while throttled */
 };
 
 int sim_pmu__new(struct sim_pmu **out, const struct sim_pmu_opts *o);

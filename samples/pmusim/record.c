@@ -4,7 +4,8 @@
  * event 0): two events (raw 0x1c0 precise, raw 0x20c4 or cycles) with
  * IP|TID|TIME|ID|PERIOD|BRANCH_STACK|IDENTIFIER, user-only ANY branch stacks, FORK/COMM/MMAP2
  * before the samples (modules are only known after the run, so samples are spilled to a
- * temporary file first), EXIT last, and the build-id feature. Knows nothing of qemu.
+ * temporary file first), THROTTLE/UNTHROTTLE among them where the kernel would log them, EXIT
+ * last, and the build-id feature. Knows nothing of qemu.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,7 +31,8 @@ struct sim_recorder {
 struct sim_spill_hdr {
 	uint64_t ip, time, period;
 	uint32_t nr;
-	uint32_t event;
+	uint16_t event;
+	uint16_t throttle;	/* sim_sample.throttle */
 };
 
 int sim_recorder__new(struct sim_recorder **out, const char *path, const struct sim_pmu_opts *po,
@@ -72,9 +74,10 @@ int sim_recorder__sample(const struct sim_sample *s, void *ctx)
 {
 	struct sim_recorder *r = ctx;
 	struct sim_spill_hdr h = { .ip = s->ip, .time = s->time, .period = s->period,
-				   .nr = s->nr, .event = (uint32_t)s->event };
+				   .nr = s->throttle ? 0 : s->nr, .event = (uint16_t)s->event,
+				   .throttle = (uint16_t)s->throttle };
 	if (fwrite(&h, sizeof(h), 1, r->spill) != 1 ||
-	    (s->nr && fwrite(s->stack, sizeof(*s->stack), s->nr, r->spill) != s->nr))
+	    (h.nr && fwrite(s->stack, sizeof(*s->stack), h.nr, r->spill) != h.nr))
 		return -EIO;
 	if (!r->nr)
 		r->first_time = s->time;
@@ -152,8 +155,19 @@ static int sim_recorder__replay(struct sim_recorder *r, struct perf_writer *w, u
 		return -EIO;
 	for (uint64_t i = 0; i < r->nr; i++) {
 		if (fread(&h, sizeof(h), 1, r->spill) != 1 || h.nr > 64 || h.event > 1 ||
-		    (h.nr && fread(sb, sizeof(*sb), h.nr, r->spill) != h.nr))
+		    h.throttle > 2 || (h.nr && fread(sb, sizeof(*sb), h.nr, r->spill) != h.nr))
 			return -EIO;
+		if (h.throttle) {
+			/* as perf_log_throttle: id and stream_id are the event's own id (the
+			 * task's event, not an inherited one) */
+			uint64_t id = h.event ? SIM_ID_LBR : SIM_ID_EBS;
+			struct perf_sample_id sid = { .pid = pid, .tid = pid, .time = h.time,
+						      .id = id };
+			err = perf_writer__throttle(w, h.throttle == 2, h.time, id, id, &sid);
+			if (err)
+				return err;
+			continue;
+		}
 		for (uint32_t k = 0; k < h.nr; k++) {
 			br[k].from = sb[k].from;
 			br[k].to = sb[k].to;

@@ -1,6 +1,7 @@
 /* The simulator's perf.data output: spills samples while the program runs, then writes the
  * file as `perf record -b -e inst_retired.prec_dist -e br_inst_retired.near_taken` would
- * (attrs, FORK/COMM/MMAP2 first, samples, EXIT, build-id feature). Only the simulator uses it.
+ * (attrs, FORK/COMM/MMAP2 first, samples with THROTTLE/UNTHROTTLE among them, EXIT, build-id
+ * feature). Only the simulator uses it.
  */
 #ifndef PMUSIM_RECORD_H
 #define PMUSIM_RECORD_H
