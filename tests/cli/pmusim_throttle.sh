@@ -85,9 +85,9 @@ nstat() { perf report --stats -i "$1" 2>/dev/null | awk -v w="$2" '$1 == w && $2
 # the taken-branches event without effects; with realistic effects, the stacks taken ~30
 # instructions after overflows 3 branches apart, so that some are pending when their event is
 # throttled (lost); the cycles event
-for w in "primes 20000 none --lbr-period 100" \
+for w in "primes 10000 none --lbr-period 100" \
 	 "primes 5000 realistic --lbr-period 3 --rand-bits 0" \
-	 "objects 20 realistic --lbr-event cycles --lbr-period 1000"; do
+	 "objects 10 realistic --lbr-event cycles --lbr-period 1000"; do
 	set -- $w
 	wl=$1 size=$2 fx=$3
 	shift 3
