@@ -1,5 +1,6 @@
-/* hbbp_strerror(), exit-code mapping, the replaceable log sink and a signal-safe stderr write
- * (see hbbp_err.h). */
+/* hbbp_strerror(), exit-code mapping, the replaceable log sink, the escaping of control
+ * characters in text bound for a terminal, and a signal-safe stderr write (see hbbp_err.h).
+ * Depends on libc only. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,9 +61,69 @@ void hbbp_log_subject(const char *subject)
 	log_subject = subject;
 }
 
+/* The length of the valid UTF-8 sequence at s that is not a C1 control character (U+0080
+ * to U+009F), or 0. */
+static size_t utf8_printable(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (s[0] == 0xc2 && s[1] <= 0x9f)
+		return 0;			/* C1 */
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;			/* overlong */
+	else if (s[0] == 0xed)
+		hi = 0x9f;			/* surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90;			/* overlong */
+	else if (s[0] == 0xf4)
+		hi = 0x8f;			/* past U+10FFFF */
+	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+	return n;
+}
+
+size_t hbbp_escape(char *out, size_t size, const char *in)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)in;
+	size_t len = 0;
+
+	if (!size)
+		return 0;
+	while (*s) {
+		size_t n = *s >= 0x20 && *s < 0x7f ? 1 : *s >= 0x80 ? utf8_printable(s) : 0;
+
+		if (len + (n ? n : 4) >= size)
+			break;
+		if (n) {
+			memcpy(out + len, s, n);
+			len += n;
+			s += n;
+			continue;
+		}
+		out[len++] = '\\';
+		out[len++] = 'x';
+		out[len++] = hex[*s >> 4];
+		out[len++] = hex[*s & 15];
+		s++;
+	}
+	out[len] = 0;
+	return len;
+}
+
 void hbbp_vlog(enum hbbp_log_level level, const char *fmt, va_list ap)
 {
-	char buf[1024];
+	char buf[1024], shown[2048];
 	size_t n = 0;
 
 	if (!log_fn || level > log_max)
@@ -73,7 +134,9 @@ void hbbp_vlog(enum hbbp_log_level level, const char *fmt, va_list ap)
 	/* a message that names its subject already keeps one */
 	if (n && !strncmp(buf + n, buf, n))
 		memmove(buf, buf + n, strlen(buf + n) + 1);
-	log_fn(level, buf, log_ctx);
+	/* the message is one line: a control character in it came from a recorded string */
+	hbbp_escape(shown, sizeof(shown), buf);
+	log_fn(level, shown, log_ctx);
 }
 
 void hbbp_log(enum hbbp_log_level level, const char *fmt, ...)

@@ -22,11 +22,22 @@ enum {
 /* err may be negative or positive; returns a static string. */
 const char *hbbp_strerror(int err);
 
+/* Copies the text in into out (size bytes, NUL-terminated, cut at a character to fit) with
+ * every byte a terminal could take as a control shown as \xNN: C0 (tab and newline
+ * included), DEL, C1 (U+0080 to U+009F) and bytes that are not valid UTF-8; other UTF-8 is
+ * kept. For recorded strings (paths, command names, symbols) bound for a terminal; every
+ * message of the log sink goes through it. Returns the length written. */
+size_t hbbp_escape(char *out, size_t size, const char *in);
+
 /* Writes s to stderr with write(2) alone: async-signal-safe, for signal handlers. */
 void hbbp_sigsafe_puts(const char *s);
 
-/* Exit codes of the programs. */
-enum { HBBP_EXIT_OK = 0, HBBP_EXIT_USAGE = 1, HBBP_EXIT_INPUT = 2, HBBP_EXIT_IO = 3 };
+/* Exit codes of the programs: 0 ok, 1 usage, 2 bad input, 3 I/O or resource failure, 4 a
+ * result with no row (README, "Exit status"). */
+enum {
+	HBBP_EXIT_OK = 0, HBBP_EXIT_USAGE = 1, HBBP_EXIT_INPUT = 2, HBBP_EXIT_IO = 3,
+	HBBP_EXIT_EMPTY = 4,
+};
 /* Exit code for a negative error returned by a library call. */
 int hbbp_exit_code(int err);
 
