@@ -41,6 +41,7 @@ static const struct {
 	{ "postgresql", WRITER_POSTGRES },
 	{ "postgres", WRITER_POSTGRES },
 	{ "pg", WRITER_POSTGRES },
+	{ "table", WRITER_TABLE },
 };
 
 enum writer_format writer_format_from_name(const char *name)
@@ -76,6 +77,7 @@ static const struct writer_ops *writer__ops(enum writer_format fmt)
 	case WRITER_JSONL: return &jsonl_writer_ops;
 	case WRITER_SQLITE: return &sqlite_writer_ops;
 	case WRITER_POSTGRES: return &pg_writer_ops;
+	case WRITER_TABLE: return &table_writer_ops;
 	case WRITER_NONE: break;
 	}
 	return NULL;

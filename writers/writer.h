@@ -15,7 +15,9 @@
 #include "writers/result.h"
 
 enum writer_format {
-	WRITER_CSV, WRITER_JSON, WRITER_JSONL, WRITER_SQLITE, WRITER_POSTGRES, WRITER_NONE
+	WRITER_CSV, WRITER_JSON, WRITER_JSONL, WRITER_SQLITE, WRITER_POSTGRES,
+	WRITER_TABLE,		/* aligned text for a terminal (writers/table_writer.c) */
+	WRITER_NONE
 };
 
 struct writer_opts {
@@ -27,7 +29,7 @@ struct writer_opts {
 	size_t nr_inputs;
 };
 
-/* "csv", "json", "jsonl", "sqlite"/"db", "postgresql"/"postgres"/"pg" -> format;
+/* "csv", "json", "jsonl", "sqlite"/"db", "postgresql"/"postgres"/"pg", "table" -> format;
  * WRITER_NONE if unknown. */
 enum writer_format writer_format_from_name(const char *name);
 /* From the output path: "postgresql://" or "postgres://" (a libpq URI), else the

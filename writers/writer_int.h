@@ -88,6 +88,7 @@ extern const struct writer_ops json_writer_ops;
 extern const struct writer_ops jsonl_writer_ops;
 extern const struct writer_ops sqlite_writer_ops;
 extern const struct writer_ops pg_writer_ops;
+extern const struct writer_ops table_writer_ops;
 
 /* Whether the writer should stop: a signal arrived during an in-place write (the caller
  * rolls back and exits; writers/outfile.c). */

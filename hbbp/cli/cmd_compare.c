@@ -515,14 +515,14 @@ int cmd_compare(int argc, char **argv)
 
 	if (rc || a.done)
 		goto out;
-	if (a.nr_refs != 1 || a.nr_operands != 1) {
-		pr_err("compare: %s", a.nr_refs != 1 ? "one --ref REF" : "one MIX to compare");
+	if (a.refs.nr != 1 || a.nr_operands != 1) {
+		pr_err("compare: %s", a.refs.nr != 1 ? "one --ref REF" : "one MIX to compare");
 		rc = HBBP_EXIT_USAGE;
 		goto out;
 	}
 	c.normalize = a.normalize;
 	c.top = a.top;
-	err = compare(&c, a.refs[0], a.operands[0], a.by, a.output);
+	err = compare(&c, a.refs.v[0], a.operands[0], a.by, a.output);
 	free(c.rows);
 	ref_decode__exit();
 	rc = hbbp_exit_code(err);

@@ -121,6 +121,8 @@ static int check_output(struct cli_args *a, const char *const *inputs, size_t nr
 	struct writer_opts wo = { .inputs = inputs, .nr_inputs = nr };
 	int err;
 
+	if (!out && !cli_args__given(a, "format") && isatty(STDOUT_FILENO))
+		*fmt = WRITER_TABLE;	/* a terminal reads a table, as perf report prints */
 	if (out && !cli_args__given(a, "format")) {
 		*fmt = writer_format_from_path(out);
 		if (*fmt == WRITER_NONE) {

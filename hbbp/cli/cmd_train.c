@@ -134,14 +134,14 @@ int cmd_train(int argc, char **argv)
 	train_set__init(&s);
 	if (rc || a.done)
 		goto out;
-	if (!a.nr_refs || a.nr_operands != a.nr_refs || a.nr_refs > TRAIN_MAX_RUNS) {
+	if (!a.refs.nr || a.nr_operands != a.refs.nr || a.refs.nr > TRAIN_MAX_RUNS) {
 		pr_err("train: give one --ref per recording, at most %d (%zu references, %zu "
-		       "recordings)", TRAIN_MAX_RUNS, a.nr_refs, a.nr_operands);
+		       "recordings)", TRAIN_MAX_RUNS, a.refs.nr, a.nr_operands);
 		rc = HBBP_EXIT_USAGE;
 		goto out;
 	}
-	for (i = 0; i < a.nr_refs && rc == HBBP_EXIT_OK; i++)
-		rc = train_pair(&s, a.refs[i], a.operands[i]);
+	for (i = 0; i < a.refs.nr && rc == HBBP_EXIT_OK; i++)
+		rc = train_pair(&s, a.refs.v[i], a.operands[i]);
 	if (rc)
 		goto out;
 	train_set__learn(&s, &m, errors);

@@ -41,6 +41,7 @@ struct cli_option {
 	unsigned long min, max;		/* numbers */
 	const char *const *choices;	/* parse_choice: the names, by value */
 	const char *bad;		/* parse_choice: the message for another value */
+	const char *alias;		/* another long name of the same option (perf's) */
 };
 
 static void *field(struct cli_args *a, const struct cli_option *o)
@@ -152,7 +153,7 @@ static int parse_format(struct cli_args *a, const struct cli_option *o, const ch
 	a->conv.format = writer_format_from_name(arg);
 	if (a->conv.format != WRITER_NONE)
 		return HBBP_EXIT_OK;
-	pr_err("--format: unknown format '%s' (csv, json, jsonl, sqlite, postgresql)", arg);
+	pr_err("--format: unknown format '%s' (csv, json, jsonl, sqlite, postgresql, table)", arg);
 	return HBBP_EXIT_USAGE;
 }
 
@@ -197,16 +198,18 @@ static int parse_no_demangle(struct cli_args *a, const struct cli_option *o, con
 	return HBBP_EXIT_OK;
 }
 
-static int parse_ref(struct cli_args *a, const struct cli_option *o, const char *arg)
+/* A repeatable option: its values in a struct cli_strings. */
+static int parse_add(struct cli_args *a, const struct cli_option *o, const char *arg)
 {
-	const char **v = realloc(a->refs, (a->nr_refs + 1) * sizeof(*v));
+	struct cli_strings *l = field(a, o);
+	const char **v = realloc(l->v, (l->nr + 1) * sizeof(*v));
 
 	if (!v) {
 		pr_err("out of memory");
 		return HBBP_EXIT_IO;
 	}
-	a->refs = v;
-	a->refs[a->nr_refs++] = arg;
+	l->v = v;
+	v[l->nr++] = arg;
 	return HBBP_EXIT_OK;
 }
 
@@ -224,18 +227,23 @@ static const char *const demangles[] = { "short", "full", "none", NULL };
 static const char *const text_csv[] = { "text", "csv", NULL };
 
 static const struct cli_option options[] = {
+	{ .name = "input", 'i', "FILE", CONVERTING | CMD(DUMP) | CMD(STATS), "Input", "a "
+	  "recording, as perf's -i (repeatable: before the other operands)", NULL, parse_add,
+	  F(inputs) },
+
 	{ .name = "output", 'o', "FILE", CMD(CONVERT), "Output", ".csv .json .jsonl .sqlite "
 	  ".db by its extension, postgresql://... a server, '-' stdout (default, CSV)", NULL,
 	  parse_str, F(output) },
-	{ .name = "format", 'f', "FMT", CMD(CONVERT), "Output", "csv, json, jsonl, sqlite or "
-	  "postgresql, whatever the extension", NULL, parse_format, F(conv.format) },
+	{ .name = "format", 'f', "FMT", CMD(CONVERT), "Output", "csv, json, jsonl, sqlite, "
+	  "postgresql or table (aligned text, the default on a terminal), whatever the "
+	  "extension", NULL, parse_format, F(conv.format) },
 	{ .name = "append", 0, NULL, CMD(CONVERT), "Output", "add this run to an existing "
 	  "SQLite database", NULL, parse_true, F(append) },
 	{ .name = "label", 0, "TEXT", CMD(CONVERT), "Output", "the runs.label of a database "
 	  "output", NULL, parse_str, F(label) },
 	{ .name = "by", 0, "KEYS", CMD(CONVERT), "Output", "pivot keys: pid tid comm module "
 	  "symbol block srcline mnemonic iclass isa category packing width mem taxonomy",
-	  HBBP_DEFAULT_KEYS, parse_str, F(by) },
+	  HBBP_DEFAULT_KEYS, parse_str, F(by), .alias = "sort" },
 	{ .name = "top", 0, "N", CMD(CONVERT), "Output", "keep the N largest rows (shares of "
 	  "all rows)", NULL, parse_uint, F(conv.mix.top), .max = 1UL << 30 },
 	{ .name = "diagnostics", 0, NULL, CMD(CONVERT), "Output", "add the columns of the "
@@ -327,7 +335,7 @@ static const struct cli_option options[] = {
 	  "one row", "30", parse_uint, F(mnemonics), .min = 1, .max = 100000 },
 
 	{ .name = "by", 0, "KEYS", CMD(DIFF), "diff", "pivot keys (default as the conversion's, "
-	  "or a database run's)", NULL, parse_str, F(by) },
+	  "or a database run's)", NULL, parse_str, F(by), .alias = "sort" },
 	{ .name = "format", 'f', "text|csv", CMD(DIFF), "diff", "text or csv (every row)",
 	  "text", parse_choice, F(csv), .choices = text_csv,
 	  .bad = "unknown format '%s' (text, csv)" },
@@ -337,7 +345,7 @@ static const struct cli_option options[] = {
 	  parse_uint, F(top), .max = 1UL << 30 },
 
 	{ .name = "ref", 0, "REF", CMD(COMPARE), "compare", "the reference: our output, "
-	  "pmusim truth, callgrind or SDE -mix", NULL, parse_ref, F(refs) },
+	  "pmusim truth, callgrind or SDE -mix", NULL, parse_add, F(refs) },
 	{ .name = "by", 0, "KEYS", CMD(COMPARE), "compare", "key columns both sides have "
 	  "(default mnemonic; iclass for SDE)", NULL, parse_str, F(by) },
 	{ .name = "normalize", 0, NULL, CMD(COMPARE), "compare", "compare shares of each "
@@ -348,7 +356,7 @@ static const struct cli_option options[] = {
 	  ".json or .jsonl", NULL, parse_str, F(output) },
 
 	{ .name = "ref", 0, "TRUTH", CMD(TRAIN), "train", "the exact counts of the recording "
-	  "of the same rank (pmusim --truth-insns)", NULL, parse_ref, F(refs) },
+	  "of the same rank (pmusim --truth-insns)", NULL, parse_add, F(refs) },
 	{ .name = "output", 'o', "MODEL", CMD(TRAIN), "train", "the model file (default "
 	  "stdout)", NULL, parse_str, F(output) },
 
@@ -375,7 +383,7 @@ static bool takes(const struct cli_option *o, enum cli_cmd cmd)
 /* Applies the defaults, then the options of argv. */
 static int parse_argv(struct cli_args *a, int argc, char **argv)
 {
-	struct option lo[CLI_MAX_OPTS + 1];
+	struct option lo[2 * CLI_MAX_OPTS + 1];
 	char shorts[3 * CLI_MAX_OPTS + 2] = ":";
 	size_t i, n = 0, ns = 1;
 	int c, rc;
@@ -389,6 +397,9 @@ static int parse_argv(struct cli_args *a, int argc, char **argv)
 			return rc;
 		lo[n++] = (struct option){ o->name, o->arg ? required_argument : no_argument,
 					   NULL, 256 + (int)i };
+		if (o->alias)	/* the same row by another name */
+			lo[n++] = (struct option){ o->alias, o->arg ? required_argument :
+						   no_argument, NULL, 256 + (int)i };
 		if (o->short_name) {
 			shorts[ns++] = (char)o->short_name;
 			if (o->arg)
@@ -424,6 +435,18 @@ static int parse_argv(struct cli_args *a, int argc, char **argv)
 	}
 	a->operands = argv + optind;
 	a->nr_operands = (size_t)(argc - optind);
+	if (!a->inputs.nr)
+		return HBBP_EXIT_OK;
+	/* -i FILE...: operands, before the others */
+	a->all_operands = calloc(a->inputs.nr + a->nr_operands + 1, sizeof(char *));
+	if (!a->all_operands) {
+		pr_err("out of memory");
+		return HBBP_EXIT_IO;
+	}
+	memcpy(a->all_operands, a->inputs.v, a->inputs.nr * sizeof(char *));
+	memcpy(a->all_operands + a->inputs.nr, a->operands, a->nr_operands * sizeof(char *));
+	a->operands = a->all_operands;
+	a->nr_operands += a->inputs.nr;
 	return HBBP_EXIT_OK;
 }
 
@@ -452,7 +475,9 @@ void cli_args__exit(struct cli_args *a)
 	free(a->module);
 	free(a->symbol);
 	free(a->binaries);
-	free(a->refs);
+	free(a->refs.v);
+	free(a->inputs.v);
+	free(a->all_operands);
 	bbmap_taxonomy__delete(a->tax);
 	memset(a, 0, sizeof(*a));
 }
@@ -461,18 +486,23 @@ bool cli_args__given(const struct cli_args *a, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < NR_OPTIONS; i++)
-		if (takes(&options[i], a->cmd) && !strcmp(options[i].name, name))
+	for (i = 0; i < NR_OPTIONS; i++) {
+		const struct cli_option *o = &options[i];
+
+		if (takes(o, a->cmd) && (!strcmp(o->name, name) ||
+					 (o->alias && !strcmp(o->alias, name))))
 			return a->given[i];
+	}
 	return false;
 }
 
-/* "  -o, --output FILE" or "      --append" */
+/* "  -o, --output FILE", "      --append" or "      --by, --sort KEYS" */
 static int option_head(char *buf, size_t size, const struct cli_option *o)
 {
-	return snprintf(buf, size, "  %c%c%s--%s%s%s", o->short_name ? '-' : ' ',
+	return snprintf(buf, size, "  %c%c%s--%s%s%s%s%s", o->short_name ? '-' : ' ',
 			o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->name,
-			o->arg ? " " : "", o->arg ? o->arg : "");
+			o->alias ? ", --" : "", o->alias ? o->alias : "", o->arg ? " " : "",
+			o->arg ? o->arg : "");
 }
 
 #define HELP_COL	24
@@ -502,8 +532,8 @@ static void put_wrapped(FILE *f, int col, const char *text)
 
 void cli_options__help(enum cli_cmd cmd, const char *usage, FILE *f)
 {
-	const char *sections[] = { cli_cmd_names[cmd], "Output", "Filters", "Method", "Binaries",
-				   "Execution" };
+	const char *sections[] = { cli_cmd_names[cmd], "Input", "Output", "Filters", "Method",
+				   "Binaries", "Execution" };
 	size_t s, i;
 
 	fputs(usage, f);
@@ -546,7 +576,8 @@ void cli_options__list(FILE *f)
 		fprintf(f, "%s\t", o->section);
 		if (o->short_name)
 			fprintf(f, "-%c ", o->short_name);
-		fprintf(f, "--%s\t%s\t", o->name, o->arg ? o->arg : "");
+		fprintf(f, "--%s%s%s\t%s\t", o->name, o->alias ? " --" : "",
+			o->alias ? o->alias : "", o->arg ? o->arg : "");
 		for (c = 0; c < CLI__NR; c++)
 			if (takes(o, (enum cli_cmd)c)) {
 				fprintf(f, "%s%s", sep, cli_cmd_names[c]);

@@ -23,6 +23,12 @@ enum cli_cmd {
 
 #define CLI_MAX_OPTS	64
 
+/* A repeatable option's values, in the order given. */
+struct cli_strings {
+	const char **v;
+	size_t nr;
+};
+
 /* The fields the options set, and what the commands make of them. */
 struct cli_args {
 	enum cli_cmd cmd;
@@ -41,10 +47,11 @@ struct cli_args {
 	int csv;			/* -f text|csv: 1 for csv */
 	bool no_color, no_source, shares, normalize, no_sort;
 	unsigned long limit;
-	const char **refs;		/* --ref, repeatable */
-	size_t nr_refs;
-	char **operands;
+	struct cli_strings refs;	/* --ref, repeatable */
+	struct cli_strings inputs;	/* -i, repeatable */
+	char **operands;		/* the -i files, then the other operands */
 	size_t nr_operands;
+	char **all_operands;		/* operands when -i was given (allocated) */
 	bool done;			/* --help or --version answered: nothing more to do */
 	bool given[CLI_MAX_OPTS];	/* by row of the table: given on the command line */
 	/* cli_convert__finish */

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The option table (hbbp/cli/options.c, printed by `help --list-options`) against the manual
 # and the commands: the manual's OPTIONS and COMMANDS sections list the same options under
-# the same headings (.SS, one .TP per option); every command accepts every option the table
-# gives it (parsed before --help answers) and refuses the options of other commands; a bad
+# the same headings (.SS, one .TP per option, with its other long name: --by, --sort); every
+# command accepts every option the table gives it, by each of its names (parsed before
+# --help answers) and refuses the options of other commands; a bad
 # number or choice is exit 1 with one line naming the option; and the conversion options do
 # the same in convert, annotate, report and diff (each run here with an option that changes
 # the demo's counts, against the conversion's own numbers).
@@ -32,7 +33,7 @@ awk '/^\.SH / { sh = $2; ss = ""; next }
 		s = ""; l = ""
 		n = split(h, w, /[ ,]+/)
 		for (i = 1; i <= n; i++) {
-			if (l == "" && w[i] ~ /^--[a-z][a-z-]*$/) l = w[i]
+			if (w[i] ~ /^--[a-z][a-z-]*$/) l = (l == "" ? "" : l " ") w[i]
 			else if (s == "" && l == "" && w[i] ~ /^-[A-Za-z]$/) s = w[i]
 		}
 		if (l != "") print ss " " (s != "" ? s " " : "") l
@@ -58,7 +59,8 @@ run_cmd() { # COMMAND ARGS...: hbbp-convert [COMMAND] ARGS
 	if [ "$c" = convert ]; then "$HBBP" "$@"; else "$HBBP" "$c" "$@"; fi
 }
 cmds="convert annotate report diff compare train dump stats disasm"
-awk -F'\t' '{ n = split($4, c, ","); l = $2; sub(/.* /, "", l); for (i = 1; i <= n; i++) print c[i], l }' \
+awk -F'\t' '{ n = split($4, c, ","); m = split($2, w, " ")
+	for (i = 1; i <= n; i++) for (j = 1; j <= m; j++) if (w[j] ~ /^--/) print c[i], w[j] }' \
 	"$TMP/table" > "$TMP/pairs"
 bad=
 n=0
