@@ -158,25 +158,31 @@ static const char *heat(const struct style *st, double share)
 	return col(st, C_COLD);
 }
 
-/* Copies s into out with tabs as spaces and control bytes as '?', at most width columns. */
+/* Copies at most width bytes of s into out with tabs as spaces, control characters
+ * escaped. */
 static void clip(char *out, size_t size, const char *s, size_t width)
 {
+	char tmp[256];
 	size_t n = 0;
 
-	for (; *s && n + 1 < size && n < width; s++)
-		out[n++] = *s == '\t' ? ' ' : (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
-	out[n] = 0;
+	for (; *s && n + 1 < sizeof(tmp) && n < width; s++)
+		tmp[n++] = *s == '\t' ? ' ' : *s;
+	tmp[n] = 0;
+	hbbp_escape(out, size, tmp);
 }
 
 static void print_func(FILE *out, const struct annotate *a, const struct annotate_func *f,
 		       const struct style *st, struct src_cache *sc)
 {
 	const char *prev_src = NULL;
+	char sym[1024], mod[512];
 	uint64_t next = 0;
 	size_t i;
 
+	hbbp_escape(sym, sizeof(sym), f->symbol);
+	hbbp_escape(mod, sizeof(mod), f->module);
 	fprintf(out, "%s%s%s (%s, 0x%" PRIx64 "): %.0f instructions, %.2f%% of the total%s\n",
-		col(st, C_HEAD), f->symbol, col(st, C_RESET), f->module, f->start, f->count,
+		col(st, C_HEAD), sym, col(st, C_RESET), mod, f->start, f->count,
 		a->total > 0 ? 100.0 * f->count / a->total : 0.0,
 		f->nr_insns < f->nr_insns_all ? " (hottest instructions only)" : "");
 	fprintf(out, "%12s %7s  %-27s %10s  %s\n", "count", "share",
@@ -185,7 +191,7 @@ static void print_func(FILE *out, const struct annotate *a, const struct annotat
 	for (i = 0; i < f->nr_insns; i++) {
 		const struct annotate_insn *in = &f->insns[i];
 		double share = f->count > 0 ? in->count / f->count : 0;
-		char iv[64], text[96];
+		char iv[64], text[384];
 
 		if (i && next && in->addr > next)
 			fprintf(out, "%s%12s %7s  %-27s %10s  (%" PRIu64 " bytes without counts)%s\n",
@@ -197,11 +203,11 @@ static void print_func(FILE *out, const struct annotate *a, const struct annotat
 				in->biased ? ", biased" : "", col(st, C_RESET));
 		if (in->srcline && (!prev_src || strcmp(prev_src, in->srcline))) {
 			const char *txt = st->no_source ? NULL : src_line(sc, in->srcline);
-			char line[128];
+			char line[512], where[512];
 
 			clip(line, sizeof(line), txt ? txt : "", 72);
-			fprintf(out, "%s%s%s%s%s\n", col(st, C_SRC),
-				annotate__basename(in->srcline), txt ? "   " : "", line,
+			hbbp_escape(where, sizeof(where), annotate__basename(in->srcline));
+			fprintf(out, "%s%s%s%s%s\n", col(st, C_SRC), where, txt ? "   " : "", line,
 				col(st, C_RESET));
 			prev_src = in->srcline;
 		}

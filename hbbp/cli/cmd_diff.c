@@ -138,10 +138,10 @@ static void print_text(const struct result_table *t, const struct diff_stats *st
 		char ca[64], cb[64], r[32];
 
 		for (j = 0; j < nk; j++) {
-			char k[64];
+			char k[128];
 
 			if (c[j].type == RES_TEXT)
-				snprintf(k, sizeof(k), "%s", c[j].s);
+				hbbp_escape(k, sizeof(k), c[j].s);
 			else if (c[j].type == RES_INT)
 				snprintf(k, sizeof(k), "%" PRId64, c[j].i);
 			else

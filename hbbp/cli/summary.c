@@ -55,6 +55,9 @@ void cli_progress(void *ctx, double fraction)
 	}
 }
 
+/* s with its control characters escaped, in buf (at most 256 bytes shown) */
+#define ESC(buf, s)	(hbbp_escape(buf, sizeof(buf), s), buf)
+
 static void summary_unresolved(const struct convert_figures *f, const char *ebs_unit)
 {
 	double lbr_total = 0, ebs_total = f->ebs_weight_attributed;
@@ -69,10 +72,11 @@ static void summary_unresolved(const struct convert_figures *f, const char *ebs_
 		fprintf(stderr, "unresolved (no code for these addresses):\n");
 	for (i = 0; i < n && i < 8; i++) {
 		const struct convert_unresolved *u = &f->unresolved[i];
+		char name[256];
 
 		fprintf(stderr, "  %-40s %-10s EBS %.0f %s (%.1f%%)  LBR %.0f (%.1f%% of stream "
-			"weight)\n", u->name ? u->name : "?", u->status, u->ebs, ebs_unit,
-			ebs_total > 0 ? 100 * u->ebs / ebs_total : 0, u->lbr,
+			"weight)\n", ESC(name, u->name ? u->name : "?"), u->status, u->ebs,
+			ebs_unit, ebs_total > 0 ? 100 * u->ebs / ebs_total : 0, u->lbr,
 			lbr_total > 0 ? 100 * u->lbr / lbr_total : 0);
 	}
 	if (n > 8)
@@ -141,9 +145,10 @@ static void summary_diagnostics(const struct convert_run *run, const struct conv
 static void summary_events(const struct convert_run *run, const struct convert_opts *o,
 			   const struct convert_figures *f, const char *unit)
 {
+	char name[256];
 	size_t i;
 
-	fprintf(stderr, "%s: method %s", o->input, hbbp_method_name(run->method));
+	fprintf(stderr, "%s: method %s", ESC(name, o->input), hbbp_method_name(run->method));
 	if (run->method == HBBP_METHOD_HBBP)
 		fprintf(stderr, " (LBR for blocks of <= %u instructions, else EBS)", o->cutoff);
 	if (run->method != HBBP_METHOD_LBR && strcmp(unit, "insns"))
@@ -153,7 +158,7 @@ static void summary_events(const struct convert_run *run, const struct convert_o
 	for (i = 0; i < f->nr_events; i++) {
 		const struct convert_event_figures *e = &f->ev[i];
 
-		fprintf(stderr, "  event %zu %-32s %-6s %" PRIu64 " samples", i, e->name,
+		fprintf(stderr, "  event %zu %-32s %-6s %" PRIu64 " samples", i, ESC(name, e->name),
 			hbbp_role_name(e->role), e->samples);
 		if (e->role == HBBP_ROLE_EBS)
 			fprintf(stderr, ", %" PRIu64 " resolved", e->used);
@@ -221,8 +226,10 @@ static void summary_top(const struct convert_run *run, const struct convert_opts
 		fprintf(stderr, "  %6.2f%%  %14.*f [%.*f, %.*f] ", 100 * share, count >= 1000 ? 0 : 3,
 			count, lo >= 1000 ? 0 : 3, lo, hi >= 1000 ? 0 : 3, hi);
 		for (j = 0; j < mix->nr_cols && j < o->mix.nr_keys; j++) {
+			char key[256];
+
 			if (c[j].type == RES_TEXT)
-				fprintf(stderr, " %s", c[j].s);
+				fprintf(stderr, " %s", ESC(key, c[j].s));
 			else if (c[j].type == RES_INT)
 				fprintf(stderr, " %" PRId64, c[j].i);
 		}
