@@ -131,6 +131,7 @@ static const char *src_line(struct src_cache *c, const char *srcline)
 struct style {
 	bool on;
 	bool no_source;
+	const char *unit;	/* of the counts (convert__count_unit) */
 };
 
 static const char *col(const struct style *st, const char *code)
@@ -181,8 +182,8 @@ static void print_func(FILE *out, const struct annotate *a, const struct annotat
 
 	hbbp_escape(sym, sizeof(sym), f->symbol);
 	hbbp_escape(mod, sizeof(mod), f->module);
-	fprintf(out, "%s%s%s (%s, 0x%" PRIx64 "): %.0f instructions, %.2f%% of the total%s\n",
-		col(st, C_HEAD), sym, col(st, C_RESET), mod, f->start, f->count,
+	fprintf(out, "%s%s%s (%s, 0x%" PRIx64 "): %.0f %s, %.2f%% of the total%s\n",
+		col(st, C_HEAD), sym, col(st, C_RESET), mod, f->start, f->count, st->unit,
 		a->total > 0 ? 100.0 * f->count / a->total : 0.0,
 		f->nr_insns < f->nr_insns_all ? " (hottest instructions only)" : "");
 	fprintf(out, "%12s %7s  %-27s %10s  %s\n", "count", "share",
@@ -221,8 +222,8 @@ static void print_func(FILE *out, const struct annotate *a, const struct annotat
 		next = in->len ? in->addr + in->len : 0;
 	}
 	if (f->nr_insns < f->nr_insns_all)
-		fprintf(out, "%zu more instructions with %.0f instructions counted are not listed\n",
-			f->nr_insns_all - f->nr_insns, f->count_cut);
+		fprintf(out, "%zu more instructions with %.0f %s counted are not listed\n",
+			f->nr_insns_all - f->nr_insns, f->count_cut, st->unit);
 	fputc('\n', out);
 }
 
@@ -251,8 +252,8 @@ static void warn_missing(const struct annotate *a, const struct annotate_opts *a
 		for (j = 0; j < a->nr_funcs && !found; j++)
 			found = annotate__name_matches(ao->symbols[i], a->funcs[j].symbol);
 		if (!found)
-			pr_warn("%s: no function '%s'%s%s with counted instructions", input,
-				ao->symbols[i], ao->module ? " in " : "", ao->module ? ao->module : "");
+			pr_warn("%s: no function '%s'%s%s with counts", input, ao->symbols[i],
+				ao->module ? " in " : "", ao->module ? ao->module : "");
 	}
 	if (!a->nr_funcs)
 		pr_warn("%s: no function to list", input);
@@ -261,9 +262,9 @@ static void warn_missing(const struct annotate *a, const struct annotate_opts *a
 			"count_lo/count_hi", input);
 }
 
-static int print_text(const struct annotate *a, const struct cli_args *args)
+static int print_text(const struct annotate *a, const struct cli_args *args, const char *unit)
 {
-	struct style st = { .no_source = args->no_source };
+	struct style st = { .no_source = args->no_source, .unit = unit };
 	struct src_cache sc;
 	size_t i;
 
@@ -341,7 +342,7 @@ int cmd_annotate(int argc, char **argv)
 	}
 	warn_missing(an, &ao, a.conv.input);
 	if (!a.csv) {
-		rc = print_text(an, &a);
+		rc = print_text(an, &a, convert__count_unit(&run));
 	} else if ((err = write_csv(an))) {
 		pr_err("stdout: cannot write: %s", hbbp_strerror(err));
 		rc = HBBP_EXIT_IO;

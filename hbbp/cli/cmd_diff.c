@@ -80,6 +80,7 @@ struct input {
 	struct result *db_res;
 	struct convert_run run;
 	const struct result_table *mix;
+	const char *unit;		/* of the counts; NULL: not known (a database run) */
 };
 
 static int input_get(struct input *in, const struct convert_opts *base)
@@ -101,8 +102,10 @@ static int input_get(struct input *in, const struct convert_opts *base)
 	o.mix.mix_only = true;
 	rc = cli_compute(&in->run, &o);
 	in->computed = true;
-	if (rc == HBBP_EXIT_OK)
+	if (rc == HBBP_EXIT_OK) {
 		in->mix = result__table(in->run.res, "mix");
+		in->unit = convert__count_unit(&in->run);
+	}
 	return rc;
 }
 
@@ -123,12 +126,24 @@ static void fmt_num(char *buf, size_t size, const struct result_cell *c, bool sh
 		snprintf(buf, size, "%.0f", c->d);
 }
 
+/* "A: SPEC" and the unit of its counts when they are not instructions */
+static void print_input(const char *name, const struct input *in)
+{
+	char spec[1024];
+
+	hbbp_escape(spec, sizeof(spec), in->spec);
+	printf("%s: %s%s%s%s\n", name, spec, in->unit && strcmp(in->unit, "instructions") ?
+	       " (counts in " : "", in->unit && strcmp(in->unit, "instructions") ? in->unit : "",
+	       in->unit && strcmp(in->unit, "instructions") ? ")" : "");
+}
+
 static void print_text(const struct result_table *t, const struct diff_stats *st, size_t top,
-		       bool shares, const char *a, const char *b)
+		       bool shares, const struct input *in)
 {
 	size_t i, j, nk = t->nr_cols - 8, n = t->nr_rows < top ? t->nr_rows : top;
 
-	printf("A: %s\nB: %s\n", a, b);
+	print_input("A", &in[0]);
+	print_input("B", &in[1]);
 	for (j = 0; j < nk; j++)
 		printf("%-24.24s ", t->cols[j].name);
 	printf("%14s %14s %8s %s\n", shares ? "share_a" : "count_a", shares ? "share_b" : "count_b",
@@ -223,7 +238,7 @@ static int print_out(const struct result *out, const struct diff_stats *st,
 			summary(stderr, st);
 		return HBBP_EXIT_OK;
 	}
-	print_text(result__table(out, "mix"), st, a->top, a->shares, in[0].spec, in[1].spec);
+	print_text(result__table(out, "mix"), st, a->top, a->shares, in);
 	summary(stdout, st);
 	if (fflush(stdout) || ferror(stdout)) {
 		pr_err("stdout: cannot write");

@@ -2,7 +2,8 @@
  * roles, samples used, streams rejected by reason, lost/throttled, unresolved weight by
  * dso, weight on undecodable bytes, the top of the mix) and the progress bar for long runs
  * on a terminal. Prints what the engine hands back: the run's results and its figures
- * (convert__figures); depends on hbbp/engine/convert.h.
+ * (convert__figures), the recorded strings escaped (hbbp_escape), the counts in their unit
+ * (convert__count_unit). Depends on hbbp/engine/convert.h.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -198,11 +199,11 @@ static void summary_streams(const struct convert_figures *f)
 }
 
 /* perf report's layout: share, count, then the keys */
-static void summary_top(const struct convert_run *run, const struct convert_opts *o,
-			const char *unit)
+static void summary_top(const struct convert_run *run, const struct convert_opts *o)
 {
 	const struct result_table *mix = result__table(run->res, "mix");
-	bool unit_shown = run->method == HBBP_METHOD_EBS && strcmp(unit, "insns");
+	const char *unit = convert__count_unit(run);
+	bool unit_shown = strcmp(unit, "instructions");
 	size_t i, j;
 
 	if (!mix)
@@ -239,7 +240,7 @@ static void summary_top(const struct convert_run *run, const struct convert_opts
 
 void cli_summary(const struct convert_run *run, const struct convert_opts *o, double t_write)
 {
-	const char *unit = convert__ebs_unit(run);
+	const char *unit = convert__ebs_unit(run), *count_unit = convert__count_unit(run);
 	struct convert_figures f;
 
 	if (convert__figures(run, &f)) {
@@ -261,10 +262,11 @@ void cli_summary(const struct convert_run *run, const struct convert_opts *o, do
 			f.lost_records, f.lost_events, f.lost_samples, f.throttled);
 	summary_unresolved(&f, unit);
 	if (run->undecodable_weight > 0)
-		fprintf(stderr, "  warning: %.6g executed instructions (%.2f%% of the total) are "
-			"undecodable bytes, in %" PRIu64 " blocks: mnemonic \"(bad)\", iclass "
-			"INVALID\n", run->undecodable_weight, run->total > 0 ?
+		fprintf(stderr, "  warning: %.6g %s%s (%.2f%% of the total) are undecodable "
+			"bytes, in %" PRIu64 " blocks: mnemonic \"(bad)\", iclass INVALID\n",
+			run->undecodable_weight, strcmp(count_unit, "instructions") ? "" :
+			"executed ", count_unit, run->total > 0 ?
 			100 * run->undecodable_weight / run->total : 0, run->undecodable_blocks);
-	summary_top(run, o, unit);
+	summary_top(run, o);
 	convert__figures_exit(&f);
 }

@@ -122,6 +122,10 @@ int convert__code_blocks(const struct convert_run *run,
 void convert__no_event(const struct convert_run *run, const struct convert_opts *o);
 int convert__notes(struct convert_run *run, const struct convert_opts *o);
 const char *convert__ebs_unit(const struct convert_run *run);
+/* The unit of the mix's counts, as the texts say it: "instructions", or for an EBS-only run
+ * weighted by another event "ns", "cycles" or "periods"; "mixed units" for the hybrid of
+ * LBR instructions and such an event. */
+const char *convert__count_unit(const struct convert_run *run);
 
 /* What the summary of a finished run shows (hbbp/engine/run_figures.c), as plain data. */
 struct convert_event_figures {

@@ -54,6 +54,17 @@ const char *convert__ebs_unit(const struct convert_run *run)
 	return names[UNIT_INSNS];
 }
 
+const char *convert__count_unit(const struct convert_run *run)
+{
+	const char *u = convert__ebs_unit(run);
+
+	if (run->method == HBBP_METHOD_LBR || !strcmp(u, "insns"))
+		return "instructions";
+	if (run->method == HBBP_METHOD_HBBP)
+		return "mixed units";	/* LBR blocks in instructions, EBS blocks weighted */
+	return strcmp(u, "period") ? u : "periods";
+}
+
 static bool time_based(const struct perf_event_info *e)
 {
 	enum ebs_unit u = event_unit(e);
@@ -190,11 +201,10 @@ static void notes_events(struct notes *n)
 			if (!n->err)
 				n->err = result__meta_text(run->res, "ebs_weight_unit",
 							   convert__ebs_unit(run));
-			note(n, "event '%s' %s: the counts are weighted by %s, not by instructions "
-			     "retired", name,
+			note(n, "event '%s' %s: the counts are %s, not instruction counts", name,
 			     u == UNIT_NS ? "counts time (ns)" : u == UNIT_CYCLES ? "counts cycles" :
-			     "is not known to count instructions",
-			     u == UNIT_NS || u == UNIT_CYCLES ? "time" : "its periods");
+			     "has no known unit", u == UNIT_NS ? "ns of time" :
+			     u == UNIT_CYCLES ? "cycles" : "sums of its periods");
 		}
 	}
 }
