@@ -1,7 +1,9 @@
 /* hbbp-convert annotate [--symbol LIST] [--module LIST] [-f text|csv] [conversion options]
  * FILE: per-instruction counts of functions next to their disassembly and source lines.
  * The conversion runs as usual (hbbp/engine/convert.c); the listing is built from its block
- * results (hbbp/pivot/annotate.c); this file parses the arguments and draws the text form.
+ * results (hbbp/pivot/annotate.c); this file parses the arguments and draws the text form,
+ * its counts in their unit (instructions, or ns for a time-based recording) and its recorded
+ * strings escaped (hbbp_escape). No function to list is exit 4, with the cause.
  * Depends on hbbp/engine/convert.h, hbbp/pivot/annotate.h and the writers (CSV form).
  */
 #include <errno.h>
@@ -255,11 +257,44 @@ static void warn_missing(const struct annotate *a, const struct annotate_opts *a
 			pr_warn("%s: no function '%s'%s%s with counts", input, ao->symbols[i],
 				ao->module ? " in " : "", ao->module ? ao->module : "");
 	}
-	if (!a->nr_funcs)
-		pr_warn("%s: no function to list", input);
 	if (!a->has_intervals)
 		pr_warn("%s: the 95%% interval is unavailable: this conversion computes no "
 			"count_lo/count_hi", input);
+}
+
+/* No function to list: the cause is the names asked for when the run has functions with
+ * counts, else the run itself (convert__empty_why, without the filters that do not apply
+ * to the listing). One error line; HBBP_EXIT_EMPTY. */
+static int say_empty(const struct annotate_opts *ao, struct convert_run *run,
+		     const struct convert_opts *o)
+{
+	struct annotate_opts any = { .top = 1 };
+	struct convert_opts all = *o;
+	struct annotate *an = NULL;
+	char names[512];
+	size_t i, len = 0;
+	bool listed = false;
+
+	if ((ao->nr_symbols || ao->module) && !annotate__build(&an, run->res, &any, NULL, NULL))
+		listed = an->nr_funcs > 0;
+	annotate__delete(an);
+	if (!listed) {
+		all.mix.comm = all.mix.pid = NULL;
+		all.mix.user_only = all.mix.kernel_only = false;
+		return cli_empty(run, &all, "no function to list");
+	}
+	names[0] = 0;
+	for (i = 0; i < ao->nr_symbols; i++) {
+		int n = snprintf(names + len, sizeof(names) - len, "%s'%s'", i ? ", " : " ",
+				 ao->symbols[i]);
+
+		if (n > 0 && (size_t)n < sizeof(names) - len)
+			len += (size_t)n;
+	}
+	pr_err("%s: no function%s%s%s with counts; hbbp-convert --by module,symbol %s lists "
+	       "those with counts", o->input, names, ao->module ? " in " : "",
+	       ao->module ? ao->module : "", o->input);
+	return HBBP_EXIT_EMPTY;
 }
 
 static int print_text(const struct annotate *a, const struct cli_args *args, const char *unit)
@@ -338,6 +373,10 @@ int cmd_annotate(int argc, char **argv)
 	if (err) {
 		pr_err("%s: cannot build the listing: %s", a.conv.input, hbbp_strerror(err));
 		rc = err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
+		goto out;
+	}
+	if (!an->nr_funcs) {
+		rc = say_empty(&ao, &run, &a.conv);
 		goto out;
 	}
 	warn_missing(an, &ao, a.conv.input);

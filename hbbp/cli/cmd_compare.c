@@ -513,7 +513,7 @@ int cmd_compare(int argc, char **argv)
 	struct cmp c = { 0 };
 	int rc = cli_args__parse(&a, CLI_COMPARE, usage_text, argc, argv), err;
 
-	if (rc || a.done)
+	if (rc || a.done || (rc = cli_check_output("-o", a.output)))
 		goto out;
 	if (a.refs.nr != 1 || a.nr_operands != 1) {
 		pr_err("compare: %s", a.refs.nr != 1 ? "one --ref REF" : "one MIX to compare");

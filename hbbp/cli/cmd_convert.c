@@ -1,7 +1,8 @@
 /* hbbp-convert [OPTIONS] [PERF_DATA...]: the conversion. The options are the table's
  * (hbbp/cli/options.c); this file checks the output before any work, runs the conversion
  * (hbbp/engine/convert.c, started with a populated heap: util/heap_warm.h), writes each
- * result and prints its summary. Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O.
+ * result that has a row and prints its summary. Exit codes: 0 ok, 1 usage, 2 bad input,
+ * 3 I/O, 4 a result with no row (not written).
  * Depends on hbbp/engine/convert.h and the writers.
  */
 #include <errno.h>
@@ -121,6 +122,8 @@ static int check_output(struct cli_args *a, const char *const *inputs, size_t nr
 	struct writer_opts wo = { .inputs = inputs, .nr_inputs = nr };
 	int err;
 
+	if (cli_check_output("-o", out))
+		return HBBP_EXIT_USAGE;
 	if (!out && !cli_args__given(a, "format") && isatty(STDOUT_FILENO))
 		*fmt = WRITER_TABLE;	/* a terminal reads a table, as perf report prints */
 	if (out && !cli_args__given(a, "format")) {
@@ -168,7 +171,8 @@ struct inputs {
 	int rc;			/* the first failure's exit code */
 };
 
-/* Writes a computed run (appended after the first written) and prints its summary. */
+/* Writes a computed run (appended after the first written) and prints its summary; a run
+ * with no row is not written. */
 static int write_run(struct inputs *in, struct convert_run *run, const struct convert_opts *o)
 {
 	const struct cli_args *a = in->a;
@@ -176,7 +180,11 @@ static int write_run(struct inputs *in, struct convert_run *run, const struct co
 	struct writer_opts wo = { .append = a->append || in->wrote, .label = a->label,
 				  .inputs = in->names, .nr_inputs = in->nr };
 	double t = cli_now();
-	int err = writer__write(run->res, out, o->format, &wo);
+	int err;
+
+	if (convert__mix_empty(result__table(run->res, "mix")))
+		return cli_empty(run, o, "no row, nothing written");
+	err = writer__write(run->res, out, o->format, &wo);
 
 	if (err) {
 		pr_err("%s: cannot write: %s", strcmp(out, "-") ? out : "stdout",

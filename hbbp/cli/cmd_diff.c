@@ -1,7 +1,9 @@
 /* hbbp-convert diff [--by KEYS] [-f text|csv] [--shares] [conversion options] A B: what
  * changed between two runs beyond the sampling noise. A and B are recordings (converted
  * here) or runs of our SQLite output (FILE.sqlite#RUN_ID). The join and the rule are in
- * hbbp/compare/diff.c; this file parses the arguments, gets both tables and prints.
+ * hbbp/compare/diff.c; this file parses the arguments, gets both tables and prints (the
+ * unit of the counts when they are not instructions, the keys escaped). A run with no row
+ * is exit 4, with the cause.
  * Depends on hbbp/engine/convert.h, hbbp/compare/diff.h and the writers (CSV form).
  */
 #include <ctype.h>
@@ -96,17 +98,21 @@ static int input_get(struct input *in, const struct convert_opts *base)
 		if (err)
 			return err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
 		in->mix = result__table(in->db_res, "mix");
-		return HBBP_EXIT_OK;
+		if (!convert__mix_empty(in->mix))
+			return HBBP_EXIT_OK;
+		pr_err("%s: the run has no row to compare", in->spec);
+		return HBBP_EXIT_EMPTY;
 	}
 	o.input = in->spec;
 	o.mix.mix_only = true;
 	rc = cli_compute(&in->run, &o);
 	in->computed = true;
-	if (rc == HBBP_EXIT_OK) {
-		in->mix = result__table(in->run.res, "mix");
-		in->unit = convert__count_unit(&in->run);
-	}
-	return rc;
+	if (rc != HBBP_EXIT_OK)
+		return rc;
+	in->mix = result__table(in->run.res, "mix");
+	in->unit = convert__count_unit(&in->run);
+	return convert__mix_empty(in->mix) ? cli_empty(&in->run, &o, "no row to compare") :
+	       HBBP_EXIT_OK;
 }
 
 static void input_exit(struct input *in)

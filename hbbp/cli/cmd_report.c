@@ -1,7 +1,8 @@
 /* hbbp-convert report [conversion options] FILE... -o report.html: one self-contained HTML
  * page per set of recordings. Each recording is converted as usual (hbbp/engine/convert.c),
  * its report tables built by hbbp/pivot/report.c and the page drawn by
- * writers/html_report.c; this file parses the arguments and runs them in turn.
+ * writers/html_report.c; this file parses the arguments and runs them in turn. A recording
+ * whose mix has no row is exit 4 with the cause, and no page is written.
  * Depends on hbbp/engine/convert.h and writers/html_report.h.
  */
 #include <errno.h>
@@ -42,6 +43,8 @@ static int check_args(struct cli_args *a)
 {
 	size_t i;
 
+	if (cli_check_output("-o", a->output))
+		return HBBP_EXIT_USAGE;
 	if (!a->output || !a->nr_operands || a->nr_operands > MAX_INPUTS) {
 		if (!a->output)
 			pr_err("report: no output file (-o report.html)");
@@ -80,6 +83,8 @@ int cmd_report(int argc, char **argv)
 
 		a.conv.input = a.operands[i];
 		rc = cli_compute(&run, &a.conv);
+		if (rc == HBBP_EXIT_OK && convert__mix_empty(result__table(run.res, "mix")))
+			rc = cli_empty(&run, &a.conv, "no row, no page written");
 		if (rc == HBBP_EXIT_OK) {
 			err = result__new(&runs[nr]);
 			if (!err)

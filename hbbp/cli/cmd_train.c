@@ -132,7 +132,7 @@ int cmd_train(int argc, char **argv)
 	int rc = cli_args__parse(&a, CLI_TRAIN, usage_text, argc, argv);
 
 	train_set__init(&s);
-	if (rc || a.done)
+	if (rc || a.done || (rc = cli_check_output("-o", a.output)))
 		goto out;
 	if (!a.refs.nr || a.nr_operands != a.refs.nr || a.refs.nr > TRAIN_MAX_RUNS) {
 		pr_err("train: give one --ref per recording, at most %d (%zu references, %zu "

@@ -192,6 +192,26 @@ void cli_print_notes(const struct convert_run *run, const char *input)
 		pr_warn("%s: %s", input, run->notes[i]);
 }
 
+int cli_empty(const struct convert_run *run, const struct convert_opts *o, const char *what)
+{
+	char why[1024];
+
+	convert__empty_why(run, o, why, sizeof(why));
+	pr_err("%s: %s: %s", o->input, what, why);
+	return HBBP_EXIT_EMPTY;
+}
+
+int cli_check_output(const char *opt, const char *path)
+{
+	struct stat st;
+
+	if (!path || stat(path, &st) || !S_ISDIR(st.st_mode))
+		return HBBP_EXIT_OK;
+	pr_err("%s %s: a directory: give a file to write (%s%sNAME)", opt, path, path,
+	       path[strlen(path) - 1] == '/' ? "" : "/");
+	return HBBP_EXIT_USAGE;
+}
+
 int cli_compute(struct convert_run *run, const struct convert_opts *o)
 {
 	int err = convert__compute(run, o);

@@ -561,8 +561,8 @@ void cli_options__help(enum cli_cmd cmd, const char *usage, FILE *f)
 			put_wrapped(f, col, text);
 		}
 	}
-	fputs("\nExit status: 0 ok, 1 usage error, 2 bad input, 3 I/O or resource failure.\n"
-	      "See hbbp-convert(1).\n", f);
+	fputs("\nExit status: 0 ok, 1 usage error, 2 bad input, 3 I/O or resource failure,\n"
+	      "4 no row (nothing found). See hbbp-convert(1).\n", f);
 }
 
 void cli_options__list(FILE *f)

@@ -91,6 +91,12 @@ int cli_convert__defaults(struct convert_opts *o);
 int cli_compute(struct convert_run *run, const struct convert_opts *o);
 /* The exit code of an error returned by convert__compute. */
 int cli_compute_exit(int err);
+/* A computed run whose result is empty (convert__mix_empty, or what a command lists): one
+ * error line "INPUT: WHAT: the cause; the fix" (convert__empty_why), and HBBP_EXIT_EMPTY. */
+int cli_empty(const struct convert_run *run, const struct convert_opts *o, const char *what);
+/* An output path (of option opt) that is a directory: one line, HBBP_EXIT_USAGE; else
+ * HBBP_EXIT_OK. */
+int cli_check_output(const char *opt, const char *path);
 /* The notes of a run on stderr, each naming its input. */
 void cli_print_notes(const struct convert_run *run, const char *input);
 /* The summary of a written run on stderr (hbbp/cli/summary.c); t_write: the write's seconds. */

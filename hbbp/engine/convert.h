@@ -126,6 +126,14 @@ const char *convert__ebs_unit(const struct convert_run *run);
  * weighted by another event "ns", "cycles" or "periods"; "mixed units" for the hybrid of
  * LBR instructions and such an event. */
 const char *convert__count_unit(const struct convert_run *run);
+/* Whether a mix table answers nothing: it has no row, or every row holds a no-code marker
+ * ([no code], [undecoded], [unmapped]) in a key column: the keys asked for found no code. */
+bool convert__mix_empty(const struct result_table *mix);
+/* Why the run's result is empty and what to do, one sentence into buf: the events have no
+ * sample; the filters pass none; a binary has another build-id (--ignore-build-id); code
+ * not found (--binary, --symfs, --buildid-dir; --vmlinux for the kernel). */
+void convert__empty_why(const struct convert_run *run, const struct convert_opts *o,
+			char *buf, size_t size);
 
 /* What the summary of a finished run shows (hbbp/engine/run_figures.c), as plain data. */
 struct convert_event_figures {

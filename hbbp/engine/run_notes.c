@@ -4,7 +4,8 @@
  * refused or unchecked, code not found, a time-based EBS event, an event with no samples).
  * Each note goes to the run's notes (which hbbp/cli prints naming the input) and to the
  * result's warnings (JSON and SQLite metadata); the figures go to the metadata too. Also the
- * one error of a recording with no usable event, naming its events and the option to use.
+ * one error of a recording with no usable event, naming its events and the option to use;
+ * the unit of the counts; and whether a result is empty, with the cause and the fix.
  * Reads the finished run; depends on hbbp/engine/convert.h (reader, bbmap session, mix).
  */
 #include <errno.h>
@@ -298,7 +299,7 @@ static void notes_binaries(struct notes *n)
 			     "binary that ran?", name ? name : "?", 100 * w[i].other / all,
 			     path ? path : "the file found");
 		}
-		if ((st == DSO_MISSING || st == DSO_BUILDID_MISMATCH || st == DSO_BAD) &&
+		if ((st == DSO_MISSING || st == DSO_BAD) &&
 		    (k == DSO_KIND_USER || k == DSO_KIND_KERNEL || k == DSO_KIND_KMODULE)) {
 			const char *s = name ? name : "?";
 			int wn;
@@ -320,6 +321,54 @@ static void notes_binaries(struct notes *n)
 		     "give the binaries with --binary NAME=PATH, --symfs DIR or --buildid-dir DIR" :
 		     "give the kernel with --vmlinux FILE or --kallsyms FILE");
 	free(w);
+}
+
+static int unres_name_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct hbbp_code_ops *ops = ctx;
+	const struct hbbp_unresolved *a = *(const struct hbbp_unresolved *const *)pa;
+	const struct hbbp_unresolved *b = *(const struct hbbp_unresolved *const *)pb;
+	const char *na = a->dso ? ops->dso_name(ops->ctx, a->dso) : NULL;
+	const char *nb = b->dso ? ops->dso_name(ops->ctx, b->dso) : NULL;
+
+	return strcmp(na ? na : "", nb ? nb : "");
+}
+
+/* The dsos with unresolved weight, by name (hbbp_unresolved__weighted), or NULL. */
+static const struct hbbp_unresolved **unresolved_by_name(const struct convert_run *run,
+							  size_t *nr)
+{
+	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(&run->drv.acc, nr);
+
+	if (v)
+		qsort_r(v, *nr, sizeof(*v), unres_name_cmp, (void *)&run->ops);
+	return v;
+}
+
+/* A binary at hand whose build-id is not the recording's (rebuilt since): its own note,
+ * naming the option that uses it, whatever the method. */
+static void notes_mismatch(struct notes *n)
+{
+	const struct convert_run *run = n->run;
+	size_t i, nr;
+	const struct hbbp_unresolved **v = unresolved_by_name(run, &nr);
+
+	if (!v) {
+		n->err = -ENOMEM;
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		struct bbmap_module *m = NULL;
+		const char *detail;
+
+		if (!v[i]->dso ||
+		    run->ops.dso_module(run->ops.ctx, v[i]->dso, &m) != DSO_BUILDID_MISMATCH)
+			continue;
+		detail = bbmap_dso__status_detail(v[i]->dso);
+		note(n, "code not used: %s", detail ? detail : "build-id mismatch "
+		     "(--ignore-build-id accepts it)");
+	}
+	free(v);
 }
 
 /* LBR-only: weight whose code was not found has no instruction count, hence no row */
@@ -361,10 +410,106 @@ int convert__notes(struct convert_run *run, const struct convert_opts *o)
 	if (!n.err)
 		notes_binaries(&n);
 	if (!n.err)
+		notes_mismatch(&n);
+	if (!n.err)
 		notes_lbr_unresolved(&n);
-	if (!n.err && run->total <= 0)
-		note(&n, "the mix is empty: no sample was attributed%s",
-		     o->mix.pid || o->mix.comm || o->mix.module || o->mix.symbol ||
-		     o->mix.user_only || o->mix.kernel_only ? " (after the filters)" : "");
 	return n.err;
+}
+
+/* ---- a result with no row (README, "Exit status") ---- */
+
+bool convert__mix_empty(const struct result_table *mix)
+{
+	static const char *const no_code[] = { "[no code]", "[undecoded]", "[unmapped]" };
+	int count = mix ? result_table__col(mix, "count") : -1;
+	size_t r, c, k, nr_keys = count < 0 ? 0 : (size_t)count;
+
+	for (r = 0; mix && r < mix->nr_rows; r++) {
+		const struct result_cell *cell = result_table__row(mix, r);
+		bool marked = false;
+
+		for (c = 0; c < nr_keys && !marked; c++)
+			for (k = 0; k < 3 && !marked; k++)
+				marked = cell[c].type == RES_TEXT && !strcmp(cell[c].s, no_code[k]);
+		if (!marked)
+			return false;
+	}
+	return true;
+}
+
+/* The names of the dsos with unresolved weight, kernel ones or not, refused for their
+ * build-id or else missing or unreadable, the first 4 comma-separated into buf: how many. */
+static size_t dso_list(const struct convert_run *run, bool kernel, bool mismatch, char *buf,
+		       size_t size)
+{
+	const struct hbbp_code_ops *ops = &run->ops;
+	size_t i, n, nr = 0, len = 0;
+	const struct hbbp_unresolved **v = unresolved_by_name(run, &n);
+
+	buf[0] = 0;
+	for (i = 0; v && i < n; i++) {
+		struct bbmap_module *m = NULL;
+		enum bbmap_dso_status st;
+		enum bbmap_dso_kind k;
+		int w;
+
+		if (!v[i]->dso)
+			continue;
+		st = ops->dso_module(ops->ctx, v[i]->dso, &m);
+		k = ops->dso_kind ? ops->dso_kind(ops->ctx, v[i]->dso) : DSO_KIND_USER;
+		if ((mismatch ? st != DSO_BUILDID_MISMATCH : st != DSO_MISSING && st != DSO_BAD) ||
+		    kernel != (k == DSO_KIND_KERNEL || k == DSO_KIND_KMODULE) ||
+		    (k != DSO_KIND_USER && k != DSO_KIND_KERNEL && k != DSO_KIND_KMODULE))
+			continue;
+		w = nr < 4 ? snprintf(buf + len, size - len, "%s'%s'", nr ? ", " : "",
+				      ops->dso_name(ops->ctx, v[i]->dso)) : 0;
+		if (w > 0 && (size_t)w < size - len)
+			len += (size_t)w;
+		nr++;
+	}
+	if (nr > 4)
+		snprintf(buf + len, size - len, " and %zu more", nr - 4);
+	free(v);
+	return nr;
+}
+
+void convert__empty_why(const struct convert_run *run, const struct convert_opts *o,
+			char *buf, size_t size)
+{
+	const struct hbbp_mix_opts *f = &o->mix;
+	const struct result_table *mix = result__table(run->res, "mix");
+	uint64_t samples = 0;
+	char names[1024];
+	size_t i, nr;
+
+	for (i = 0; i < run->drv.acc.nr_events; i++)
+		if (run->drv.acc.ev[i].role != HBBP_ROLE_UNUSED)
+			samples += run->drv.acc.ev[i].samples;
+	if (!samples) {
+		snprintf(buf, size, "the events used have no sample; choose others with "
+			 "--ebs-event or --lbr-event, or record more (a longer run, perf record "
+			 "-c N)");
+	} else if ((!mix || !mix->nr_rows) && (f->pid || f->comm || f->module || f->symbol ||
+						f->user_only || f->kernel_only)) {
+		snprintf(names, sizeof(names), "%s%s%s%s%s%s", f->pid ? ", --pid" : "",
+			 f->comm ? ", --comm" : "", f->module ? ", --module" : "",
+			 f->symbol ? ", --symbol" : "", f->user_only ? ", --user-only" : "",
+			 f->kernel_only ? ", --kernel-only" : "");
+		snprintf(buf, size, "no sample passes the filters (%s); without them, --by "
+			 "comm,module shows what the recording holds", names + 2);
+	} else if ((nr = dso_list(run, false, true, names, sizeof(names))) ||
+		   (nr = dso_list(run, true, true, names, sizeof(names)))) {
+		snprintf(buf, size, "the binar%s %s at hand ha%s another build-id than the "
+			 "recording's (rebuilt since?); --ignore-build-id uses %s as %s", nr > 1 ?
+			 "ies" : "y", names, nr > 1 ? "ve" : "s", nr > 1 ? "them" : "it",
+			 nr > 1 ? "they are" : "it is");
+	} else if (dso_list(run, false, false, names, sizeof(names))) {
+		snprintf(buf, size, "no code found for %s; give the binaries with --binary "
+			 "NAME=PATH, --symfs DIR or --buildid-dir DIR", names);
+	} else if (dso_list(run, true, false, names, sizeof(names))) {
+		snprintf(buf, size, "no code found for %s; give the kernel with --vmlinux FILE, or "
+			 "record with perf record --kcore", names);
+	} else {
+		snprintf(buf, size, "no sample was attributed to code");
+	}
 }

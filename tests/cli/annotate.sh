@@ -41,8 +41,8 @@ else
 	"$HBBP" annotate -q --binary /golden/prog="$PROG" --symbol nosuch "$TMP/g.data" \
 		> "$TMP/none.txt" 2>"$TMP/none.err"
 	rc=$?
-	check "annotate_missing_symbol: exit 0, warning names it, nothing listed" \
-		sh -c "[ $rc = 0 ] && grep -q \"no function 'nosuch'\" '$TMP/none.err' && [ ! -s '$TMP/none.txt' ]"
+	expect "annotate_missing_symbol: exit 4 (nothing found), the error names it, nothing listed" \
+		'[ $rc = 4 ] && grep -q "error: .*no function .nosuch." "$TMP/none.err" && [ ! -s "$TMP/none.txt" ]'
 	# no intervals in the result: the text says so, the CSV leaves count_lo/count_hi empty
 	# (never a made-up interval); with intervals, both must be numbers around the count
 	"$HBBP" annotate -q -f csv --binary /golden/prog="$PROG" --symbol c "$TMP/g.data" \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Several inputs in one SQLite database, converted by -j N threads: the golden recording
 # (tests/cli/golden_lib.sh), a variant whose program is mapped only after its first sample
-# (an address-space change mid-file), and corpus recordings with LBR stacks. Checks: every
+# (an address-space change mid-file), and corpus recordings with LBR stacks and their
+# binaries (a recording whose code is not found has no row: no run). Checks: every
 # run of the golden recording gives the hand-computed mix (tests/golden/golden_hbbp.expected);
 # in the late-map variant the first sample's period (1000) lands in [unmapped] (300 + 1000);
 # -j 1 and -j 2 write identical databases; each run equals the file converted alone;
@@ -28,10 +29,13 @@ run_perfgen "$TMP/g.spec" "$TMP/g.data" 2>"$TMP/perfgen.err" &&
 BIN="--binary /golden/prog=$PROG -q --by symbol,mnemonic"
 
 inputs="$TMP/g.data $TMP/late.data"
-for f in autofdo/perf.data.branch.next perf_data_converter/perf.data.branch-4.14 \
-	perf_data_converter/perf.data.callgraph_and_branch-3.8; do
-	[ -f "$CORPUS/$f" ] && inputs="$inputs $CORPUS/$f"
-done
+add_input() { # RECORDING NAME BINARY (corpus paths): the recording, its binary given
+	[ -f "$CORPUS/$1" ] && [ -f "$CORPUS/$3" ] || return 0
+	inputs="$inputs $CORPUS/$1"
+	BIN="$BIN --binary $2=$CORPUS/$3"
+}
+add_input autofdo/test.lbr test.binary autofdo/test.binary
+add_input simpleperf/lbr__perf_lbr.data lbr_test_loop simpleperf/lbr__lbr_test_loop
 inputs="$inputs $TMP/g.data"
 n=$(echo $inputs | wc -w)
 

@@ -60,12 +60,16 @@ refuses "say a directory input" 2 "error: $TMP: a directory, not a perf.data fil
 warns "say --module matching nothing" "--module 'nomod' matched no sample" \
 	"$HBBP" -q --module vector,nomod -o "$TMP/a.csv" "$D"
 warns "say --comm matching nothing" "--comm 'nocomm' matched no sample" \
-	"$HBBP" -q --comm nocomm -o "$TMP/a.csv" "$D"
+	"$HBBP" -q --comm vector,nocomm -o "$TMP/a.csv" "$D"
 "$HBBP" -q --symbol 'ma*' --by symbol -o "$TMP/glob.csv" "$D" 2> "$TMP/err"
 check "say --symbol takes a glob ('ma*' selects main, the only symbol)" \
 	sh -c "grep -q '^main,' '$TMP/glob.csv' && [ \$(wc -l < '$TMP/glob.csv') -eq 2 ] && [ ! -s '$TMP/err' ]"
-warns "say --symbol glob matching nothing, empty mix" "the mix is empty" \
-	"$HBBP" -q --symbol 'zz*' -o "$TMP/a.csv" "$D"
+"$HBBP" -q --symbol 'zz*' -o "$TMP/zz.csv" "$D" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+expect "say --symbol glob matching nothing: warned, no row: exit 4, nothing written (exit $rc)" \
+	'[ $rc -eq 4 ] && grep -q -- "warning: .*--symbol .zz\*. matched no sample" "$TMP/err" &&
+	 grep -q "error: .*no row, nothing written: no sample passes the filters (--symbol)" "$TMP/err" &&
+	 [ ! -e "$TMP/zz.csv" ]'
 refuses "say --pid abc is a usage error" 1 "error: --pid: 'abc' is not a process id" \
 	sh -c "'$HBBP' --pid abc '$D' 2>&1 >/dev/null | head -n 1 >&2; exit 1"
 refuses "say --by taxonomy without --taxonomy" 1 "error: --by taxonomy: needs --taxonomy FILE" \
@@ -82,9 +86,11 @@ mmap2 pid=100 tid=100 start=0x400000 len=0x1000 pgoff=0 file=/nonexistent/prog
 sample ev=1 pid=100 tid=100 ip=0x400010 period=1000 id=21
 SPEC
 	"$PERFGEN" "$TMP/count.spec" "$TMP/count.data" 2> "$TMP/err"
-	warns "say an EBS event with no samples (counting event)" \
-		"event 'instructions' (ebs) has no samples (recorded as a counting event" \
-		"$HBBP" -q -f json -o "$TMP/count.json" "$TMP/count.data"
+	"$HBBP" -q -f json -o "$TMP/count.json" "$TMP/count.data" 2> "$TMP/err"
+	rc=$?
+	expect "say an EBS event with no samples (counting event): warned, no row (exit $rc)" \
+		'[ $rc -eq 4 ] && grep -q "event .instructions. (ebs) has no samples (recorded as a counting event" "$TMP/err" &&
+		 grep -q "error: .*no row, nothing written: the events used have no sample" "$TMP/err"'
 else
 	skip "say an EBS event with no samples: perfgen not built"
 fi
@@ -148,7 +154,7 @@ fi
 # several inputs, one failing: said at the end; -j warnings name their input
 printf 'junk' > "$TMP/junk.data"
 cp "$D" "$TMP/d2.data"
-"$HBBP" -q -j 2 --binary "vector=$V" --module nomod -o "$TMP/m.sqlite" "$D" "$TMP/junk.data" "$TMP/d2.data" 2> "$TMP/err"
+"$HBBP" -q -j 2 --binary "vector=$V" --module vector,nomod -o "$TMP/m.sqlite" "$D" "$TMP/junk.data" "$TMP/d2.data" 2> "$TMP/err"
 rc=$?
 check "say one of three inputs failed: named, exit 2, warnings name their file (exit $rc)" \
 	sh -c "[ $rc -eq 2 ] && grep -q '1 of 3 inputs failed (the first: $TMP/junk.data): $TMP/m.sqlite holds the runs of the other 2 only' '$TMP/err' &&

@@ -3,10 +3,10 @@
 # and the commands: the manual's OPTIONS and COMMANDS sections list the same options under
 # the same headings (.SS, one .TP per option, with its other long name: --by, --sort); every
 # command accepts every option the table gives it, by each of its names (parsed before
-# --help answers) and refuses the options of other commands; a bad
-# number or choice is exit 1 with one line naming the option; and the conversion options do
-# the same in convert, annotate, report and diff (each run here with an option that changes
-# the demo's counts, against the conversion's own numbers).
+# --help answers) and refuses the options of other commands; a bad number or choice is exit
+# 1 with one line naming the option; and the conversion options do the same in convert,
+# annotate, report and diff (each run here with an option that changes the demo's counts,
+# against the conversion's own numbers, or that leaves no row: exit 4 from each).
 . "$(dirname "$0")/../lib.sh"
 
 M=$ROOT/man/hbbp-convert.1
@@ -136,6 +136,24 @@ mix "$TMP/default" || fail "options_table: the demo does not convert"
 dmain=$(awk '$1 ~ /^vector,main,/ { s += $2 } END { printf "%.17g", s }' "$TMP/default")
 for opts in "--cutoff 5" "--method ebs" "--method lbr" "--symbol main" "--symbol ma*,x" \
 	"--module nomod" "--comm nocomm" "--pid 1" "--kernel-only" "--model $TMP/m.model"; do
+	case $opts in --module*|--comm*|--pid*|--kernel-only)	# no row: exit 4 from each
+		want_a=0	# annotate's listing takes --module only
+		case $opts in --module*) want_a=4 ;; esac
+		"$HBBP" -q $B --by $K $opts -o "$TMP/e.csv" "$D" 2> /dev/null
+		rc_c=$?
+		"$HBBP" diff -q $B $opts "$D" "$D" > /dev/null 2>&1
+		rc_d=$?
+		"$HBBP" report -q $B $opts -o "$TMP/e.html" "$D" 2> /dev/null
+		rc_r=$?
+		"$HBBP" annotate -q -f csv $B --symbol main $opts "$D" > "$TMP/ann.csv" 2> /dev/null
+		rc_a=$?
+		at=$(awk -F, 'NR > 1 { s += $4 } END { printf "%.17g", s }' "$TMP/ann.csv")
+		[ $want_a = 4 ] && at=$dmain
+		expect "options_table: $opts: no row: convert, diff, report exit 4 ($rc_c $rc_d $rc_r), annotate $want_a (exit $rc_a, main $at: $dmain)" \
+			'[ "$rc_c $rc_d $rc_r $rc_a" = "4 4 4 $want_a" ] && [ ! -e "$TMP/e.csv" ] &&
+			 [ ! -e "$TMP/e.html" ] && near "$at" "$dmain" 30'
+		continue ;;
+	esac
 	mix "$TMP/conv" $opts
 	"$HBBP" diff -q -f csv $B --by $K $opts "$D" "$D" > "$TMP/diff.csv" 2>/dev/null
 	awk -F, 'NR > 1 { print $1 "," $2 "," $3, $4 }' "$TMP/diff.csv" | sort > "$TMP/diff"

@@ -24,12 +24,14 @@ expect "report_errors: no -o 1, no input 1, missing input 2, output = input 1 an
 	'[ $rc1 = 1 ] && [ $rc2 = 1 ] && [ $rc3 = 2 ] && [ $rc4 = 1 ] && cmp -s "$DEMO/perf.data" "$TMP/in.data" && [ ! -e "$TMP/x.html" ]'
 
 # a hostile header: URLs in the host name and command line never reach the page as URLs
+# (its sample in the demo's main: a result with no row would write no page)
 if [ -x "$BUILD/tools/perfgen" ]; then
-	cat > "$TMP/u.spec" <<'SPEC'
+	cat > "$TMP/u.spec" <<SPEC
 header hostname=http://evil.example//x osrelease=6.1 version=6.1 arch=x86_64 nrcpus=1 cmdline="https://a.example/b //c"
 event name=inst_retired.any type=4 config=0xc0 period=1000 sample_type=ip,tid,time,id,period ids=11 flags=disabled,mmap,comm,mmap2
 comm pid=1 tid=1 name=x exec time=1 id=11
-sample ev=0 pid=1 tid=1 ip=0x900000 period=1000 time=2
+mmap2 pid=1 tid=1 start=0x401000 len=0x79000 pgoff=0x1000 file=$DEMO/vector time=1 id=11
+sample ev=0 pid=1 tid=1 ip=0x4015d0 period=1000 time=2
 SPEC
 	if "$BUILD/tools/perfgen" "$TMP/u.spec" "$TMP/u.data" 2>"$TMP/u.err" &&
 	   "$HBBP" report -q -o "$TMP/u.html" "$TMP/u.data" 2>>"$TMP/u.err"; then

@@ -141,8 +141,9 @@ wait
 check "store_sqlite: file-size limit while writing a new CSV: exit 3, no temporary file" \
 	[ $rc = 3 -a "$(ls -A "$d" | grep -c '^\.')" = 0 ]
 
-# ---- output = input ----
-IN=$CORPUS/perf_data_converter/perf.data.branch-4.14
+# ---- output = input (the demo with its binary: a result with no row writes nothing) ----
+IN=$ROOT/samples/demo/perf.data
+DB="--binary vector=$ROOT/samples/demo/vector"
 if [ -f "$IN" ]; then
 	d=$TMP/same
 	mkdir "$d"
@@ -152,20 +153,20 @@ if [ -f "$IN" ]; then
 	for args in "-f csv -o $d/in.data $d/in.data" "-f json -o $d/link.data $d/in.data" \
 		    "-f sqlite -o $d/in.data $d/in.data" "-f csv -o $d/in.data $d/link.data" \
 		    "-f sqlite --append -o $d/link.data $d/in.data"; do
-		"$HBBP" -q $args > /dev/null 2> "$TMP/err"
+		"$HBBP" -q $DB $args > /dev/null 2> "$TMP/err"
 		st=$?
 		grep -q "is the input" "$TMP/err" || st="$st, no message"
 		shown=$(echo "$args" | sed "s:$d/::g")
 		check "store_sqlite: output = input refused ($shown): exit 1, message, input intact" \
 			[ "$st" = 1 -a "$(cksum < "$d/in.data")" = "$sum" -a -L "$d/link.data" ]
 	done
-	"$HBBP" -q -o "$d/x.sqlite" "$d/in.data" 2> /dev/null
+	"$HBBP" -q $DB -o "$d/x.sqlite" "$d/in.data" 2> /dev/null
 	xsum=$(cksum < "$d/x.sqlite")
-	"$HBBP" -q -o "$d/x.sqlite" "$d/x.sqlite" > /dev/null 2> "$TMP/err"
+	"$HBBP" -q $DB -o "$d/x.sqlite" "$d/x.sqlite" > /dev/null 2> "$TMP/err"
 	check "store_sqlite: -o x.sqlite x.sqlite refused, the database intact" \
 		[ $? = 1 -a "$(cksum < "$d/x.sqlite")" = "$xsum" ]
 	# ---- runs columns: --label, host, file, perf version, recording time ----
-	"$HBBP" -q --label "nightly build 42" --append -o "$d/x.sqlite" "$d/in.data" 2> "$TMP/err"
+	"$HBBP" -q $DB --label "nightly build 42" --append -o "$d/x.sqlite" "$d/in.data" 2> "$TMP/err"
 	check "store_sqlite: --label and the recording's host, file, perf version, time in runs" \
 		[ "$(q "$d/x.sqlite" "select label, host, file, perf_version,
 			recorded = (select value from run_meta m where m.run_id = runs.run_id and
@@ -175,7 +176,7 @@ if [ -f "$IN" ]; then
 			and key = 'hostname'")|$d/in.data|$(q "$d/x.sqlite" "select value from
 			run_meta where run_id = 1 and key = 'perf_version'")|1" ]
 else
-	skip "store_sqlite: output = input, --label: corpus absent ($IN)"
+	skip "store_sqlite: output = input, --label: $IN absent"
 fi
 
 # ---- devices and FIFOs ----
