@@ -21,19 +21,11 @@
 
 /* ---- interned strings ---- */
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-	return h;
-}
-
+/* A copy of s kept as long as the module, the same pointer for equal strings. */
 const char *mod_str__intern(struct bbmap_module *m, const char *s)
 {
-	struct mod_strtab *t = &m->strs;
-	size_t i;
+	size_t len = strlen(s);
+	char **v, *copy;
 
 	if (m->shared) {	/* a thread's copy: the module's table, one thread at a time */
 		const char *r;
@@ -43,44 +35,28 @@ const char *mod_str__intern(struct bbmap_module *m, const char *s)
 		pthread_mutex_unlock(m->str_lock);
 		return r;
 	}
-	if (t->nr * 2 >= t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 256, j;
-		char **ns = calloc(nc, sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		for (j = 0; j < t->cap; j++) {
-			if (!t->slots[j])
-				continue;
-			i = str_hash(t->slots[j]) & (nc - 1);
-			while (ns[i])
-				i = (i + 1) & (nc - 1);
-			ns[i] = t->slots[j];
-		}
-		free(t->slots);
-		t->slots = ns;
-		t->cap = nc;
-	}
-	i = str_hash(s) & (t->cap - 1);
-	while (t->slots[i]) {
-		if (!strcmp(t->slots[i], s))
-			return t->slots[i];
-		i = (i + 1) & (t->cap - 1);
-	}
-	t->slots[i] = strdup(s);
-	if (!t->slots[i])
+	v = hmap__find_bytes(&m->strs, s, len);
+	if (v)
+		return *v;
+	copy = malloc(len + 1);
+	v = copy ? hmap__get_bytes(&m->strs, memcpy(copy, s, len + 1), len, NULL) : NULL;
+	if (!v) {
+		free(copy);
 		return NULL;
-	t->nr++;
-	return t->slots[i];
+	}
+	*v = copy;
+	return copy;
 }
 
-static void strtab_free(struct mod_strtab *t)
+static void strtab_free(struct hmap *t)
 {
+	const uint64_t *key;
+	char **v;
 	size_t i;
 
-	for (i = 0; i < t->cap; i++)
-		free(t->slots[i]);
-	free(t->slots);
+	hmap__for_each(t, i, key, v)
+		free(*v);
+	hmap__exit(t);
 }
 
 /* ---- open / delete ---- */
@@ -104,6 +80,7 @@ int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const 
 		return -ENOMEM;
 	m->refcnt = 1;
 	m->fd = m->dbg_fd = -1;
+	hmap__init_bytes(&m->strs, sizeof(char *));
 	m->path = strdup(path);
 	if (!m->path) {
 		err = -ENOMEM;

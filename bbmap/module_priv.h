@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "bbmap/module.h"
+#include "util/hmap.h"
 
 /* A contiguous range of code bytes present in the file. */
 struct mod_code_range {
@@ -55,12 +56,6 @@ struct mod_region {
 	size_t alloc_blocks;
 	char *text;				/* operand strings of insns */
 	struct mod_chunk *chunks;		/* lazy: the filled blocks' instructions */
-};
-
-/* Interned strings (mnemonics, iclasses, file names): stable pointers. */
-struct mod_strtab {
-	char **slots;
-	size_t nr, cap;
 };
 
 #define BBMAP_MAX_THREADS	16	/* threads decoding one module (module_threads.c) */
@@ -119,7 +114,8 @@ struct bbmap_module {
 	bool no_operands;		/* BBMAP_MODULE_NO_OPERANDS */
 	bool lazy_insns;		/* BBMAP_MODULE_LAZY_INSNS */
 
-	struct mod_strtab strs;
+	struct hmap strs;		/* interned strings (mnemonics, iclasses, file names):
+					 * bytes -> their stable copy */
 	const char *bad_mn;		/* "(bad)" interned, once asked for */
 	/* a thread's copy of a module (module_threads.c): the module it copies, whose strings it
 	 * interns under str_lock; NULL in a module */

@@ -13,6 +13,7 @@
 #include "bbmap/session_priv.h"
 #include "util/hbbp_err.h"
 #include "util/grow.h"
+#include "util/hmap.h"
 
 #define CPUMODE_KERNEL 1
 #define CPUMODE_USER 2
@@ -33,17 +34,6 @@ struct proc {
 	struct bbmap_maps maps;
 };
 
-struct comm {
-	uint64_t key;		/* pid << 32 | tid */
-	char *comm;
-};
-
-/* Open-addressing tables keyed by integers; slots hold pointers (NULL empty). */
-struct table {
-	void **slot;
-	size_t cap, n;
-};
-
 struct modindex_ent {
 	char *name;		/* normalised: '-' -> '_', no ".ko*" */
 	char *path;
@@ -58,13 +48,13 @@ struct bbmap_session {
 		char *detail;		/* first refusal or caveat, owned */
 	} *ovr;
 	char **search_dirs;
-	struct table procs;	/* struct proc, by pid */
-	struct table comms;	/* struct comm, by pid/tid */
+	struct hmap procs;	/* pid -> struct proc * */
+	struct hmap comms;	/* pid << 32 | tid -> char *comm */
 	struct proc *last_proc;
 	struct bbmap_maps kmaps, guest_kmaps;
 	struct bbmap_dso **dsos;
 	size_t nr_dsos, cap_dsos;
-	struct table dso_by_name;	/* struct bbmap_dso *, chained by name hash */
+	struct hmap dso_by_name;	/* name -> the first dso of that name (then same_name) */
 	struct {			/* BUILD_ID feature: filename -> id */
 		char *name;
 		bool kernel;
@@ -78,87 +68,6 @@ struct bbmap_session {
 	struct bbmap_session_stats stats;
 	char *vmlinux_name;	/* kernel image path from the recording's build-id table */
 };
-
-/* ---- integer-keyed tables ---- */
-
-static uint64_t hash_u64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return k;
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-typedef uint64_t (*key_fn)(const void *);
-
-static int table__grow(struct table *t, key_fn key)
-{
-	size_t cap = t->cap ? t->cap * 2 : 64, i;
-	void **slot = calloc(cap, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (i = 0; i < t->cap; i++) {
-		size_t j;
-
-		if (!t->slot[i])
-			continue;
-		for (j = hash_u64(key(t->slot[i])) & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
-			;
-		slot[j] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->cap = cap;
-	return 0;
-}
-
-/* Slot of key k: its entry, or the empty slot where it goes. */
-static void **table__slot(struct table *t, uint64_t k, key_fn key)
-{
-	size_t j;
-
-	for (j = hash_u64(k) & (t->cap - 1); t->slot[j]; j = (j + 1) & (t->cap - 1))
-		if (key(t->slot[j]) == k)
-			return &t->slot[j];
-	return &t->slot[j];
-}
-
-static void *table__get(const struct table *t, uint64_t k, key_fn key)
-{
-	if (!t->cap)
-		return NULL;
-	return *table__slot((struct table *)t, k, key);
-}
-
-static int table__put(struct table *t, void *e, key_fn key)
-{
-	void **slot;
-
-	if ((t->n + 1) * 2 > t->cap && table__grow(t, key))
-		return -ENOMEM;
-	slot = table__slot(t, key(e), key);
-	if (!*slot)
-		t->n++;
-	*slot = e;
-	return 0;
-}
-
-static uint64_t proc_key(const void *e) { return ((const struct proc *)e)->pid; }
-static uint64_t comm_key(const void *e) { return ((const struct comm *)e)->key; }
-static uint64_t dso_key(const void *e)
-{
-	return hash_str(((const struct bbmap_dso *)e)->name);
-}
 
 /* ---- session ---- */
 
@@ -204,6 +113,9 @@ int bbmap_session__new(struct bbmap_session **out, const struct bbmap_find_opts 
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
+	hmap__init(&s->procs, 1, sizeof(struct proc *));
+	hmap__init(&s->comms, 1, sizeof(char *));
+	hmap__init_bytes(&s->dso_by_name, sizeof(struct bbmap_dso *));
 	err = session__copy_opts(s, opts);
 	if (err) {
 		bbmap_session__delete(s);
@@ -215,34 +127,27 @@ int bbmap_session__new(struct bbmap_session **out, const struct bbmap_find_opts 
 
 void bbmap_session__delete(struct bbmap_session *s)
 {
+	const uint64_t *key;
+	struct proc **p;
+	char **comm;
 	size_t i;
 
 	if (!s)
 		return;
-	for (i = 0; i < s->procs.cap; i++) {
-		struct proc *p = s->procs.slot[i];
-
-		if (p) {
-			bbmap_maps__exit(&p->maps);
-			free(p);
-		}
+	hmap__for_each(&s->procs, i, key, p) {
+		bbmap_maps__exit(&(*p)->maps);
+		free(*p);
 	}
-	free(s->procs.slot);
-	for (i = 0; i < s->comms.cap; i++) {
-		struct comm *c = s->comms.slot[i];
-
-		if (c) {
-			free(c->comm);
-			free(c);
-		}
-	}
-	free(s->comms.slot);
+	hmap__exit(&s->procs);
+	hmap__for_each(&s->comms, i, key, comm)
+		free(*comm);
+	hmap__exit(&s->comms);
 	bbmap_maps__exit(&s->kmaps);
 	bbmap_maps__exit(&s->guest_kmaps);
 	for (i = 0; i < s->nr_dsos; i++)
 		bbmap_dso__delete(s->dsos[i]);
 	free(s->dsos);
-	free(s->dso_by_name.slot);
+	hmap__exit(&s->dso_by_name);
 	for (i = 0; i < s->nr_bids; i++)
 		free(s->bids[i].name);
 	free(s->bids);
@@ -361,16 +266,10 @@ static struct bbmap_dso *session__find_dso(struct bbmap_session *s, const char *
 					   bool kernel_side, bool guest, uint32_t pid,
 					   const uint8_t *id, size_t size)
 {
-	size_t j;
+	struct bbmap_dso **first = hmap__find_bytes(&s->dso_by_name, name, strlen(name)), *d;
 
-	if (!s->dso_by_name.cap)
-		return NULL;
-	/* entries with the same name hash sit in one probe run */
-	for (j = hash_u64(hash_str(name)) & (s->dso_by_name.cap - 1); s->dso_by_name.slot[j];
-	     j = (j + 1) & (s->dso_by_name.cap - 1)) {
-		struct bbmap_dso *d = s->dso_by_name.slot[j];
-
-		if (d->kernel_side != kernel_side || d->guest != guest || strcmp(d->name, name))
+	for (d = first ? *first : NULL; d; d = d->same_name) {
+		if (d->kernel_side != kernel_side || d->guest != guest)
 			continue;
 		if (size && d->build_id_size && !bbmap_build_id__equal(d->build_id,
 			d->build_id_size, id, size))
@@ -380,37 +279,16 @@ static struct bbmap_dso *session__find_dso(struct bbmap_session *s, const char *
 	return NULL;
 }
 
-/* Adds d to the name index; entries sharing a name hash may share the key, so insertion
- * goes to the next free slot of the probe run rather than replacing. */
+/* Adds d to the name index, after the dsos of the same name. */
 static int session__index_dso(struct bbmap_session *s, struct bbmap_dso *d)
 {
-	size_t j;
+	struct bbmap_dso **p = hmap__get_bytes(&s->dso_by_name, d->name, strlen(d->name), NULL);
 
-	if ((s->dso_by_name.n + 1) * 2 > s->dso_by_name.cap) {
-		struct table old = s->dso_by_name;
-		size_t cap = old.cap ? old.cap * 2 : 64, i;
-
-		s->dso_by_name.slot = calloc(cap, sizeof(void *));
-		if (!s->dso_by_name.slot) {
-			s->dso_by_name = old;
-			return -ENOMEM;
-		}
-		s->dso_by_name.cap = cap;
-		for (i = 0; i < old.cap; i++) {
-			if (!old.slot[i])
-				continue;
-			for (j = hash_u64(dso_key(old.slot[i])) & (cap - 1);
-			     s->dso_by_name.slot[j]; j = (j + 1) & (cap - 1))
-				;
-			s->dso_by_name.slot[j] = old.slot[i];
-		}
-		free(old.slot);
-	}
-	for (j = hash_u64(dso_key(d)) & (s->dso_by_name.cap - 1); s->dso_by_name.slot[j];
-	     j = (j + 1) & (s->dso_by_name.cap - 1))
-		;
-	s->dso_by_name.slot[j] = d;
-	s->dso_by_name.n++;
+	if (!p)
+		return -ENOMEM;
+	while (*p)
+		p = &(*p)->same_name;
+	*p = d;
 	return 0;
 }
 
@@ -480,22 +358,40 @@ struct bbmap_dso *bbmap_session__dso(const struct bbmap_session *s, size_t i)
 
 /* ---- processes ---- */
 
+static struct proc *session__proc_of(const struct bbmap_session *s, uint32_t pid)
+{
+	const uint64_t key = pid;
+	struct proc **p = hmap__find(&s->procs, &key);
+
+	return p ? *p : NULL;
+}
+
+static char *session__comm_at(const struct bbmap_session *s, uint64_t key)
+{
+	char **c = hmap__find(&s->comms, &key);
+
+	return c ? *c : NULL;
+}
+
 static struct proc *session__proc(struct bbmap_session *s, uint32_t pid, bool create)
 {
 	struct proc *p;
 
 	if (s->last_proc && s->last_proc->pid == pid)
 		return s->last_proc;
-	p = table__get(&s->procs, pid, proc_key);
+	p = session__proc_of(s, pid);
 	if (!p && create) {
+		const uint64_t key = pid;
+		struct proc **slot;
+
 		p = calloc(1, sizeof(*p));
-		if (!p)
-			return NULL;
-		p->pid = pid;
-		if (table__put(&s->procs, p, proc_key)) {
+		slot = p ? hmap__get(&s->procs, &key, NULL) : NULL;
+		if (!slot) {
 			free(p);
 			return NULL;
 		}
+		p->pid = pid;
+		*slot = p;
 	}
 	if (p)
 		s->last_proc = p;
@@ -596,7 +492,7 @@ int bbmap_session__fork(struct bbmap_session *s, uint32_t pid, uint32_t ppid, ui
 	const char *pcomm = bbmap_session__comm_of(s, ppid, ptid);
 
 	/* a child keeps its parent's comm until it execs (perf's thread__set_comm on fork) */
-	if (pcomm && !table__get(&s->comms, ckey, comm_key)) {
+	if (pcomm && !session__comm_at(s, ckey)) {
 		char *copy = strdup(pcomm);	/* the parent's entry may move */
 		int err = copy ? session__set_comm(s, ckey, copy) : -ENOMEM;
 
@@ -612,7 +508,7 @@ int bbmap_session__fork(struct bbmap_session *s, uint32_t pid, uint32_t ppid, ui
 	if (!child)
 		return -ENOMEM;
 	child->exited = false;
-	parent = table__get(&s->procs, ppid, proc_key);
+	parent = session__proc_of(s, ppid);
 	if (!parent) {
 		bbmap_maps__clear(&child->maps);
 		return 0;
@@ -622,28 +518,15 @@ int bbmap_session__fork(struct bbmap_session *s, uint32_t pid, uint32_t ppid, ui
 
 static int session__set_comm(struct bbmap_session *s, uint64_t key, const char *comm)
 {
-	struct comm *c = table__get(&s->comms, key, comm_key);
-	char *dup = strdup(comm ? comm : "");
+	char *dup = strdup(comm ? comm : ""), **c;
 
-	if (!dup)
-		return -ENOMEM;
-	if (c) {
-		free(c->comm);
-		c->comm = dup;
-		return 0;
-	}
-	c = calloc(1, sizeof(*c));
+	c = dup ? hmap__get(&s->comms, &key, NULL) : NULL;
 	if (!c) {
 		free(dup);
 		return -ENOMEM;
 	}
-	c->key = key;
-	c->comm = dup;
-	if (table__put(&s->comms, c, comm_key)) {
-		free(c);
-		free(dup);
-		return -ENOMEM;
-	}
+	free(*c);
+	*c = dup;
 	return 0;
 }
 
@@ -672,7 +555,7 @@ int bbmap_session__exit(struct bbmap_session *s, uint32_t pid, uint32_t tid)
 
 	if (pid != tid)
 		return 0;	/* a thread ended; the process lives on */
-	p = table__get(&s->procs, pid, proc_key);
+	p = session__proc_of(s, pid);
 	if (p)
 		p->exited = true;	/* maps kept for samples delivered late, like perf */
 	return 0;
@@ -758,17 +641,15 @@ int bbmap_session__lookup_range(struct bbmap_session *s, uint32_t pid, int cpumo
 void bbmap_session__stats(const struct bbmap_session *s, struct bbmap_session_stats *st)
 {
 	*st = s->stats;
-	st->nr_procs = s->procs.n;
+	st->nr_procs = s->procs.nr;
 	st->nr_dsos = s->nr_dsos;
 }
 
 const char *bbmap_session__comm_of(const struct bbmap_session *s, uint32_t pid, uint32_t tid)
 {
-	const struct comm *c = table__get(&s->comms, (uint64_t)pid << 32 | tid, comm_key);
+	const char *c = session__comm_at(s, (uint64_t)pid << 32 | tid);
 
-	if (!c)
-		c = table__get(&s->comms, (uint64_t)pid << 32 | pid, comm_key);
-	return c ? c->comm : NULL;
+	return c ? c : session__comm_at(s, (uint64_t)pid << 32 | pid);
 }
 
 /* ---- /lib/modules index ---- */

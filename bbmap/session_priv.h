@@ -89,6 +89,7 @@ struct bbmap_dso {
 	int64_t slide;
 	struct bbmap_names names;	/* for DSO_NO_CODE and kernel names */
 	bool names_loaded;
+	struct bbmap_dso *same_name;	/* the next dso of this name in the session */
 };
 
 /* Session internals the dso code needs. */

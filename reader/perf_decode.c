@@ -53,7 +53,7 @@ int perf_decode__event_of(struct perf_reader *r, const uint8_t *p, uint32_t size
 	}
 	if (!id)
 		return 0;
-	idx = perf_id_map__find(&r->idmap, id);
+	idx = perf_reader__event_of_id(r, id);
 	return idx >= 0 ? idx : -2;
 }
 
@@ -594,7 +594,7 @@ int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 		rec->throttle.id = rd64(r, p + 16);
 		rec->throttle.stream_id = rd64(r, p + 24);
 		if (type == PERF_RECORD_THROTTLE) {
-			int idx = perf_id_map__find(&r->idmap, rec->throttle.id);
+			int idx = perf_reader__event_of_id(r, rec->throttle.id);
 
 			r->stats.nr_throttle++;
 			if (idx < 0 && r->nr_events == 1)
@@ -720,7 +720,7 @@ static int event_update(struct perf_reader *r, const struct perf_raw *raw)
 	id = rd64(r, raw->p + 16);
 	if (type != 2)		/* PERF_EVENT_UPDATE__NAME */
 		return 0;
-	idx = perf_id_map__find(&r->idmap, id);
+	idx = perf_reader__event_of_id(r, id);
 	if (idx < 0 || raw->size <= 24)
 		return 0;
 	{

@@ -92,72 +92,6 @@ int perf_reader__retire_name(struct perf_reader *r, char *name)
 	return 0;
 }
 
-/* ---- id map ---- */
-
-static size_t id_hash(uint64_t id, size_t cap)
-{
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id & (cap - 1);
-}
-
-int perf_id_map__add(struct perf_id_map *m, uint64_t id, int val)
-{
-	size_t i;
-
-	if ((m->nr + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64, j;
-		uint64_t *keys = calloc(cap, sizeof(*keys));
-		int *vals = calloc(cap, sizeof(*vals));
-
-		if (!keys || !vals) {
-			free(keys);
-			free(vals);
-			return -ENOMEM;
-		}
-		for (j = 0; j < m->cap; j++) {
-			if (!m->vals[j])
-				continue;
-			i = id_hash(m->keys[j], cap);
-			while (vals[i])
-				i = (i + 1) & (cap - 1);
-			keys[i] = m->keys[j];
-			vals[i] = m->vals[j];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = keys;
-		m->vals = vals;
-		m->cap = cap;
-	}
-	i = id_hash(id, m->cap);
-	while (m->vals[i]) {
-		if (m->keys[i] == id)
-			return 0;	/* first owner wins */
-		i = (i + 1) & (m->cap - 1);
-	}
-	m->keys[i] = id;
-	m->vals[i] = val + 1;
-	m->nr++;
-	return 0;
-}
-
-int perf_id_map__find(const struct perf_id_map *m, uint64_t id)
-{
-	size_t i;
-
-	if (!m->cap)
-		return -1;
-	i = id_hash(id, m->cap);
-	while (m->vals[i]) {
-		if (m->keys[i] == id)
-			return m->vals[i] - 1;
-		i = (i + 1) & (m->cap - 1);
-	}
-	return -1;
-}
-
 /* ---- attrs and events ---- */
 
 int perf_reader__parse_attr(struct perf_reader *r, const uint8_t *p, size_t avail,
@@ -212,7 +146,7 @@ int perf_reader__add_event(struct perf_reader *r, const struct perf_evattr *a,
 {
 	struct perf_event_int *e;
 	size_t i;
-	int idx;
+	int idx, added;
 
 	if (r->nr_events >= PERF_MAX_ATTRS)
 		return perf_reader__fail(r, file, off, "more than %d events", PERF_MAX_ATTRS);
@@ -232,9 +166,14 @@ int perf_reader__add_event(struct perf_reader *r, const struct perf_evattr *a,
 		if (!e->ids)
 			return -ENOMEM;
 		for (i = 0; i < nr_ids; i++) {
+			int *owner;
+
 			e->ids[i] = rd64(r, ids + 8 * i);
-			if (perf_id_map__add(&r->idmap, e->ids[i], idx))
+			owner = hmap__get(&r->idmap, &e->ids[i], &added);
+			if (!owner)
 				return -ENOMEM;
+			if (added)	/* first owner wins */
+				*owner = idx;
 		}
 		e->nr_ids = nr_ids;
 	}
@@ -611,6 +550,7 @@ int perf_reader__open(struct perf_reader **out, const char *path,
 		*errmsg = NULL;
 	if (!r)
 		return -ENOMEM;
+	hmap__init(&r->idmap, 1, sizeof(int));
 	if (opts)
 		r->opts = *opts;
 	r->hdr.path = r->strs[0] = strdup(path);
@@ -721,8 +661,7 @@ void perf_reader__delete(struct perf_reader *r)
 		free(r->events[i].ids);
 	}
 	free(r->events);
-	free(r->idmap.keys);
-	free(r->idmap.vals);
+	hmap__exit(&r->idmap);
 	for (i = 0; i < r->nr_build_ids; i++)
 		free((char *)r->build_ids[i].filename);
 	free(r->build_ids);

@@ -14,6 +14,7 @@
 
 #include "reader/perf_reader.h"
 #include "util/grow.h"
+#include "util/hmap.h"
 
 struct ZSTD_DCtx_s;
 
@@ -87,12 +88,6 @@ struct perf_event_int {
 	bool name_stored;		/* name came from the file */
 };
 
-struct perf_id_map {			/* open-addressed hash id -> event index */
-	uint64_t *keys;
-	int *vals;
-	size_t cap, nr;
-};
-
 struct perf_reader {
 	struct perf_reader_opts opts;
 	struct perf_header_info hdr;
@@ -106,7 +101,7 @@ struct perf_reader {
 
 	struct perf_event_int *events;
 	size_t nr_events, cap_events;
-	struct perf_id_map idmap;
+	struct hmap idmap;		/* sample id -> event index (int) */
 	int id_pos, is_pos;		/* from the first attr; -1 when none */
 	bool sample_id_all;
 
@@ -198,8 +193,13 @@ int perf_reader__retire_name(struct perf_reader *r, char *name);
 /* one build-id table entry or record 67; ancient: the pre-2.6.37 layout without pid */
 int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t size,
 			      bool ancient, const char *file, uint64_t off);
-int perf_id_map__add(struct perf_id_map *m, uint64_t id, int val);
-int perf_id_map__find(const struct perf_id_map *m, uint64_t id);
+/* The index of the event of sample id `id`, or -1. */
+static inline int perf_reader__event_of_id(const struct perf_reader *r, uint64_t id)
+{
+	const int *idx = hmap__find(&r->idmap, &id);
+
+	return idx ? *idx : -1;
+}
 uint64_t perf__remap_bitfields(uint64_t v, const uint8_t *widths);
 extern const uint8_t perf_attr_flag_widths[];
 extern const uint8_t perf_branch_flag_widths[];

@@ -1,6 +1,6 @@
-/* Hash map with fixed-size keys and inline values (see util/hmap.h): a dense entry array in
- * insertion order and a linear-probing index of entry numbers, load factor <= 1/2, both
- * doubling. Depends only on libc.
+/* Hash map with fixed-size or byte-string keys and inline values (see util/hmap.h): a dense
+ * entry array in insertion order and a linear-probing index of entry numbers, load factor
+ * <= 1/2, both doubling. Depends only on libc.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,12 @@ void hmap__init(struct hmap *h, size_t key_words, size_t val_size)
 	h->key_words = key_words;
 	h->val_size = val_size;
 	h->slot_size = key_words * 8 + ((val_size + 7) & ~(size_t)7);
+}
+
+void hmap__init_bytes(struct hmap *h, size_t val_size)
+{
+	hmap__init(h, 2, val_size);
+	h->bytes = 1;
 }
 
 void hmap__exit(struct hmap *h)
@@ -44,13 +50,14 @@ static inline uint64_t mum(uint64_t a, uint64_t b)
 #endif
 }
 
+static const uint64_t seed[8] = {
+	0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL, 0x8ebc6af09c88c6e3ULL,
+	0x589965cc75374cc3ULL, 0x1d8e4e27c47d124fULL, 0x9e3779b97f4a7c15ULL,
+	0xbf58476d1ce4e5b9ULL, 0x94d049bb133111ebULL,
+};
+
 static uint64_t hmap_hash(const uint64_t *key, size_t n)
 {
-	static const uint64_t seed[8] = {
-		0xa0761d6478bd642fULL, 0xe7037ed1a0b428dbULL, 0x8ebc6af09c88c6e3ULL,
-		0x589965cc75374cc3ULL, 0x1d8e4e27c47d124fULL, 0x9e3779b97f4a7c15ULL,
-		0xbf58476d1ce4e5b9ULL, 0x94d049bb133111ebULL,
-	};
 	uint64_t x = seed[0] ^ n;
 	size_t i;
 
@@ -61,12 +68,46 @@ static uint64_t hmap_hash(const uint64_t *key, size_t n)
 	return mum(x ^ seed[6], seed[7]);
 }
 
-/* keys are a few words: compared inline, the first (most distinct) word first */
-static inline int key_eq(const unsigned char *s, const uint64_t *key, size_t n)
+/* a byte string, 16 bytes at a time, its length mixed in first */
+static uint64_t bytes_hash(const unsigned char *p, size_t n)
+{
+	uint64_t x = seed[0] ^ n, a = 0, b = 0;
+
+	for (; n >= 16; p += 16, n -= 16) {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + 8, 8);
+		x = mum(a ^ seed[1], b ^ x);
+	}
+	a = b = 0;
+	if (n >= 8) {
+		memcpy(&a, p, 8);
+		p += 8;
+		n -= 8;
+	}
+	if (n)
+		memcpy(&b, p, n);
+	return mum(mum(a ^ seed[2], b ^ seed[3] ^ x) ^ seed[6], seed[7]);
+}
+
+/* the hash of a key: its words, or the bytes its words point to */
+static inline uint64_t key_hash(const uint64_t *key, size_t n, int bytes)
+{
+	if (bytes)
+		return bytes_hash((const unsigned char *)(uintptr_t)key[0], (size_t)key[1]);
+	return hmap_hash(key, n);
+}
+
+/* keys are a few words: compared inline, the first (most distinct) word first; byte
+ * strings by length, then bytes */
+static inline int key_eq(const unsigned char *s, const uint64_t *key, size_t n, int bytes)
 {
 	const uint64_t *k = (const uint64_t *)(const void *)s;
 	size_t i;
 
+	if (bytes)
+		return k[1] == key[1] && (k[0] == key[0] ||
+			!memcmp((const void *)(uintptr_t)k[0], (const void *)(uintptr_t)key[0],
+				(size_t)key[1]));
 	for (i = 0; i < n; i++)
 		if (k[i] != key[i])
 			return 0;
@@ -90,7 +131,8 @@ static int hmap_grow_index(struct hmap *h)
 	if (!ni)
 		return -1;
 	for (i = 0; i < h->nr; i++) {
-		j = hmap_hash((const uint64_t *)entry_at(h, i), h->key_words) & (ncap - 1);
+		j = key_hash((const uint64_t *)entry_at(h, i), h->key_words, h->bytes) &
+		    (ncap - 1);
 		while (ni[j])
 			j = (j + 1) & (ncap - 1);
 		ni[j] = (uint32_t)(i + 1);
@@ -106,22 +148,29 @@ static int hmap_grow_entries(struct hmap *h)
 	return grow_array((void **)&h->slots, &h->alloc, h->slot_size, h->nr + 1, SIZE_MAX) ? -1 : 0;
 }
 
-void *hmap__find(const struct hmap *h, const uint64_t *key)
+/* The value of key, or NULL; bytes is a constant at each call: the word maps' loop has
+ * no test for it */
+static inline void *lookup(const struct hmap *h, const uint64_t *key, uint64_t hash, int bytes)
 {
 	size_t i, kb = h->key_words * 8;
 	uint32_t e;
 
 	if (!h->cap)
 		return NULL;
-	i = hmap_hash(key, h->key_words) & (h->cap - 1);
+	i = hash & (h->cap - 1);
 	while ((e = h->index[i])) {
 		unsigned char *s = entry_at(h, e - 1);
 
-		if (key_eq(s, key, h->key_words))
+		if (key_eq(s, key, h->key_words, bytes))
 			return s + kb;
 		i = (i + 1) & (h->cap - 1);
 	}
 	return NULL;
+}
+
+void *hmap__find(const struct hmap *h, const uint64_t *key)
+{
+	return lookup(h, key, hmap_hash(key, h->key_words), 0);
 }
 
 uint64_t hmap__hash(const struct hmap *h, const uint64_t *key)
@@ -147,7 +196,9 @@ void *hmap__get(struct hmap *h, const uint64_t *key, int *inserted)
 	return hmap__get_hashed(h, key, hmap_hash(key, h->key_words), inserted);
 }
 
-void *hmap__get_hashed(struct hmap *h, const uint64_t *key, uint64_t hash, int *inserted)
+/* The value of key, inserted zeroed when absent */
+static inline void *insert(struct hmap *h, const uint64_t *key, uint64_t hash, int bytes,
+			   int *inserted)
 {
 	size_t i, kb = h->key_words * 8;
 	unsigned char *s;
@@ -160,7 +211,7 @@ void *hmap__get_hashed(struct hmap *h, const uint64_t *key, uint64_t hash, int *
 	i = hash & (h->cap - 1);
 	while ((e = h->index[i])) {
 		s = entry_at(h, e - 1);
-		if (key_eq(s, key, h->key_words))
+		if (key_eq(s, key, h->key_words, bytes))
 			return s + kb;
 		i = (i + 1) & (h->cap - 1);
 	}
@@ -174,6 +225,25 @@ void *hmap__get_hashed(struct hmap *h, const uint64_t *key, uint64_t hash, int *
 	if (inserted)
 		*inserted = 1;
 	return s + kb;
+}
+
+void *hmap__get_hashed(struct hmap *h, const uint64_t *key, uint64_t hash, int *inserted)
+{
+	return insert(h, key, hash, 0, inserted);
+}
+
+void *hmap__get_bytes(struct hmap *h, const void *p, size_t len, int *inserted)
+{
+	const uint64_t key[2] = { (uintptr_t)p, len };
+
+	return insert(h, key, bytes_hash(p, len), 1, inserted);
+}
+
+void *hmap__find_bytes(const struct hmap *h, const void *p, size_t len)
+{
+	const uint64_t key[2] = { (uintptr_t)p, len };
+
+	return lookup(h, key, bytes_hash(p, len), 1);
 }
 
 const uint64_t *hmap__slot(const struct hmap *h, size_t i, void **val)

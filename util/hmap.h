@@ -1,5 +1,5 @@
-/* A flat hash map with fixed-size keys (a few uint64_t words) and fixed-size values stored
- * inline, for the method's accumulators: entries live in one dense array in insertion order
+/* The tool's one hash map: fixed-size keys (a few uint64_t words) or byte strings, and
+ * fixed-size values stored inline. Entries live in one dense array in insertion order
  * behind an open-addressing index, so iteration order (and any sum taken over it) depends
  * on the order of the inserts only, never on key values such as pointers. No allocation per
  * insert beyond the amortised doubling of two arrays.
@@ -21,6 +21,7 @@ struct hmap {
 	unsigned char *slots;	/* nr entries in insertion order */
 	size_t alloc;		/* entries allocated */
 	uint32_t *index;	/* cap cells: entry number + 1, 0 empty */
+	int bytes;		/* keys are byte strings: { pointer, length } */
 };
 
 void hmap__init(struct hmap *h, size_t key_words, size_t val_size);
@@ -37,6 +38,14 @@ void *hmap__get_hashed(struct hmap *h, const uint64_t *key, uint64_t hash, int *
 void hmap__prefetch(const struct hmap *h, uint64_t hash, int stage);
 /* Value for key or NULL. */
 void *hmap__find(const struct hmap *h, const uint64_t *key);
+/* Byte-string keys: a map made by hmap__init_bytes is keyed by (pointer, length), hashed
+ * and compared by the bytes. The map keeps the pointer, not a copy: the bytes must live as
+ * long as the entry (a copy the value owns, a name owned elsewhere). Its key words (for
+ * iteration) are { (uintptr_t)pointer, length }. */
+void hmap__init_bytes(struct hmap *h, size_t val_size);
+void *hmap__get_bytes(struct hmap *h, const void *p, size_t len, int *inserted);
+void *hmap__find_bytes(const struct hmap *h, const void *p, size_t len);
+
 /* Iteration: i = 0..cap-1; returns the key of entry i (and its value) or NULL past the last
  * entry. Entries come in insertion order. */
 const uint64_t *hmap__slot(const struct hmap *h, size_t i, void **val);

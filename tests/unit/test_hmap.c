@@ -5,7 +5,9 @@
  * clear), and its queue (stacks queued and drained give the entries, values and insertion
  * order of adding each one at once; no stack is queued once the cache could fill up), and
  * hbbp/engine/sum_queue.c (the same for the EBS sums into a map). The oracle is a plain array of
- * the inserted keys, or a container fed one item at a time.
+ * the inserted keys, or a container fed one item at a time. Byte-string keys: strings of
+ * every length 0..40 (with NUL bytes inside) are found through a copy, never through a
+ * prefix of themselves; the oracle is a linear search of the strings.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,58 @@ static void stack_key(uint64_t *key, uint32_t pid, uint64_t n, uint64_t seed)
 		key[2 + 2 * k] = 0x400000 + seed * 64 + k * 8;
 		key[3 + 2 * k] = 0x400000 + seed * 64 + k * 8 + 4;
 	}
+}
+
+static void test_hmap_bytes(void)
+{
+	enum { N = 3000 };
+	static unsigned char strs[N][40];
+	static size_t lens[N];
+	unsigned char copy[41];
+	struct hmap h;
+	uint64_t s = 2463534242ULL;
+	size_t i, j, nr = 0;
+	int ins;
+
+	hmap__init_bytes(&h, sizeof(size_t));
+	for (i = 0; i < N; i++) {
+		size_t *v, want = nr;
+
+		lens[nr] = i % 41;
+		for (j = 0; j < lens[nr]; j++)	/* few letters: many equal prefixes */
+			strs[nr][j] = (unsigned char)(rnd(&s) % 3);
+		for (j = 0; j < nr; j++)
+			if (lens[j] == lens[nr] && !memcmp(strs[j], strs[nr], lens[nr]))
+				want = j;
+		memcpy(copy, strs[nr], lens[nr]);
+		/* its prefix one byte shorter: found only when stored as such */
+		if (lens[nr]) {
+			for (j = 0; j < nr; j++)
+				if (lens[j] + 1 == lens[nr] && !memcmp(strs[j], copy, lens[j]))
+					break;
+			CHECK(!hmap__find_bytes(&h, copy, lens[nr] - 1) == (j == nr));
+		}
+		v = hmap__get_bytes(&h, want == nr ? strs[nr] : copy, lens[nr], &ins);
+		CHECK(v != NULL);
+		if (!v)
+			break;
+		CHECK(ins == (want == nr));
+		if (ins)
+			*v = nr++;
+		CHECK_EQ_U64(*v, want);
+		CHECK(hmap__find_bytes(&h, copy, lens[want]) == v);
+	}
+	CHECK_EQ_U64(h.nr, nr);
+	for (i = 0; i < nr; i++) {		/* through copies, in insertion order */
+		const uint64_t *k = hmap__key_at(&h, i);
+		size_t *v;
+
+		memcpy(copy, strs[i], lens[i]);
+		v = hmap__find_bytes(&h, copy, lens[i]);
+		CHECK(v && *v == i);
+		CHECK(k[0] == (uintptr_t)strs[i] && k[1] == lens[i]);
+	}
+	hmap__exit(&h);
 }
 
 static void test_stack_cache(void)
@@ -245,6 +299,7 @@ static void test_sum_queue(void)
 int main(void)
 {
 	RUN_TEST(test_hmap_order);
+	RUN_TEST(test_hmap_bytes);
 	RUN_TEST(test_stack_cache);
 	RUN_TEST(test_stack_queue);
 	RUN_TEST(test_sum_queue);

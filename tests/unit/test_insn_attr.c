@@ -236,9 +236,12 @@ static void check_set(cs_arch arch, cs_mode mode, const struct want *w, size_t n
 static void test_x86_64_attributes(void)
 {
 	struct bbmap_module m;
-	size_t i, j;
+	const uint64_t *key;
+	char **str;
+	size_t i;
 
 	memset(&m, 0, sizeof(m));
+	hmap__init_bytes(&m.strs, sizeof(char *));
 	m.arch = BBMAP_ARCH_X86_64;
 	m.path = "test";
 	CHECK_EQ_U64(mod_zydis__init(), 0);	/* every Zydis name is in insn_attr.h */
@@ -282,9 +285,9 @@ static void test_x86_64_attributes(void)
 				bbmap_category_name(in.category), bbmap_packing_name(in.packing),
 				bbmap_elem_name(in.elem), in.width, in.flags);
 	}
-	for (j = 0; j < m.strs.cap; j++)
-		free(m.strs.slots[j]);
-	free(m.strs.slots);
+	hmap__for_each(&m.strs, i, key, str)
+		free(*str);
+	hmap__exit(&m.strs);
 }
 
 static void test_aarch64_attributes(void)
