@@ -11,14 +11,15 @@
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
 
-static int open_handle(struct bbmap_module *m, bool thumb, csh **h, cs_insn **ci)
+static int open_handle(const struct bbmap_module *m, struct mod_decoder *d, bool thumb, csh **h,
+		       cs_insn **ci)
 {
 	cs_arch arch;
 	cs_mode mode;
-	bool *is_open = thumb ? &m->cs_thumb_open : &m->cs_open;
+	bool *is_open = thumb ? &d->cs_thumb_open : &d->cs_open;
 
-	*h = thumb ? &m->cs_thumb : &m->cs;
-	*ci = thumb ? m->csi_thumb : m->csi;
+	*h = thumb ? &d->cs_thumb : &d->cs;
+	*ci = thumb ? d->csi_thumb : d->csi;
 	if (*is_open)
 		return 0;
 	switch (m->arch) {
@@ -41,24 +42,24 @@ static int open_handle(struct bbmap_module *m, bool thumb, csh **h, cs_insn **ci
 		return -ENOMEM;
 	}
 	if (thumb)
-		m->csi_thumb = *ci;
+		d->csi_thumb = *ci;
 	else
-		m->csi = *ci;
+		d->csi = *ci;
 	*is_open = true;
 	return 0;
 }
 
-void mod_capstone__close(struct bbmap_module *m)
+void mod_capstone__close(struct mod_decoder *d)
 {
-	if (m->cs_open) {
-		cs_free(m->csi, 1);
-		cs_close(&m->cs);
+	if (d->cs_open) {
+		cs_free(d->csi, 1);
+		cs_close(&d->cs);
 	}
-	if (m->cs_thumb_open) {
-		cs_free(m->csi_thumb, 1);
-		cs_close(&m->cs_thumb);
+	if (d->cs_thumb_open) {
+		cs_free(d->csi_thumb, 1);
+		cs_close(&d->cs_thumb);
 	}
-	m->cs_open = m->cs_thumb_open = false;
+	d->cs_open = d->cs_thumb_open = false;
 }
 
 static bool region_is_thumb(const struct bbmap_module *m, uint64_t start)
@@ -78,8 +79,8 @@ static bool region_is_thumb(const struct bbmap_module *m, uint64_t start)
 	return lo < m->nr_syms && m->syms[lo].start == start && (m->sym_state[lo] & 4);
 }
 
-int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
-			 struct mod_text_buf *text)
+int mod_capstone__region(const struct bbmap_module *m, struct mod_decoder *d,
+			 struct mod_region *r, const uint8_t *code, struct mod_text_buf *text)
 {
 	size_t left = r->end - r->start;
 	uint64_t addr = r->start;
@@ -89,11 +90,11 @@ int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uin
 	cs_insn *ci;
 	int err;
 
-	err = open_handle(m, thumb, &h, &ci);
+	err = open_handle(m, d, thumb, &h, &ci);
 	if (err)
 		return err;
-	bad_mn = mod_str__intern(m, "(bad)");
-	bad_ic = mod_str__intern(m, "INVALID");
+	bad_mn = mod_str__intern(d, "(bad)");
+	bad_ic = mod_str__intern(d, "INVALID");
 	if (!bad_mn || !bad_ic)
 		return -ENOMEM;
 	while (left) {
@@ -101,9 +102,9 @@ int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uin
 		char iclass[64];
 		size_t off;
 
-		if (r->nr_insns == m->scr_cap && mod_disasm__grow(m, (size_t)r->nr_insns + 1))
+		if (r->nr_insns == d->scr_cap && mod_disasm__grow(d, (size_t)r->nr_insns + 1))
 			return -ENOMEM;
-		in = &m->scr_insns[r->nr_insns];
+		in = &d->scr_insns[r->nr_insns];
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
 		if (!cs_disasm_iter(*h, &code, &left, &addr, ci)) {
@@ -112,14 +113,14 @@ int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uin
 
 			if (unit > left) {
 				unit = left;
-				m->stats.bytes_cut += unit;
+				d->stats.bytes_cut += unit;
 			}
 			in->mnemonic = bad_mn;
 			in->iclass = bad_ic;
 			in->flags = BBMAP_INSN_BAD;
 			in->len = (uint8_t)unit;
-			m->stats.nr_bad++;
-			m->stats.bytes_bad += unit;
+			d->stats.nr_bad++;
+			d->stats.bytes_bad += unit;
 			code += unit;
 			left -= unit;
 			addr += unit;
@@ -131,8 +132,8 @@ int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uin
 			else
 				insn_attr__arm(*h, ci, in, iclass, sizeof(iclass));
 			in->len = (uint8_t)ci->size;
-			in->mnemonic = mod_str__intern(m, ci->mnemonic);
-			in->iclass = mod_str__intern(m, iclass);
+			in->mnemonic = mod_str__intern(d, ci->mnemonic);
+			in->iclass = mod_str__intern(d, iclass);
 			if (!in->mnemonic || !in->iclass)
 				return -ENOMEM;
 			off = mod_text__add(text, m->no_operands ? "" : ci->op_str);

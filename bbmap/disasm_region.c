@@ -20,9 +20,33 @@ void bbmap_module__threads_init(void)
 	mod_zydis__init();		/* Zydis's name tables, once */
 }
 
-int mod_disasm__grow(struct bbmap_module *m, size_t need)
+void mod_decoder__init(struct mod_decoder *d, struct bbmap_module *m, bool worker)
 {
-	return grow_array((void **)&m->scr_insns, &m->scr_cap, sizeof(*m->scr_insns), need,
+	memset(d, 0, sizeof(*d));
+	d->sh = &m->shared;
+	d->worker = worker;
+}
+
+void mod_decoder__drop_scratch(struct mod_decoder *d)
+{
+	free(d->scr_insns);
+	free(d->scr_text);
+	d->scr_insns = NULL;
+	d->scr_text = NULL;
+	d->scr_cap = d->scr_text_cap = 0;
+}
+
+void mod_decoder__exit(struct mod_decoder *d)
+{
+	mod_capstone__close(d);
+	mod_zydis__cache_free(d, NULL, NULL);
+	mod_decoder__drop_scratch(d);
+	d->zy_open = false;
+}
+
+int mod_disasm__grow(struct mod_decoder *d, size_t need)
+{
+	return grow_array((void **)&d->scr_insns, &d->scr_cap, sizeof(*d->scr_insns), need,
 			  SIZE_MAX);
 }
 
@@ -63,17 +87,6 @@ static bool is_x86(const struct bbmap_module *m)
 	return m->arch == BBMAP_ARCH_X86_64 || m->arch == BBMAP_ARCH_X86_32;
 }
 
-void mod_disasm__close(struct bbmap_module *m)
-{
-	mod_capstone__close(m);
-	mod_zydis__cache_free(m, NULL, NULL);
-	m->zy_open = false;
-	free(m->scr_insns);
-	free(m->scr_text);
-	m->scr_insns = NULL;
-	m->scr_text = NULL;
-}
-
 /* The code bytes of [r->start, r->end), or NULL when they are not all in the file. */
 static const uint8_t *region_code(const struct bbmap_module *m, const struct mod_region *r)
 {
@@ -84,23 +97,24 @@ static const uint8_t *region_code(const struct bbmap_module *m, const struct mod
 	return m->image + cr->file_off + (r->start - cr->vaddr);
 }
 
-int mod_disasm__scratch(struct bbmap_module *m, struct mod_region *r, struct mod_text_buf *text)
+int mod_disasm__scratch(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
+			struct mod_text_buf *text)
 {
 	const uint8_t *code = region_code(m, r);
 	int err;
 
 	if (!code)
 		return -HBBP_ENOTFOUND;
-	text->p = m->scr_text;
-	text->cap = m->scr_text_cap;
+	text->p = d->scr_text;
+	text->cap = d->scr_text_cap;
 	text->len = 0;
 	r->nr_insns = 0;
-	err = mod_disasm__grow(m, (r->end - r->start) / 4 + 16);
+	err = mod_disasm__grow(d, (r->end - r->start) / 4 + 16);
 	if (!err)
-		err = is_x86(m) ? mod_zydis__region(m, r, code, text) :
-				  mod_capstone__region(m, r, code, text);
-	m->scr_text = text->p;
-	m->scr_text_cap = text->cap;
+		err = is_x86(m) ? mod_zydis__region(m, d, r, code, text) :
+				  mod_capstone__region(m, d, r, code, text);
+	d->scr_text = text->p;
+	d->scr_text_cap = text->cap;
 	return err;
 }
 
@@ -109,7 +123,7 @@ bool mod_disasm__can_outline(const struct bbmap_module *m)
 	return is_x86(m);
 }
 
-int mod_disasm__outline(struct bbmap_module *m, struct mod_region *r)
+int mod_disasm__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r)
 {
 	const uint8_t *code = region_code(m, r);
 	int err;
@@ -117,35 +131,35 @@ int mod_disasm__outline(struct bbmap_module *m, struct mod_region *r)
 	if (!code)
 		return -HBBP_ENOTFOUND;
 	r->nr_insns = 0;
-	err = mod_disasm__grow(m, (r->end - r->start) / 4 + 16);
+	err = mod_disasm__grow(d, (r->end - r->start) / 4 + 16);
 	if (!err)
-		err = mod_zydis__outline(m, r, code);
+		err = mod_zydis__outline(m, d, r, code);
 	if (!err) {
-		m->stats.bytes_decoded += r->end - r->start;
-		m->stats.nr_insns += r->nr_insns;
+		d->stats.bytes_decoded += r->end - r->start;
+		d->stats.nr_insns += r->nr_insns;
 	}
 	return err;
 }
 
-int mod_disasm__region(struct bbmap_module *m, struct mod_region *r)
+int mod_disasm__region(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r)
 {
 	struct mod_text_buf text = { 0 };
 	uint32_t i;
 	int err;
 
-	err = mod_disasm__scratch(m, r, &text);
+	err = mod_disasm__scratch(m, d, r, &text);
 	if (err)
 		return err;
 	r->insns = malloc((r->nr_insns ? r->nr_insns : 1) * sizeof(*r->insns));
 	r->text = malloc(text.len ? text.len : 1);
 	if (!r->insns || !r->text)
 		return -ENOMEM;
-	memcpy(r->insns, m->scr_insns, r->nr_insns * sizeof(*r->insns));
+	memcpy(r->insns, d->scr_insns, r->nr_insns * sizeof(*r->insns));
 	memcpy(r->text, text.p, text.len);
 	/* Operands were offsets into text until text stopped moving. */
 	for (i = 0; i < r->nr_insns; i++)
 		r->insns[i].operands = r->text + (uintptr_t)r->insns[i].operands;
-	m->stats.bytes_decoded += r->end - r->start;
-	m->stats.nr_insns += r->nr_insns;
+	d->stats.bytes_decoded += r->end - r->start;
+	d->stats.nr_insns += r->nr_insns;
 	return 0;
 }

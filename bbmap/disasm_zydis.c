@@ -169,21 +169,21 @@ unsigned mod_zydis__init(void)
 	return nr_unmapped;
 }
 
-int mod_zydis__open(struct bbmap_module *m)
+int mod_zydis__open(const struct bbmap_module *m, struct mod_decoder *d)
 {
 	bool is64 = m->arch == BBMAP_ARCH_X86_64;
 
-	if (m->zy_open)
+	if (d->zy_open)
 		return 0;
 	mod_zydis__init();
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&m->zy_dec,
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&d->zy_dec,
 					   is64 ? ZYDIS_MACHINE_MODE_LONG_64 :
 						  ZYDIS_MACHINE_MODE_LONG_COMPAT_32,
 					   is64 ? ZYDIS_STACK_WIDTH_64 : ZYDIS_STACK_WIDTH_32))) {
 		pr_err("%s: zydis: cannot set up a decoder for this architecture", m->path);
 		return -HBBP_EUNSUPP;
 	}
-	m->zy_open = true;
+	d->zy_open = true;
 	return 0;
 }
 
@@ -327,7 +327,7 @@ static bool cmp_pseudo(const ZydisDecodedInstruction *zi, const ZydisDecodedOper
 
 /* The iclass and mnemonic of an instruction with a prefix form (lock, rep) or a near/far
  * or string/SSE pair under one Zydis mnemonic; NULLs when it is the plain form. */
-static int x86_forms(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
+static int x86_forms(struct mod_decoder *d, const ZydisDecodedInstruction *zi,
 		     const ZydisDecodedOperand *ops, struct bbmap_insn *in)
 {
 	const char *mn = mn_names[zi->mnemonic], *ic = ic_names[zi->mnemonic];
@@ -368,7 +368,7 @@ static int x86_forms(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 		mn = "movabs";
 	if (cmp_pseudo(zi, ops, mbuf, sizeof(mbuf))) {
 		in->flags |= BBMAP_INSN_PSEUDO_OP;
-		in->mnemonic = mod_str__intern(m, mbuf);
+		in->mnemonic = mod_str__intern(d, mbuf);
 		in->iclass = ic;
 		return in->mnemonic ? 0 : -ENOMEM;
 	}
@@ -379,8 +379,8 @@ static int x86_forms(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 	}
 	snprintf(ibuf, sizeof(ibuf), "%s%.32s%s", pre, ic, suf);
 	snprintf(mbuf, sizeof(mbuf), "%s%.40s", mpre, mn);
-	in->iclass = mod_str__intern(m, ibuf);
-	in->mnemonic = *mpre ? mod_str__intern(m, mbuf) : mn;
+	in->iclass = mod_str__intern(d, ibuf);
+	in->mnemonic = *mpre ? mod_str__intern(d, mbuf) : mn;
 	return in->iclass && in->mnemonic ? 0 : -ENOMEM;
 }
 
@@ -434,8 +434,9 @@ static uint16_t branch_target(const struct bbmap_module *m, const ZydisDecodedIn
 	return BBMAP_INSN_INDIRECT;
 }
 
-int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
-		     const ZydisDecodedOperand *ops, uint64_t addr, struct bbmap_insn *in)
+int mod_zydis__attrs(const struct bbmap_module *m, struct mod_decoder *d,
+		     const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
+		     uint64_t addr, struct bbmap_insn *in)
 {
 	ZydisInstructionCategory cat = zi->meta.category;
 	uint16_t f = 0, width = 0;
@@ -500,22 +501,22 @@ int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
 		   cat != ZYDIS_CATEGORY_WIDENOP) {
 		in->elem = (uint8_t)elem_of(ZYDIS_ELEMENT_TYPE_INT, first->size);
 	}
-	return x86_forms(m, zi, ops, in);
+	return x86_forms(d, zi, ops, in);
 }
 
 /* Decodes the instruction at addr (no operands) with the bytes left in the region; at a
  * window's cut (no more data before soft_end_max) its last instruction runs past the cut,
  * and the region ends after it (r->end, *left). */
-static ZyanStatus decode_step(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
-			      uint64_t addr, size_t *left, ZydisDecoderContext *ctx,
-			      ZydisDecodedInstruction *zi)
+static ZyanStatus decode_step(const struct mod_decoder *d, struct mod_region *r,
+			      const uint8_t *code, uint64_t addr, size_t *left,
+			      ZydisDecoderContext *ctx, ZydisDecodedInstruction *zi)
 {
-	ZyanStatus st = ZydisDecoderDecodeInstruction(&m->zy_dec, ctx, code, *left, zi);
+	ZyanStatus st = ZydisDecoderDecodeInstruction(&d->zy_dec, ctx, code, *left, zi);
 
 	if (st == ZYDIS_STATUS_NO_MORE_DATA && r->soft_end_max > r->end) {
 		uint64_t more = r->soft_end_max - addr;
 
-		st = ZydisDecoderDecodeInstruction(&m->zy_dec, ctx, code, more < 15 ? more : 15, zi);
+		st = ZydisDecoderDecodeInstruction(&d->zy_dec, ctx, code, more < 15 ? more : 15, zi);
 		if (ZYAN_SUCCESS(st)) {
 			r->end = addr + zi->length;
 			*left = zi->length;
@@ -525,14 +526,14 @@ static ZyanStatus decode_step(struct bbmap_module *m, struct mod_region *r, cons
 }
 
 /* An undecodable unit: one byte, counted (bytes cut by the region's end apart). */
-static void count_bad(struct bbmap_module *m, ZyanStatus st, struct bbmap_insn *in)
+static void count_bad(struct mod_decoder *d, ZyanStatus st, struct bbmap_insn *in)
 {
 	if (st == ZYDIS_STATUS_NO_MORE_DATA)
-		m->stats.bytes_cut++;
+		d->stats.bytes_cut++;
 	in->flags = BBMAP_INSN_BAD;
 	in->len = 1;
-	m->stats.nr_bad++;
-	m->stats.bytes_bad++;
+	d->stats.nr_bad++;
+	d->stats.bytes_bad++;
 }
 
 /* The decode cache: an instruction's attributes depend on its bytes and the module's mode,
@@ -551,20 +552,14 @@ struct mod_zydis_cache {
 	} slot[ZC_SLOTS];
 };
 
-void mod_zydis__cache_free(struct bbmap_module *m, uint64_t *hits, uint64_t *misses)
+void mod_zydis__cache_free(struct mod_decoder *d, uint64_t *hits, uint64_t *misses)
 {
-	unsigned t;
-
-	for (t = 0; t <= BBMAP_MAX_THREADS; t++) {
-		struct mod_zydis_cache **c = t < BBMAP_MAX_THREADS ? &m->zc_thread[t] : &m->zc;
-
-		if (*c && hits)
-			*hits += (*c)->hits;
-		if (*c && misses)
-			*misses += (*c)->misses;
-		free(*c);
-		*c = NULL;
-	}
+	if (d->zc && hits)
+		*hits += d->zc->hits;
+	if (d->zc && misses)
+		*misses += d->zc->misses;
+	free(d->zc);
+	d->zc = NULL;
 }
 
 /* The slot of the n bytes at code (n <= 15), their copy in key. */
@@ -580,31 +575,29 @@ static struct zc_slot *zc_slot(struct mod_zydis_cache *c, const uint8_t *code, u
 	return &c->slot[(w[0] ^ w[0] >> 29) * 0xbf58476d1ce4e5b9ULL >> 53 & (ZC_SLOTS - 1)];
 }
 
-int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
-		      struct mod_text_buf *text)
+int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
+		      const uint8_t *code, struct mod_text_buf *text)
 {
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecoderContext ctx;
 	size_t left = r->end - r->start;
 	uint64_t addr = r->start;
-	const char *bad_mn = m->bad_mn ? m->bad_mn : (m->bad_mn = mod_str__intern(m, "(bad)"));
+	const char *bad_mn = d->bad_mn ? d->bad_mn : (d->bad_mn = mod_str__intern(d, "(bad)"));
 	ZyanStatus st;
 	int err;
 
 	if (!bad_mn)
 		return -ENOMEM;
-	err = mod_zydis__open(m);
+	err = mod_zydis__open(m, d);
 	if (err)
 		return err;
-	if (m->no_operands && !m->zc_off && !m->zc && m->arch == BBMAP_ARCH_X86_64 && !m->zy_only) {
-		/* a module's threads each keep a cache once it has many instructions to decode
+	if (m->no_operands && !m->zc_off && !d->zc && m->arch == BBMAP_ARCH_X86_64 && !m->zy_only) {
+		/* a module's decoders each keep a cache once it has many instructions to decode
 		 * (the small libraries of a process have none: memory for little gain) */
-		struct bbmap_module *own = m->shared ? m->shared : m;
-
-		if (__atomic_add_fetch(&own->zc_decoded, r->end - r->start, __ATOMIC_RELAXED) >
+		if (__atomic_add_fetch(&d->sh->decoded, r->end - r->start, __ATOMIC_RELAXED) >
 		    ZC_MIN_BYTES)
-			m->zc = calloc(1, sizeof(*m->zc));	/* none: each decoded, the same */
+			d->zc = calloc(1, sizeof(*d->zc));	/* none: each decoded, the same */
 	}
 	while (left) {
 		struct bbmap_insn *in;
@@ -613,22 +606,22 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 		unsigned n = 0;
 		size_t off;
 
-		if (r->nr_insns == m->scr_cap && mod_disasm__grow(m, (size_t)r->nr_insns + 1))
+		if (r->nr_insns == d->scr_cap && mod_disasm__grow(d, (size_t)r->nr_insns + 1))
 			return -ENOMEM;
-		in = &m->scr_insns[r->nr_insns];
-		if (m->zc) {
+		in = &d->scr_insns[r->nr_insns];
+		if (d->zc) {
 			uint16_t fl;
 			uint64_t tg;
 
 			n = x86_fast__outline(code, left, addr, &fl, &tg);
-			zs = n && n <= left ? zc_slot(m->zc, code, n, key) : NULL;
+			zs = n && n <= left ? zc_slot(d->zc, code, n, key) : NULL;
 		}
 		if (zs && zs->len == n && !memcmp(zs->bytes, key, n)) {
 			*in = zs->in;
 			in->addr = addr;
 			if (in->flags & BBMAP_INSN_HAS_TARGET)
 				in->target += addr;
-			m->zc->hits++;
+			d->zc->hits++;
 			off = mod_text__add(text, "");
 			if (off == (size_t)-1)
 				return -ENOMEM;
@@ -641,12 +634,12 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 		}
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
-		st = decode_step(m, r, code, addr, &left, &ctx, &zi);
+		st = decode_step(d, r, code, addr, &left, &ctx, &zi);
 		if (ZYAN_SUCCESS(st))
-			st = ZydisDecoderDecodeOperands(&m->zy_dec, &ctx, &zi, ops, zi.operand_count);
+			st = ZydisDecoderDecodeOperands(&d->zy_dec, &ctx, &zi, ops, zi.operand_count);
 		if (!ZYAN_SUCCESS(st)) {
 			/* Undecodable: one byte as BAD, counted, then go on. */
-			count_bad(m, st, in);
+			count_bad(d, st, in);
 			in->mnemonic = bad_mn;
 			in->iclass = "INVALID";
 			off = mod_text__add(text, "");
@@ -654,7 +647,7 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 			char *t;
 			size_t tl;
 
-			err = mod_zydis__attrs(m, &zi, ops, addr, in);
+			err = mod_zydis__attrs(m, d, &zi, ops, addr, in);
 			if (err)
 				return err;
 			in->len = zi.length;
@@ -681,7 +674,7 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 				zs->in.addr = 0;
 				if (in->flags & BBMAP_INSN_HAS_TARGET)
 					zs->in.target = in->target - addr;
-				m->zc->misses++;
+				d->zc->misses++;
 			}
 		}
 		if (off == (size_t)-1)
@@ -695,7 +688,8 @@ int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_
 	return 0;
 }
 
-int mod_zydis__outline(struct bbmap_module *m, struct mod_region *r, const uint8_t *code)
+int mod_zydis__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
+		       const uint8_t *code)
 {
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
@@ -707,15 +701,15 @@ int mod_zydis__outline(struct bbmap_module *m, struct mod_region *r, const uint8
 	unsigned n;
 	int err;
 
-	err = mod_zydis__open(m);
+	err = mod_zydis__open(m, d);
 	if (err)
 		return err;
 	while (left) {
 		struct bbmap_insn *in;
 
-		if (r->nr_insns == m->scr_cap && mod_disasm__grow(m, (size_t)r->nr_insns + 1))
+		if (r->nr_insns == d->scr_cap && mod_disasm__grow(d, (size_t)r->nr_insns + 1))
 			return -ENOMEM;
-		in = &m->scr_insns[r->nr_insns];
+		in = &d->scr_insns[r->nr_insns];
 		in->addr = addr;
 		/* the commonest instructions without Zydis (the same outline) */
 		if (is64 && (n = x86_fast__outline(code, left, addr, &in->flags, &in->target))) {
@@ -727,15 +721,15 @@ int mod_zydis__outline(struct bbmap_module *m, struct mod_region *r, const uint8
 			continue;
 		}
 		/* the same steps as mod_zydis__region, the operands only of branches */
-		st = decode_step(m, r, code, addr, &left, &ctx, &zi);
+		st = decode_step(d, r, code, addr, &left, &ctx, &zi);
 		in->flags = ZYAN_SUCCESS(st) ? branch_flags(&zi) : 0;
 		if (ZYAN_SUCCESS(st) && needs_target(&zi, in->flags)) {
-			st = ZydisDecoderDecodeOperands(&m->zy_dec, &ctx, &zi, ops, zi.operand_count);
+			st = ZydisDecoderDecodeOperands(&d->zy_dec, &ctx, &zi, ops, zi.operand_count);
 			if (ZYAN_SUCCESS(st))
 				in->flags |= branch_target(m, &zi, ops, addr, &in->target);
 		}
 		if (!ZYAN_SUCCESS(st))
-			count_bad(m, st, in);
+			count_bad(d, st, in);
 		else
 			in->len = zi.length;
 		code += in->len;

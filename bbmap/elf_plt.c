@@ -82,7 +82,7 @@ static size_t read_relocs(struct bbmap_module *m, size_t shstrndx, struct got_re
 		memcpy(buf, name, strlen(name));
 		memcpy(buf + strlen(name), "@plt", 5);
 		(*out)[k].got = r.r_offset;
-		(*out)[k].name = mod_str__intern(m, buf);
+		(*out)[k].name = mod_str__intern(&m->dec, buf);
 		if ((*out)[k].name)
 			k++;
 	}

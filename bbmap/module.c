@@ -21,42 +21,66 @@
 
 /* ---- interned strings ---- */
 
-/* A copy of s kept as long as the module, the same pointer for equal strings. */
-const char *mod_str__intern(struct bbmap_module *m, const char *s)
+const char *mod_str__intern(struct mod_decoder *d, const char *s)
 {
+	struct mod_shared *sh = d->sh;
 	size_t len = strlen(s);
 	char **v, *copy;
 
-	if (m->shared) {	/* a thread's copy: the module's table, one thread at a time */
-		const char *r;
-
-		pthread_mutex_lock(m->str_lock);
-		r = mod_str__intern(m->shared, s);
-		pthread_mutex_unlock(m->str_lock);
-		return r;
-	}
-	v = hmap__find_bytes(&m->strs, s, len);
-	if (v)
-		return *v;
-	copy = malloc(len + 1);
-	v = copy ? hmap__get_bytes(&m->strs, memcpy(copy, s, len + 1), len, NULL) : NULL;
+	if (d->worker)
+		pthread_mutex_lock(&sh->lock);
+	v = hmap__find_bytes(&sh->strs, s, len);
 	if (!v) {
-		free(copy);
-		return NULL;
+		copy = malloc(len + 1);
+		v = copy ? hmap__get_bytes(&sh->strs, memcpy(copy, s, len + 1), len, NULL) : NULL;
+		if (v)
+			*v = copy;
+		else
+			free(copy);
 	}
-	*v = copy;
-	return copy;
+	if (d->worker)
+		pthread_mutex_unlock(&sh->lock);
+	return v ? *v : NULL;
 }
 
-static void strtab_free(struct hmap *t)
+int mod_module__init(struct bbmap_module *m)
+{
+	hmap__init_bytes(&m->shared.strs, sizeof(char *));
+	if (pthread_mutex_init(&m->shared.lock, NULL))
+		return -ENOMEM;
+	mod_decoder__init(&m->dec, m, false);
+	return 0;
+}
+
+void mod_module__exit(struct bbmap_module *m)
 {
 	const uint64_t *key;
 	char **v;
 	size_t i;
 
-	hmap__for_each(t, i, key, v)
+	mod_decoder__exit(&m->dec);
+	for (i = 0; m->workers && i < BBMAP_MAX_THREADS; i++)
+		mod_decoder__exit(&m->workers[i]);
+	free(m->workers);
+	hmap__for_each(&m->shared.strs, i, key, v)
 		free(*v);
-	hmap__exit(t);
+	hmap__exit(&m->shared.strs);
+	pthread_mutex_destroy(&m->shared.lock);
+}
+
+void mod_stats__add(struct bbmap_module_stats *a, const struct bbmap_module_stats *b)
+{
+	a->bytes_decoded += b->bytes_decoded;
+	a->nr_insns += b->nr_insns;
+	a->nr_bad += b->nr_bad;
+	a->nr_blocks += b->nr_blocks;
+	a->nr_regions += b->nr_regions;
+	a->nr_leaders += b->nr_leaders;
+	a->nr_leaders_misaligned += b->nr_leaders_misaligned;
+	a->nr_fde_syms += b->nr_fde_syms;
+	a->nr_windows += b->nr_windows;
+	a->bytes_bad += b->bytes_bad;
+	a->bytes_cut += b->bytes_cut;
 }
 
 /* ---- open / delete ---- */
@@ -80,7 +104,10 @@ int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const 
 		return -ENOMEM;
 	m->refcnt = 1;
 	m->fd = m->dbg_fd = -1;
-	hmap__init_bytes(&m->strs, sizeof(char *));
+	if (mod_module__init(m)) {
+		free(m);
+		return -ENOMEM;
+	}
 	m->path = strdup(path);
 	if (!m->path) {
 		err = -ENOMEM;
@@ -142,12 +169,11 @@ void bbmap_module__delete(struct bbmap_module *m)
 	for (i = 0; i < m->nr_syms; i++)
 		if (m->sym_state[i] & 2)
 			free((char *)m->syms[i].name);
-	mod_disasm__close(m);
+	mod_module__exit(m);
 	if (m->dwarf)
 		dwarf_end(m->dwarf);
 	mod_demangle__exit(m);
 	mod_elf__unload(m);
-	strtab_free(&m->strs);
 	free(m->path);
 	free(m);
 }
@@ -174,6 +200,7 @@ bool bbmap_module__has_lines(const struct bbmap_module *m) { return m->dwarf != 
 void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats *st)
 {
 	*st = m->stats;
+	mod_stats__add(st, &m->dec.stats);
 }
 
 /* ---- addresses and symbols ---- */
@@ -344,7 +371,7 @@ static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t va
 	snprintf(name, sizeof(name), "sub_%" PRIx64, (uint64_t)start);
 	s->start = start;
 	s->size = end - start;
-	s->name = mod_str__intern(m, name);
+	s->name = mod_str__intern(&m->dec, name);
 	s->from_eh_frame = true;
 	if (!s->name) {
 		free(s);
@@ -491,7 +518,7 @@ int mod_region__split(struct bbmap_module *m, struct mod_region *r, uint64_t vad
 }
 
 static void mark(const struct mod_region *r, uint8_t *leader, uint64_t vaddr,
-		 struct bbmap_module *m)
+		 struct mod_decoder *d)
 {
 	long i;
 
@@ -501,11 +528,13 @@ static void mark(const struct mod_region *r, uint8_t *leader, uint64_t vaddr,
 	if (i >= 0)
 		leader[i] = 1;
 	else
-		m->stats.nr_leaders_misaligned++;
+		d->stats.nr_leaders_misaligned++;
 }
 
-/* Cuts a freshly decoded region into blocks (their symbols not set: region_attach_syms). */
-static int region_cut_blocks(struct bbmap_module *m, struct mod_region *r)
+/* Cuts a freshly decoded region into blocks (their symbols not set: region_attach_syms),
+ * counted in d's stats. */
+static int region_cut_blocks(const struct bbmap_module *m, struct mod_decoder *d,
+			     struct mod_region *r)
 {
 	uint8_t *leader = calloc(r->nr_insns ? r->nr_insns : 1, 1);
 	uint32_t i, nb = 0;
@@ -523,7 +552,7 @@ static int region_cut_blocks(struct bbmap_module *m, struct mod_region *r)
 			continue;
 		/* Only targets inside the function (method.md §3); jumps into other functions
 		 * are left to the LBR leaders, so blocks never depend on decoding order. */
-		mark(r, leader, in->target, m);
+		mark(r, leader, in->target, d);
 	}
 	{
 		long f = sym_floor(m, r->start);
@@ -531,7 +560,7 @@ static int region_cut_blocks(struct bbmap_module *m, struct mod_region *r)
 
 		for (; j < m->nr_syms && m->syms[j].start < r->end; j++)
 			if (m->syms[j].start >= r->start)
-				mark(r, leader, m->syms[j].start, m);
+				mark(r, leader, m->syms[j].start, d);
 	}
 	for (i = 0; i < r->nr_insns; i++)
 		nb += leader[i];
@@ -557,7 +586,7 @@ static int region_cut_blocks(struct bbmap_module *m, struct mod_region *r)
 			       r->insns[i].flags & BBMAP_INSN_TRANSFER_MASK : 0;
 		b->may_be_bad |= !!(r->insns[i].flags & BBMAP_INSN_BAD);
 	}
-	m->stats.nr_blocks += r->nr_blocks;
+	d->stats.nr_blocks += r->nr_blocks;
 	free(leader);
 	return 0;
 }
@@ -635,10 +664,10 @@ int mod_region__bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, 
 	return 0;
 }
 
-int mod_region__outline(struct bbmap_module *m, struct mod_region *r)
+int mod_region__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r)
 {
 	uint32_t i;
-	int err = mod_disasm__outline(m, r);
+	int err = mod_disasm__outline(m, d, r);
 
 	if (err)
 		return err;
@@ -646,9 +675,9 @@ int mod_region__outline(struct bbmap_module *m, struct mod_region *r)
 	if (!r->offs)
 		return -ENOMEM;
 	for (i = 0; i < r->nr_insns; i++)
-		r->offs[i] = (uint32_t)(m->scr_insns[i].addr - r->start);
-	r->insns = m->scr_insns;	/* for region_cut_blocks only */
-	err = region_cut_blocks(m, r);
+		r->offs[i] = (uint32_t)(d->scr_insns[i].addr - r->start);
+	r->insns = d->scr_insns;	/* for region_cut_blocks only */
+	err = region_cut_blocks(m, d, r);
 	r->insns = NULL;
 	for (i = 0; i < r->nr_blocks; i++)
 		r->blocks[i].insns = NULL;
@@ -681,10 +710,11 @@ static void *region_alloc(struct mod_region *r, size_t n)
 	return (char *)c->data + c->used - n;
 }
 
-int mod_region__fill(struct bbmap_module *m, struct mod_region *r, struct bbmap_block *b)
+int mod_region__fill(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
+		     struct bbmap_block *b)
 {
 	struct mod_region t = { .start = b->start, .end = b->end };
-	struct bbmap_module_stats st = m->stats;
+	struct bbmap_module_stats st = d->stats;
 	struct mod_text_buf text = { 0 };
 	struct bbmap_insn *insns;
 	char *tx;
@@ -693,8 +723,8 @@ int mod_region__fill(struct bbmap_module *m, struct mod_region *r, struct bbmap_
 
 	if (b->insns || !r->offs)
 		return 0;
-	err = mod_disasm__scratch(m, &t, &text);
-	m->stats = st;
+	err = mod_disasm__scratch(m, d, &t, &text);
+	d->stats = st;
 	if (err)
 		return err;
 	if (t.nr_insns != b->nr_insns || t.end != b->end)
@@ -703,12 +733,12 @@ int mod_region__fill(struct bbmap_module *m, struct mod_region *r, struct bbmap_
 	if (!insns)
 		return -ENOMEM;
 	tx = (char *)(insns + t.nr_insns);
-	memcpy(insns, m->scr_insns, t.nr_insns * sizeof(*insns));
+	memcpy(insns, d->scr_insns, t.nr_insns * sizeof(*insns));
 	memcpy(tx, text.p, text.len);
 	for (i = 0; i < t.nr_insns; i++)
 		insns[i].operands = tx + (uintptr_t)insns[i].operands;
-	if (m->dwarf)
-		mod_srcline__fill(m, insns, t.nr_insns);
+	if (m->dwarf && !d->worker)
+		mod_srcline__fill(m, d, insns, t.nr_insns);
 	b->insns = insns;
 	return 0;
 }
@@ -785,13 +815,13 @@ int mod_region__complete(struct bbmap_module *m, struct mod_region *r)
 	int err;
 
 	if (mod_region__lazy(m)) {
-		err = mod_region__outline(m, r);
+		err = mod_region__outline(m, &m->dec, r);
 	} else {
-		err = mod_disasm__region(m, r);
+		err = mod_disasm__region(m, &m->dec, r);
 		if (!err) {
 			if (m->dwarf)
-				mod_srcline__fill(m, r->insns, r->nr_insns);
-			err = region_cut_blocks(m, r);
+				mod_srcline__fill(m, &m->dec, r->insns, r->nr_insns);
+			err = region_cut_blocks(m, &m->dec, r);
 		}
 	}
 	if (!err)
@@ -872,7 +902,7 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 	if (err)
 		return err;
 	for (i = (size_t)bi; i < r->nr_blocks; i++) {
-		err = mod_region__fill(m, r, &r->blocks[i]);
+		err = mod_region__fill(m, &m->dec, r, &r->blocks[i]);
 		if (err)
 			return err;
 	}
@@ -890,7 +920,7 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 
 	*blk = NULL;
 	if (!err)
-		err = mod_region__fill(m, r, &r->blocks[bi]);
+		err = mod_region__fill(m, &m->dec, r, &r->blocks[bi]);
 	if (!err)
 		*blk = &r->blocks[bi];
 	return err;
@@ -924,7 +954,7 @@ int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct b
 
 	*in = NULL;
 	if (!err)
-		err = mod_region__fill(m, r, &r->blocks[bi]);
+		err = mod_region__fill(m, &m->dec, r, &r->blocks[bi]);
 	if (err)
 		return err;
 	b = &r->blocks[bi];
@@ -1004,9 +1034,7 @@ void bbmap_module__drop_code(struct bbmap_module *m)
 	m->nr_regions = 0;
 	m->hint_r = NULL;
 	m->layout_gen++;
-	free(m->scr_insns);
-	m->scr_insns = NULL;
-	m->scr_cap = 0;
+	mod_decoder__drop_scratch(&m->dec);
 }
 
 void bbmap_module__forget_code(struct bbmap_module *m)

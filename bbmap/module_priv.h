@@ -62,6 +62,45 @@ struct mod_region {
 
 struct mod_zydis_cache;
 
+/* What a module's decoders share and change, each under its rule: the interned strings
+ * (mnemonics, iclasses, file names: one stable copy each, bytes -> copy; a worker adds
+ * under lock) and the bytes decoded in full (added atomically: past a threshold each
+ * decoder keeps a decode cache, disasm_zydis.c). */
+struct mod_shared {
+	struct hmap strs;
+	pthread_mutex_t lock;
+	uint64_t decoded;
+};
+
+/* What one thread needs to decode a module's code, and nothing another thread reads: the
+ * decoders' state, the scratch every region is decoded into, the x86 decode cache, the
+ * counters of what it decoded. A module has its own (dec) for the calling thread;
+ * module_threads.c gives each of its workers one of the module's `workers`, kept between
+ * runs (their caches stay warm). The functions that decode take the module (read only)
+ * and the decoder. */
+struct mod_decoder {
+	struct mod_shared *sh;		/* its module's */
+	bool worker;			/* on a worker thread: interns under sh->lock, fills no
+					 * source lines (libdw is used by one thread) */
+	ZydisDecoder zy_dec;		/* x86: one decoder for the module's mode */
+	bool zy_open;
+	csh cs, cs_thumb;		/* Arm */
+	bool cs_open, cs_thumb_open;
+	cs_insn *csi, *csi_thumb;
+	const char *bad_mn;		/* "(bad)" interned, once asked for */
+	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
+	size_t scr_cap;
+	char *scr_text;
+	size_t scr_text_cap;
+	/* x86-64 without operand text: the instructions decoded before, by their bytes
+	 * (disasm_zydis.c), once the module has decoded bytes enough; NULL before */
+	struct mod_zydis_cache *zc;
+	struct bbmap_module_stats stats;	/* what it decoded (bytes, instructions, bad,
+						 * blocks cut) */
+};
+
+/* The module: its file, symbols and code (read only while workers decode it), its
+ * decoded regions (changed by the calling thread only), its decoders. */
 struct bbmap_module {
 	int refcnt;
 	char *path;
@@ -101,12 +140,8 @@ struct bbmap_module {
 	size_t hint_bi;
 	uint64_t layout_gen, hint_gen;
 
-	csh cs, cs_thumb;		/* Arm */
-	bool cs_open, cs_thumb_open;
-	cs_insn *csi, *csi_thumb;
-	ZydisDecoder zy_dec;		/* x86: one decoder for the module's mode */
 	bool zy_only;			/* the outline without x86_fast.c (its test) */
-	bool zy_open;
+	bool zc_off;			/* no decode cache (its test) */
 
 	void *demangler;		/* dlopen handle of libstdc++, or NULL */
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
@@ -114,27 +149,23 @@ struct bbmap_module {
 	bool no_operands;		/* BBMAP_MODULE_NO_OPERANDS */
 	bool lazy_insns;		/* BBMAP_MODULE_LAZY_INSNS */
 
-	struct hmap strs;		/* interned strings (mnemonics, iclasses, file names):
-					 * bytes -> their stable copy */
-	const char *bad_mn;		/* "(bad)" interned, once asked for */
-	/* a thread's copy of a module (module_threads.c): the module it copies, whose strings it
-	 * interns under str_lock; NULL in a module */
-	struct bbmap_module *shared;
-	pthread_mutex_t *str_lock;
-	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
-	size_t scr_cap;
-	char *scr_text;
-	size_t scr_text_cap;
-	/* x86-64 without operand text: the instructions decoded before, by their bytes
-	 * (disasm_zydis.c), of whoever decodes with this struct, once the module has decoded
-	 * zc_decoded bytes enough; the threads of module_threads.c each keep theirs in
-	 * zc_thread between their runs. zc_off: none (its test). */
-	struct mod_zydis_cache *zc;
-	struct mod_zydis_cache *zc_thread[BBMAP_MAX_THREADS];
-	uint64_t zc_decoded;		/* bytes decoded in full (atomic: its threads add) */
-	bool zc_off;
-	struct bbmap_module_stats stats;
+	struct mod_shared shared;
+	struct mod_decoder dec;		/* the calling thread's */
+	struct mod_decoder *workers;	/* BBMAP_MAX_THREADS, made at the first threaded run */
+	struct bbmap_module_stats stats;	/* regions, leaders, windows; the decoders' apart */
 };
+
+/* Sets up m's shared part and its own decoder (0 or -ENOMEM); __exit frees them and the
+ * workers' decoders. */
+int mod_module__init(struct bbmap_module *m);
+void mod_module__exit(struct bbmap_module *m);
+/* A decoder of m: a worker's, or the module's own. */
+void mod_decoder__init(struct mod_decoder *d, struct bbmap_module *m, bool worker);
+void mod_decoder__exit(struct mod_decoder *d);
+/* Frees d's scratch (made again when it next decodes). */
+void mod_decoder__drop_scratch(struct mod_decoder *d);
+/* a += b */
+void mod_stats__add(struct bbmap_module_stats *a, const struct bbmap_module_stats *b);
 
 /* elf_plt.c: "<name>@plt" pseudo symbols for PLT stubs (entries: malloc'd, names interned). */
 struct mod_plt_entry {
@@ -166,17 +197,17 @@ struct mod_text_buf {
 
 /* disasm_region.c: decodes [start, end) into r->insns (x86 through Zydis, Arm through
  * capstone), into the module's scratch buffers, then keeps exact copies. */
-int mod_disasm__region(struct bbmap_module *m, struct mod_region *r);
-/* The same into the scratch buffers only (m->scr_insns, r->nr_insns; operand offsets into
- * *text, which is the module's scratch text). */
-int mod_disasm__scratch(struct bbmap_module *m, struct mod_region *r, struct mod_text_buf *text);
+int mod_disasm__region(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r);
+/* The same into the decoder's scratch buffers only (d->scr_insns, r->nr_insns; operand
+ * offsets into *text, which is the decoder's scratch text). */
+int mod_disasm__scratch(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
+			struct mod_text_buf *text);
 /* Whether the region can be decoded lazily (x86), and its outline: the instructions'
  * addr, len, flags (BBMAP_INSN_BRANCH, _HAS_TARGET, _BAD ...) and target into the
  * scratch instructions, the other fields unset; the same starts and counters as
  * mod_disasm__region. */
 bool mod_disasm__can_outline(const struct bbmap_module *m);
-int mod_disasm__outline(struct bbmap_module *m, struct mod_region *r);
-void mod_disasm__close(struct bbmap_module *m);
+int mod_disasm__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r);
 /* Appends s and returns its offset, or (size_t)-1 on allocation failure. */
 size_t mod_text__add(struct mod_text_buf *t, const char *s);
 /* Room for n bytes at the end (NULL on allocation failure); __commit keeps the first n of
@@ -184,27 +215,28 @@ size_t mod_text__add(struct mod_text_buf *t, const char *s);
 char *mod_text__room(struct mod_text_buf *t, size_t n);
 size_t mod_text__commit(struct mod_text_buf *t, size_t n);
 /* Room for at least need scratch instructions (util/grow.h): 0 or -ENOMEM. */
-int mod_disasm__grow(struct bbmap_module *m, size_t need);
+int mod_disasm__grow(struct mod_decoder *d, size_t need);
 
 /* disasm_zydis.c: x86. __init fills the process-wide name tables once and returns how many
  * of Zydis's ISA extension, ISA set and category names insn_attr.h lacks (0 expected). */
 unsigned mod_zydis__init(void);
-int mod_zydis__open(struct bbmap_module *m);
-int mod_zydis__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
-		      struct mod_text_buf *text);
-int mod_zydis__outline(struct bbmap_module *m, struct mod_region *r, const uint8_t *code);
-int mod_zydis__attrs(struct bbmap_module *m, const ZydisDecodedInstruction *zi,
-		     const ZydisDecodedOperand *ops, uint64_t addr, struct bbmap_insn *in);
+int mod_zydis__open(const struct bbmap_module *m, struct mod_decoder *d);
+int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
+		      const uint8_t *code, struct mod_text_buf *text);
+int mod_zydis__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
+		       const uint8_t *code);
+int mod_zydis__attrs(const struct bbmap_module *m, struct mod_decoder *d,
+		     const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
+		     uint64_t addr, struct bbmap_insn *in);
 /* objdump's spelling of a Zydis mnemonic (condition codes: jnz -> jne, cmovnbe -> cmova). */
 void mod_zydis__od_spelling(const char *zydis_mnemonic, char *out, size_t n);
-/* Frees m's decode caches (m->zc, m->zc_thread); hits and misses so far added to *hits and
- * *misses when not NULL. */
-void mod_zydis__cache_free(struct bbmap_module *m, uint64_t *hits, uint64_t *misses);
+/* Frees d's decode cache; its hits and misses added to *hits and *misses when not NULL. */
+void mod_zydis__cache_free(struct mod_decoder *d, uint64_t *hits, uint64_t *misses);
 
 /* disasm_capstone.c: Arm. */
-int mod_capstone__region(struct bbmap_module *m, struct mod_region *r, const uint8_t *code,
-			 struct mod_text_buf *text);
-void mod_capstone__close(struct bbmap_module *m);
+int mod_capstone__region(const struct bbmap_module *m, struct mod_decoder *d,
+			 struct mod_region *r, const uint8_t *code, struct mod_text_buf *text);
+void mod_capstone__close(struct mod_decoder *d);
 
 /* insn_attr.c: fills every attribute of out from a capstone Arm instruction with detail;
  * writes the iclass name into iclass (NUL-terminated). */
@@ -213,7 +245,10 @@ void insn_attr__arm(csh h, const cs_insn *ci, struct bbmap_insn *out, char *icla
 
 /* srcline.c */
 int mod_srcline__open(struct bbmap_module *m);
-void mod_srcline__fill(struct bbmap_module *m, struct bbmap_insn *insns, uint32_t n);
+/* Sets the source file and line of n instructions (their file names interned through d,
+ * a decoder of the calling thread). */
+void mod_srcline__fill(const struct bbmap_module *m, struct mod_decoder *d,
+		       struct bbmap_insn *insns, uint32_t n);
 
 /* demangle.c: returns a malloc'd demangled name or NULL. */
 void mod_demangle__init(struct bbmap_module *m);
@@ -223,7 +258,9 @@ char *mod_demangle(struct bbmap_module *m, const char *name);
 void mod_demangle__short(char *d);
 
 /* module.c */
-const char *mod_str__intern(struct bbmap_module *m, const char *s);
+/* A copy of s kept as long as the module, the same pointer for equal strings; NULL when
+ * out of memory. */
+const char *mod_str__intern(struct mod_decoder *d, const char *s);
 /* The regions (struct mod_region), for module_leaders.c: */
 struct mod_region *mod_region__of(const struct bbmap_module *m, uint64_t vaddr);
 /* [start, end) to decode for vaddr (never overlapping a region of m); *soft_max: see
@@ -234,10 +271,9 @@ int mod_region__bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, 
 struct mod_region *mod_region__new(struct bbmap_module *m, uint64_t vaddr, int *err);
 /* Whether regions are outlined (BBMAP_MODULE_LAZY_INSNS on x86). */
 bool mod_region__lazy(const struct bbmap_module *m);
-/* Outlines a new lazy region and cuts it into blocks, their symbols not set. Touches of m
- * only its scratch instructions and stats besides reading: a copy of m with scratch and
- * stats of its own may outline regions on another thread. */
-int mod_region__outline(struct bbmap_module *m, struct mod_region *r);
+/* Outlines a new lazy region and cuts it into blocks, their symbols not set; m is only
+ * read: workers outline regions, each with its decoder. */
+int mod_region__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r);
 /* Sets the symbol of each block of a new region (demangles names, makes .eh_frame
  * pseudo symbols: one thread at a time). */
 void mod_region__attach_syms(struct bbmap_module *m, struct mod_region *r);
@@ -253,8 +289,10 @@ int mod_region__decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region
 struct bbmap_block *mod_region__block(struct bbmap_module *m, uint64_t vaddr,
 				      struct mod_region **r);
 /* Decodes a lazy region's block in full if it is not (the counters as they were: the
- * outline counted these instructions already): 0 or an error. */
-int mod_region__fill(struct bbmap_module *m, struct mod_region *r, struct bbmap_block *b);
+ * outline counted these instructions already), with its source lines unless d is a
+ * worker's: 0 or an error. m is only read. */
+int mod_region__fill(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
+		     struct bbmap_block *b);
 /* Splits the block of r containing the instruction at vaddr so that one starts there.
  * 0 when split or already a leader, -HBBP_ENOTFOUND when vaddr is no instruction start. */
 int mod_region__split(struct bbmap_module *m, struct mod_region *r, uint64_t vaddr);

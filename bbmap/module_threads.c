@@ -1,119 +1,81 @@
-/* A module's code decoded on several threads, each with a copy of the module whose scratch
- * and counters are its own (and whose strings are interned in the module under a lock):
+/* A module's code decoded on several workers (util/parallel.h), each with a decoder of its
+ * own (struct mod_decoder: scratch, decode cache, counters), the module only read while they
+ * run (its strings are interned under its lock):
  *  - block leaders (bbmap_module__add_leaders): the regions the leaders need are planned in
  *    order on the calling thread, as add_leader one leader after the other makes them (their
- *    bounds depend on the regions made before), then outlined and cut into blocks on the
- *    threads, then given their symbols and split at the leaders in order here. Blocks and
+ *    bounds depend on the regions made before), then outlined and cut into blocks by the
+ *    workers, then given their symbols and split at the leaders in order here. Blocks and
  *    counters are those of add_leader in a loop. A window cut at no known boundary (whose
  *    end is known once it is decoded) is decoded while planning.
- *  - blocks decoded in full (bbmap_module__fill_blocks): a region's blocks by one thread
+ *  - blocks decoded in full (bbmap_module__fill_blocks): a region's blocks by one worker
  *    (their instructions live in the region's memory), source lines after, here (libdw is
- *    used by one thread). Each thread's decode cache stays with the module between runs.
+ *    used by one thread). Each worker's decode cache stays with the module between runs.
  * Knows nothing of perf.data.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bbmap/module_priv.h"
 #include "util/grow.h"
+#include "util/parallel.h"
 #include "util/radix.h"
 #include "util/hbbp_err.h"
 
 #define MAX_THREADS	BBMAP_MAX_THREADS
 
-/* Items of work done on a module by several threads: fn(sh, ctx, i) for i < nr, each thread
- * with its copy sh of the module, whose scratch and counters are its own and whose strings
- * are interned in the module under a lock. */
+typedef void (*mod_work_fn)(const struct bbmap_module *m, struct mod_decoder *d, void *ctx,
+			    size_t i);
+
 struct mod_work {
-	struct bbmap_module *m;
-	void (*fn)(struct bbmap_module *sh, void *ctx, size_t i);
+	const struct bbmap_module *m;
+	mod_work_fn fn;
 	void *ctx;
-	size_t nr;
-	size_t next;			/* the next item to take (atomically) */
-	pthread_mutex_t str_lock;
+	struct mod_decoder *dec;	/* the workers' */
 };
 
-struct mod_thread {
-	struct mod_work *w;
-	struct bbmap_module sh;		/* its copy of the module, made before any thread runs */
-	pthread_t tid;
-};
-
-static void *work_main(void *arg)
+static void work_one(void *arg, size_t i, unsigned int worker)
 {
-	struct mod_thread *t = arg;
-	struct mod_work *w = t->w;
-	size_t i;
+	struct mod_work *w = arg;
 
-	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nr)
-		w->fn(&t->sh, w->ctx, i);
-	free(t->sh.scr_insns);
-	free(t->sh.scr_text);
-	return NULL;
+	w->fn(w->m, &w->dec[worker], w->ctx, i);
 }
 
-static void stats_add(struct bbmap_module_stats *a, const struct bbmap_module_stats *b)
+/* The workers' decoders, made once: 0 or -ENOMEM. */
+static int workers_get(struct bbmap_module *m)
 {
-	a->bytes_decoded += b->bytes_decoded;
-	a->nr_insns += b->nr_insns;
-	a->nr_bad += b->nr_bad;
-	a->nr_blocks += b->nr_blocks;
-	a->nr_regions += b->nr_regions;
-	a->nr_leaders += b->nr_leaders;
-	a->nr_leaders_misaligned += b->nr_leaders_misaligned;
-	a->nr_fde_syms += b->nr_fde_syms;
-	a->nr_windows += b->nr_windows;
-	a->bytes_bad += b->bytes_bad;
-	a->bytes_cut += b->bytes_cut;
+	unsigned int t;
+
+	if (m->workers)
+		return 0;
+	m->workers = calloc(MAX_THREADS, sizeof(*m->workers));
+	if (!m->workers)
+		return -ENOMEM;
+	for (t = 0; t < MAX_THREADS; t++)
+		mod_decoder__init(&m->workers[t], m, true);
+	return 0;
 }
 
-/* Runs fn over nr items on up to `threads` threads (this one among them); their counters
- * are added to the module's when count is set. The module is copied for every thread
- * before the first starts and written again only once all have ended: the threads read
- * it while others intern strings into it. */
-static void run_work(struct bbmap_module *m, void (*fn)(struct bbmap_module *sh, void *ctx,
-							  size_t i),
-		     void *ctx, size_t nr, unsigned int threads, bool count)
+/* Runs fn over nr items on up to `threads` workers (this thread among them); their counters
+ * are added to the module's when count is set. Their scratch is freed after, their caches
+ * kept. */
+static void run_work(struct bbmap_module *m, mod_work_fn fn, void *ctx, size_t nr,
+		     unsigned int threads, bool count)
 {
-	struct mod_thread th[MAX_THREADS];
-	struct mod_work w = { .m = m, .fn = fn, .ctx = ctx, .nr = nr };
-	unsigned int t, n, started = 0;
+	struct mod_work w = { .m = m, .fn = fn, .ctx = ctx, .dec = m->workers };
+	unsigned int t, ran;
 
-	if (!nr)
-		return;
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
-	n = threads < nr ? threads : (unsigned int)nr;
-	pthread_mutex_init(&w.str_lock, NULL);
-	for (t = 0; t < n; t++) {	/* read-only but for scratch and counters */
-		th[t].w = &w;
-		th[t].sh = *m;
-		th[t].sh.scr_insns = NULL;
-		th[t].sh.scr_cap = 0;
-		th[t].sh.scr_text = NULL;
-		th[t].sh.scr_text_cap = 0;
-		th[t].sh.shared = m;
-		th[t].sh.str_lock = &w.str_lock;
-		th[t].sh.dwarf = NULL;		/* source lines: by the caller, after */
-		th[t].sh.zc = m->zc_thread[t];	/* its decode cache, kept between runs */
-		memset(&th[t].sh.stats, 0, sizeof(th[t].sh.stats));
+	for (t = 0; t < threads; t++)
+		memset(&m->workers[t].stats, 0, sizeof(m->workers[t].stats));
+	ran = parallel_for(nr, threads, work_one, &w);
+	for (t = 0; t < ran; t++) {
+		if (count)
+			mod_stats__add(&m->stats, &m->workers[t].stats);
+		mod_decoder__drop_scratch(&m->workers[t]);
 	}
-	for (t = 1; t < n; t++) {
-		if (pthread_create(&th[t].tid, NULL, work_main, &th[t]))
-			break;
-		started = t;
-	}
-	work_main(&th[0]);
-	for (t = 1; t <= started; t++)
-		pthread_join(th[t].tid, NULL);
-	for (t = 0; t <= started; t++)
-		m->zc_thread[t] = th[t].sh.zc;
-	for (t = 0; t <= started && count; t++)
-		stats_add(&m->stats, &th[t].sh.stats);
-	pthread_mutex_destroy(&w.str_lock);
 }
 
 /* ---- leaders ---- */
@@ -123,11 +85,11 @@ struct outline_work {
 	int *errs;			/* per region of todo */
 };
 
-static void outline_one(struct bbmap_module *sh, void *ctx, size_t i)
+static void outline_one(const struct bbmap_module *m, struct mod_decoder *d, void *ctx, size_t i)
 {
 	struct outline_work *w = ctx;
 
-	w->errs[i] = mod_region__outline(sh, w->todo[i]);
+	w->errs[i] = mod_region__outline(m, d, w->todo[i]);
 }
 
 static int by_size_desc(const void *a, const void *b)
@@ -193,7 +155,7 @@ int bbmap_module__add_leaders(struct bbmap_module *m, const uint64_t *vaddrs, si
 	size_t nr = 0, alloc = 0, i;
 	int err, nomem = 0;
 
-	if (threads <= 1 || !mod_region__lazy(m) || mod_zydis__open(m))
+	if (threads <= 1 || !mod_region__lazy(m) || mod_zydis__open(m, &m->dec) || workers_get(m))
 		return add_each(m, vaddrs, n);
 	nomem |= plan(m, vaddrs, n, &todo, &nr, &alloc) == -ENOMEM;
 	w.errs = calloc(nr ? nr : 1, sizeof(*w.errs));
@@ -246,14 +208,14 @@ struct fill_work {
 	int *errs;			/* per group */
 };
 
-static void fill_one(struct bbmap_module *sh, void *ctx, size_t g)
+static void fill_one(const struct bbmap_module *m, struct mod_decoder *d, void *ctx, size_t g)
 {
 	struct fill_work *w = ctx;
 	size_t i;
 	int err = 0;
 
 	for (i = w->group[g]; i < w->group[g + 1] && !err; i++)
-		err = mod_region__fill(sh, w->items[i].r, w->items[i].b);
+		err = mod_region__fill(m, d, w->items[i].r, w->items[i].b);
 	w->errs[g] = err;
 }
 
@@ -274,10 +236,8 @@ int bbmap_module__fill_blocks(struct bbmap_module *m, const uint64_t *starts, si
 	size_t *group, i, k = 0, ng = 0;
 	int nomem = 0;
 
-	if (threads <= 1 || !mod_region__lazy(m) || mod_zydis__open(m))
+	if (threads <= 1 || !mod_region__lazy(m) || mod_zydis__open(m, &m->dec) || workers_get(m))
 		return 0;	/* block_at decodes each when it is asked for */
-	if (!m->bad_mn && !(m->bad_mn = mod_str__intern(m, "(bad)")))
-		return -ENOMEM;
 	items = malloc((n ? n : 1) * sizeof(*items));
 	group = malloc((n + 1) * sizeof(*group));
 	w.errs = calloc(n ? n : 1, sizeof(*w.errs));
@@ -310,7 +270,7 @@ int bbmap_module__fill_blocks(struct bbmap_module *m, const uint64_t *starts, si
 	if (m->dwarf)
 		for (i = 0; i < k; i++)
 			if (items[i].b->insns)
-				mod_srcline__fill(m, (struct bbmap_insn *)items[i].b->insns,
+				mod_srcline__fill(m, &m->dec, (struct bbmap_insn *)items[i].b->insns,
 						  items[i].b->nr_insns);
 	free(items);
 	free(group);

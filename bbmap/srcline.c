@@ -39,7 +39,8 @@ int mod_srcline__open(struct bbmap_module *m)
 	return m->dwarf ? 0 : -HBBP_ENOTFOUND;
 }
 
-void mod_srcline__fill(struct bbmap_module *m, struct bbmap_insn *insns, uint32_t n)
+void mod_srcline__fill(const struct bbmap_module *m, struct mod_decoder *d,
+		       struct bbmap_insn *insns, uint32_t n)
 {
 	Dwarf_Die cu;
 	Dwarf_Addr lo = 1, hi = 0;	/* range known to be in cu */
@@ -90,12 +91,12 @@ void mod_srcline__fill(struct bbmap_module *m, struct bbmap_insn *insns, uint32_
 
 			if (snprintf(path, sizeof(path), "%s/%s", comp_dir, src) <
 			    (int)sizeof(path)) {
-				in->srcfile = mod_str__intern(m, path);
+				in->srcfile = mod_str__intern(d, path);
 				in->line = (uint32_t)ln;
 				continue;
 			}
 		}
-		in->srcfile = mod_str__intern(m, src);
+		in->srcfile = mod_str__intern(d, src);
 		in->line = (uint32_t)ln;
 	}
 }

@@ -30,11 +30,12 @@ static void check(const uint8_t *code, size_t left, uint64_t addr)
 	if (!n)
 		return;
 	decided++;
-	if (mod_disasm__grow(&zm, 32) || mod_zydis__outline(&zm, &r, code) || !r.nr_insns) {
+	if (mod_disasm__grow(&zm.dec, 32) || mod_zydis__outline(&zm, &zm.dec, &r, code) ||
+	    !r.nr_insns) {
 		wrong++;
 		return;
 	}
-	z = &zm.scr_insns[0];
+	z = &zm.dec.scr_insns[0];
 	if ((z->flags & BBMAP_INSN_BAD) || z->len != n ||
 	    (z->flags & BBMAP_INSN_TRANSFER_MASK) != fl ||
 	    ((fl & BBMAP_INSN_HAS_TARGET) && z->target != tg)) {
@@ -64,9 +65,11 @@ int main(int argc, char **argv)
 	size_t nrand = 0;
 	int a;
 
+	if (mod_module__init(&zm))
+		return 2;
 	zm.arch = BBMAP_ARCH_X86_64;
 	zm.zy_only = true;
-	if (mod_zydis__open(&zm))
+	if (mod_zydis__open(&zm, &zm.dec))
 		return 2;
 	for (a = 1; a < argc; a++) {
 		uint8_t *buf;

@@ -38,8 +38,9 @@ static int check(const uint8_t *code, size_t left, uint64_t addr)
 	uint32_t i;
 
 	tw.len = to.len = 0;
-	if (mod_disasm__grow(&with, 64) || mod_disasm__grow(&without, 64) ||
-	    mod_zydis__region(&with, &rw, code, &tw) || mod_zydis__region(&without, &ro, code, &to))
+	if (mod_disasm__grow(&with.dec, 64) || mod_disasm__grow(&without.dec, 64) ||
+	    mod_zydis__region(&with, &with.dec, &rw, code, &tw) ||
+	    mod_zydis__region(&without, &without.dec, &ro, code, &to))
 		return -1;
 	if (rw.nr_insns != ro.nr_insns || rw.end != ro.end) {
 		if (wrong++ < 10)
@@ -48,7 +49,7 @@ static int check(const uint8_t *code, size_t left, uint64_t addr)
 		return 0;
 	}
 	for (i = 0; i < rw.nr_insns; i++) {
-		const struct bbmap_insn *a = &with.scr_insns[i], *b = &without.scr_insns[i];
+		const struct bbmap_insn *a = &with.dec.scr_insns[i], *b = &without.dec.scr_insns[i];
 
 		nr++;
 		if (same(a, b))
@@ -80,10 +81,12 @@ int main(int argc, char **argv)
 	uint64_t hits = 0, misses = 0;
 	int a;
 
+	if (mod_module__init(&with) || mod_module__init(&without))
+		return 2;
 	with.arch = without.arch = BBMAP_ARCH_X86_64;
 	with.no_operands = without.no_operands = true;
 	without.zc_off = true;
-	if (mod_zydis__open(&with) || mod_zydis__open(&without))
+	if (mod_zydis__open(&with, &with.dec) || mod_zydis__open(&without, &without.dec))
 		return 2;
 	for (a = 1; a < argc; a++) {
 		uint8_t *buf;
@@ -112,8 +115,10 @@ int main(int argc, char **argv)
 			return 2;
 		free(buf);
 	}
-	mod_zydis__cache_free(&with, &hits, &misses);
-	mod_zydis__cache_free(&without, &hits, &misses);
+	mod_zydis__cache_free(&with.dec, &hits, &misses);
+	mod_zydis__cache_free(&without.dec, &hits, &misses);
+	mod_module__exit(&with);
+	mod_module__exit(&without);
 	printf("%lu instructions, %llu from the cache, %lu wrong\n", nr,
 	       (unsigned long long)hits, wrong);
 	return wrong ? 1 : 0;

@@ -236,17 +236,19 @@ static void check_set(cs_arch arch, cs_mode mode, const struct want *w, size_t n
 static void test_x86_64_attributes(void)
 {
 	struct bbmap_module m;
-	const uint64_t *key;
-	char **str;
 	size_t i;
 
 	memset(&m, 0, sizeof(m));
-	hmap__init_bytes(&m.strs, sizeof(char *));
+	if (mod_module__init(&m)) {
+		CHECK(!"mod_module__init");
+		return;
+	}
 	m.arch = BBMAP_ARCH_X86_64;
 	m.path = "test";
 	CHECK_EQ_U64(mod_zydis__init(), 0);	/* every Zydis name is in insn_attr.h */
-	if (mod_zydis__open(&m)) {
+	if (mod_zydis__open(&m, &m.dec)) {
 		CHECK(!"mod_zydis__open");
+		mod_module__exit(&m);
 		return;
 	}
 	for (i = 0; i < sizeof(x86) / sizeof(x86[0]); i++) {
@@ -257,12 +259,12 @@ static void test_x86_64_attributes(void)
 		int k, before = th_failed_checks;
 
 		memset(&in, 0, sizeof(in));
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&m.zy_dec, w->bytes, w->len, &zi, ops))) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&m.dec.zy_dec, w->bytes, w->len, &zi, ops))) {
 			fprintf(stderr, "%s: not decoded\n", w->name);
 			CHECK(!"decode");
 			continue;
 		}
-		CHECK_EQ_U64(mod_zydis__attrs(&m, &zi, ops, ADDR, &in), 0);
+		CHECK_EQ_U64(mod_zydis__attrs(&m, &m.dec, &zi, ops, ADDR, &in), 0);
 		CHECK_EQ_U64(zi.length, w->len);
 		CHECK_STR(in.mnemonic, w->mnemonic);
 		CHECK_STR(in.iclass, w->iclass);
@@ -285,9 +287,7 @@ static void test_x86_64_attributes(void)
 				bbmap_category_name(in.category), bbmap_packing_name(in.packing),
 				bbmap_elem_name(in.elem), in.width, in.flags);
 	}
-	hmap__for_each(&m.strs, i, key, str)
-		free(*str);
-	hmap__exit(&m.strs);
+	mod_module__exit(&m);
 }
 
 static void test_aarch64_attributes(void)
