@@ -96,6 +96,10 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libhbbp.a
 SIM_SRCS := $(wildcard samples/pmusim/*.c)
 SIM_OBJS := $(SIM_SRCS:%.c=$(BUILD)/%.o)
+# The perf.data writer of the simulator, the test tools and the round-trip tests: outside the
+# library, which only reads perf.data.
+PW_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard samples/perfwrite/*.c))
+PW_LIB   := $(BUILD)/libperfwrite.a
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELPER_SRCS := $(wildcard tests/unit/helper_*.c)
@@ -137,11 +141,15 @@ $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(PW_LIB): $(PW_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 $(BUILD)/hbbp-convert: $(BUILD)/hbbp/cli/main.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/pmusim: $(SIM_OBJS) $(LIB)
+$(BUILD)/pmusim: $(SIM_OBJS) $(PW_LIB) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -149,12 +157,12 @@ $(BUILD)/pmusim: $(SIM_OBJS) $(LIB)
 hbbp-convert pmusim: %: $(BUILD)/%
 	$(Q)cp $< $@.tmp && mv -f $@.tmp $@
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(TEST_HELPER_OBJS) $(LIB)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(TEST_HELPER_OBJS) $(PW_LIB) $(LIB)
 	$(call msg,LINK,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(LIB)
+$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(PW_LIB) $(LIB)
 	$(call msg,LINK,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)

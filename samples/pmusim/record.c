@@ -1,5 +1,5 @@
-/* Writes the simulated recording as a real perf.data through reader/perf_writer.h, laid out
- * like `perf record -b -e inst_retired.prec_dist -e br_inst_retired.near_taken -- PROGRAM`
+/* Writes the simulated recording as a real perf.data through samples/perfwrite/perf_writer.h,
+ * laid out like `perf record -b -e inst_retired.prec_dist -e br_inst_retired.near_taken -- PROGRAM`
  * on Intel (with the cycles event, `-e cycles` in place of the second: the generic hardware
  * event 0): two events (raw 0x1c0 precise, raw 0x20c4 or cycles) with
  * IP|TID|TIME|ID|PERIOD|BRANCH_STACK|IDENTIFIER, user-only ANY branch stacks, FORK/COMM/MMAP2
@@ -14,7 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "reader/perf_writer.h"
+#include "samples/perfwrite/perf_writer.h"
 #include "samples/pmusim/record.h"
 #include "util/hbbp_err.h"
 

@@ -32,7 +32,7 @@
 
 #include "reader/perf_format.h"
 #include "reader/perf_reader.h"
-#include "reader/perf_writer.h"
+#include "samples/perfwrite/perf_writer.h"
 
 #define MAX_INPUTS	16
 #define MAX_MAPS	64

@@ -1,5 +1,5 @@
 /* perfgen: writes a perf.data file from a line-oriented text spec, with the project's
- * perf.data writer (reader/perf_writer.h). For golden tests, malformed inputs and
+ * perf.data writer (samples/perfwrite/perf_writer.h). For golden tests, malformed inputs and
  * benchmarks. Depends only on the writer and the reader's structs.
  *
  * Usage: perfgen SPEC OUT.data      (SPEC '-' = stdin, OUT '-' = stdout, needs `option pipe`)
@@ -63,7 +63,7 @@
 #include <string.h>
 
 #include "reader/perf_format.h"
-#include "reader/perf_writer.h"
+#include "samples/perfwrite/perf_writer.h"
 #include "util/hbbp_err.h"
 
 #define MAX_TOK		64

@@ -1,5 +1,5 @@
-/* Round trip: perf.data files written by reader/perf_writer.h are read back through
- * reader/perf_reader.h and every field is compared with what was written. Covers every
+/* Round trip: perf.data files written by samples/perfwrite/perf_writer.h are read back
+ * through reader/perf_reader.h and every field is compared with what was written. Covers every
  * sample_type bit alone and all together (WEIGHT and WEIGHT_STRUCT apart), READ in every
  * read_format, branch stacks with and without HW_INDEX and counters, both byte orders, file
  * and pipe mode, attr sizes 64..136, uncompressed / COMPRESSED / COMPRESSED2, the sample_id
@@ -15,7 +15,7 @@
 
 #include "reader/perf_format.h"
 #include "reader/perf_reader.h"
-#include "reader/perf_writer.h"
+#include "samples/perfwrite/perf_writer.h"
 #include "tests/harness.h"
 
 #define CANARY		0xca5a11ed0badf00dULL

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "reader/perf_reader.h"
-#include "reader/perf_writer.h"
+#include "samples/perfwrite/perf_writer.h"
 #include "tests/harness.h"
 
 #define MAXREC 256

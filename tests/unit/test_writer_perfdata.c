@@ -14,7 +14,7 @@
 #include <zstd.h>
 
 #include "reader/perf_format.h"
-#include "reader/perf_writer.h"
+#include "samples/perfwrite/perf_writer.h"
 #include "tests/harness.h"
 
 static char tmpdir[256];

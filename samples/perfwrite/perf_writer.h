@@ -1,6 +1,7 @@
 /* The perf.data writer: produces real perf.data files (file or pipe mode, either byte order,
  * any attr size, optionally zstd-compressed) from events described with the reader's own
- * structs. Used by the PMU simulator, the benchmarks and the round-trip and golden tests.
+ * structs. Used by the PMU simulator, the benchmarks and the round-trip and golden tests,
+ * never by the tool: it lives here, outside the library, which only reads perf.data.
  * Its output must be readable by stock `perf script` (for the layouts perf supports).
  * Knows nothing of ELF, capstone, HBBP or the writers.
  */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "reader/perf_format.h"
-#include "reader/perf_writer_enc.h"
+#include "samples/perfwrite/perf_writer_enc.h"
 #include "util/grow.h"
 
 #define PW_BUF_START	256	/* bytes: a record buffer's first size */

@@ -1,7 +1,7 @@
 /* Private to the perf.data writer: a bounded byte buffer that stores integers in the
  * producer's byte order (native, or swapped to imitate a big-endian producer), and the
  * encoders for attrs, samples and sample_id trailers (perf_writer_enc.c).
- * Used only by reader/perf_writer*.c; depends on nothing but perf_reader.h's structs.
+ * Used only by samples/perfwrite/perf_writer*.c; depends on nothing but perf_reader.h's structs.
  */
 #ifndef PERF_WRITER_ENC_H
 #define PERF_WRITER_ENC_H

@@ -19,8 +19,8 @@
 #include <zstd.h>
 
 #include "reader/perf_format.h"
-#include "reader/perf_writer.h"
-#include "reader/perf_writer_enc.h"
+#include "samples/perfwrite/perf_writer.h"
+#include "samples/perfwrite/perf_writer_enc.h"
 #include "util/grow.h"
 
 #define OUT_BUF_SIZE	(4u << 20)	/* output buffer handed to write(2) */
