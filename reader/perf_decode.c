@@ -313,6 +313,45 @@ static inline void sample_clear(struct perf_sample *s)
 #endif
 }
 
+/* A sample's branch stack at c (hw_idx first when the event asks for it): 0, or 1 when the
+ * tail after it was decoded too, or -1 when it does not fit. */
+static int decode_branch_stack(struct dcur *c, const struct perf_evattr *a, int evidx,
+			       struct perf_sample *s)
+{
+	bool hw = a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX;
+	uint64_t nr;
+
+	if (!has(c, 8))
+		return -1;
+	nr = g64(c);
+	if (nr > c->end / 24)
+		return -1;
+	if (hw && nr == 0) {
+		/* the kernel writes a bare nr=0 when it had no stack: try both */
+		struct dcur save = *c;
+		struct perf_sample ss = *s;
+
+		if (has(c, 8)) {
+			c->pos += 8;
+			if (!decode_tail(c, a, s) && c->pos == c->end) {
+				s->has_hw_idx = true;
+				s->hw_idx = rd64(c->r, c->p + save.pos);
+				return 1;
+			}
+		}
+		*c = save;
+		*s = ss;
+		hw = false;
+	}
+	if (hw) {
+		if (!has(c, 8))
+			return -1;
+		s->has_hw_idx = true;
+		s->hw_idx = g64(c);
+	}
+	return decode_branches(c, c->r, evidx, nr, s) ? -1 : 0;
+}
+
 static int decode_sample(struct perf_reader *r, const uint8_t *p, uint32_t size, uint64_t off,
 			 const char *file, int evidx)
 {
@@ -322,7 +361,7 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint32_t size,
 	struct dcur c = { r, p, 8, size, 0 };
 	uint64_t st = a->sample_type;
 	const char *what = "sample";
-	int fixed;
+	int fixed, tail = 0;	/* tail: 1 once decoded with the branch stack */
 
 	sample_clear(s);
 	s->present = st;
@@ -387,45 +426,14 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint32_t size,
 		c.pos += 4 + s->raw_size;
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		bool hw = a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX;
-		uint64_t nr;
-
 		what = "sample branch stack";
-		if (!has(&c, 8))
-			goto bad;
-		nr = g64(&c);
-		if (nr > size / 24)
-			goto bad;
-		if (hw && nr == 0) {
-			/* the kernel writes a bare nr=0 when it had no stack: try both */
-			struct dcur save = c;
-			struct perf_sample ss = *s;
-
-			if (has(&c, 8)) {
-				c.pos += 8;
-				if (!decode_tail(&c, a, s) && c.pos == c.end) {
-					s->has_hw_idx = true;
-					s->hw_idx = rd64(r, p + save.pos);
-					goto done;
-				}
-			}
-			c = save;
-			*s = ss;
-			hw = false;
-		}
-		if (hw) {
-			if (!has(&c, 8))
-				goto bad;
-			s->has_hw_idx = true;
-			s->hw_idx = g64(&c);
-		}
-		if (decode_branches(&c, r, evidx, nr, s))
+		tail = decode_branch_stack(&c, a, evidx, s);
+		if (tail < 0)
 			goto bad;
 	}
 	what = "sample";
-	if (decode_tail(&c, a, s))
+	if (!tail && decode_tail(&c, a, s))
 		goto bad;
-done:
 	r->rec.has_sid = true;
 	r->rec.sid.pid = s->pid;
 	r->rec.sid.tid = s->tid;
@@ -501,6 +509,107 @@ static const char *rec_str(struct perf_reader *r, const uint8_t *p, uint32_t fro
 	return r->strbuf;
 }
 
+/* The smallest body each record type decoded below needs (its trailer apart). */
+static const uint8_t record_min[] = {
+	[PERF_RECORD_MMAP] = 40, [PERF_RECORD_MMAP2] = 72, [PERF_RECORD_COMM] = 16,
+	[PERF_RECORD_FORK] = 32, [PERF_RECORD_EXIT] = 32, [PERF_RECORD_LOST] = 24,
+	[PERF_RECORD_LOST_SAMPLES] = 16, [PERF_RECORD_THROTTLE] = 32,
+	[PERF_RECORD_UNTHROTTLE] = 32, [PERF_RECORD_READ] = 16, [PERF_RECORD_KSYMBOL] = 24,
+	[PERF_RECORD_TEXT_POKE] = 20, [PERF_RECORD_SWITCH_CPU_WIDE] = 16,
+	[PERF_RECORD_CGROUP] = 16, [PERF_RECORD_NAMESPACES] = 24, [PERF_RECORD_TIME_CONV] = 32,
+	[PERF_RECORD_AUXTRACE] = 16,
+};
+
+/* MMAP and MMAP2 (end: where the body ends, at least record_min) */
+static void decode_mmap(struct perf_reader *r, const uint8_t *p, uint32_t end)
+{
+	struct perf_record *rec = &r->rec;
+
+	rec->mmap.pid = rd32(r, p + 8);
+	rec->mmap.tid = rd32(r, p + 12);
+	rec->mmap.start = rd64(r, p + 16);
+	rec->mmap.len = rd64(r, p + 24);
+	rec->mmap.pgoff = rd64(r, p + 32);
+	if (rec->type == PERF_RECORD_MMAP) {
+		rec->mmap.filename = rec_str(r, p, 40, end);
+		return;
+	}
+	if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		uint8_t n = p[40];
+
+		rec->mmap.build_id_size = n > 20 ? 20 : n;
+		memcpy(rec->mmap.build_id, p + 44, 20);
+	} else {
+		rec->mmap.maj = rd32(r, p + 40);
+		rec->mmap.min = rd32(r, p + 44);
+		rec->mmap.ino = rd64(r, p + 48);
+		rec->mmap.ino_generation = rd64(r, p + 56);
+	}
+	rec->mmap.prot = rd32(r, p + 64);
+	rec->mmap.flags = rd32(r, p + 68);
+	rec->mmap.filename = rec_str(r, p, 72, end);
+}
+
+/* LOST, LOST_SAMPLES, THROTTLE, UNTHROTTLE and READ, counted in the stats and the event's:
+ * 0 or an error */
+static int decode_counts(struct perf_reader *r, const uint8_t *p, uint32_t size, uint32_t end,
+			 int evidx)
+{
+	struct perf_record *rec = &r->rec;
+	struct perf_event_info *e = evidx >= 0 ? &r->events[evidx].info : NULL;
+	const struct perf_evattr *a;
+	int idx;
+
+	switch (rec->type) {
+	case PERF_RECORD_LOST:
+		rec->lost.id = rd64(r, p + 8);
+		rec->lost.lost = rd64(r, p + 16);
+		r->stats.nr_lost += rec->lost.lost;
+		if (e)
+			e->nr_lost += rec->lost.lost;
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		rec->lost_samples.lost = rd64(r, p + 8);
+		r->stats.nr_lost_samples += rec->lost_samples.lost;
+		if (e)
+			e->nr_lost_samples += rec->lost_samples.lost;
+		return 0;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		rec->throttle.time = rd64(r, p + 8);
+		rec->throttle.id = rd64(r, p + 16);
+		rec->throttle.stream_id = rd64(r, p + 24);
+		if (rec->type == PERF_RECORD_UNTHROTTLE) {
+			r->stats.nr_unthrottle++;
+			return 0;
+		}
+		idx = perf_reader__event_of_id(r, rec->throttle.id);
+		r->stats.nr_throttle++;
+		if (idx < 0 && r->nr_events == 1)
+			idx = 0;
+		if (idx >= 0)
+			r->events[idx].info.nr_throttle++;
+		return 0;
+	default:	/* READ */
+		a = attr_of(r, evidx);
+		rec->read.pid = rd32(r, p + 8);
+		rec->read.tid = rd32(r, p + 12);
+		if (a) {
+			struct dcur c = { r, p, 16, end, 0 };
+
+			if (decode_read(&c, a->read_format, &rec->read.nr, &rec->read.time_enabled,
+					&rec->read.time_running, &rec->read.values))
+				return perf_reader__fail(r, rec->file, rec->file_offset,
+					"READ values do not fit in record of size %u", size);
+		}
+		if (e && rec->read.time_enabled) {
+			e->time_enabled = rec->read.time_enabled;
+			e->time_running = rec->read.time_running;
+		}
+		return 0;
+	}
+}
+
 int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 			uint64_t off, struct perf_input *in, int evidx)
 {
@@ -522,42 +631,14 @@ int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 		return decode_sample(r, p, size, off, file, evidx);
 	if (type < PERF_RECORD_USER_TYPE_START)
 		end = decode_trailer(r, p, size, evidx);
-
-#define MIN(n) do { if (end < (n)) goto short_rec; } while (0)
+	if (type < sizeof(record_min) && end < record_min[type])
+		goto short_rec;
 	switch (type) {
 	case PERF_RECORD_MMAP:
-		MIN(40);
-		rec->mmap.pid = rd32(r, p + 8);
-		rec->mmap.tid = rd32(r, p + 12);
-		rec->mmap.start = rd64(r, p + 16);
-		rec->mmap.len = rd64(r, p + 24);
-		rec->mmap.pgoff = rd64(r, p + 32);
-		rec->mmap.filename = rec_str(r, p, 40, end);
-		break;
 	case PERF_RECORD_MMAP2:
-		MIN(72);
-		rec->mmap.pid = rd32(r, p + 8);
-		rec->mmap.tid = rd32(r, p + 12);
-		rec->mmap.start = rd64(r, p + 16);
-		rec->mmap.len = rd64(r, p + 24);
-		rec->mmap.pgoff = rd64(r, p + 32);
-		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			uint8_t n = p[40];
-
-			rec->mmap.build_id_size = n > 20 ? 20 : n;
-			memcpy(rec->mmap.build_id, p + 44, 20);
-		} else {
-			rec->mmap.maj = rd32(r, p + 40);
-			rec->mmap.min = rd32(r, p + 44);
-			rec->mmap.ino = rd64(r, p + 48);
-			rec->mmap.ino_generation = rd64(r, p + 56);
-		}
-		rec->mmap.prot = rd32(r, p + 64);
-		rec->mmap.flags = rd32(r, p + 68);
-		rec->mmap.filename = rec_str(r, p, 72, end);
+		decode_mmap(r, p, end);
 		break;
 	case PERF_RECORD_COMM:
-		MIN(16);
 		rec->comm.pid = rd32(r, p + 8);
 		rec->comm.tid = rd32(r, p + 12);
 		rec->comm.comm = rec_str(r, p, 16, end);
@@ -565,7 +646,6 @@ int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		MIN(32);
 		rec->task.pid = rd32(r, p + 8);
 		rec->task.ppid = rd32(r, p + 12);
 		rec->task.tid = rd32(r, p + 16);
@@ -573,57 +653,12 @@ int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 		rec->task.time = rd64(r, p + 24);
 		break;
 	case PERF_RECORD_LOST:
-		MIN(24);
-		rec->lost.id = rd64(r, p + 8);
-		rec->lost.lost = rd64(r, p + 16);
-		r->stats.nr_lost += rec->lost.lost;
-		if (evidx >= 0)
-			r->events[evidx].info.nr_lost += rec->lost.lost;
-		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		MIN(16);
-		rec->lost_samples.lost = rd64(r, p + 8);
-		r->stats.nr_lost_samples += rec->lost_samples.lost;
-		if (evidx >= 0)
-			r->events[evidx].info.nr_lost_samples += rec->lost_samples.lost;
-		break;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
-		MIN(32);
-		rec->throttle.time = rd64(r, p + 8);
-		rec->throttle.id = rd64(r, p + 16);
-		rec->throttle.stream_id = rd64(r, p + 24);
-		if (type == PERF_RECORD_THROTTLE) {
-			int idx = perf_reader__event_of_id(r, rec->throttle.id);
-
-			r->stats.nr_throttle++;
-			if (idx < 0 && r->nr_events == 1)
-				idx = 0;
-			if (idx >= 0)
-				r->events[idx].info.nr_throttle++;
-		} else {
-			r->stats.nr_unthrottle++;
-		}
-		break;
-	case PERF_RECORD_READ: {
-		struct dcur c = { r, p, 16, end, 0 };
-		const struct perf_evattr *a = attr_of(r, evidx);
-
-		MIN(16);
-		rec->read.pid = rd32(r, p + 8);
-		rec->read.tid = rd32(r, p + 12);
-		if (a && decode_read(&c, a->read_format, &rec->read.nr, &rec->read.time_enabled,
-				     &rec->read.time_running, &rec->read.values))
-			return perf_reader__fail(r, file, off,
-				"READ values do not fit in record of size %u", size);
-		if (evidx >= 0 && rec->read.time_enabled) {
-			r->events[evidx].info.time_enabled = rec->read.time_enabled;
-			r->events[evidx].info.time_running = rec->read.time_running;
-		}
-		break;
-	}
+	case PERF_RECORD_READ:
+		return decode_counts(r, p, size, end, evidx);
 	case PERF_RECORD_KSYMBOL:
-		MIN(24);
 		rec->ksymbol.addr = rd64(r, p + 8);
 		rec->ksymbol.len = rd32(r, p + 16);
 		rec->ksymbol.ksym_type = rd16(r, p + 20);
@@ -631,7 +666,6 @@ int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 		rec->ksymbol.name = rec_str(r, p, 24, end);
 		break;
 	case PERF_RECORD_TEXT_POKE:
-		MIN(20);
 		rec->text_poke.addr = rd64(r, p + 8);
 		rec->text_poke.old_len = rd16(r, p + 16);
 		rec->text_poke.new_len = rd16(r, p + 18);
@@ -641,21 +675,17 @@ int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 		rec->text_poke.new_bytes = p + 20 + rec->text_poke.old_len;
 		break;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		MIN(16);
 		rec->switch_cpu_wide.next_prev_pid = rd32(r, p + 8);
 		rec->switch_cpu_wide.next_prev_tid = rd32(r, p + 12);
 		break;
 	case PERF_RECORD_CGROUP:
-		MIN(16);
 		rec->cgroup.id = rd64(r, p + 8);
 		rec->cgroup.path = rec_str(r, p, 16, end);
 		break;
 	case PERF_RECORD_NAMESPACES:
-		MIN(24);
 		rec->namespaces.nr = rd64(r, p + 16);
 		break;
 	case PERF_RECORD_TIME_CONV:
-		MIN(32);
 		rec->time_conv.time_shift = rd64(r, p + 8);
 		rec->time_conv.time_mult = rd64(r, p + 16);
 		rec->time_conv.time_zero = rd64(r, p + 24);
@@ -667,13 +697,11 @@ int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 		}
 		break;
 	case PERF_RECORD_AUXTRACE:
-		MIN(16);
 		rec->auxtrace.size = rd64(r, p + 8);
 		break;
 	default:
 		break;
 	}
-#undef MIN
 	return 0;
 short_rec:
 	return perf_reader__fail(r, file, off, "%s record size %u too small",

@@ -432,61 +432,196 @@ static uint32_t record_size(const struct perf_reader *r, const uint8_t *p)
 	return rd16(r, p + 6);
 }
 
+static void raw_set(struct perf_raw *raw, struct perf_input *in, const uint8_t *p, uint32_t size,
+		    uint32_t type, uint64_t off)
+{
+	raw->p = p;
+	raw->size = size;
+	raw->type = type;
+	raw->offset = off;
+	raw->in = in;
+	raw->extra = NULL;
+	raw->extra_size = 0;
+}
+
+/* The next record of the decompressed buffer into raw: 1, 0 when it holds none whole, or an
+ * error. */
+static int input__next_decompressed(struct perf_reader *r, struct perf_input *in,
+				    struct perf_raw *raw)
+{
+	const uint8_t *p;
+	uint32_t size;
+
+	if (in->zlen - in->zpos < 8)
+		return 0;	/* zbuf may be NULL: no pointer into it before this */
+	p = in->zbuf + in->zpos;
+	size = record_size(r, p);
+	if (size < 8)
+		return perf_reader__fail(r, in->name, in->zoff,
+			"decompressed record: size %u < header size", size);
+	if (in->zlen - in->zpos < size)
+		return 0;
+	raw_set(raw, in, p, size, rd32(r, p), in->zoff);
+	in->zpos += size;
+	return 1;
+}
+
+/* A mapped file read up to off: the pages read and not queued are not needed again (RSS
+ * stays flat); the next ones are asked for. */
+static void input__drop_behind(struct perf_input *in, uint64_t off)
+{
+	uint64_t low = off < in->keep_from ? off : in->keep_from;
+
+	if (low > in->dropped && low - in->dropped >= DROP_CHUNK + 65536) {
+		uint64_t upto = (low - 65536) & ~(uint64_t)(DROP_CHUNK - 1);
+
+		if (upto > in->dropped) {
+			madvise((void *)(in->map + in->dropped), upto - in->dropped,
+				MADV_DONTNEED);
+			in->dropped = upto;
+			if (in->populated < upto)
+				in->populated = upto;
+		}
+	}
+	input__populate(in, off);
+}
+
+/* HEADER_TRACING_DATA (raw set to its record of size bytes at p): the data after it, or
+ * (simpleperf) inside it. 1, 0 at a cut end, or an error. */
+static int input__tracing_data(struct perf_reader *r, struct perf_input *in,
+			       struct perf_raw *raw, const uint8_t *p, uint32_t size, uint64_t off)
+{
+	uint32_t blob = rd32(r, p + 8);
+	size_t have;
+	int ret;
+
+	if (blob > PERF_MAX_BLOB)
+		return perf_reader__fail(r, in->name, off,
+			"TRACING_DATA record: size %u too large", blob);
+	if (size > 16 && size >= 12 + (uint64_t)blob) {
+		/* simpleperf: the data inside the record, after the u32 size */
+		raw->extra = p + 12;
+		raw->extra_size = blob;
+		perf_input__skip(r, in, size);
+		return 1;
+	}
+	ret = perf_input__peek(r, in, (size_t)size + blob, &p, &have);
+	if (ret <= 0) {
+		if (!ret)
+			input__cut(r, have, (uint64_t)size + blob);
+		return ret;
+	}
+	raw->p = p;
+	raw->extra = p + size;
+	raw->extra_size = blob;
+	perf_input__skip(r, in, (uint64_t)size + blob);
+	return 1;
+}
+
+/* AUXTRACE (raw set to its record of size bytes at p): its payload skipped, its size in
+ * raw->extra_size. 1 or an error. */
+static int input__auxtrace(struct perf_reader *r, struct perf_input *in, struct perf_raw *raw,
+			   const uint8_t *p, uint32_t size)
+{
+	uint64_t payload = rd64(r, p + 8);
+	int ret;
+
+	raw->extra_size = payload;
+	if (in->streaming) {
+		/* the record bytes must survive skipping the payload */
+		if (r->recbuf_cap < size) {
+			uint8_t *nb = realloc(r->recbuf, 65536);
+
+			if (!nb)
+				return -ENOMEM;
+			r->recbuf = nb;
+			r->recbuf_cap = 65536;
+		}
+		memcpy(r->recbuf, p, size);
+		raw->p = r->recbuf;
+	}
+	perf_input__skip(r, in, size);
+	ret = perf_input__skip(r, in, payload);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		r->hdr.truncated = true;
+		in->done = true;
+	}
+	return 1;
+}
+
+/* The record at in's position, size bytes long, of this type: 1 with raw set, 2 when it was
+ * consumed (a compressed one: its records are in the decompressed buffer), 0 at a cut end,
+ * or an error. */
+static int input__record(struct perf_reader *r, struct perf_input *in, struct perf_raw *raw,
+			 uint32_t type, uint32_t size, uint64_t off)
+{
+	const uint8_t *p;
+	size_t avail;
+	int ret;
+
+	if (size < 8) {
+		if (!r->hdr.truncated)
+			return perf_reader__fail(r, in->name, off,
+				"record size %u < header size", size);
+		/* zeros where the killed recorder wrote nothing more */
+		r->stats.partial_bytes += in->end == UINT64_MAX ? 0 : in->end - off;
+		return 0;
+	}
+	ret = perf_input__peek(r, in, size, &p, &avail);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		/* partial last record: normal after a killed recorder or in a pipe */
+		if (!in->streaming && r->hdr.data_size && !r->hdr.truncated &&
+		    !r->hdr.is_pipe && in == &r->inputs[0])
+			return perf_reader__fail(r, in->name, off,
+				"record size %u runs past the end of the data section", size);
+		input__cut(r, avail, size);
+		return 0;
+	}
+	raw_set(raw, in, p, size, type, off);
+	if (type == PERF_RECORD_COMPRESSED) {
+		r->stats.nr_records[type]++;
+		r->hdr.compressed = true;
+		ret = perf_input__decompress(r, in, p + 8, size - 8u, off);
+		if (ret)
+			return ret;
+		perf_input__skip(r, in, size);
+		return 2;
+	}
+	if (type == PERF_RECORD_HEADER_TRACING_DATA && size >= 12)
+		return input__tracing_data(r, in, raw, p, size, off);
+	if (type == PERF_RECORD_AUXTRACE && size >= 16)
+		return input__auxtrace(r, in, raw, p, size);
+	perf_input__skip(r, in, size);
+	return 1;
+}
+
 int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_raw *raw)
 {
 	for (;;) {
 		const uint8_t *p;
 		size_t avail;
-		uint32_t type;
-		uint32_t size;
+		uint32_t type, size;
 		uint64_t off;
-		int ret;
+		int ret = input__next_decompressed(r, in, raw);
 
-		if (in->zlen - in->zpos >= 8) {
-			p = in->zbuf + in->zpos;
-			size = record_size(r, p);
-			if (size < 8)
-				return perf_reader__fail(r, in->name, in->zoff,
-					"decompressed record: size %u < header size", size);
-			if (in->zlen - in->zpos >= size) {
-				raw->p = p;
-				raw->size = size;
-				raw->type = rd32(r, p);
-				raw->offset = in->zoff;
-				raw->in = in;
-				raw->extra = NULL;
-				raw->extra_size = 0;
-				in->zpos += size;
-				return 1;
-			}
-		}
+		if (ret)
+			return ret;
 		if (in->done)
 			return 0;
 		off = in->pos;
-		if (!in->streaming && !in->pread && in->map) {
-			/* pages read and not queued are not needed again: keep RSS flat */
-			uint64_t low = off < in->keep_from ? off : in->keep_from;
-
-			if (low > in->dropped && low - in->dropped >= DROP_CHUNK + 65536) {
-				uint64_t upto = (low - 65536) & ~(uint64_t)(DROP_CHUNK - 1);
-
-				if (upto > in->dropped) {
-					madvise((void *)(in->map + in->dropped),
-						upto - in->dropped, MADV_DONTNEED);
-					in->dropped = upto;
-					if (in->populated < upto)
-						in->populated = upto;
-				}
-			}
-			input__populate(in, off);
-		}
+		if (!in->streaming && !in->pread && in->map)
+			input__drop_behind(in, off);
 		ret = perf_input__peek(r, in, 8, &p, &avail);
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
 			if (avail)
 				input__cut(r, avail, 8);
-			goto end;
+			break;
 		}
 		type = rd32(r, p);
 		size = record_size(r, p);
@@ -500,119 +635,23 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		}
 		if (type == PERF_RECORD_COMPRESSED2) {
 			ret = perf_input__peek(r, in, 16, &p, &avail);
-			if (ret < 0)
-				return ret;
-			if (ret == 0) {
-				input__cut(r, avail, size > 16 ? size : 16);
-				goto end;
-			}
-			ret = input__compressed2(r, in, p, size, off);
-			if (ret < 0)
-				return ret;
 			if (ret == 0)
-				goto end;
-			continue;
+				input__cut(r, avail, size > 16 ? size : 16);
+			else if (ret > 0 && (ret = input__compressed2(r, in, p, size, off)) == 1)
+				ret = 2;	/* its records are in the decompressed buffer */
+		} else {
+			ret = input__record(r, in, raw, type, size, off);
 		}
-		if (size < 8) {
-			if (r->hdr.truncated) {
-				/* zeros where the killed recorder wrote nothing more */
-				r->stats.partial_bytes += in->end == UINT64_MAX ? 0 : in->end - off;
-				goto end;
-			}
-			return perf_reader__fail(r, in->name, off,
-				"record size %u < header size", size);
-		}
-		ret = perf_input__peek(r, in, size, &p, &avail);
-		if (ret < 0)
+		if (ret < 0 || ret == 1)
 			return ret;
-		if (ret == 0) {
-			/* partial last record: normal after a killed recorder or in a pipe */
-			if (!in->streaming && r->hdr.data_size && !r->hdr.truncated &&
-			    !r->hdr.is_pipe && in == &r->inputs[0])
-				return perf_reader__fail(r, in->name, off,
-					"record size %u runs past the end of the data section",
-					size);
-			input__cut(r, avail, size);
-			goto end;
-		}
-		raw->p = p;
-		raw->size = size;
-		raw->type = type;
-		raw->offset = off;
-		raw->in = in;
-		raw->extra = NULL;
-		raw->extra_size = 0;
-		if (type == PERF_RECORD_COMPRESSED) {
-			r->stats.nr_records[type]++;
-			r->hdr.compressed = true;
-			ret = perf_input__decompress(r, in, p + 8, size - 8u, off);
-			if (ret)
-				return ret;
-			perf_input__skip(r, in, size);
-			continue;
-		}
-		if (type == PERF_RECORD_HEADER_TRACING_DATA && size >= 12) {
-			uint32_t blob = rd32(r, p + 8);
-			size_t have;
-
-			if (blob > PERF_MAX_BLOB)
-				return perf_reader__fail(r, in->name, off,
-					"TRACING_DATA record: size %u too large", blob);
-			if (size > 16 && size >= 12 + (uint64_t)blob) {
-				/* simpleperf: the data inside the record, after the u32 size */
-				raw->extra = p + 12;
-				raw->extra_size = blob;
-				perf_input__skip(r, in, size);
-				return 1;
-			}
-			ret = perf_input__peek(r, in, (size_t)size + blob, &p, &have);
-			if (ret < 0)
-				return ret;
-			if (ret == 0) {
-				input__cut(r, have, (uint64_t)size + blob);
-				goto end;
-			}
-			raw->p = p;
-			raw->extra = p + size;
-			raw->extra_size = blob;
-			perf_input__skip(r, in, (uint64_t)size + blob);
-			return 1;
-		}
-		if (type == PERF_RECORD_AUXTRACE && size >= 16) {
-			uint64_t payload = rd64(r, p + 8);
-
-			raw->extra_size = payload;
-			if (in->streaming) {
-				/* the record bytes must survive skipping the payload */
-				if (r->recbuf_cap < size) {
-					uint8_t *nb = realloc(r->recbuf, 65536);
-
-					if (!nb)
-						return -ENOMEM;
-					r->recbuf = nb;
-					r->recbuf_cap = 65536;
-				}
-				memcpy(r->recbuf, p, size);
-				raw->p = r->recbuf;
-			}
-			perf_input__skip(r, in, size);
-			ret = perf_input__skip(r, in, payload);
-			if (ret < 0)
-				return ret;
-			if (ret == 0) {
-				r->hdr.truncated = true;
-				in->done = true;
-			}
-			return 1;
-		}
-		perf_input__skip(r, in, size);
-		return 1;
-end:
-		in->done = true;
-		if (in->zlen - in->zpos) {
-			input__cut(r, in->zlen - in->zpos, in->zlen - in->zpos);
-			in->zpos = in->zlen;
-		}
-		return 0;
+		if (ret == 0)
+			break;
 	}
+	/* the end: what the decompressed buffer still holds is a cut record */
+	in->done = true;
+	if (in->zlen - in->zpos) {
+		input__cut(r, in->zlen - in->zpos, in->zlen - in->zpos);
+		in->zpos = in->zlen;
+	}
+	return 0;
 }

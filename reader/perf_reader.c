@@ -323,12 +323,85 @@ static bool range_ok(uint64_t off, uint64_t size, uint64_t limit)
 	return off <= limit && size <= limit - off;
 }
 
+/* The file's attrs: nr of attr_size bytes at a_off (checked in the file), each with its
+ * ids. 0 or an error. */
+static int read_attrs(struct perf_reader *r, struct perf_input *in, uint64_t a_off,
+		      uint64_t nr, uint64_t attr_size)
+{
+	const uint8_t *p = in->map;
+	uint64_t i;
+	int err;
+
+	for (i = 0; i < nr; i++) {
+		uint64_t eoff = a_off + i * attr_size;
+		const uint8_t *e = p + eoff;
+		struct perf_evattr a;
+		uint64_t ids_off, ids_size;
+
+		err = perf_reader__parse_attr(r, e, attr_size - 16, &a, in->name, eoff);
+		if (err)
+			return err;
+		ids_off = rd64(r, e + attr_size - 16);
+		ids_size = rd64(r, e + attr_size - 8);
+		if (ids_size && !range_ok(ids_off, ids_size, in->map_size))
+			return perf_reader__fail(r, in->name, eoff + attr_size - 16,
+						 "attr ids out of bounds");
+		/* no ids: ids_off is not checked and may point anywhere */
+		err = perf_reader__add_event(r, &a, ids_size ? p + ids_off : p, ids_size / 8,
+					     in->name, eoff);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The feature sections the header's bits announce, their index at idx_off. A bad payload
+ * is counted and skipped, as perf does. 0 or an error. */
+static int read_features(struct perf_reader *r, struct perf_input *in, uint64_t idx_off)
+{
+	const char *f = in->name;
+	const uint8_t *p = in->map;
+	uint64_t fsize = in->map_size;
+	unsigned feat, n = 0;
+	int err;
+
+	for (feat = 1; feat < HEADER_FEAT_BITS; feat++) {
+		uint64_t e_off, s_off, s_size;
+
+		if (!feat_isset(r, feat))
+			continue;
+		e_off = idx_off + 16ULL * n++;
+		if (!range_ok(e_off, 16, fsize))
+			return perf_reader__fail(r, f, e_off,
+				"feature %u index entry out of bounds", feat);
+		s_off = rd64(r, p + e_off);
+		s_size = rd64(r, p + e_off + 8);
+		if (!range_ok(s_off, s_size, fsize))
+			return perf_reader__fail(r, f, e_off,
+				"feature %u section out of bounds", feat);
+		if (s_size > PERF_MAX_FEATURE_SIZE)
+			return perf_reader__fail(r, f, e_off, "feature %u section too large", feat);
+		err = perf_feature__process(r, feat, p + s_off, s_size, f, s_off);
+		if (err == -HBBP_EFORMAT) {
+			pr_debug("%s (feature %u skipped)", r->errbuf, feat);
+			r->err = 0;
+			r->errbuf[0] = 0;
+			r->stats.nr_bad_features++;
+			if (feat < 64)
+				r->stats.bad_features |= 1ULL << feat;
+		} else if (err) {
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int read_file_header(struct perf_reader *r, struct perf_input *in)
 {
 	const char *f = in->name;
 	const uint8_t *p = in->map;
 	uint64_t fsize = in->map_size;
-	uint64_t hsize, attr_size, a_off, a_size, d_off, d_size, nr_attrs, i;
+	uint64_t hsize, attr_size, a_off, a_size, d_off, d_size, nr_attrs;
 	int err;
 
 	if (fsize < 72)
@@ -393,65 +466,10 @@ static int read_file_header(struct perf_reader *r, struct perf_input *in)
 		in->end = d_off + d_size;
 	}
 	in->pos = d_off;
-
-	for (i = 0; i < nr_attrs; i++) {
-		uint64_t eoff = a_off + i * attr_size;
-		const uint8_t *e = p + eoff;
-		struct perf_evattr a;
-		uint64_t ids_off, ids_size;
-
-		err = perf_reader__parse_attr(r, e, attr_size - 16, &a, f, eoff);
-		if (err)
-			return err;
-		ids_off = rd64(r, e + attr_size - 16);
-		ids_size = rd64(r, e + attr_size - 8);
-		if (ids_size && !range_ok(ids_off, ids_size, fsize))
-			return perf_reader__fail(r, f, eoff + attr_size - 16,
-						 "attr ids out of bounds");
-		/* no ids: ids_off is not checked and may point anywhere */
-		err = perf_reader__add_event(r, &a, ids_size ? p + ids_off : p, ids_size / 8, f,
-					     eoff);
-		if (err)
-			return err;
-	}
-
-	/* features: the index follows the data section */
-	if (!r->hdr.truncated) {
-		uint64_t idx_off = d_off + d_size;
-		unsigned feat, n = 0;
-
-		for (feat = 1; feat < HEADER_FEAT_BITS; feat++) {
-			uint64_t e_off, s_off, s_size;
-
-			if (!feat_isset(r, feat))
-				continue;
-			e_off = idx_off + 16ULL * n++;
-			if (!range_ok(e_off, 16, fsize))
-				return perf_reader__fail(r, f, e_off,
-					"feature %u index entry out of bounds", feat);
-			s_off = rd64(r, p + e_off);
-			s_size = rd64(r, p + e_off + 8);
-			if (!range_ok(s_off, s_size, fsize))
-				return perf_reader__fail(r, f, e_off,
-					"feature %u section out of bounds", feat);
-			if (s_size > PERF_MAX_FEATURE_SIZE)
-				return perf_reader__fail(r, f, e_off,
-					"feature %u section too large", feat);
-			err = perf_feature__process(r, feat, p + s_off, s_size, f, s_off);
-			if (err == -HBBP_EFORMAT) {
-				/* a bad feature payload is not fatal: perf skips it too */
-				pr_debug("%s (feature %u skipped)", r->errbuf, feat);
-				r->err = 0;
-				r->errbuf[0] = 0;
-				r->stats.nr_bad_features++;
-				if (feat < 64)
-					r->stats.bad_features |= 1ULL << feat;
-			} else if (err) {
-				return err;
-			}
-		}
-	}
-	return 0;
+	err = read_attrs(r, in, a_off, nr_attrs, attr_size);
+	if (!err && !r->hdr.truncated)	/* the feature index follows the data section */
+		err = read_features(r, in, d_off + d_size);
+	return err;
 }
 
 /* ---- pipe mode: leading HEADER_* records ---- */
