@@ -108,16 +108,11 @@ static bool has_group(const cs_detail *d, uint8_t g)
 
 /* ---- AArch64 ---- */
 
-static bool a64_lse(const char *mn)
+/* mn starts with one of the prefixes of p (NULL-terminated) */
+static bool starts_any(const char *mn, const char *const *p)
 {
-	static const char *const p[] = { "cas", "swp", "ldadd", "ldclr", "ldeor", "ldset",
-					 "ldsmax", "ldsmin", "ldumax", "ldumin", "stadd",
-					 "stclr", "steor", "stset", "stsmax", "stsmin",
-					 "stumax", "stumin", NULL };
-	const char *const *q;
-
-	for (q = p; *q; q++)
-		if (starts(mn, *q))
+	for (; *p; p++)
+		if (starts(mn, *p))
 			return true;
 	return false;
 }
@@ -134,15 +129,11 @@ static enum bbmap_elem a64_vas_elem(arm64_vas v, bool fp)
 	}
 }
 
-void insn_attr__arm64(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n)
+/* The control-transfer flags, and the target of a direct branch into out. */
+static uint16_t a64_branch(const cs_detail *d, unsigned id, struct bbmap_insn *out)
 {
-	const cs_detail *d = ci->detail;
 	const cs_arm64 *a = &d->arm64;
-	const char *mn = ci->mnemonic;
-	unsigned id = ci->id;
 	uint16_t f = 0;
-	enum bbmap_isa isa = ISA_A64_BASE;
-	bool fp = mn[0] == 'f' || starts(mn, "scvtf") || starts(mn, "ucvtf");
 	uint8_t i;
 
 	switch (id) {
@@ -179,7 +170,118 @@ void insn_attr__arm64(csh h, const cs_insn *ci, struct bbmap_insn *out, char *ic
 				break;
 			}
 	}
-	if (a64_lse(mn)) {
+	return f;
+}
+
+/* The operands' kinds, the widest register, packing and element type. */
+static void a64_operands(csh h, const cs_arm64 *a, enum bbmap_isa isa, bool fp,
+			 struct bbmap_insn *out)
+{
+	uint8_t i;
+
+	out->nr_ops = a->op_count;
+	for (i = 0; i < a->op_count; i++) {
+		const cs_arm64_op *op = &a->operands[i];
+		const char *rn;
+		uint16_t w = 0;
+
+		if (i < 4)
+			out->op_kinds[i] = op->type == ARM64_OP_REG ? 'r' :
+					   op->type == ARM64_OP_MEM ? 'm' :
+					   (op->type == ARM64_OP_IMM || op->type == ARM64_OP_FP ||
+					    op->type == ARM64_OP_CIMM) ? 'i' : '?';
+		if (op->type != ARM64_OP_REG)
+			continue;
+		rn = cs_reg_name(h, op->reg);
+		if (op->vas == ARM64_VAS_8B || op->vas == ARM64_VAS_4H ||
+		    op->vas == ARM64_VAS_2S || op->vas == ARM64_VAS_1D)
+			w = 64;
+		else if (op->vas != ARM64_VAS_INVALID || (rn && rn[0] == 'q'))
+			w = 128;
+		if (w > out->width)
+			out->width = w;
+		if (op->vas != ARM64_VAS_INVALID) {
+			out->packing = PACK_PACKED;
+			out->elem = (uint8_t)a64_vas_elem(op->vas, fp);
+		} else if (!out->elem && rn && (isa == ISA_A64_FP || isa == ISA_A64_NEON)) {
+			out->packing = PACK_SCALAR;
+			out->elem = rn[0] == 's' ? (fp ? ELEM_FP32 : ELEM_INT32) :
+				    rn[0] == 'd' ? (fp ? ELEM_FP64 : ELEM_INT64) :
+				    rn[0] == 'h' ? (fp ? ELEM_FP16 : ELEM_INT16) :
+				    rn[0] == 'b' ? ELEM_INT8 : ELEM_NONE;
+		} else if (!out->elem && rn && i == 0) {
+			out->elem = rn[0] == 'x' ? ELEM_INT64 : rn[0] == 'w' ? ELEM_INT32 :
+				    ELEM_NONE;
+		}
+	}
+}
+
+/* The category: from the flags, else from the mnemonic's prefix, in this order. */
+static enum bbmap_category a64_category(const char *mn, uint16_t f, unsigned id,
+					enum bbmap_isa isa, bool fp)
+{
+	static const char *const nop[] = { "hint", "bti", NULL };
+	static const char *const sys[] = { "msr", "mrs", "dmb", "dsb", "isb", "sys", "prfm",
+					   "dc", "ic", "wfe", "wfi", "sev", NULL };
+	static const char *const cvt[] = { "fcvt", "scvtf", "ucvtf", "sxt", "uxt", NULL };
+	static const char *const xfer[] = { "ld", "st", "mov", "fmov", "adr", "dup", "ins",
+					    "umov", "smov", "csel", "cset", "csinc", "cas",
+					    "swp", NULL };
+	static const char *const cmp[] = { "fcmp", "cmp", "cmn", "tst", "ccmp", "ccmn",
+					   "fccmp", NULL };
+	static const char *const shift[] = { "lsl", "lsr", "asr", "ror", "extr", NULL };
+	static const char *const logical[] = { "and", "orr", "eor", "bic", "orn", "eon", "mvn",
+					       "bfi", "bfx", "ubfx", "sbfx", "ubfiz", "sbfiz",
+					       "bfxil", "clz", "cls", "rbit", "rev", NULL };
+	static const char *const arith[] = { "add", "sub", "mul", "madd", "msub", "neg", "adc",
+					     "sbc", "sdiv", "udiv", "smul", "umul", "smadd",
+					     "umadd", "smsub", "umsub", "cneg", "cinc", "csneg",
+					     "csinv", "mneg", NULL };
+
+	if (f & BBMAP_INSN_SYSCALL)
+		return CAT_SYSTEM;
+	if (f & BBMAP_INSN_RET)
+		return CAT_RET;
+	if (f & BBMAP_INSN_CALL)
+		return CAT_CALL;
+	if (f & BBMAP_INSN_COND)
+		return CAT_COND_BR;
+	if (f & BBMAP_INSN_BRANCH)
+		return id == ARM64_INS_BRK ? CAT_SYSTEM : CAT_UNCOND_BR;
+	if (!strcmp(mn, "nop") || !strcmp(mn, "yield") || starts_any(mn, nop))
+		return CAT_NOP;
+	if (starts_any(mn, sys))
+		return CAT_SYSTEM;
+	if (strstr(mn, "cvt") || starts_any(mn, cvt))
+		return CAT_CONVERT;
+	if (starts_any(mn, xfer))
+		return CAT_DATAXFER;
+	if (starts_any(mn, cmp))
+		return CAT_BINARY;
+	if (isa == ISA_A64_NEON || isa == ISA_A64_FP || isa == ISA_A64_CRYPTO)
+		return fp ? CAT_SIMD_FP : CAT_SIMD_INT;
+	if (starts_any(mn, shift))
+		return CAT_SHIFT;
+	if (starts_any(mn, logical))
+		return CAT_LOGICAL;
+	if (starts_any(mn, arith))
+		return CAT_BINARY;
+	return CAT_MISC;
+}
+
+void insn_attr__arm64(csh h, const cs_insn *ci, struct bbmap_insn *out, char *iclass, size_t n)
+{
+	static const char *const lse[] = { "cas", "swp", "ldadd", "ldclr", "ldeor", "ldset",
+					   "ldsmax", "ldsmin", "ldumax", "ldumin", "stadd",
+					   "stclr", "steor", "stset", "stsmax", "stsmin",
+					   "stumax", "stumin", NULL };
+	const cs_detail *d = ci->detail;
+	const char *mn = ci->mnemonic;
+	uint16_t f = a64_branch(d, ci->id, out);
+	enum bbmap_isa isa = ISA_A64_BASE;
+	bool fp = mn[0] == 'f' || starts(mn, "scvtf") || starts(mn, "ucvtf");
+
+	if (starts_any(mn, lse)) {
 		f |= BBMAP_INSN_MEM_READ | BBMAP_INSN_MEM_WRITE | BBMAP_INSN_LOCK;
 		isa = ISA_A64_LSE;
 	} else if (starts(mn, "ld")) {
@@ -200,96 +302,9 @@ void insn_attr__arm64(csh h, const cs_insn *ci, struct bbmap_insn *out, char *ic
 	else if (has_group(d, ARM64_GRP_FPARMV8))
 		isa = ISA_A64_FP;
 	out->isa = (uint8_t)isa;
-
-	out->nr_ops = a->op_count;
-	for (i = 0; i < a->op_count; i++) {
-		const cs_arm64_op *op = &a->operands[i];
-
-		if (i < 4)
-			out->op_kinds[i] = op->type == ARM64_OP_REG ? 'r' :
-					   op->type == ARM64_OP_MEM ? 'm' :
-					   (op->type == ARM64_OP_IMM || op->type == ARM64_OP_FP ||
-					    op->type == ARM64_OP_CIMM) ? 'i' : '?';
-		if (op->type == ARM64_OP_REG) {
-			const char *rn = cs_reg_name(h, op->reg);
-			uint16_t w = 0;
-
-			if (op->vas == ARM64_VAS_8B || op->vas == ARM64_VAS_4H ||
-			    op->vas == ARM64_VAS_2S || op->vas == ARM64_VAS_1D)
-				w = 64;
-			else if (op->vas != ARM64_VAS_INVALID || (rn && rn[0] == 'q'))
-				w = 128;
-			if (w > out->width)
-				out->width = w;
-			if (op->vas != ARM64_VAS_INVALID) {
-				out->packing = PACK_PACKED;
-				out->elem = (uint8_t)a64_vas_elem(op->vas, fp);
-			} else if (!out->elem && rn && (isa == ISA_A64_FP || isa == ISA_A64_NEON)) {
-				out->packing = PACK_SCALAR;
-				out->elem = rn[0] == 's' ? (fp ? ELEM_FP32 : ELEM_INT32) :
-					    rn[0] == 'd' ? (fp ? ELEM_FP64 : ELEM_INT64) :
-					    rn[0] == 'h' ? (fp ? ELEM_FP16 : ELEM_INT16) :
-					    rn[0] == 'b' ? ELEM_INT8 : ELEM_NONE;
-			} else if (!out->elem && rn && i == 0) {
-				out->elem = rn[0] == 'x' ? ELEM_INT64 : rn[0] == 'w' ? ELEM_INT32 :
-					    ELEM_NONE;
-			}
-		}
-	}
+	a64_operands(h, &d->arm64, isa, fp, out);
 	out->flags = f;
-	if (f & BBMAP_INSN_SYSCALL)
-		out->category = CAT_SYSTEM;
-	else if (f & BBMAP_INSN_RET)
-		out->category = CAT_RET;
-	else if (f & BBMAP_INSN_CALL)
-		out->category = CAT_CALL;
-	else if (f & BBMAP_INSN_COND)
-		out->category = CAT_COND_BR;
-	else if (f & BBMAP_INSN_BRANCH)
-		out->category = id == ARM64_INS_BRK ? CAT_SYSTEM : CAT_UNCOND_BR;
-	else if (!strcmp(mn, "nop") || starts(mn, "hint") || starts(mn, "bti") ||
-		 !strcmp(mn, "yield"))
-		out->category = CAT_NOP;
-	else if (starts(mn, "msr") || starts(mn, "mrs") || starts(mn, "dmb") ||
-		 starts(mn, "dsb") || starts(mn, "isb") || starts(mn, "sys") ||
-		 starts(mn, "prfm") || starts(mn, "dc") || starts(mn, "ic") ||
-		 starts(mn, "wfe") || starts(mn, "wfi") || starts(mn, "sev"))
-		out->category = CAT_SYSTEM;
-	else if (strstr(mn, "cvt") || starts(mn, "fcvt") || starts(mn, "scvtf") ||
-		 starts(mn, "ucvtf") || starts(mn, "sxt") || starts(mn, "uxt"))
-		out->category = CAT_CONVERT;
-	else if (starts(mn, "ld") || starts(mn, "st") || starts(mn, "mov") ||
-		 starts(mn, "fmov") || starts(mn, "adr") || starts(mn, "dup") ||
-		 starts(mn, "ins") || starts(mn, "umov") || starts(mn, "smov") ||
-		 starts(mn, "csel") || starts(mn, "cset") || starts(mn, "csinc") ||
-		 starts(mn, "cas") || starts(mn, "swp"))
-		out->category = CAT_DATAXFER;
-	else if (starts(mn, "fcmp") || starts(mn, "cmp") || starts(mn, "cmn") ||
-		 starts(mn, "tst") || starts(mn, "ccmp") || starts(mn, "ccmn") ||
-		 starts(mn, "fccmp"))
-		out->category = CAT_BINARY;
-	else if (isa == ISA_A64_NEON || isa == ISA_A64_FP || isa == ISA_A64_CRYPTO)
-		out->category = fp ? CAT_SIMD_FP : CAT_SIMD_INT;
-	else if (starts(mn, "lsl") || starts(mn, "lsr") || starts(mn, "asr") ||
-		 starts(mn, "ror") || starts(mn, "extr"))
-		out->category = CAT_SHIFT;
-	else if (starts(mn, "and") || starts(mn, "orr") || starts(mn, "eor") ||
-		 starts(mn, "bic") || starts(mn, "orn") || starts(mn, "eon") ||
-		 starts(mn, "mvn") || starts(mn, "bfi") || starts(mn, "bfx") ||
-		 starts(mn, "ubfx") || starts(mn, "sbfx") || starts(mn, "ubfiz") ||
-		 starts(mn, "sbfiz") || starts(mn, "bfxil") || starts(mn, "clz") ||
-		 starts(mn, "cls") || starts(mn, "rbit") || starts(mn, "rev"))
-		out->category = CAT_LOGICAL;
-	else if (starts(mn, "add") || starts(mn, "sub") || starts(mn, "mul") ||
-		 starts(mn, "madd") || starts(mn, "msub") || starts(mn, "neg") ||
-		 starts(mn, "adc") || starts(mn, "sbc") || starts(mn, "sdiv") ||
-		 starts(mn, "udiv") || starts(mn, "smul") || starts(mn, "umul") ||
-		 starts(mn, "smadd") || starts(mn, "umadd") || starts(mn, "smsub") ||
-		 starts(mn, "umsub") || starts(mn, "cneg") || starts(mn, "cinc") ||
-		 starts(mn, "csneg") || starts(mn, "csinv") || starts(mn, "mneg"))
-		out->category = CAT_BINARY;
-	else
-		out->category = CAT_MISC;
+	out->category = (uint8_t)a64_category(mn, f, ci->id, isa, fp);
 	upcase(iclass, n, mn);
 }
 

@@ -124,12 +124,80 @@ static int64_t sext(const uint8_t *p, unsigned n)
 	return (int64_t)v;
 }
 
+/* The rest of an instruction whose opcode (op, of the two-byte map when two_byte) has a
+ * ModRM byte at p[i]: the ModRM, SIB and displacement, then the immediate its form adds (iz:
+ * the size of an imm16/32). Its length, or 0 when left to Zydis. */
+static unsigned modrm_len(const uint8_t *p, size_t i, size_t left, unsigned op, unsigned form,
+			  bool osz, bool two_byte, unsigned iz)
+{
+	unsigned mod, reg, rm, imm = 0;
+
+	if (i >= left)
+		return 0;
+	mod = p[i] >> 6;
+	reg = (p[i] >> 3) & 7;
+	rm = p[i] & 7;
+	i++;
+	switch (form) {
+	case F_MIB:
+		imm = 1;
+		break;
+	case F_MIZ:
+		imm = iz;
+		break;
+	case F_M0:
+	case F_M0IB:
+	case F_M0IZ:
+		if (reg)
+			return 0;
+		imm = form == F_M0IB ? 1 : form == F_M0IZ ? iz : 0;
+		break;
+	case F_MMEM:
+		if (mod == 3)
+			return 0;
+		break;
+	case F_GRP3:
+		if (reg == 1)
+			return 0;	/* the undocumented test alias */
+		imm = reg == 0 ? (op == 0xf6 ? 1 : iz) : 0;
+		break;
+	case F_GRP5:
+		if (!(reg == 0 || reg == 1 || (reg == 6 && op == 0xff)))
+			return 0;	/* call, jmp, far forms: Zydis */
+		if (reg == 6 && osz)
+			return 0;
+		break;
+	default:
+		break;
+	}
+	/* the shifts' reg 6 (an alias of shl) */
+	if (!two_byte && reg == 6 && (op == 0xc0 || op == 0xc1 || (op >= 0xd0 && op <= 0xd3)))
+		return 0;
+	if (mod != 3) {
+		if (rm == 4) {		/* SIB */
+			if (i >= left)
+				return 0;
+			if (mod == 0 && (p[i] & 7) == 5)
+				i += 4;	/* no base: disp32 */
+			i++;
+		} else if (mod == 0 && rm == 5) {
+			i += 4;		/* rip + disp32 */
+		}
+		if (mod == 1)
+			i += 1;
+		else if (mod == 2)
+			i += 4;
+	}
+	i += imm;
+	return i <= left ? (unsigned)i : 0;
+}
+
 unsigned x86_fast__outline(const uint8_t *p, size_t left, uint64_t addr, uint16_t *flags,
 			   uint64_t *target)
 {
 	size_t i = 0;
 	bool osz = false, two_byte = false;
-	unsigned rex = 0, op, form, imm = 0, reg = 0, rel = 0;
+	unsigned rex = 0, op, form, imm, rel;
 	unsigned iz;		/* an imm16/32's size: 66 makes it 2, unless REX.W */
 
 	*flags = 0;
@@ -165,14 +233,10 @@ unsigned x86_fast__outline(const uint8_t *p, size_t left, uint64_t addr, uint16_
 	case F_NONE:
 		return (unsigned)i;
 	case F_IB:
-		imm = 1;
-		break;
 	case F_IZ:
-		imm = iz;
-		break;
 	case F_IV:
-		imm = rex & 8 ? 8 : iz;
-		break;
+		imm = form == F_IB ? 1 : form == F_IV && (rex & 8) ? 8 : iz;
+		return i + imm <= left ? (unsigned)(i + imm) : 0;
 	case F_JCC8:
 	case F_JMP8:
 	case F_JMP32:
@@ -195,68 +259,6 @@ unsigned x86_fast__outline(const uint8_t *p, size_t left, uint64_t addr, uint16_
 		i += form == F_RETIW ? 2 : 0;
 		return i <= left ? (unsigned)i : 0;
 	default:	/* a ModRM byte */
-		break;
+		return modrm_len(p, i, left, op, form, osz, two_byte, iz);
 	}
-	if ((form >= F_M && form <= F_MIZ) || (form >= F_M0 && form <= F_GRP5)) {
-		unsigned mod, rm;
-
-		if (i >= left)
-			return 0;
-		mod = p[i] >> 6;
-		reg = (p[i] >> 3) & 7;
-		rm = p[i] & 7;
-		i++;
-		switch (form) {
-		case F_MIB:
-			imm = 1;
-			break;
-		case F_MIZ:
-			imm = iz;
-			break;
-		case F_M0:
-		case F_M0IB:
-		case F_M0IZ:
-			if (reg)
-				return 0;
-			imm = form == F_M0IB ? 1 : form == F_M0IZ ? iz : 0;
-			break;
-		case F_MMEM:
-			if (mod == 3)
-				return 0;
-			break;
-		case F_GRP3:
-			if (reg == 1)
-				return 0;	/* the undocumented test alias */
-			imm = reg == 0 ? (op == 0xf6 ? 1 : iz) : 0;
-			break;
-		case F_GRP5:
-			if (!(reg == 0 || reg == 1 || (reg == 6 && op == 0xff)))
-				return 0;	/* call, jmp, far forms: Zydis */
-			if (reg == 6 && osz)
-				return 0;
-			break;
-		default:
-			break;
-		}
-		/* the shifts' reg 6 (an alias of shl) */
-		if (!two_byte && reg == 6 && (op == 0xc0 || op == 0xc1 || (op >= 0xd0 && op <= 0xd3)))
-			return 0;
-		if (mod != 3) {
-			if (rm == 4) {		/* SIB */
-				if (i >= left)
-					return 0;
-				if (mod == 0 && (p[i] & 7) == 5)
-					i += 4;	/* no base: disp32 */
-				i++;
-			} else if (mod == 0 && rm == 5) {
-				i += 4;		/* rip + disp32 */
-			}
-			if (mod == 1)
-				i += 1;
-			else if (mod == 2)
-				i += 4;
-		}
-	}
-	i += imm;
-	return i <= left ? (unsigned)i : 0;
 }
