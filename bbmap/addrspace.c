@@ -9,6 +9,7 @@
 
 #include "bbmap/session_priv.h"
 #include "util/grow.h"
+#include "util/bsearch.h"
 
 #define MAPS_MAX (1u << 24)
 
@@ -20,17 +21,7 @@ static int maps__reserve(struct bbmap_maps *m, size_t extra)
 /* First index whose end is above addr (maps are sorted and disjoint). */
 static size_t maps__first_ending_after(const struct bbmap_maps *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bsearch_count(m->n, mid, m->v[mid].end <= addr);
 }
 
 /* Replaces v[i, j) with the k maps in repl. */

@@ -10,6 +10,7 @@
 
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
+#include "util/bsearch.h"
 
 static int open_handle(const struct bbmap_module *m, struct mod_decoder *d, bool thumb, csh **h,
 		       cs_insn **ci)
@@ -64,18 +65,11 @@ void mod_capstone__close(struct mod_decoder *d)
 
 static bool region_is_thumb(const struct bbmap_module *m, uint64_t start)
 {
-	size_t lo = 0, hi = m->nr_syms;
+	size_t lo;
 
 	if (m->arch != BBMAP_ARCH_ARM)
 		return false;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = bsearch_count(m->nr_syms, mid, m->syms[mid].start < start);
 	return lo < m->nr_syms && m->syms[lo].start == start && (m->sym_state[lo] & 4);
 }
 

@@ -12,6 +12,7 @@
 #include "bbmap/session_priv.h"
 #include "util/hbbp_err.h"
 #include "util/grow.h"
+#include "util/bsearch.h"
 
 #define NAMES_MAX (1u << 24)
 
@@ -288,8 +289,8 @@ static int namesym_cmp(const void *a, const void *b)
 
 const struct bbmap_namesym *bbmap_names__find(struct bbmap_names *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
 	const struct bbmap_namesym *e;
+	size_t lo;
 
 	if (!t->n)
 		return NULL;
@@ -297,14 +298,7 @@ const struct bbmap_namesym *bbmap_names__find(struct bbmap_names *t, uint64_t ad
 		qsort(t->v, t->n, sizeof(*t->v), namesym_cmp);
 		t->sorted = true;
 	}
-	while (lo < hi) {	/* last entry with start <= addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = bsearch_count(t->n, mid, t->v[mid].start <= addr);	/* after the last <= addr */
 	if (!lo)
 		return NULL;
 	e = &t->v[lo - 1];

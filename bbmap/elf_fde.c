@@ -14,6 +14,7 @@
 
 #include "bbmap/module_priv.h"
 #include "util/radix.h"
+#include "util/bsearch.h"
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -59,16 +60,9 @@ static size_t drop_split_by_symbols(const struct bbmap_module *m, size_t n)
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++) {
-		size_t lo = 0, hi = m->nr_syms;
+		/* the first symbol starting after the FDE's start */
+		size_t lo = bsearch_count(m->nr_syms, mid, m->syms[mid].start <= m->fdes[i].start);
 
-		while (lo < hi) {	/* first symbol starting after the FDE's start */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (m->syms[mid].start <= m->fdes[i].start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo < m->nr_syms && m->syms[lo].start < m->fdes[i].end)
 			continue;
 		m->fdes[k++] = m->fdes[i];
@@ -139,17 +133,7 @@ static bool fde_table(struct bbmap_module *m)
 /* The number of FDEs starting at or before vaddr (the table is sorted by start). */
 static size_t fdes_upto(const struct bbmap_module *m, uint64_t vaddr)
 {
-	size_t lo = 0, hi = m->nr_fdes;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->fdes[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bsearch_count(m->nr_fdes, mid, m->fdes[mid].start <= vaddr);
 }
 
 int mod_elf__fde_range(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end)

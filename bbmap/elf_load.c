@@ -22,6 +22,7 @@
 #include "util/hbbp_err.h"
 #include "util/grow.h"
 #include "util/radix.h"
+#include "util/bsearch.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -221,16 +222,8 @@ static int load_code(struct bbmap_module *m)
 
 const struct mod_code_range *mod_elf__code_range(const struct bbmap_module *m, uint64_t vaddr)
 {
-	size_t lo = 0, hi = m->nr_code;
+	size_t lo = bsearch_count(m->nr_code, mid, m->code[mid].vaddr <= vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->code[mid].vaddr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	if (vaddr - m->code[lo - 1].vaddr < m->code[lo - 1].size)

@@ -16,6 +16,7 @@
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
 #include "util/grow.h"
+#include "util/bsearch.h"
 
 #define WINDOW (64u * 1024)		/* code decoded around an address with no function */
 
@@ -310,36 +311,18 @@ int bbmap_module__symbol_addr(const struct bbmap_module *m, const char *name, ui
 /* Index of the last symbol starting at or before vaddr, or -1. */
 static long sym_floor(const struct bbmap_module *m, uint64_t vaddr)
 {
-	size_t lo = 0, hi = m->nr_syms;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
+	return (long)bsearch_count(m->nr_syms, mid, m->syms[mid].start <= vaddr) - 1;
 }
 
 static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t vaddr)
 {
-	size_t lo = 0, hi = m->nr_fde_syms;
+	size_t lo = bsearch_count(m->nr_fde_syms, mid, m->fde_syms[mid]->start <= vaddr);
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Addr start, end;
 	uint64_t fs, fe;
 	struct bbmap_symbol *s;
 	char name[32];
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->fde_syms[mid]->start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && vaddr - m->fde_syms[lo - 1]->start < m->fde_syms[lo - 1]->size)
 		return m->fde_syms[lo - 1];
 	switch (mod_elf__fde_range(m, vaddr, &fs, &fe)) {
@@ -399,17 +382,7 @@ const struct bbmap_symbol *bbmap_module__symbol_at(struct bbmap_module *m, uint6
 /* Index of the first region with start > vaddr. */
 static size_t region_upper(const struct bbmap_module *m, uint64_t vaddr)
 {
-	size_t lo = 0, hi = m->nr_regions;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->regions[mid]->start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bsearch_count(m->nr_regions, mid, m->regions[mid]->start <= vaddr);
 }
 
 struct mod_region *mod_region__of(const struct bbmap_module *m, uint64_t vaddr)
@@ -424,48 +397,24 @@ struct mod_region *mod_region__of(const struct bbmap_module *m, uint64_t vaddr)
 /* Index of the instruction starting at vaddr in r, or -1. */
 static long insn_index(const struct mod_region *r, uint64_t vaddr)
 {
-	size_t lo = 0, hi = r->nr_insns;
+	uint64_t off = vaddr - r->start;
+	size_t i;
 
 	if (r->offs) {
-		uint64_t off = vaddr - r->start;
-
 		if (vaddr < r->start || off > UINT32_MAX)
 			return -1;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (r->offs[mid] < off)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return lo < r->nr_insns && r->offs[lo] == off ? (long)lo : -1;
+		i = bsearch_count(r->nr_insns, mid, r->offs[mid] < off);
+		return i < r->nr_insns && r->offs[i] == off ? (long)i : -1;
 	}
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->insns[mid].addr < vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->nr_insns && r->insns[lo].addr == vaddr ? (long)lo : -1;
+	i = bsearch_count(r->nr_insns, mid, r->insns[mid].addr < vaddr);
+	return i < r->nr_insns && r->insns[i].addr == vaddr ? (long)i : -1;
 }
 
 /* Index of the block containing vaddr in r, or -1. */
 static long block_index(const struct mod_region *r, uint64_t vaddr)
 {
-	size_t lo = 0, hi = r->nr_blocks;
+	size_t lo = bsearch_count(r->nr_blocks, mid, r->blocks[mid].start <= vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->blocks[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && vaddr < r->blocks[lo - 1].end)
 		return (long)lo - 1;
 	return -1;
