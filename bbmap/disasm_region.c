@@ -20,13 +20,6 @@ void bbmap_module__threads_init(void)
 	mod_zydis__init();		/* Zydis's name tables, once */
 }
 
-void mod_decoder__init(struct mod_decoder *d, struct bbmap_module *m, bool worker)
-{
-	memset(d, 0, sizeof(*d));
-	d->sh = &m->shared;
-	d->worker = worker;
-}
-
 void mod_decoder__drop_scratch(struct mod_decoder *d)
 {
 	free(d->scr_insns);
@@ -39,7 +32,6 @@ void mod_decoder__drop_scratch(struct mod_decoder *d)
 void mod_decoder__exit(struct mod_decoder *d)
 {
 	mod_capstone__close(d);
-	mod_zydis__cache_free(d, NULL, NULL);
 	mod_decoder__drop_scratch(d);
 	d->zy_open = false;
 }

@@ -9,9 +9,7 @@
  * XED's (Zydis's mnemonic with XED's _NEAR/_FAR, REP_/REPE_/REPNE_, _LOCK and _XMM forms).
  * The mnemonic column keeps objdump's and capstone's spelling of condition codes (jne, cmove,
  * seta), so that mnemonics read as in `objdump -d -M intel`. An undecodable byte becomes a
- * 1-byte BAD instruction, is counted, and decoding goes on. Without operand text (the mix),
- * an x86-64 instruction whose length the fast outline knows is first looked up by its bytes
- * among those decoded before (a cache per decoding thread). Knows nothing of perf.data,
+ * 1-byte BAD instruction, is counted, and decoding goes on. Knows nothing of perf.data,
  * symbols or blocks.
  */
 #include <errno.h>
@@ -536,45 +534,6 @@ static void count_bad(struct mod_decoder *d, ZyanStatus st, struct bbmap_insn *i
 	d->stats.bytes_bad++;
 }
 
-/* The decode cache: an instruction's attributes depend on its bytes and the module's mode,
- * not on its address, but for a direct branch's target (kept as its distance). Where the
- * fast outline knows an instruction's length (x86_fast.c: most of compiled code), its bytes
- * find it here, direct-mapped; a slot holds the last one decoded there. Without operand text
- * only (the text shows addresses). */
-#define ZC_SLOTS	2048u
-#define ZC_MIN_BYTES	(256u << 10)	/* bytes a module decodes in full before it has one */
-struct mod_zydis_cache {
-	uint64_t hits, misses;
-	struct zc_slot {
-		uint8_t len;			/* 0: empty */
-		uint8_t bytes[15];
-		struct bbmap_insn in;		/* addr 0, operands NULL; target: its distance */
-	} slot[ZC_SLOTS];
-};
-
-void mod_zydis__cache_free(struct mod_decoder *d, uint64_t *hits, uint64_t *misses)
-{
-	if (d->zc && hits)
-		*hits += d->zc->hits;
-	if (d->zc && misses)
-		*misses += d->zc->misses;
-	free(d->zc);
-	d->zc = NULL;
-}
-
-/* The slot of the n bytes at code (n <= 15), their copy in key. */
-static struct zc_slot *zc_slot(struct mod_zydis_cache *c, const uint8_t *code, unsigned n,
-			       uint8_t key[16])
-{
-	uint64_t w[2];
-
-	memset(key, 0, 16);
-	memcpy(key, code, n);
-	memcpy(w, key, 16);
-	w[0] = (w[0] * 0x9e3779b97f4a7c15ULL) ^ (w[1] + n) * 0xc2b2ae3d27d4eb4fULL;
-	return &c->slot[(w[0] ^ w[0] >> 29) * 0xbf58476d1ce4e5b9ULL >> 53 & (ZC_SLOTS - 1)];
-}
-
 int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
 		      const uint8_t *code, struct mod_text_buf *text)
 {
@@ -592,46 +551,13 @@ int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struc
 	err = mod_zydis__open(m, d);
 	if (err)
 		return err;
-	if (m->no_operands && !m->zc_off && !d->zc && m->arch == BBMAP_ARCH_X86_64 && !m->zy_only) {
-		/* a module's decoders each keep a cache once it has many instructions to decode
-		 * (the small libraries of a process have none: memory for little gain) */
-		if (__atomic_add_fetch(&d->sh->decoded, r->end - r->start, __ATOMIC_RELAXED) >
-		    ZC_MIN_BYTES)
-			d->zc = calloc(1, sizeof(*d->zc));	/* none: each decoded, the same */
-	}
 	while (left) {
 		struct bbmap_insn *in;
-		struct zc_slot *zs = NULL;
-		uint8_t key[16];
-		unsigned n = 0;
 		size_t off;
 
 		if (r->nr_insns == d->scr_cap && mod_disasm__grow(d, (size_t)r->nr_insns + 1))
 			return -ENOMEM;
 		in = &d->scr_insns[r->nr_insns];
-		if (d->zc) {
-			uint16_t fl;
-			uint64_t tg;
-
-			n = x86_fast__outline(code, left, addr, &fl, &tg);
-			zs = n && n <= left ? zc_slot(d->zc, code, n, key) : NULL;
-		}
-		if (zs && zs->len == n && !memcmp(zs->bytes, key, n)) {
-			*in = zs->in;
-			in->addr = addr;
-			if (in->flags & BBMAP_INSN_HAS_TARGET)
-				in->target += addr;
-			d->zc->hits++;
-			off = mod_text__add(text, "");
-			if (off == (size_t)-1)
-				return -ENOMEM;
-			in->operands = (const char *)(uintptr_t)off;
-			code += n;
-			left -= n;
-			addr += n;
-			r->nr_insns++;
-			continue;
-		}
 		memset(in, 0, sizeof(*in));
 		in->addr = addr;
 		st = decode_step(d, r, code, addr, &left, &ctx, &zi);
@@ -667,15 +593,6 @@ int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struc
 				}
 			}
 			off = mod_text__commit(text, tl + 1);
-			if (zs && zi.length == n) {	/* remembered for the same bytes */
-				zs->len = (uint8_t)n;
-				memcpy(zs->bytes, key, n);
-				zs->in = *in;
-				zs->in.addr = 0;
-				if (in->flags & BBMAP_INSN_HAS_TARGET)
-					zs->in.target = in->target - addr;
-				d->zc->misses++;
-			}
 		}
 		if (off == (size_t)-1)
 			return -ENOMEM;

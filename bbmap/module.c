@@ -24,33 +24,26 @@
 
 const char *mod_str__intern(struct mod_decoder *d, const char *s)
 {
-	struct mod_shared *sh = d->sh;
 	size_t len = strlen(s);
-	char **v, *copy;
+	char **v = hmap__find_bytes(d->strs, s, len), *copy;
 
-	if (d->worker)
-		pthread_mutex_lock(&sh->lock);
-	v = hmap__find_bytes(&sh->strs, s, len);
+	if (v)
+		return *v;
+	copy = malloc(len + 1);
+	v = copy ? hmap__get_bytes(d->strs, memcpy(copy, s, len + 1), len, NULL) : NULL;
 	if (!v) {
-		copy = malloc(len + 1);
-		v = copy ? hmap__get_bytes(&sh->strs, memcpy(copy, s, len + 1), len, NULL) : NULL;
-		if (v)
-			*v = copy;
-		else
-			free(copy);
+		free(copy);
+		return NULL;
 	}
-	if (d->worker)
-		pthread_mutex_unlock(&sh->lock);
-	return v ? *v : NULL;
+	*v = copy;
+	return copy;
 }
 
-int mod_module__init(struct bbmap_module *m)
+void mod_module__init(struct bbmap_module *m)
 {
-	hmap__init_bytes(&m->shared.strs, sizeof(char *));
-	if (pthread_mutex_init(&m->shared.lock, NULL))
-		return -ENOMEM;
-	mod_decoder__init(&m->dec, m, false);
-	return 0;
+	hmap__init_bytes(&m->strs, sizeof(char *));
+	memset(&m->dec, 0, sizeof(m->dec));
+	m->dec.strs = &m->strs;
 }
 
 void mod_module__exit(struct bbmap_module *m)
@@ -60,16 +53,13 @@ void mod_module__exit(struct bbmap_module *m)
 	size_t i;
 
 	mod_decoder__exit(&m->dec);
-	for (i = 0; m->workers && i < BBMAP_MAX_THREADS; i++)
-		mod_decoder__exit(&m->workers[i]);
-	free(m->workers);
-	hmap__for_each(&m->shared.strs, i, key, v)
+	hmap__for_each(&m->strs, i, key, v)
 		free(*v);
-	hmap__exit(&m->shared.strs);
-	pthread_mutex_destroy(&m->shared.lock);
+	hmap__exit(&m->strs);
 }
 
-void mod_stats__add(struct bbmap_module_stats *a, const struct bbmap_module_stats *b)
+/* a += b */
+static void stats_add(struct bbmap_module_stats *a, const struct bbmap_module_stats *b)
 {
 	a->bytes_decoded += b->bytes_decoded;
 	a->nr_insns += b->nr_insns;
@@ -105,10 +95,7 @@ int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const 
 		return -ENOMEM;
 	m->refcnt = 1;
 	m->fd = m->dbg_fd = -1;
-	if (mod_module__init(m)) {
-		free(m);
-		return -ENOMEM;
-	}
+	mod_module__init(m);
 	m->path = strdup(path);
 	if (!m->path) {
 		err = -ENOMEM;
@@ -142,7 +129,7 @@ static void region_free_chunks(struct mod_region *r)
 	}
 }
 
-void mod_region__free(struct mod_region *r)
+static void region_free(struct mod_region *r)
 {
 	if (!r)
 		return;
@@ -161,7 +148,7 @@ void bbmap_module__delete(struct bbmap_module *m)
 	if (!m || --m->refcnt > 0)
 		return;
 	for (i = 0; i < m->nr_regions; i++)
-		mod_region__free(m->regions[i]);
+		region_free(m->regions[i]);
 	free(m->regions);
 	for (i = 0; i < m->nr_fde_syms; i++)
 		free(m->fde_syms[i]);
@@ -201,7 +188,7 @@ bool bbmap_module__has_lines(const struct bbmap_module *m) { return m->dwarf != 
 void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats *st)
 {
 	*st = m->stats;
-	mod_stats__add(st, &m->dec.stats);
+	stats_add(st, &m->dec.stats);
 }
 
 /* ---- addresses and symbols ---- */
@@ -385,7 +372,7 @@ static size_t region_upper(const struct bbmap_module *m, uint64_t vaddr)
 	return bsearch_count(m->nr_regions, mid, m->regions[mid]->start <= vaddr);
 }
 
-struct mod_region *mod_region__of(const struct bbmap_module *m, uint64_t vaddr)
+static struct mod_region *region_of(const struct bbmap_module *m, uint64_t vaddr)
 {
 	size_t i = region_upper(m, vaddr);
 
@@ -430,7 +417,9 @@ static bool any_bad(const struct bbmap_insn *in, uint32_t n)
 	return false;
 }
 
-int mod_region__split(struct bbmap_module *m, struct mod_region *r, uint64_t vaddr)
+/* Splits the block of r containing the instruction at vaddr so that one starts there.
+ * 0 when split or already a leader, -HBBP_ENOTFOUND when vaddr is no instruction start. */
+static int region_split(struct bbmap_module *m, struct mod_region *r, uint64_t vaddr)
 {
 	long bi = block_index(r, vaddr), ii;
 	struct bbmap_block *b;
@@ -447,7 +436,6 @@ int mod_region__split(struct bbmap_module *m, struct mod_region *r, uint64_t vad
 	memmove(&r->blocks[bi + 2], &r->blocks[bi + 1],
 		(r->nr_blocks - (size_t)bi - 1) * sizeof(*r->blocks));
 	r->nr_blocks++;
-	m->layout_gen++;
 	b = &r->blocks[bi];
 	first = r->offs ? (uint32_t)insn_index(r, b->start) : (uint32_t)(b->insns - r->insns);
 	b[1] = *b;
@@ -540,7 +528,9 @@ static int region_cut_blocks(const struct bbmap_module *m, struct mod_decoder *d
 	return 0;
 }
 
-void mod_region__attach_syms(struct bbmap_module *m, struct mod_region *r)
+/* Sets the symbol of each block of a new region (demangles names, makes .eh_frame
+ * pseudo symbols). */
+static void region_attach_syms(struct bbmap_module *m, struct mod_region *r)
 {
 	/* bbmap_module__symbol_at for each block, with a cursor over the symbols */
 	long j = sym_floor(m, r->start);
@@ -559,7 +549,7 @@ void mod_region__attach_syms(struct bbmap_module *m, struct mod_region *r)
 /* Chooses [start, end) to decode for vaddr: its function (symbol or FDE range) clipped to
  * the code range, else a window of at most WINDOW bytes after the previous symbol. Never
  * overlaps a decoded region. */
-int mod_region__bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end,
+static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end,
 		       uint64_t *soft_max)
 {
 	const struct mod_code_range *cr = mod_elf__code_range(m, vaddr);
@@ -613,7 +603,8 @@ int mod_region__bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, 
 	return 0;
 }
 
-int mod_region__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r)
+/* Outlines a new lazy region and cuts it into blocks, their symbols not set. */
+static int region_outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r)
 {
 	uint32_t i;
 	int err = mod_disasm__outline(m, d, r);
@@ -659,7 +650,9 @@ static void *region_alloc(struct mod_region *r, size_t n)
 	return (char *)c->data + c->used - n;
 }
 
-int mod_region__fill(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
+/* Decodes a lazy region's block in full if it is not (the counters as they were: the
+ * outline counted these instructions already), with its source lines: 0 or an error. */
+static int region_fill(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
 		     struct bbmap_block *b)
 {
 	struct mod_region t = { .start = b->start, .end = b->end };
@@ -686,18 +679,19 @@ int mod_region__fill(const struct bbmap_module *m, struct mod_decoder *d, struct
 	memcpy(tx, text.p, text.len);
 	for (i = 0; i < t.nr_insns; i++)
 		insns[i].operands = tx + (uintptr_t)insns[i].operands;
-	if (m->dwarf && !d->worker)
+	if (m->dwarf)
 		mod_srcline__fill(m, d, insns, t.nr_insns);
 	b->insns = insns;
 	return 0;
 }
 
-struct mod_region *mod_region__new(struct bbmap_module *m, uint64_t vaddr, int *err)
+/* A region with the bounds of vaddr, not decoded (NULL: *err says why). */
+static struct mod_region *region_new(struct bbmap_module *m, uint64_t vaddr, int *err)
 {
 	struct mod_region *r;
 	uint64_t s, e, soft_max = 0;
 
-	*err = mod_region__bounds(m, vaddr, &s, &e, &soft_max);
+	*err = region_bounds(m, vaddr, &s, &e, &soft_max);
 	if (*err)
 		return NULL;
 	r = calloc(1, sizeof(*r));
@@ -711,7 +705,8 @@ struct mod_region *mod_region__new(struct bbmap_module *m, uint64_t vaddr, int *
 	return r;
 }
 
-int mod_region__insert(struct bbmap_module *m, struct mod_region *r)
+/* Into m's sorted regions (counted): 0 or -ENOMEM. */
+static int region_insert(struct bbmap_module *m, struct mod_region *r)
 {
 	size_t ri;
 
@@ -723,48 +718,26 @@ int mod_region__insert(struct bbmap_module *m, struct mod_region *r)
 	m->regions[ri] = r;
 	m->nr_regions++;
 	m->stats.nr_regions++;
-	m->layout_gen++;
 	return 0;
 }
 
-void mod_region__remove(struct bbmap_module *m, struct mod_region *r)
-{
-	size_t ri = region_upper(m, r->start);
-
-	if (ri && m->regions[ri - 1] == r) {
-		memmove(&m->regions[ri - 1], &m->regions[ri],
-			(m->nr_regions - ri) * sizeof(*m->regions));
-		m->nr_regions--;
-		m->stats.nr_regions--;
-		m->layout_gen++;
-	}
-}
-
-bool mod_region__lazy(const struct bbmap_module *m)
+/* Whether regions are outlined (BBMAP_MODULE_LAZY_INSNS on x86). */
+static bool region_lazy(const struct bbmap_module *m)
 {
 	return m->lazy_insns && mod_disasm__can_outline(m);
 }
 
-int mod_region__decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out)
+/* Decodes the region of vaddr, sets its blocks' symbols and inserts it: 0 or an error. */
+static int region_decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out)
 {
 	struct mod_region *r;
 	int err;
 
-	r = mod_region__new(m, vaddr, &err);
+	r = region_new(m, vaddr, &err);
 	if (!r)
 		return err;
-	err = mod_region__complete(m, r);
-	if (!err)
-		*out = r;
-	return err;
-}
-
-int mod_region__complete(struct bbmap_module *m, struct mod_region *r)
-{
-	int err;
-
-	if (mod_region__lazy(m)) {
-		err = mod_region__outline(m, &m->dec, r);
+	if (region_lazy(m)) {
+		err = region_outline(m, &m->dec, r);
 	} else {
 		err = mod_disasm__region(m, &m->dec, r);
 		if (!err) {
@@ -774,20 +747,23 @@ int mod_region__complete(struct bbmap_module *m, struct mod_region *r)
 		}
 	}
 	if (!err)
-		mod_region__attach_syms(m, r);
+		region_attach_syms(m, r);
 	if (!err)
-		err = mod_region__insert(m, r);
-	if (err)
-		mod_region__free(r);
-	return err;
+		err = region_insert(m, r);
+	if (err) {
+		region_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
 }
 
 static int region_for(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out)
 {
-	*out = mod_region__of(m, vaddr);
+	*out = region_of(m, vaddr);
 	if (*out)
 		return 0;
-	return mod_region__decode(m, vaddr, out);
+	return region_decode(m, vaddr, out);
 }
 
 /* The region, block and instruction of vaddr (decoding on demand): 0, or -HBBP_ENOTFOUND
@@ -796,34 +772,14 @@ static int region_for(struct bbmap_module *m, uint64_t vaddr, struct mod_region 
 static int locate_ii(struct bbmap_module *m, uint64_t vaddr, struct mod_region **r, long *bi,
 		     long *ii, bool want_ii)
 {
-	int err;
+	int err = region_for(m, vaddr, r);
 
 	*bi = *ii = -1;
-	if (m->hint_gen == m->layout_gen && m->hint_r && vaddr >= m->hint_r->start &&
-	    vaddr < m->hint_r->end && vaddr >= m->hint_r->blocks[m->hint_bi].start) {
-		/* after the block found last, in its region: a few blocks on, most often */
-		size_t k = m->hint_bi, steps;
-		const struct mod_region *hr = m->hint_r;
-
-		for (steps = 0; steps < 8 && k + 1 < hr->nr_blocks &&
-				hr->blocks[k + 1].start <= vaddr; steps++)
-			k++;
-		if (steps < 8) {
-			*r = m->hint_r;
-			*bi = vaddr < hr->blocks[k].end ? (long)k : -1;
-		}
-	}
-	if (*bi < 0) {
-		err = region_for(m, vaddr, r);
-		if (err)
-			return err;
-		*bi = block_index(*r, vaddr);
-		if (*bi < 0)
-			return -HBBP_ENOTFOUND;
-	}
-	m->hint_r = *r;
-	m->hint_bi = (size_t)*bi;
-	m->hint_gen = m->layout_gen;
+	if (err)
+		return err;
+	*bi = block_index(*r, vaddr);
+	if (*bi < 0)
+		return -HBBP_ENOTFOUND;
 	if ((*r)->blocks[*bi].start == vaddr && !want_ii)
 		return 0;	/* a block's start is an instruction's */
 	*ii = insn_index(*r, vaddr);
@@ -851,7 +807,7 @@ int bbmap_module__blocks_from(struct bbmap_module *m, uint64_t vaddr,
 	if (err)
 		return err;
 	for (i = (size_t)bi; i < r->nr_blocks; i++) {
-		err = mod_region__fill(m, &m->dec, r, &r->blocks[i]);
+		err = region_fill(m, &m->dec, r, &r->blocks[i]);
 		if (err)
 			return err;
 	}
@@ -869,18 +825,10 @@ int bbmap_module__block_at(struct bbmap_module *m, uint64_t vaddr,
 
 	*blk = NULL;
 	if (!err)
-		err = mod_region__fill(m, &m->dec, r, &r->blocks[bi]);
+		err = region_fill(m, &m->dec, r, &r->blocks[bi]);
 	if (!err)
 		*blk = &r->blocks[bi];
 	return err;
-}
-
-struct bbmap_block *mod_region__block(struct bbmap_module *m, uint64_t vaddr,
-				      struct mod_region **r)
-{
-	long bi;
-
-	return locate(m, vaddr, r, &bi) ? NULL : &(*r)->blocks[bi];
 }
 
 int bbmap_module__block_span(struct bbmap_module *m, uint64_t vaddr,
@@ -903,7 +851,7 @@ int bbmap_module__insn_at(struct bbmap_module *m, uint64_t vaddr, const struct b
 
 	*in = NULL;
 	if (!err)
-		err = mod_region__fill(m, &m->dec, r, &r->blocks[bi]);
+		err = region_fill(m, &m->dec, r, &r->blocks[bi]);
 	if (err)
 		return err;
 	b = &r->blocks[bi];
@@ -936,7 +884,24 @@ int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr)
 
 	if (err)
 		return err;
-	return mod_region__split(m, r, vaddr);
+	return region_split(m, r, vaddr);
+}
+
+int bbmap_module__add_leaders(struct bbmap_module *m, const uint64_t *vaddrs, size_t n,
+			      unsigned int threads)
+{
+	size_t i;
+	int nomem = 0;
+
+	for (i = 0; i < n; i++)
+		nomem |= bbmap_module__add_leader(m, vaddrs[i]) == -ENOMEM;
+	return nomem ? -ENOMEM : 0;
+}
+
+int bbmap_module__fill_blocks(struct bbmap_module *m, const uint64_t *starts, size_t n,
+			      unsigned int threads)
+{
+	return 0;	/* block_at decodes each when it is asked for */
 }
 
 size_t bbmap_module__nr_code_ranges(const struct bbmap_module *m) { return m->nr_code; }
@@ -979,10 +944,8 @@ void bbmap_module__drop_code(struct bbmap_module *m)
 	size_t i;
 
 	for (i = 0; i < m->nr_regions; i++)
-		mod_region__free(m->regions[i]);
+		region_free(m->regions[i]);
 	m->nr_regions = 0;
-	m->hint_r = NULL;
-	m->layout_gen++;
 	mod_decoder__drop_scratch(&m->dec);
 }
 
@@ -993,8 +956,7 @@ void bbmap_module__forget_code(struct bbmap_module *m)
 	if (!m->nr_regions)
 		return;
 	for (i = 0; i + 1 < m->nr_regions; i++)
-		mod_region__free(m->regions[i]);
+		region_free(m->regions[i]);
 	m->regions[0] = m->regions[m->nr_regions - 1];
 	m->nr_regions = 1;
-	m->layout_gen++;
 }

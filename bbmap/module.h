@@ -125,10 +125,9 @@ const struct bbmap_symbol *bbmap_module__symbol_at(struct bbmap_module *m, uint6
  * a function not decoded yet is decoded now. -HBBP_ENOTFOUND (and counted as misaligned)
  * when vaddr is not an instruction start of the decoded code or not in any code. */
 int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr);
-/* add_leader for vaddrs[0..n) in order, the functions they need decoded on up to `threads`
- * threads (bbmap_module__threads_init first; BBMAP_MODULE_LAZY_INSNS x86 modules, others
- * one by one): the same blocks and counters. 0, or -ENOMEM (after trying every leader);
- * leaders that are no instruction start are skipped, counted as add_leader counts them. */
+/* add_leader for vaddrs[0..n) in order, on this thread (threads: unused, one thread
+ * decodes a module). 0, or -ENOMEM (after trying every leader); leaders that are no
+ * instruction start are skipped, counted as add_leader counts them. */
 int bbmap_module__add_leaders(struct bbmap_module *m, const uint64_t *vaddrs, size_t n,
 			      unsigned int threads);
 
@@ -194,9 +193,8 @@ void bbmap_module__forget_code(struct bbmap_module *m);
  * again without the leaders added before, so its bounds may differ; statistics stay. */
 void bbmap_module__drop_code(struct bbmap_module *m);
 
-/* BBMAP_MODULE_LAZY_INSNS x86 modules: decodes in full the blocks holding starts[0..n) on up
- * to `threads` threads (bbmap_module__threads_init first), as block_at would one by one;
- * others, or one thread: nothing (block_at decodes each when asked). 0 or -ENOMEM. */
+/* Nothing: block_at decodes each block in full when it is asked for (threads: unused, one
+ * thread decodes a module). 0. */
 int bbmap_module__fill_blocks(struct bbmap_module *m, const uint64_t *starts, size_t n,
 			      unsigned int threads);
 

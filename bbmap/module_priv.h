@@ -12,7 +12,6 @@
 #include <capstone/capstone.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
-#include <pthread.h>
 #include <stddef.h>
 
 #include "bbmap/module.h"
@@ -58,30 +57,13 @@ struct mod_region {
 	struct mod_chunk *chunks;		/* lazy: the filled blocks' instructions */
 };
 
-#define BBMAP_MAX_THREADS	16	/* threads decoding one module (module_threads.c) */
-
-struct mod_zydis_cache;
-
-/* What a module's decoders share and change, each under its rule: the interned strings
- * (mnemonics, iclasses, file names: one stable copy each, bytes -> copy; a worker adds
- * under lock) and the bytes decoded in full (added atomically: past a threshold each
- * decoder keeps a decode cache, disasm_zydis.c). */
-struct mod_shared {
-	struct hmap strs;
-	pthread_mutex_t lock;
-	uint64_t decoded;
-};
-
-/* What one thread needs to decode a module's code, and nothing another thread reads: the
- * decoders' state, the scratch every region is decoded into, the x86 decode cache, the
- * counters of what it decoded. A module has its own (dec) for the calling thread;
- * module_threads.c gives each of its workers one of the module's `workers`, kept between
- * runs (their caches stay warm). The functions that decode take the module (read only)
- * and the decoder. */
+/* What decoding a module's code changes, apart from the module, which it only reads: the
+ * decoders' state, the scratch every region is decoded into, the strings it interns, the
+ * counters of what it decoded. The functions that decode take the module (const) and its
+ * decoder (m->dec). */
 struct mod_decoder {
-	struct mod_shared *sh;		/* its module's */
-	bool worker;			/* on a worker thread: interns under sh->lock, fills no
-					 * source lines (libdw is used by one thread) */
+	struct hmap *strs;		/* its module's interned strings (mnemonics, iclasses,
+					 * file names): bytes -> their one stable copy */
 	ZydisDecoder zy_dec;		/* x86: one decoder for the module's mode */
 	bool zy_open;
 	csh cs, cs_thumb;		/* Arm */
@@ -92,15 +74,11 @@ struct mod_decoder {
 	size_t scr_cap;
 	char *scr_text;
 	size_t scr_text_cap;
-	/* x86-64 without operand text: the instructions decoded before, by their bytes
-	 * (disasm_zydis.c), once the module has decoded bytes enough; NULL before */
-	struct mod_zydis_cache *zc;
 	struct bbmap_module_stats stats;	/* what it decoded (bytes, instructions, bad,
 						 * blocks cut) */
 };
 
-/* The module: its file, symbols and code (read only while workers decode it), its
- * decoded regions (changed by the calling thread only), its decoders. */
+/* The module: its file, symbols and code, its decoded regions, its decoder. */
 struct bbmap_module {
 	int refcnt;
 	char *path;
@@ -134,14 +112,8 @@ struct bbmap_module {
 
 	struct mod_region **regions;	/* sorted by start, disjoint */
 	size_t nr_regions, alloc_regions;
-	/* the region and block found last (locate): lookups of nearby addresses start there;
-	 * valid while layout_gen, which counts the changes of regions and blocks, is hint_gen */
-	struct mod_region *hint_r;
-	size_t hint_bi;
-	uint64_t layout_gen, hint_gen;
 
 	bool zy_only;			/* the outline without x86_fast.c (its test) */
-	bool zc_off;			/* no decode cache (its test) */
 
 	void *demangler;		/* dlopen handle of libstdc++, or NULL */
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
@@ -149,23 +121,18 @@ struct bbmap_module {
 	bool no_operands;		/* BBMAP_MODULE_NO_OPERANDS */
 	bool lazy_insns;		/* BBMAP_MODULE_LAZY_INSNS */
 
-	struct mod_shared shared;
-	struct mod_decoder dec;		/* the calling thread's */
-	struct mod_decoder *workers;	/* BBMAP_MAX_THREADS, made at the first threaded run */
-	struct bbmap_module_stats stats;	/* regions, leaders, windows; the decoders' apart */
+	struct hmap strs;		/* interned strings (see struct mod_decoder) */
+	struct mod_decoder dec;
+	struct bbmap_module_stats stats;	/* regions, leaders, windows; the decoder's apart */
 };
 
-/* Sets up m's shared part and its own decoder (0 or -ENOMEM); __exit frees them and the
- * workers' decoders. */
-int mod_module__init(struct bbmap_module *m);
+/* Sets up m's strings and its decoder; __exit frees them. */
+void mod_module__init(struct bbmap_module *m);
 void mod_module__exit(struct bbmap_module *m);
-/* A decoder of m: a worker's, or the module's own. */
-void mod_decoder__init(struct mod_decoder *d, struct bbmap_module *m, bool worker);
+/* Closes d's decoders and frees its scratch. */
 void mod_decoder__exit(struct mod_decoder *d);
 /* Frees d's scratch (made again when it next decodes). */
 void mod_decoder__drop_scratch(struct mod_decoder *d);
-/* a += b */
-void mod_stats__add(struct bbmap_module_stats *a, const struct bbmap_module_stats *b);
 
 /* elf_plt.c: "<name>@plt" pseudo symbols for PLT stubs (entries: malloc'd, names interned). */
 struct mod_plt_entry {
@@ -230,8 +197,6 @@ int mod_zydis__attrs(const struct bbmap_module *m, struct mod_decoder *d,
 		     uint64_t addr, struct bbmap_insn *in);
 /* objdump's spelling of a Zydis mnemonic (condition codes: jnz -> jne, cmovnbe -> cmova). */
 void mod_zydis__od_spelling(const char *zydis_mnemonic, char *out, size_t n);
-/* Frees d's decode cache; its hits and misses added to *hits and *misses when not NULL. */
-void mod_zydis__cache_free(struct mod_decoder *d, uint64_t *hits, uint64_t *misses);
 
 /* disasm_capstone.c: Arm. */
 int mod_capstone__region(const struct bbmap_module *m, struct mod_decoder *d,
@@ -261,40 +226,5 @@ void mod_demangle__short(char *d);
 /* A copy of s kept as long as the module, the same pointer for equal strings; NULL when
  * out of memory. */
 const char *mod_str__intern(struct mod_decoder *d, const char *s);
-/* The regions (struct mod_region), for module_leaders.c: */
-struct mod_region *mod_region__of(const struct bbmap_module *m, uint64_t vaddr);
-/* [start, end) to decode for vaddr (never overlapping a region of m); *soft_max: see
- * struct mod_region (0 when end is a boundary). -HBBP_ENOTFOUND when vaddr is in no code. */
-int mod_region__bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start, uint64_t *end,
-		       uint64_t *soft_max);
-/* A region with the bounds of vaddr, not decoded (NULL: *err says why). */
-struct mod_region *mod_region__new(struct bbmap_module *m, uint64_t vaddr, int *err);
-/* Whether regions are outlined (BBMAP_MODULE_LAZY_INSNS on x86). */
-bool mod_region__lazy(const struct bbmap_module *m);
-/* Outlines a new lazy region and cuts it into blocks, their symbols not set; m is only
- * read: workers outline regions, each with its decoder. */
-int mod_region__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r);
-/* Sets the symbol of each block of a new region (demangles names, makes .eh_frame
- * pseudo symbols: one thread at a time). */
-void mod_region__attach_syms(struct bbmap_module *m, struct mod_region *r);
-/* Into m's sorted regions (counted), or out of them again; 0 or -ENOMEM. */
-int mod_region__insert(struct bbmap_module *m, struct mod_region *r);
-void mod_region__remove(struct bbmap_module *m, struct mod_region *r);
-void mod_region__free(struct mod_region *r);
-/* Decodes a new region, sets its symbols and inserts it: 0, or an error (r freed). */
-int mod_region__complete(struct bbmap_module *m, struct mod_region *r);
-/* new and complete: the region of vaddr (0 or an error). */
-int mod_region__decode(struct bbmap_module *m, uint64_t vaddr, struct mod_region **out);
-/* The block holding vaddr (decoding its region on demand) and its region, or NULL. */
-struct bbmap_block *mod_region__block(struct bbmap_module *m, uint64_t vaddr,
-				      struct mod_region **r);
-/* Decodes a lazy region's block in full if it is not (the counters as they were: the
- * outline counted these instructions already), with its source lines unless d is a
- * worker's: 0 or an error. m is only read. */
-int mod_region__fill(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
-		     struct bbmap_block *b);
-/* Splits the block of r containing the instruction at vaddr so that one starts there.
- * 0 when split or already a leader, -HBBP_ENOTFOUND when vaddr is no instruction start. */
-int mod_region__split(struct bbmap_module *m, struct mod_region *r, uint64_t vaddr);
 
 #endif

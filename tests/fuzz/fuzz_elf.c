@@ -94,14 +94,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				at[k++] = s->start + s->size - 1;
 			}
 		}
-		bbmap_module__add_leaders(m, at, k, size & 4 ? 2 : 1);
+		for (i = 0; i < k; i++)
+			bbmap_module__add_leader(m, at[i]);
 		for (i = 0; i < k; i++) {
 			const struct bbmap_block *b;
 
 			if (!bbmap_module__block_span(m, at[i], &b))
 				sink += b->end - b->start + b->nr_insns;
 		}
-		bbmap_module__fill_blocks(m, at, k, 2);
 		for (i = 0; i < k; i++)
 			sink += walk(m, at[i]);
 		bbmap_module__drop_insns(m);

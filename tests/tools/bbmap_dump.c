@@ -9,10 +9,8 @@
  * drops the decoded instructions after each -Q query (bbmap_module__drop_insns), -X the
  * decoded code, blocks and all (bbmap_module__drop_code); -e adds
  * " end=FLAGS bad=0|1" (end_flags, may_be_bad) to B lines.
- * -G FILE adds the leaders listed in FILE (hex, one a line) with bbmap_module__add_leaders on
- * -j N threads (default 1: bbmap_module__add_leader one by one), before -g's. With -Q, -F
- * first decodes the blocks of all the queries with bbmap_module__fill_blocks on -j threads,
- * and -I prints each block's instructions after its Q line.
+ * -G FILE adds the leaders listed in FILE (hex, one a line) one by one, before -g's. With
+ * -Q, -I prints each block's instructions after its Q line.
  * -o prints "O OFF VADDR" (offset_to_vaddr). -Q reads hex addresses from stdin and prints
  * "Q ADDR SYMBOL ok|ERROR branch|- [START-END/N]" for each (block_at: its block; branch: a
  * control transfer there).
@@ -97,9 +95,8 @@ int main(int argc, char **argv)
 	uint64_t addrs[256], leaders[256];
 	uint64_t offs[256], *many = NULL;
 	const char *many_file = NULL;
-	unsigned int jobs = 1;
 	size_t nmany = 0;
-	int query = 0, lazy = 0, drop = 0, fill = 0, qinsns = 0, no_ops = 0;
+	int query = 0, lazy = 0, drop = 0, qinsns = 0, no_ops = 0;
 	size_t na = 0, nl = 0, no = 0, i, step = 1;
 	int err, a;
 
@@ -132,14 +129,10 @@ int main(int argc, char **argv)
 			leaders[nl++] = strtoull(argv[++a], NULL, 16);
 		else if (!strcmp(argv[a], "-Q"))
 			query = 1;
-		else if (!strcmp(argv[a], "-F"))
-			fill = 1;
 		else if (!strcmp(argv[a], "-I"))
 			qinsns = 1;
 		else if (!strcmp(argv[a], "-G") && a + 1 < argc)
 			many_file = argv[++a];
-		else if (!strcmp(argv[a], "-j") && a + 1 < argc)
-			jobs = (unsigned int)strtoul(argv[++a], NULL, 0);
 		else if (!strcmp(argv[a], "-o") && a + 1 < argc && no < 256)
 			offs[no++] = strtoull(argv[++a], NULL, 16);
 	}
@@ -158,11 +151,8 @@ int main(int argc, char **argv)
 			fclose(f);
 		if (!many)
 			return 2;
-		if (jobs > 1)
-			err = bbmap_module__add_leaders(m, many, nmany, jobs);
-		else
-			for (i = 0, err = 0; i < nmany; i++)
-				err |= bbmap_module__add_leader(m, many[i]) == -ENOMEM;
+		for (i = 0, err = 0; i < nmany; i++)
+			err |= bbmap_module__add_leader(m, many[i]) == -ENOMEM;
 		printf("M %zu leaders%s\n", nmany, err ? ": out of memory" : "");
 		free(many);
 	}
@@ -180,8 +170,6 @@ int main(int argc, char **argv)
 
 		if (!qs)
 			return 2;
-		if (fill && bbmap_module__fill_blocks(m, qs, nq, jobs))
-			printf("F out of memory\n");
 		for (k = 0; k < nq; k++) {
 			uint64_t q = qs[k];
 			const struct bbmap_symbol *s = bbmap_module__symbol_at(m, q);

@@ -1,4 +1,4 @@
-/* The byte sources of the x86 decoder test tools (x86_fastcmp, zydis_cachecmp): a file's
+/* The byte sources of the x86 decoder test tools (x86_fastcmp): a file's
  * first bytes, and random bytes biased to the prefixes and opcodes of compiled code. */
 #ifndef HBBP_TESTS_X86_BYTES_H
 #define HBBP_TESTS_X86_BYTES_H
