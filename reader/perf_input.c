@@ -1,7 +1,6 @@
 /* Byte streams of perf records: a range of a file (mapped for its headers; its records read
- * with pread(2) in large chunks, or on request used in place in the map, the page tables
- * filled ahead in bulk and the pages released behind) or a pipe read into one reused
- * buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one DStream per
+ * with pread(2) in large chunks into a reused window: cheaper than faulting the map's
+ * pages in) or a pipe read into one reused buffer, and the zstd stream behind PERF_RECORD_COMPRESSED / COMPRESSED2 (one DStream per
  * input; records may span compressed chunks). Cuts records by header.size and
  * hands out raw producer-order bytes; knows nothing of attrs or samples.
  */
@@ -16,7 +15,6 @@
 #include <zstd.h>
 
 #include "reader/perf_reader_int.h"
-#include "util/huge_alloc.h"
 #include "util/hbbp_err.h"
 #include "util/mapguard.h"
 #include "util/grow.h"
@@ -26,13 +24,8 @@
 #define ZBUF_START		(256u << 10)	/* the decompression buffer's first size */
 #define ZBUF_ROOM		65536u		/* free bytes kept ahead of each step */
 #define STREAM_START		65536u		/* the stream buffer's first size */
-#define DROP_CHUNK		(1u << 20)
 #define PREAD_CHUNK		(1u << 20)
 #define PREAD_WINDOW		(4u << 20)	/* initial size of the pread window */
-#define POP_WINDOW		(2u << 20)	/* page tables filled ahead at once */
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ	22
-#endif
 
 int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const char *path,
 			  bool allow_stdin)
@@ -85,31 +78,8 @@ int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const ch
 		in->map = m;
 		in->guard = hbbp_mapguard__add(m, in->map_size, in->name) + 1;
 		in->keep_from = UINT64_MAX;
-		/* Records are read with pread(2) into a reused buffer, or on request used in
-		 * place in the map, its page tables filled ahead in bulk (no copy: the
-		 * converter asks for it). Where the kernel cannot fill them ahead, pread(2)
-		 * it is. */
-		in->pread = !r->opts.map_records ||
-			    madvise(m, in->map_size < 4096 ? in->map_size : 4096,
-				    MADV_POPULATE_READ) != 0;
 	}
 	return 0;
-}
-
-/* map mode: fills the page tables of the next window at once (a hint: errors are ignored,
- * pages not filled fault in as usual) */
-static void input__populate(struct perf_input *in, uint64_t off)
-{
-	uint64_t from, to;
-
-	if (in->populated >= in->map_size || off + (POP_WINDOW / 2) <= in->populated)
-		return;
-	from = in->populated > off ? in->populated : off & ~(uint64_t)4095;
-	to = from + POP_WINDOW;
-	if (to > in->map_size)
-		to = in->map_size;
-	madvise((void *)(in->map + from), to - from, MADV_POPULATE_READ);
-	in->populated = to;
 }
 
 void perf_input__close(struct perf_input *in)
@@ -208,10 +178,8 @@ static int input__pread(struct perf_reader *r, struct perf_input *in, size_t wan
 		cap -= cap % chunk;
 		if (cap < window)
 			cap = window;
-		/* streamed through: in large pages; grown in place (mremap) when a record
-		 * queued for long holds it */
-		nb = in->buf ? realloc(in->buf, cap) :
-		     r->opts.read_window ? malloc(cap) : huge_alloc(cap);
+		/* grown in place (mremap) when a record queued for long holds it */
+		nb = realloc(in->buf, cap);
 		if (!nb)
 			return -ENOMEM;
 		in->buf = nb;
@@ -243,7 +211,7 @@ int perf_input__peek(struct perf_reader *r, struct perf_input *in, size_t n,
 	if (!in->streaming) {
 		uint64_t left = in->map && in->pos <= in->end ? in->end - in->pos : 0;
 
-		if (in->pread && left) {
+		if (left) {
 			size_t want = left < n ? (size_t)left : n;
 			size_t have;
 			int err = input__pread(r, in, want);
@@ -466,26 +434,6 @@ static int input__next_decompressed(struct perf_reader *r, struct perf_input *in
 	return 1;
 }
 
-/* A mapped file read up to off: the pages read and not queued are not needed again (RSS
- * stays flat); the next ones are asked for. */
-static void input__drop_behind(struct perf_input *in, uint64_t off)
-{
-	uint64_t low = off < in->keep_from ? off : in->keep_from;
-
-	if (low > in->dropped && low - in->dropped >= DROP_CHUNK + 65536) {
-		uint64_t upto = (low - 65536) & ~(uint64_t)(DROP_CHUNK - 1);
-
-		if (upto > in->dropped) {
-			madvise((void *)(in->map + in->dropped), upto - in->dropped,
-				MADV_DONTNEED);
-			in->dropped = upto;
-			if (in->populated < upto)
-				in->populated = upto;
-		}
-	}
-	input__populate(in, off);
-}
-
 /* HEADER_TRACING_DATA (raw set to its record of size bytes at p): the data after it, or
  * (simpleperf) inside it. 1, 0 at a cut end, or an error. */
 static int input__tracing_data(struct perf_reader *r, struct perf_input *in,
@@ -613,8 +561,6 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 		if (in->done)
 			return 0;
 		off = in->pos;
-		if (!in->streaming && !in->pread && in->map)
-			input__drop_behind(in, off);
 		ret = perf_input__peek(r, in, 8, &p, &avail);
 		if (ret < 0)
 			return ret;

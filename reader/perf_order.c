@@ -1,5 +1,5 @@
 /* Record delivery in time order with perf's FINISHED_ROUND semantics: timed records are
- * queued, in place when they lie in a file's map or pread window and rounds bound the queue
+ * queued, in place when they lie in a file's pread window and rounds bound the queue
  * (those bytes are kept while queued), else copied (raw bytes) into a reused arena; at each
  * FINISHED_ROUND those not newer than the previous round's maximum are sorted and
  * delivered (two-round lag); records without a time are delivered at once in file order;
@@ -20,9 +20,9 @@
  * otherwise hold the whole file; large with rounds, which bound the queue themselves */
 #define ORDER_MEM_LIMIT		(2u << 20)
 #define ORDER_MEM_LIMIT_ROUNDS	(64u << 20)
-/* span of a map that queued records may keep from being released; older ones are copied
- * into the arena when a record lies further than this from them (a record with a far
- * future time must not keep the whole file in memory); 1.5 times the queue's limit, so that
+/* span of a pread window that queued records may keep; older ones are copied into the
+ * arena when a record lies further than this from them (a record with a far future time
+ * must not keep the whole file in memory); 1.5 times the queue's limit, so that
  * records in time order are never copied (the queue spans at most its limit) */
 #define ORDER_PIN_SPAN		(ORDER_MEM_LIMIT_ROUNDS + ORDER_MEM_LIMIT_ROUNDS / 2)
 
@@ -45,31 +45,23 @@ static int qent_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static bool in_map(const struct perf_input *in, const uint8_t *p, uint32_t size)
-{
-	uintptr_t a = (uintptr_t)p, m = (uintptr_t)in->map;
-
-	return !in->streaming && !in->pread && in->map && a >= m &&
-	       (uint64_t)(a - m) + size <= in->map_size;
-}
-
 /* in the pread window of in (kept there while queued) */
 static bool in_window(const struct perf_input *in, const uint8_t *p, uint32_t size)
 {
 	uintptr_t a = (uintptr_t)p, b = (uintptr_t)in->buf;
 
-	return in->pread && in->buf && a >= b && (uint64_t)(a - b) + size <= in->len;
+	return !in->streaming && in->buf && a >= b && (uint64_t)(a - b) + size <= in->len;
 }
 
 /* the bytes of a queued record: in the arena, or in place, found by file offset in the
- * input's map or in its pread window (which moves) */
+ * input's pread window (which moves) */
 static const uint8_t *qent_bytes(const struct perf_reader *r, const struct perf_qent *e)
 {
 	const struct perf_input *in = &r->inputs[e->in_idx];
 
 	if (!e->in_place)
 		return r->arena + e->arena_off;
-	return in->pread ? in->buf + (e->offset - in->buf_off) : in->map + e->offset;
+	return in->buf + (e->offset - in->buf_off);
 }
 
 #define ORDER_ARENA_START	(1u << 20)	/* bytes: the arena's first size */
@@ -124,8 +116,7 @@ static int queue(struct perf_reader *r, const struct perf_raw *raw, uint64_t t)
 	struct perf_input *in = raw->in;
 	/* in place only where rounds bound the queue: without them the queue is small and
 	 * records far out of order would keep their pages */
-	bool place = r->have_round && (in_window(in, raw->p, raw->size) ||
-				       in_map(in, raw->p, raw->size));
+	bool place = r->have_round && in_window(in, raw->p, raw->size);
 
 	if (grow_one((void **)&r->q, &r->q_cap, sizeof(*r->q), r->q_nr))
 		return -ENOMEM;

@@ -250,16 +250,11 @@ struct perf_reader_opts {
 					 * file order rather than time order (a consumer whose
 					 * result does not depend on the order of samples): no
 					 * sort of a round that holds samples only */
-	bool map_records;		/* use the records of a file in place in its map (where
-					 * the kernel fills page tables in bulk) rather than
-					 * read them with pread(2), the default: no copy of
-					 * every byte (the converter asks for it), and the
-					 * pages being read count in RSS */
 	uint64_t segment_from;		/* not 0: a segment reader of a file (see below) */
-	size_t read_window;		/* not 0: pread mode reads in chunks of this many bytes
-					 * into a window that starts at this size, in plain
-					 * pages (small inputs, e.g. fuzzing); 0: 1 MiB reads
-					 * into a 4 MiB window in large pages */
+	size_t read_window;		/* not 0: a file's records are read in chunks of this
+					 * many bytes into a window that starts at this size
+					 * (small inputs, e.g. fuzzing); 0: 1 MiB reads into a
+					 * 4 MiB window */
 };
 
 struct perf_reader_stats {

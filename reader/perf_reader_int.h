@@ -35,15 +35,11 @@ struct perf_input {
 	uint64_t map_size;
 	int guard;			/* util/mapguard.h slot of the map + 1; 0: none */
 	uint64_t pos, end;		/* file offsets: next byte, end of the record stream */
-	uint64_t dropped;		/* pages below this were released (madvise) */
-	uint64_t populated;		/* map mode: page tables filled up to here */
 	uint64_t keep_from;		/* lowest offset the order queue still points into
-					 * (UINT64_MAX: none); map pages or pread window
-					 * bytes from here are kept */
-	bool pread;			/* records of a mapped file are read with pread(2) into
-					 * buf (buf[0..len) = file bytes from buf_off), not
-					 * touched through the map: cheaper than page faults */
-	/* streaming buffer: buf[0..len) holds file bytes from buf_off */
+					 * (UINT64_MAX: none); pread window bytes from here are
+					 * kept */
+	/* the pread window of a file, or the buffer of a stream: buf[0..len) holds file
+	 * bytes from buf_off */
 	uint8_t *buf;
 	size_t cap, len, start;		/* start: index of file offset pos in buf */
 	uint64_t buf_off;
@@ -74,8 +70,7 @@ struct perf_qent {			/* a queued timed record */
 	uint32_t size;
 	uint16_t in_idx;
 	bool sample;			/* a PERF_RECORD_SAMPLE */
-	bool in_place;			/* the bytes at offset in the input's map or pread
-					 * window */
+	bool in_place;			/* the bytes at offset in the input's pread window */
 };
 
 struct perf_event_int {
@@ -245,7 +240,7 @@ void perf_event__default_name(struct perf_reader *r, struct perf_event_int *e);
 /* perf_order.c */
 int perf_order__next(struct perf_reader *r, const struct perf_record **rec);
 void perf_order__free(struct perf_reader *r);
-/* Copies the records of input k queued in place (map or pread window) below file offset
+/* Copies the records of input k queued in place (pread window) below file offset
  * upto into the queue's arena, and recomputes the input's keep_from. */
 int perf_order__unpin(struct perf_reader *r, size_t k, uint64_t upto);
 

@@ -241,11 +241,6 @@ static void run_reader_opts(const struct convert_opts *o, struct perf_reader_opt
 {
 	memset(ro, 0, sizeof(*ro));
 	ro->samples_unordered = true;	/* sums of samples: their order does not matter */
-	/* records used in place in the file's map, its page tables filled ahead (the reader
-	 * falls back to pread(2) where the kernel cannot): no copy of every byte. The pass,
-	 * medians of 9 against pread: cc1's 632 MiB recording 0.82 s against 0.99 s, the
-	 * tiled 1 GiB file 0.28 s against 0.34 s */
-	ro->map_records = true;
 }
 
 static int run_pass(struct convert_run *run, const struct convert_opts *o)

@@ -1,12 +1,11 @@
 /* The LBR stack cache (see hbbp/engine/stack_cache.h). Linear probing in a table of twice the
- * maximum number of entries, which never grows. Depends on libc and util/huge_alloc.h.
+ * maximum number of entries, which never grows. Depends only on libc.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hbbp/engine/stack_cache.h"
-#include "util/huge_alloc.h"
 
 #define NR_SLOTS	(2 * HBBP_STACK_CACHE_MAX)
 
@@ -64,8 +63,7 @@ static int cache_alloc(struct hbbp_stack_cache *c)
 {
 	c->index = calloc(NR_SLOTS, sizeof(*c->index));
 	c->slot = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->slot));
-	/* walked at random for every sample: large pages */
-	c->keys = huge_alloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
+	c->keys = malloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
 	c->vals = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->vals));
 	c->qkeys = malloc(HBBP_STACK_QUEUE * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
 	if (c->index && c->slot && c->keys && c->vals && c->qkeys)

@@ -9,8 +9,7 @@
  * records stream through the CPU caches in between).
  * Each entry also sums its periods per batch (hbbp/method/interval.h): the batch of each
  * stack added is given with it, so identical stacks of different batches share one entry.
- * Depends on libc and hbbp/method/interval.h (the .c file also on util/huge_alloc.h for the
- * keys).
+ * Depends on libc and hbbp/method/interval.h.
  */
 #ifndef HBBP_STACK_CACHE_H
 #define HBBP_STACK_CACHE_H

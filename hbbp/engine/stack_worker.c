@@ -13,7 +13,7 @@
 
 /* A buffer is handed over when it holds this much. The ring holds 32 MiB: more than a flush
  * of the stack cache (16384 stacks) makes at once, so the pass goes on reading while the
- * worker sums it. Each buffer is a map of its own (util/heap_warm.c: from 4 MiB), returned
+ * worker sums it. Each buffer is a map of its own (cmd_convert.c: from 4 MiB), returned
  * to the kernel when the pass ends. */
 #define BUF_BYTES	(4u << 20)
 #define BUF_FIRST	(BUF_BYTES + (256u << 10))	/* allocated at once: a record over the

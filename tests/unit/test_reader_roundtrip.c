@@ -615,8 +615,7 @@ static void test_samples_unordered(void)
 
 /* Records queued in place in the reader's pread window survive a skip past the window: two
  * timed samples are queued (30, 10), then an AUXTRACE record skips 6 MiB of payload (more
- * than the window), then a round with 20 and 40. In time order from both ways of reading
- * (the window, and the map), ips intact. */
+ * than the window), then a round with 20 and 40. In time order, ips intact. */
 static void test_window_skip(void)
 {
 	static const uint64_t want[] = { 10, 20, 30, 40 };
@@ -626,7 +625,6 @@ static void test_window_skip(void)
 	uint64_t k;
 	size_t i;
 	FILE *f;
-	int map;
 
 	snprintf(path, sizeof(path), "/tmp/test_reader_window.%d", (int)getpid());
 	write_timed_head();
@@ -644,14 +642,13 @@ static void test_window_skip(void)
 	p32(68); p16(0); p16(8);
 	write_timed(40);
 	CHECK(f && fwrite(buf, 1, len, f) == len && !fclose(f));
-	for (map = 0; map < 2; map++) {
-		struct perf_reader_opts opts = { .map_records = map };
+	{
 		const struct perf_record *rec;
 		struct perf_reader *r;
 		int ret;
 
 		i = 0;
-		CHECK_EQ_U64(perf_reader__open(&r, path, &opts, NULL), 0);
+		CHECK_EQ_U64(perf_reader__open(&r, path, NULL, NULL), 0);
 		while ((ret = perf_reader__next(r, &rec)) > 0) {
 			if (rec->type != PERF_RECORD_SAMPLE)
 				continue;
