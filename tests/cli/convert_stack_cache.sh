@@ -81,16 +81,19 @@ expect "convert_stack_cache: stacks that do not repeat: the cache turns off ($au
 	'case $auto in *"(off for "*) true ;; *) false ;; esac'
 
 # memory bounded by the code, not by the processes: the 2000-process file against the same
-# samples in 2 processes, both 80 MiB (peak RSS by /usr/bin/time; the mix has no thread key)
+# samples in 2 processes, both 80 MiB (peak RSS by /usr/bin/time; the mix has no thread key).
+# The raw stack cache's capacity is allowed on top: 16384 stacks (hbbp/engine/stack_cache.h),
+# filled by the 2000 processes' distinct stacks and left mostly untouched by the 2 processes'
+# repeating ones (36.5 MiB against 18.9; 16.1 against 14.0 with the cache off).
 if [ -x /usr/bin/time ] &&
    "$GEN" --procs 2 --mb 80 -o "$TMP/two.data" "$TMP/src.data" >/dev/null 2>"$TMP/bg.err"; then
 	/usr/bin/time -f %M -o "$TMP/rss.two" "$HBBP" -j 1 -o "$TMP/two.csv" "$TMP/two.data" 2>/dev/null
 	/usr/bin/time -f %M -o "$TMP/rss.many" "$HBBP" -j 1 -o "$TMP/many.csv" "$TMP/fresh.data" \
 		2>/dev/null
 	two=$(tail -n 1 "$TMP/rss.two") many=$(tail -n 1 "$TMP/rss.many")
-	expect "convert_stack_cache: 2000 processes take ${many:-?} KiB, 2 processes ${two:-?} KiB (at most 1.25x + 8 MiB)" \
+	expect "convert_stack_cache: 2000 processes take ${many:-?} KiB, 2 processes ${two:-?} KiB (at most 1.25x + 8 MiB + the stack cache's 16 MiB)" \
 		'[ "${two:-0}" -gt 0 ] && [ "${many:-0}" -gt 0 ] &&
-		 [ "$many" -le $((two * 5 / 4 + 8192)) ]'
+		 [ "$many" -le $((two * 5 / 4 + 8192 + 16384)) ]'
 else
 	skip "convert_stack_cache: memory: /usr/bin/time or benchgen missing"
 fi
