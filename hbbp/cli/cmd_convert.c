@@ -154,10 +154,12 @@ static int write_run(struct inputs *in, struct convert_run *run, const struct co
 	const char *out = a->output && strcmp(a->output, "-") ? a->output : "-";
 	struct writer_opts wo = { .append = a->append || in->wrote, .label = a->label,
 				  .inputs = in->names, .nr_inputs = in->nr };
+	const struct result_table *mix = result__table(run->res, "mix");
 	double t = cli_now();
 	int err;
 
-	if (convert__mix_empty(result__table(run->res, "mix")))
+	/* under --diagnostics the no-code rows are what was asked for */
+	if (o->mix.diagnostics ? !mix || !mix->nr_rows : convert__mix_empty(mix))
 		return cli_empty(run, o, "no row, nothing written");
 	err = writer__write(run->res, out, o->format, &wo);
 
