@@ -53,16 +53,20 @@ rows=$tmp/rows.txt
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # run_once TIMES CMD...: runs CMD once under /usr/bin/time, appends "wall user sys rss_kb" to
-# TIMES; on failure prints the command's last lines and returns 1.
+# TIMES (the wall time in ms resolution from date: time's %e rounds a small file's to 0);
+# on failure prints the command's last lines and returns 1.
 run_once() {
 	r_times=$1
 	shift
-	if ! $TIME -f '%e %U %S %M' -o "$tmp/time1" "$@" > /dev/null 2> "$tmp/err"; then
+	t0=$(date +%s%N)
+	if ! $TIME -f '%U %S %M' -o "$tmp/time1" "$@" > /dev/null 2> "$tmp/err"; then
 		echo "bench: failed: $*" >&2
 		tail -n 5 "$tmp/err" >&2
 		return 1
 	fi
-	tail -n 1 "$tmp/time1" >> "$r_times"
+	t1=$(date +%s%N)
+	echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')" \
+		"$(tail -n 1 "$tmp/time1")" >> "$r_times"
 }
 
 # meds TIMES: "wall cpu rss_kb" medians of TIMES, or "- - -" when empty.
@@ -145,7 +149,7 @@ if [ -n "$results" ]; then
 		echo "Each file from the page cache; per run, in turn: \`hbbp-convert -q -o out.csv FILE\`,"
 		echo "\`perf script -F ip,brstack -i FILE > /dev/null\`, \`perf2bolt -p FILE -o out.fdata BINARY\`"
 		echo "(BINARY: the file's main program; perf2bolt keeps only its samples). Medians of the runs;"
-		echo "wall and CPU (user + system) seconds and peak RSS from \`/usr/bin/time -f '%e %U %S %M'\`;"
+		echo "wall seconds from \`date +%s%N\` around the run, CPU (user + system) seconds and peak RSS from \`/usr/bin/time -f '%U %S %M'\`;"
 		echo "MiB/s per wall second; the \"/ ours\" columns are the other tool's time over ours, wall"
 		echo "and CPU; load is the 1-minute load average after the file's runs. On a loaded machine"
 		echo "the CPU columns are the steadier ones."

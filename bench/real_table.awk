@@ -68,8 +68,8 @@ END {
   if (("mix3" in idx) && ("mix10000" in idx)) {
     a = idx["mix3"]; b = idx["mix10000"]
     # per MiB, the two files' sizes differ slightly
-    q = (w[b] / mib[b]) / (w[a] / mib[a])
-    qc = (c[b] / mib[b]) / (c[a] / mib[a])
+    q = w[a] > 0 ? (w[b] / mib[b]) / (w[a] / mib[a]) : 0
+    qc = c[a] > 0 ? (c[b] / mib[b]) / (c[a] / mib[a]) : 0
     printf "\n10,000 processes / 3 processes, wall per MiB (the files timed minutes apart; side by side below): %.2f (wanted <= 1.5: %s; CPU %.2f)\n",
       q, q <= 1.5 ? "met" : "not met", qc
   }
