@@ -143,14 +143,8 @@ static int run_meta(struct convert_run *run, const struct convert_opts *o)
  * srcline key, or SQLite's blocks and instructions tables. */
 static bool run_wants_lines(const struct convert_opts *o)
 {
-	size_t i;
-
-	if (o->format == WRITER_SQLITE || o->format == WRITER_POSTGRES || o->all_tables)
-		return true;
-	for (i = 0; i < o->mix.nr_keys; i++)
-		if (o->mix.keys[i] == KEY_SRCLINE)
-			return true;
-	return false;
+	return o->format == WRITER_SQLITE || o->format == WRITER_POSTGRES || o->all_tables ||
+	       hbbp_mix__needs(&o->mix) & HBBP_KEY_LINES;
 }
 
 /* Whether the sums are kept per thread (struct hbbp_accum.per_thread): for a thread key or
@@ -158,16 +152,8 @@ static bool run_wants_lines(const struct convert_opts *o)
  * the code that ran however many threads and processes the recording holds. */
 static bool run_wants_threads(const struct convert_opts *o)
 {
-	size_t i;
-
-	if (o->all_tables || writer_format_writes_table(o->format, "blocks") || o->mix.pid ||
-	    o->mix.comm)
-		return true;
-	for (i = 0; i < o->mix.nr_keys; i++)
-		if (o->mix.keys[i] == KEY_PID || o->mix.keys[i] == KEY_TID ||
-		    o->mix.keys[i] == KEY_COMM)
-			return true;
-	return false;
+	return o->all_tables || writer_format_writes_table(o->format, "blocks") || o->mix.pid ||
+	       o->mix.comm || hbbp_mix__needs(&o->mix) & HBBP_KEY_THREAD;
 }
 
 /* struct hbbp_code_ops.apply_leaders: the lists of distinct modules on up to -j threads */

@@ -7,7 +7,8 @@
  *   module/mnemonic "[unmapped]"   EBS weight at addresses no map covered
  *   symbol "[unknown]"             code (or no-code weight) no symbol covers
  * Their count is the sum of EBS periods (instructions); LBR cannot count them.
- * Depends on hbbp/method/method.h and writers/result.h; never prints.
+ * The pivot keys are hbbp/pivot/mix_keys.c, the rows hbbp/pivot/mix_rows.c, the tables
+ * hbbp/pivot/mix_tables.c. Depends on hbbp/method/method.h and writers/result.h; never prints.
  */
 #ifndef HBBP_MIX_H
 #define HBBP_MIX_H
@@ -19,11 +20,13 @@
 #include "hbbp/method/method.h"
 #include "writers/result.h"
 
-enum hbbp_key {
-	KEY_PID, KEY_TID, KEY_COMM, KEY_MODULE, KEY_SYMBOL, KEY_BLOCK, KEY_SRCLINE, KEY_MNEMONIC,
-	KEY_ICLASS, KEY_ISA, KEY_CATEGORY, KEY_PACKING, KEY_WIDTH, KEY_MEM, KEY_TAXONOMY,
-	KEY__COUNT
-};
+/* A pivot key (hbbp/pivot/mix_keys.c: one descriptor each). */
+struct hbbp_key;
+
+/* What the keys of a mix read beyond the blocks (hbbp_mix__needs). */
+#define HBBP_KEY_THREAD	(1u << 0)	/* the thread: the sums kept per thread */
+#define HBBP_KEY_INSN	(1u << 1)	/* each instruction of a block */
+#define HBBP_KEY_LINES	(1u << 2)	/* source lines (DWARF) */
 
 #define HBBP_MAX_KEYS 16
 #define HBBP_DEFAULT_KEYS "module,symbol,mnemonic"
@@ -36,7 +39,7 @@ struct hbbp_taxonomy {
 };
 
 struct hbbp_mix_opts {
-	enum hbbp_key keys[HBBP_MAX_KEYS];
+	const struct hbbp_key *keys[HBBP_MAX_KEYS];
 	size_t nr_keys;
 	size_t top;			/* 0: all rows */
 	const char *comm, *module, *symbol, *pid;	/* comma-separated lists, NULL: any */
@@ -56,15 +59,15 @@ struct hbbp_mix_opts {
  * taxonomy_column is not NULL). Returns 0 or -HBBP_EUSAGE with a message in err. */
 int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *taxonomy_column,
 			 char *err, size_t errlen);
+/* The HBBP_KEY_* flags of the keys of o, or'ed. */
+unsigned hbbp_mix__needs(const struct hbbp_mix_opts *o);
+/* The column name of key i of o ("pid", ..., the taxonomy's column). */
+const char *hbbp_mix__key_name(const struct hbbp_mix_opts *o, size_t i);
 /* The rounding of the mix's text values (writers/SCHEMA.md, "Numbers"): counts to integers
  * from 1000 on and 4 significant digits below, shares to 6 significant digits. */
 double hbbp_round_count(double x);
 double hbbp_round_share(double x);
 
-/* Builds the "mix" table and the tables events, modules, symbols, blocks, instructions,
- * thread_blocks (not with o->mix_only) into res, plus the method's metadata. events: the recording's events
- * (d->nr_events of them). total_out, if not NULL, gets the total count of the mix rows
- * before --top. Filters apply to mix and thread_blocks; the other tables are complete. */
 /* The dsos of d with unresolved EBS or LBR weight, in hash order: a calloc'd array of *nr
  * pointers into d (free it; the entries stay d's), or NULL when out of memory. */
 const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum *d,
@@ -76,7 +79,12 @@ int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
 			const struct hbbp_mix_opts *o,
 			int (*fn)(void *ctx, const char *option, const char *value), void *ctx);
 
-/* rs: the reader's counts of LOST, LOST_SAMPLES and THROTTLE records (method.md §2). */
+/* Builds the "mix" table and the tables events, modules, symbols, blocks, instructions,
+ * thread_blocks (not with o->mix_only) into res, plus the method's metadata. events: the
+ * recording's events (d->nr_events of them); rs: the reader's counts of LOST, LOST_SAMPLES
+ * and THROTTLE records (method.md §2). total_out, if not NULL, gets the total count of the
+ * mix rows before --top. Filters apply to mix and thread_blocks; the other tables are
+ * complete. */
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
 		    const struct perf_event_info *const *events,
 		    const struct perf_reader_stats *rs, const struct hbbp_mix_opts *o,

@@ -1,0 +1,474 @@
+/* The pivot keys (see hbbp/pivot/mix_keys.h): one descriptor each in `keys` below, with the
+ * function giving its value at an instruction of a thread block; the names of dsos and of
+ * missing values; and the filters, which match the values of the keys pid, comm, module and
+ * symbol. Depends on hbbp/method/method.h and bbmap/insn_attr.h names; never prints.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbbp/pivot/mix_keys.h"
+#include "util/hbbp_err.h"
+
+const char *mix__kind_marker(enum hbbp_block_kind k)
+{
+	switch (k) {
+	case HBBP_BLK_NOCODE: return "[no code]";
+	case HBBP_BLK_UNDECODED: return "[undecoded]";
+	case HBBP_BLK_UNMAPPED: return "[unmapped]";
+	default: return "";
+	}
+}
+
+const char *mix__dso_short(const struct mix_ctx *x, const struct bbmap_dso *dso)
+{
+	const char *n;
+
+	if (!dso)
+		return "[unmapped]";
+	n = x->ops->dso_short_name ? x->ops->dso_short_name(x->ops->ctx, dso) : NULL;
+	if (!n)
+		n = x->ops->dso_name(x->ops->ctx, dso);
+	return n ? n : "[unknown]";
+}
+
+const char *mix__dso_full(const struct mix_ctx *x, const struct bbmap_dso *dso)
+{
+	const char *n;
+
+	if (!dso)
+		return "[unmapped]";
+	n = x->ops->dso_name(x->ops->ctx, dso);
+	return n ? n : "[unknown]";
+}
+
+static bool dso_is_kernel(const struct mix_ctx *x, const struct bbmap_dso *dso)
+{
+	enum bbmap_dso_kind k;
+
+	if (!dso || !x->ops->dso_kind)
+		return false;
+	k = x->ops->dso_kind(x->ops->ctx, dso);
+	return k == DSO_KIND_KERNEL || k == DSO_KIND_KMODULE || k == DSO_KIND_KSYMBOL;
+}
+
+/* Lexical normalization of a DWARF path: "a/./b" -> "a/b", "a/x/../b" -> "a/b", "//" ->
+ * "/" (a leading ".." of a relative path stays: nothing to go up from). */
+static void path_normalize(const char *in, char *out, size_t size)
+{
+	size_t len = 0, seg[256], nseg = 0;
+	const char *p = in;
+	bool abs = *in == '/';
+
+	if (!size)
+		return;
+	out[0] = 0;
+	if (abs && size > 1) {
+		out[len++] = '/';
+		out[len] = 0;
+	}
+	while (*p) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n == 1 && p[0] == '.') {
+			p += n;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.' && nseg &&
+		    strncmp(out + seg[nseg - 1], "../", 3) && strcmp(out + seg[nseg - 1], "..")) {
+			len = seg[--nseg];
+			out[len] = 0;
+			if (len > (abs ? 1u : 0u))
+				out[--len] = 0;		/* the '/' before it */
+			p += n;
+			continue;
+		}
+		if (len > (abs ? 1u : 0u) && len + 1 < size)
+			out[len++] = '/';
+		if (nseg < sizeof(seg) / sizeof(seg[0]))
+			seg[nseg++] = len;
+		if (len + n >= size)
+			n = size - 1 - len;
+		memcpy(out + len, p, n);
+		len += n;
+		out[len] = 0;
+		p += strcspn(p, "/");
+	}
+	if (!len && size > 1) {
+		out[0] = '.';
+		out[1] = 0;
+	}
+}
+
+void mix__srcline(const struct bbmap_insn *in, char *out, size_t size)
+{
+	char path[4064];
+
+	if (in && in->srcfile) {
+		path_normalize(in->srcfile, path, sizeof(path));
+		snprintf(out, size, "%s:%" PRIu32, path, in->line);
+	} else {
+		out[0] = 0;
+	}
+}
+
+/* ---- the keys: one function each ---- */
+
+/* The value of a text key that is a string living as long as the mix: it is its identity. */
+static void val_text(struct key_val *v, const char *s)
+{
+	v->text = s;
+	v->id[0] = (uintptr_t)s;
+	v->id[1] = 0;
+}
+
+/* The value of an instruction key at a block without code: the block's marker. */
+static const char *no_insn(const struct key_at *at)
+{
+	return mix__kind_marker(at->b->kind);
+}
+
+static void key_pid(const struct key_at *at, struct key_val *v, char *buf)
+{
+	v->id[0] = at->t->pid;
+}
+
+static void key_tid(const struct key_at *at, struct key_val *v, char *buf)
+{
+	v->id[0] = at->t->tid;
+}
+
+static void key_comm(const struct key_at *at, struct key_val *v, char *buf)
+{
+	const char *s = hbbp_accum__comm(at->x->d, at->t->pid, at->t->tid);
+
+	val_text(v, s && *s ? s : MARK_UNKNOWN);
+}
+
+static void key_module(const struct key_at *at, struct key_val *v, char *buf)
+{
+	val_text(v, mix__dso_short(at->x, at->b->dso));
+}
+
+static void key_symbol(const struct key_at *at, struct key_val *v, char *buf)
+{
+	val_text(v, at->b->symname ? at->b->symname : MARK_UNKNOWN);
+}
+
+/* "module+0xSTART" */
+static void key_block(const struct key_at *at, struct key_val *v, char *buf)
+{
+	const struct hbbp_block *b = at->b;
+
+	if (b->kind == HBBP_BLK_UNMAPPED) {
+		val_text(v, "[unmapped]");
+		return;
+	}
+	v->id[0] = (uintptr_t)b->dso;
+	v->id[1] = b->start;
+	if (buf) {
+		snprintf(buf, KEY_TEXT_MAX, "%s+0x%" PRIx64, mix__dso_short(at->x, b->dso), b->start);
+		v->text = buf;
+	}
+}
+
+static void key_srcline(const struct key_at *at, struct key_val *v, char *buf)
+{
+	if (!at->in || !at->in->srcfile) {
+		val_text(v, at->in ? MARK_UNKNOWN : no_insn(at));
+		return;
+	}
+	v->id[0] = (uintptr_t)at->in->srcfile;
+	v->id[1] = at->in->line;
+	if (buf) {
+		mix__srcline(at->in, buf, KEY_TEXT_MAX);
+		v->text = buf;
+	}
+}
+
+static void key_mnemonic(const struct key_at *at, struct key_val *v, char *buf)
+{
+	const char *s = at->in ? at->in->mnemonic : no_insn(at);
+
+	val_text(v, s ? s : MARK_UNKNOWN);
+}
+
+static void key_iclass(const struct key_at *at, struct key_val *v, char *buf)
+{
+	const char *s = at->in ? at->in->iclass : no_insn(at);
+
+	val_text(v, s ? s : MARK_UNKNOWN);
+}
+
+static void key_isa(const struct key_at *at, struct key_val *v, char *buf)
+{
+	val_text(v, at->in ? bbmap_isa_name(at->in->isa) : no_insn(at));
+}
+
+static void key_category(const struct key_at *at, struct key_val *v, char *buf)
+{
+	val_text(v, at->in ? bbmap_category_name(at->in->category) : no_insn(at));
+}
+
+static void key_packing(const struct key_at *at, struct key_val *v, char *buf)
+{
+	val_text(v, at->in ? bbmap_packing_name(at->in->packing) : no_insn(at));
+}
+
+/* a number column: NULL without code */
+static void key_width(const struct key_at *at, struct key_val *v, char *buf)
+{
+	v->id[0] = at->in ? at->in->width : KEY_NONE;
+}
+
+static void key_mem(const struct key_at *at, struct key_val *v, char *buf)
+{
+	bool r, w;
+
+	if (!at->in) {
+		val_text(v, no_insn(at));
+		return;
+	}
+	r = at->in->flags & BBMAP_INSN_MEM_READ;
+	w = at->in->flags & BBMAP_INSN_MEM_WRITE;
+	val_text(v, r && w ? "rw" : r ? "r" : w ? "w" : MARK_NONE);
+}
+
+static void key_taxonomy(const struct key_at *at, struct key_val *v, char *buf)
+{
+	const struct hbbp_taxonomy *tax = at->x->o->taxonomy;
+	const char *s = !at->in ? no_insn(at) : tax ? tax->group(tax->ctx, at->in) : NULL;
+
+	val_text(v, s && *s ? s : MARK_NONE);	/* in no group */
+}
+
+static const struct hbbp_key keys[] = {
+	{ "pid",	KEY_INT,  HBBP_KEY_THREAD,		key_pid },
+	{ "tid",	KEY_INT,  HBBP_KEY_THREAD,		key_tid },
+	{ "comm",	KEY_TEXT, HBBP_KEY_THREAD,		key_comm },
+	{ "module",	KEY_TEXT, 0,				key_module },
+	{ "symbol",	KEY_TEXT, 0,				key_symbol },
+	{ "block",	KEY_TEXT, 0,				key_block },
+	{ "srcline",	KEY_TEXT, HBBP_KEY_INSN | HBBP_KEY_LINES, key_srcline },
+	{ "mnemonic",	KEY_TEXT, HBBP_KEY_INSN,		key_mnemonic },
+	{ "iclass",	KEY_TEXT, HBBP_KEY_INSN,		key_iclass },
+	{ "isa",	KEY_TEXT, HBBP_KEY_INSN,		key_isa },
+	{ "category",	KEY_TEXT, HBBP_KEY_INSN,		key_category },
+	{ "packing",	KEY_TEXT, HBBP_KEY_INSN,		key_packing },
+	{ "width",	KEY_INT,  HBBP_KEY_INSN,		key_width },
+	{ "mem",	KEY_TEXT, HBBP_KEY_INSN,		key_mem },
+	{ NULL,		KEY_TEXT, HBBP_KEY_INSN,		key_taxonomy },
+};
+#define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* The key named p[0, len), or NULL. */
+static const struct hbbp_key *key_find(const char *p, size_t len, const char *taxonomy_column)
+{
+	size_t k;
+
+	for (k = 0; k < NR_KEYS; k++) {
+		const char *name = keys[k].name ? keys[k].name : taxonomy_column;
+
+		if (name && strlen(name) == len && !strncmp(p, name, len))
+			return &keys[k];
+	}
+	return NULL;
+}
+
+static void unknown_key(const char *p, size_t len, const char *taxonomy_column, char *err,
+			size_t errlen)
+{
+	size_t k, n;
+
+	n = (size_t)snprintf(err, errlen, "--by: unknown key '%.*s' (known:", (int)len, p);
+	for (k = 0; k < NR_KEYS && n < errlen; k++) {
+		const char *name = keys[k].name ? keys[k].name : taxonomy_column;
+
+		if (name)
+			n += (size_t)snprintf(err + n, errlen - n, "%s %s", k ? "," : "", name);
+	}
+	if (n < errlen)
+		snprintf(err + n, errlen - n, ")");
+}
+
+int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *taxonomy_column,
+			 char *err, size_t errlen)
+{
+	const char *p = spec;
+
+	o->nr_keys = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		const struct hbbp_key *k = key_find(p, len, taxonomy_column);
+
+		if (!len) {
+			snprintf(err, errlen, "--by: empty key in '%s'", spec);
+			return -HBBP_EUSAGE;
+		}
+		if (!k) {
+			unknown_key(p, len, taxonomy_column, err, errlen);
+			return -HBBP_EUSAGE;
+		}
+		if (o->nr_keys == HBBP_MAX_KEYS) {
+			snprintf(err, errlen, "--by: more than %d keys", HBBP_MAX_KEYS);
+			return -HBBP_EUSAGE;
+		}
+		o->keys[o->nr_keys++] = k;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!o->nr_keys) {
+		snprintf(err, errlen, "--by: no keys");
+		return -HBBP_EUSAGE;
+	}
+	return 0;
+}
+
+unsigned hbbp_mix__needs(const struct hbbp_mix_opts *o)
+{
+	unsigned needs = 0;
+	size_t i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		needs |= o->keys[i]->needs;
+	return needs;
+}
+
+const char *hbbp_mix__key_name(const struct hbbp_mix_opts *o, size_t i)
+{
+	const struct hbbp_key *k = o->keys[i];
+
+	return k->name ? k->name : o->taxonomy ? o->taxonomy->column : "taxonomy";
+}
+
+/* ---- the filters ---- */
+
+/* One element of a filter list: equal, or a shell glob (fnmatch) when it has * ? or [. */
+static bool elem_matches(const char *p, size_t len, const char *v)
+{
+	char pat[256];
+
+	if (strcspn(p, "*?[") >= len)
+		return strlen(v) == len && !strncmp(p, v, len);
+	if (len >= sizeof(pat))
+		return false;
+	memcpy(pat, p, len);
+	pat[len] = 0;
+	return !fnmatch(pat, v, 0);
+}
+
+enum { FILTER_PID, FILTER_COMM, FILTER_MODULE, FILTER_SYMBOL, NR_FILTERS };
+static const char *const filter_opt[NR_FILTERS] = { "--pid", "--comm", "--module", "--symbol" };
+
+static const char *filter_list(const struct hbbp_mix_opts *o, int which)
+{
+	const char *const lists[NR_FILTERS] = { o->pid, o->comm, o->module, o->symbol };
+
+	return lists[which];
+}
+
+/* Whether element p[0, len) of filter `which` matches thread block t: its pid, its comm,
+ * its block's module (short or full name) or symbol. */
+static bool filter_elem(const struct mix_ctx *x, const struct hbbp_tblock *t, int which,
+			const char *p, size_t len)
+{
+	const struct hbbp_block *b = &x->c->blocks[t->block];
+	char num[16];
+	const char *v;
+
+	switch (which) {
+	case FILTER_PID:
+		snprintf(num, sizeof(num), "%" PRIu32, t->pid);
+		return elem_matches(p, len, num);
+	case FILTER_COMM:
+		v = hbbp_accum__comm(x->d, t->pid, t->tid);
+		return v && elem_matches(p, len, v);
+	case FILTER_MODULE:
+		return elem_matches(p, len, mix__dso_short(x, b->dso)) ||
+		       elem_matches(p, len, mix__dso_full(x, b->dso));
+	default:
+		return b->symname && elem_matches(p, len, b->symname);
+	}
+}
+
+/* Whether an element of the list of filter `which` matches t. */
+static bool filter_any(const struct mix_ctx *x, const struct hbbp_tblock *t, int which)
+{
+	const char *p = filter_list(x->o, which);
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (filter_elem(x, t, which, p, len))
+			return true;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+bool mix__filtered(const struct hbbp_mix_opts *o)
+{
+	return o->pid || o->comm || o->module || o->symbol || o->user_only || o->kernel_only;
+}
+
+bool mix__passes(const struct mix_ctx *x, const struct hbbp_tblock *t)
+{
+	const struct hbbp_block *b = &x->c->blocks[t->block];
+	int which;
+
+	for (which = 0; which < NR_FILTERS; which++)
+		if (filter_list(x->o, which) && !filter_any(x, t, which))
+			return false;
+	if (x->o->user_only && (!b->dso || dso_is_kernel(x, b->dso)))
+		return false;
+	if (x->o->kernel_only && !dso_is_kernel(x, b->dso))
+		return false;
+	return true;
+}
+
+int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
+			const struct hbbp_mix_opts *o,
+			int (*fn)(void *ctx, const char *option, const char *value), void *ctx)
+{
+	const struct mix_ctx x = { .c = c, .d = d, .ops = d->ops, .o = o };
+	int which, err = 0;
+
+	for (which = 0; which < NR_FILTERS && !err; which++) {
+		const char *p = filter_list(o, which);
+
+		while (p && *p && !err) {
+			size_t len = strcspn(p, ","), i;
+			bool found = false;
+
+			for (i = 0; i < c->nr_tblocks && !found; i++) {
+				struct hbbp_tblock tmp;
+				const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
+
+				found = tb->count > 0 && filter_elem(&x, tb, which, p, len);
+			}
+			if (!found && len) {
+				char *v = strndup(p, len);
+
+				if (!v)
+					return -ENOMEM;
+				err = fn(ctx, filter_opt[which], v);
+				free(v);
+			}
+			p += len;
+			if (*p == ',')
+				p++;
+		}
+	}
+	return err;
+}

@@ -1,0 +1,341 @@
+/* The rows of the mix (see hbbp/pivot/mix_rows.h). A thread block's keys that do not read
+ * the instructions are valued once, the others at each instruction; a text value's identity
+ * (its name's address, ...) finds its name id, and a new identity's text is interned, so that
+ * one text is one id however it was reached (a mnemonic spelled in two modules' string
+ * tables). A row is then one probe of the map of rows by its ids.
+ * With threads, the code blocks' instructions come from hbbp/pivot/mix_reader.h.
+ * Depends on hbbp/pivot/mix_keys.h, util/hmap.h, util/grow.h, util/radix.h; never prints.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbbp/pivot/mix_reader.h"
+#include "hbbp/pivot/mix_rows.h"
+#include "util/grow.h"
+#include "util/hbbp_err.h"
+#include "util/radix.h"
+
+#define MIX_DROP_BLOCKS	4096	/* blocks read between two drops of their instructions */
+
+/* FNV-1a: a name is hashed once, when its first identity is met */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The id of name s in r->names, added when new. 0 or -ENOMEM. */
+static int names_intern(struct mix_rows *r, const char *s, uint64_t *id)
+{
+	uint64_t key[2] = { name_hash(s), 0 }, *slot;
+	int ins;
+
+	for (;; key[1]++) {	/* names of one hash: under the next keys */
+		slot = hmap__get(&r->names_idx, key, &ins);
+		if (!slot)
+			return -ENOMEM;
+		if (ins)
+			break;
+		if (!strcmp(r->names[*slot], s)) {
+			*id = *slot;
+			return 0;
+		}
+	}
+	if (grow_one((void **)&r->names, &r->alloc_names, sizeof(*r->names), r->nr_names))
+		return -ENOMEM;
+	r->names[r->nr_names] = strdup(s);
+	if (!r->names[r->nr_names])
+		return -ENOMEM;
+	*slot = *id = r->nr_names++;
+	return 0;
+}
+
+/* The state of one summing */
+struct summing {
+	struct mix_rows *r;
+	const struct mix_ctx *x;
+	size_t outer[HBBP_MAX_KEYS], nr_outer;	/* the keys valued once a thread block */
+	size_t inner[HBBP_MAX_KEYS], nr_inner;	/* the keys valued at each instruction */
+	uint64_t ids[HBBP_MAX_KEYS];		/* the row's, key by key */
+	struct hbbp_mix_reader *rd;		/* NULL: the blocks decoded here */
+	size_t nr_read;
+};
+
+/* The name id of key k's value v (at at) into *id. 0 or -ENOMEM. */
+static int text_id(struct summing *s, size_t k, const struct key_at *at,
+		   const struct key_val *v, uint64_t *id)
+{
+	uint64_t key[3] = { k, v->id[0], v->id[1] }, *slot;
+	char buf[KEY_TEXT_MAX];
+	struct key_val t;
+	int ins;
+
+	slot = hmap__get(&s->r->idents, key, &ins);
+	if (!slot)
+		return -ENOMEM;
+	if (ins) {		/* a new identity: its text */
+		s->x->o->keys[k]->value(at, &t, buf);
+		if (names_intern(s->r, t.text, slot))
+			return -ENOMEM;
+	}
+	*id = *slot;
+	return 0;
+}
+
+/* The ids of keys idx[0, n) at at into s->ids. 0 or -ENOMEM. */
+static int keys_ids(struct summing *s, const size_t *idx, size_t n, const struct key_at *at)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct hbbp_key *key = s->x->o->keys[idx[i]];
+		struct key_val v;
+
+		key->value(at, &v, NULL);
+		if (key->type == KEY_INT)
+			s->ids[idx[i]] = v.id[0];
+		else if (text_id(s, idx[i], at, &v, &s->ids[idx[i]]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The sources of a row's blocks, one bit per enum hbbp_source but NONE. */
+static unsigned source_bit(enum hbbp_source src)
+{
+	return src == HBBP_SRC_NONE ? 0 : 1u << src;
+}
+
+/* Adds thread block ti (t, its block b) n times to the row of s->ids (n instructions). */
+static int row_add(struct summing *s, const struct hbbp_tblock *t, size_t ti,
+		   const struct hbbp_block *b, size_t n)
+{
+	struct mix_rows *r = s->r;
+	const double *ratio = hbbp_block__uses_lbr(b) ? r->ratio_lbr : r->ratio_ebs;
+	struct mix_row *row;
+	struct mix_row_diag *dg;
+	unsigned int k;
+
+	if (!n)
+		return 0;
+	row = hmap__get(&r->map, s->ids, NULL);
+	if (!row)
+		return -ENOMEM;
+	dg = (struct mix_row_diag *)(row + 1);
+	for (; n; n--) {
+		row->count += t->count;
+		for (k = 0; k < HBBP_BATCHES; k++)	/* hbbp_counts__batch_estimates */
+			row->bx.b[k] += t->count_bs.b[k] * ratio[k];
+		if (!r->diag)
+			continue;
+		dg->ebs_count += t->ebs_est;
+		dg->lbr_count += t->lbr_est;
+		dg->lbr_count_plain += b->kind == HBBP_BLK_CODE ? t->lbr_sum_plain : 0;
+		if (dg->stamp != ti + 1) {	/* once a thread block */
+			dg->stamp = ti + 1;
+			dg->ebs_samples += t->ebs_samples;
+			dg->lbr_streams += t->lbr_streams;
+			dg->sources |= source_bit(b->source);
+			dg->biased |= b->biased;
+		}
+	}
+	return 0;
+}
+
+/* The instructions of code block b of thread block ti: from the reader, or decoded here. */
+static int block_insns(struct summing *s, size_t ti, const struct hbbp_block *b,
+		       const struct bbmap_insn **insns)
+{
+	const struct hbbp_code_ops *ops = s->x->ops;
+	const struct bbmap_block *blk;
+
+	if (s->rd)
+		return hbbp_mix_reader__insns(s->rd, ti, insns);
+	if (ops->block_at(ops->ctx, b->mod, b->start, &blk) || blk->start != b->start ||
+	    blk->nr_insns != b->nr_insns || !blk->insns)
+		return -HBBP_EFORMAT;	/* the block map changed under us: a bug */
+	*insns = blk->insns;
+	return 0;
+}
+
+/* Adds thread block ti (t) to the rows. */
+static int sum_tblock(struct summing *s, size_t ti, const struct hbbp_tblock *t)
+{
+	const struct hbbp_code_ops *ops = s->x->ops;
+	const struct hbbp_block *b = &s->x->c->blocks[t->block];
+	struct key_at at = { s->x, t, b, NULL };
+	const struct bbmap_insn *insns;
+	size_t j;
+	int err = keys_ids(s, s->outer, s->nr_outer, &at);
+
+	if (err)
+		return err;
+	if (b->kind != HBBP_BLK_CODE) {	/* the instruction keys' markers */
+		err = keys_ids(s, s->inner, s->nr_inner, &at);
+		return err ? err : row_add(s, t, ti, b, 1);
+	}
+	if (!s->nr_inner)		/* every instruction in one row */
+		return row_add(s, t, ti, b, b->nr_insns);
+	err = block_insns(s, ti, b, &insns);
+	for (j = 0; j < b->nr_insns && !err; j++) {
+		at.in = &insns[j];
+		err = keys_ids(s, s->inner, s->nr_inner, &at);
+		if (!err)
+			err = row_add(s, t, ti, b, 1);
+	}
+	/* each block is read once here: its instructions need not stay */
+	if (!s->rd && ops->drop_insns && !(++s->nr_read % MIX_DROP_BLOCKS))
+		ops->drop_insns(ops->ctx);
+	return err;
+}
+
+/* With threads, the code blocks' instructions decoded ahead on a thread of their own
+ * (mix_reader.h), *pass (freed by the caller) whether each thread block is read. 0 or
+ * -ENOMEM; without a thread s->rd stays NULL. */
+static int reader_start(struct summing *s, bool **pass)
+{
+	const struct mix_ctx *x = s->x;
+	const struct hbbp_counts *c = x->c;
+	size_t i;
+	int err;
+
+	if (!s->nr_inner || !x->ops->fill_blocks || !x->ops->drop_insns || x->ops->threads < 2 ||
+	    !x->o->read_blocks)
+		return 0;
+	if (mix__filtered(x->o)) {
+		*pass = malloc(c->nr_tblocks ? c->nr_tblocks : 1);
+		if (!*pass)
+			return -ENOMEM;
+		for (i = 0; i < c->nr_tblocks; i++) {
+			struct hbbp_tblock tmp;
+
+			(*pass)[i] = mix__passes(x, hbbp_counts__tblock_sums(c, i, &tmp));
+		}
+	}
+	err = hbbp_mix_reader__start(&s->rd, c, x->ops, *pass, x->o->read_blocks);
+	return err == -ENOMEM ? err : 0;	/* no thread: each block here, the same rows */
+}
+
+int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
+{
+	const struct hbbp_mix_opts *o = x->o;
+	const struct hbbp_counts *c = x->c;
+	struct summing s = { .r = r, .x = x };
+	bool *pass = NULL;
+	size_t i;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->diag = o->diagnostics;
+	hmap__init(&r->map, o->nr_keys,
+		   sizeof(struct mix_row) + (r->diag ? sizeof(struct mix_row_diag) : 0));
+	hmap__init(&r->idents, 3, sizeof(uint64_t));
+	hmap__init(&r->names_idx, 2, sizeof(uint64_t));
+	for (i = 0; i < HBBP_BATCHES; i++) {	/* hbbp_counts__batch_estimates' factors */
+		r->ratio_ebs[i] = c->ratio ? c->ebs_ratio.b[i] : HBBP_BATCHES;
+		r->ratio_lbr[i] = c->ratio ? c->lbr_ratio.b[i] : HBBP_BATCHES;
+	}
+	for (i = 0; i < o->nr_keys; i++) {
+		if (o->keys[i]->needs & HBBP_KEY_INSN)
+			s.inner[s.nr_inner++] = i;
+		else
+			s.outer[s.nr_outer++] = i;
+	}
+	err = reader_start(&s, &pass);
+	for (i = 0; i < c->nr_tblocks && !err; i++) {
+		struct hbbp_tblock tmp;
+		const struct hbbp_tblock *t = hbbp_counts__tblock_sums(c, i, &tmp);
+
+		if (t->count > 0 && (pass ? pass[i] : mix__passes(x, t)))
+			err = sum_tblock(&s, i, t);
+	}
+	hbbp_mix_reader__exit(s.rd);
+	free(pass);
+	if (x->ops->drop_insns)		/* the table is made from the rows alone */
+		x->ops->drop_insns(x->ops->ctx);
+	if (o->mix_only && o->release_code && x->ops->drop_code)	/* and its memory */
+		x->ops->drop_code(x->ops->ctx);
+	hmap__exit(&r->idents);		/* every name is made */
+	hmap__exit(&r->names_idx);
+	return err;
+}
+
+/* A key of count x whose order as an unsigned number is x's, largest first. */
+static uint64_t count_desc(double x)
+{
+	uint64_t b;
+
+	if (x == 0)
+		x = 0;		/* -0.0 as 0.0 */
+	memcpy(&b, &x, sizeof(b));
+	b = b >> 63 ? ~b : b | 1ull << 63;	/* increasing with x */
+	return ~b;
+}
+
+static int name_cmp(const void *pa, const void *pb, void *arg)
+{
+	char *const *names = arg;
+
+	return strcmp(names[*(const size_t *)pa], names[*(const size_t *)pb]);
+}
+
+/* Each name's rank in strcmp order (a calloc'd array), or NULL when out of memory. */
+static uint64_t *names_rank(const struct mix_rows *r)
+{
+	size_t *idx = malloc((r->nr_names ? r->nr_names : 1) * sizeof(*idx)), i;
+	uint64_t *rank = malloc((r->nr_names ? r->nr_names : 1) * sizeof(*rank));
+
+	if (!idx || !rank) {
+		free(idx);
+		free(rank);
+		return NULL;
+	}
+	for (i = 0; i < r->nr_names; i++)
+		idx[i] = i;
+	qsort_r(idx, r->nr_names, sizeof(*idx), name_cmp, r->names);
+	for (i = 0; i < r->nr_names; i++)
+		rank[idx[i]] = i;
+	free(idx);
+	return rank;
+}
+
+int mix_rows__order(const struct mix_rows *r, const struct hbbp_mix_opts *o, size_t *order)
+{
+	size_t n = mix_rows__nr(r), w = o->nr_keys + 1, i, k;
+	uint64_t *words = malloc((n ? n : 1) * w * sizeof(*words));
+	uint64_t *rank = names_rank(r);
+	int err = -ENOMEM;
+
+	if (words && rank) {
+		for (i = 0; i < n; i++) {
+			const uint64_t *ids = mix_rows__ids(r, i);
+			uint64_t *wd = words + i * w;
+
+			wd[0] = count_desc(hbbp_round_count(mix_rows__row(r, i)->count));
+			for (k = 0; k < o->nr_keys; k++)	/* KEY_NONE + 1: 0, first */
+				wd[k + 1] = o->keys[k]->type == KEY_INT ? ids[k] + 1 : rank[ids[k]];
+		}
+		err = radix_sort_words(words, w, w, n, order);
+	}
+	free(words);
+	free(rank);
+	return err;
+}
+
+void mix_rows__exit(struct mix_rows *r)
+{
+	size_t i;
+
+	hmap__exit(&r->map);
+	hmap__exit(&r->idents);
+	hmap__exit(&r->names_idx);
+	for (i = 0; i < r->nr_names; i++)
+		free(r->names[i]);
+	free(r->names);
+	r->names = NULL;
+	r->nr_names = r->alloc_names = 0;
+}

@@ -1,0 +1,69 @@
+/* The rows of the mix (hbbp/pivot/mix.h): the thread blocks' counts summed by their keys'
+ * values. A row is keyed by numbers, one word a key: an int key's value, a text key's name
+ * interned (equal texts, one number); the names are formatted only when the table is made.
+ * Depends on hbbp/pivot/mix_keys.h, util/hmap.h; never prints.
+ */
+#ifndef HBBP_MIX_ROWS_H
+#define HBBP_MIX_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hbbp/pivot/mix_keys.h"
+#include "util/hmap.h"
+
+struct mix_row {
+	double count;
+	struct hbbp_bsum bx;		/* the count's estimate in each batch (the batches'
+					 * counts times their role's ratio factor) */
+};
+
+/* A row's --diagnostics, after it in the map when they are asked */
+struct mix_row_diag {
+	double ebs_count, lbr_count;
+	double lbr_count_plain;		/* lbr_count with the plain weight (method.md §5) */
+	uint64_t ebs_samples, lbr_streams;
+	size_t stamp;			/* the last thread block counted (+ 1) */
+	unsigned sources;		/* one bit per enum hbbp_source but NONE */
+	bool biased;
+};
+
+struct mix_rows {
+	struct hmap map;		/* the keys' ids -> struct mix_row [, mix_row_diag] */
+	struct hmap idents;		/* (key index, identity) -> name id */
+	struct hmap names_idx;		/* (hash of a name, n) -> name id */
+	char **names;			/* name id -> text */
+	size_t nr_names, alloc_names;
+	bool diag;
+	double ratio_ebs[HBBP_BATCHES], ratio_lbr[HBBP_BATCHES];
+};
+
+/* Sums the thread blocks of x->c that pass the filters into r (initialized here; free it
+ * with mix_rows__exit, also after an error). Reads the code's blocks, then drops their
+ * instructions (and the code, with o->release_code). 0 or an error. */
+int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x);
+/* The rows' numbers in the table's order: the count as shown (hbbp_round_count), largest
+ * first, then the keys (numbers by value, texts by strcmp). 0 or -ENOMEM. */
+int mix_rows__order(const struct mix_rows *r, const struct hbbp_mix_opts *o, size_t *order);
+void mix_rows__exit(struct mix_rows *r);
+
+static inline size_t mix_rows__nr(const struct mix_rows *r)
+{
+	return r->map.nr;
+}
+/* Row i's ids (one per key), its sums and (with diag) its diagnostics. */
+static inline const uint64_t *mix_rows__ids(const struct mix_rows *r, size_t i)
+{
+	return hmap__key_at(&r->map, i);
+}
+static inline const struct mix_row *mix_rows__row(const struct mix_rows *r, size_t i)
+{
+	return hmap__val_at(&r->map, i);
+}
+static inline const struct mix_row_diag *mix_rows__diag(const struct mix_rows *r, size_t i)
+{
+	return (const struct mix_row_diag *)(mix_rows__row(r, i) + 1);
+}
+
+#endif

@@ -1,0 +1,747 @@
+/* The result tables of the mix (see hbbp/pivot/mix.h): the mix itself from its rows
+ * (hbbp/pivot/mix_rows.h), and the tables events, modules, symbols, blocks, instructions and
+ * thread_blocks of writers/schema.h, with the method's metadata.
+ * Depends on hbbp/pivot/mix_rows.h, hbbp/method/method.h, bbmap/insn_attr.h names and
+ * writers/result.h; never prints.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbbp/pivot/mix_rows.h"
+#include "util/hbbp_err.h"
+#include "writers/schema.h"
+
+_Static_assert(SCHEMA_BATCHES == HBBP_BATCHES, "thread_blocks has a column per batch");
+_Static_assert(SCHEMA_TB_BATCH0 + SCHEMA_BATCHES == SCHEMA_NR(schema_thread_blocks),
+	       "the batch columns end thread_blocks");
+
+/* ---- what an estimate carries ---- */
+
+static double round_sig(double x, int digits)
+{
+	static const double p10[] = {	/* exact: what pow(10, k) gives for them */
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+		1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	double a = fabs(x), m;
+	int k;
+
+	if (!isfinite(x) || a == 0)
+		return x;
+	k = digits - 1 - (int)floor(log10(a));
+	m = k >= 0 && k <= 22 ? p10[k] : pow(10, k);
+	return round(x * m) / m;
+}
+
+/* A count estimated from samples has a few significant digits at best: integers from 1000
+ * on, 4 significant digits below (13585699999.9992 -> 13585700000, 0.123456 -> 0.1235). */
+double hbbp_round_count(double x)
+{
+	return fabs(x) >= 1000 ? round(x) : round_sig(x, 4);
+}
+
+/* Shares to 6 significant digits: they still sum to 1 within 1e-5 over any mix. */
+double hbbp_round_share(double x)
+{
+	return round_sig(x, 6);
+}
+
+
+/* ---- the mix ---- */
+
+/* The names of the sources of a row's blocks (one bit per enum hbbp_source but NONE). */
+static const char *source_name(unsigned bits)
+{
+	unsigned s;
+
+	if (!bits)
+		return "";
+	for (s = HBBP_SRC_LBR; s <= HBBP_SRC_EBS_FALLBACK; s++)
+		if (bits == 1u << s)
+			return hbbp_source_name((enum hbbp_source)s);
+	return "mixed";
+}
+
+/* The mix table: a column per key, the counts, with --diagnostics theirs. */
+static int mix_columns(struct result *res, const struct hbbp_mix_opts *o,
+		       struct result_table **t)
+{
+	static const char *const counts[] = {
+		"count:real", "count_lo:real", "count_hi:real", "share:real",
+	};
+	static const char *const diag[] = {
+		"source:text", "ebs_count:real", "lbr_count:real", "ebs_samples:int",
+		"lbr_streams:int", "biased:int", "lbr_count_plain:real",
+	};
+	const char *cols[HBBP_MAX_KEYS + 12];
+	char spec[HBBP_MAX_KEYS][128];
+	size_t i, nc = 0;
+
+	for (i = 0; i < o->nr_keys; i++) {
+		snprintf(spec[i], sizeof(spec[i]), "%s:%s", hbbp_mix__key_name(o, i),
+			 o->keys[i]->type == KEY_INT ? "int" : "text");
+		cols[nc++] = spec[i];
+	}
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		cols[nc++] = counts[i];
+	for (i = 0; o->diagnostics && i < sizeof(diag) / sizeof(diag[0]); i++)
+		cols[nc++] = diag[i];
+	return result__add_table(res, "mix", cols, nc, t);
+}
+
+/* Row i of rows as the table's next row: the keys' values formatted, the counts rounded. */
+static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t i,
+		     const struct hbbp_mix_opts *o, double total)
+{
+	const uint64_t *ids = mix_rows__ids(rows, i);
+	const struct mix_row *row = mix_rows__row(rows, i);
+	const struct mix_row_diag *dg = mix_rows__diag(rows, i);
+	struct result_cell *cell = result_table__add_row(t);
+	double lo, hi;
+	size_t j;
+	int err = 0;
+
+	if (!cell)
+		return -ENOMEM;
+	for (j = 0; j < o->nr_keys && !err; j++) {
+		if (o->keys[j]->type == KEY_TEXT)
+			err = result_cell__text(t, &cell[j], rows->names[ids[j]]);
+		else if (ids[j] != KEY_NONE)
+			result_cell__int(&cell[j], (int64_t)ids[j]);
+	}
+	hbbp_interval__estimates(row->count, row->bx.b, HBBP_BATCHES, &lo, &hi);
+	result_cell__real(&cell[j++], hbbp_round_count(row->count));
+	result_cell__real(&cell[j++], hbbp_round_count(lo));
+	result_cell__real(&cell[j++], hbbp_round_count(hi));
+	result_cell__real(&cell[j++], hbbp_round_share(total > 0 ? row->count / total : 0));
+	if (o->diagnostics && !err) {
+		err = result_cell__text(t, &cell[j++], source_name(dg->sources));
+		result_cell__real(&cell[j++], hbbp_round_count(dg->ebs_count));
+		result_cell__real(&cell[j++], hbbp_round_count(dg->lbr_count));
+		result_cell__int(&cell[j++], (int64_t)dg->ebs_samples);
+		result_cell__int(&cell[j++], (int64_t)dg->lbr_streams);
+		result_cell__int(&cell[j++], dg->biased);
+		result_cell__real(&cell[j++], hbbp_round_count(dg->lbr_count_plain));
+	}
+	return err;
+}
+
+static int table_mix(struct result *res, const struct mix_ctx *x, double *total_out)
+{
+	const struct hbbp_mix_opts *o = x->o;
+	struct mix_rows rows;
+	struct result_table *t;
+	size_t *order = NULL, i, nr, n;
+	double total = 0;
+	int err = mix_rows__sum(&rows, x);
+
+	nr = mix_rows__nr(&rows);
+	for (i = 0; i < nr && !err; i++)
+		total += mix_rows__row(&rows, i)->count;
+	if (!err)
+		order = malloc((nr ? nr : 1) * sizeof(*order));
+	if (!err)
+		err = order ? mix_rows__order(&rows, o, order) : -ENOMEM;
+	if (!err)
+		err = mix_columns(res, o, &t);
+	n = o->top && o->top < nr ? o->top : nr;
+	if (!err)
+		err = result_table__reserve(t, n);
+	for (i = 0; i < n && !err; i++) {
+		/* the rows are read in the table's order, not in memory's: the one ahead asked */
+		if (i + 8 < n)
+			__builtin_prefetch(mix_rows__ids(&rows, order[i + 8]));
+		err = mix_cells(t, &rows, order[i], o, total);
+	}
+	if (total_out)
+		*total_out = total;
+	free(order);
+	mix_rows__exit(&rows);
+	return err;
+}
+
+/* ---- the other tables ---- */
+
+struct ids {
+	size_t *block_order;		/* blocks sorted */
+	int64_t *block_id;		/* per block index */
+	int64_t *block_module;		/* module id per block index (0: none) */
+	int64_t *block_symbol;		/* symbol id per block index (0: none) */
+	struct bbmap_dso **mods;	/* module_id - 1 -> dso */
+	size_t nr_mods;
+};
+
+/* qsort_r context of the table sorts */
+struct sort_ctx {
+	const struct mix_ctx *x;
+	const struct ids *ids;
+};
+
+static int dso_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct mix_ctx *x = ((const struct sort_ctx *)arg)->x;
+	const struct bbmap_dso *a = *(struct bbmap_dso *const *)pa, *b = *(struct bbmap_dso *const *)pb;
+	int r = strcmp(mix__dso_full(x, a), mix__dso_full(x, b));
+
+	if (r)
+		return r;
+	return (uintptr_t)a < (uintptr_t)b ? -1 : (uintptr_t)a > (uintptr_t)b;
+}
+
+static int block_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *sc = arg;
+	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+	const struct hbbp_block *a = &sc->x->c->blocks[ia], *b = &sc->x->c->blocks[ib];
+	int64_t ma = sc->ids->block_module[ia], mb = sc->ids->block_module[ib];
+
+	if (ma != mb)
+		return ma < mb ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return 0;
+}
+
+static void ids_free(struct ids *ids)
+{
+	free(ids->block_order);
+	free(ids->block_id);
+	free(ids->block_module);
+	free(ids->block_symbol);
+	free(ids->mods);
+}
+
+static int ids_build(struct ids *ids, const struct mix_ctx *x)
+{
+	const struct hbbp_counts *c = x->c;
+	struct hmap seen;
+	struct sort_ctx sc;
+	size_t i, nb = c->nr_blocks;
+	int err = 0;
+
+	memset(ids, 0, sizeof(*ids));
+	ids->block_order = calloc(nb + 1, sizeof(size_t));
+	ids->block_id = calloc(nb + 1, sizeof(int64_t));
+	ids->block_module = calloc(nb + 1, sizeof(int64_t));
+	ids->block_symbol = calloc(nb + 1, sizeof(int64_t));
+	ids->mods = calloc(nb + x->d->unres.nr + 1, sizeof(*ids->mods));
+	if (!ids->block_order || !ids->block_id || !ids->block_module || !ids->block_symbol ||
+	    !ids->mods)
+		return -ENOMEM;
+	hmap__init(&seen, 1, sizeof(uint64_t));
+	/* modules: every dso with a block or unresolved weight */
+	for (i = 0; i < nb + x->d->unres.cap; i++) {
+		struct bbmap_dso *dso;
+		uint64_t key;
+		int ins;
+
+		if (i < nb) {
+			dso = c->blocks[i].dso;
+		} else {
+			void *val;
+
+			if (!hmap__slot(&x->d->unres, i - nb, &val))
+				continue;
+			dso = ((struct hbbp_unresolved *)val)->dso;
+		}
+		if (!dso)
+			continue;
+		key = (uintptr_t)dso;
+		if (!hmap__get(&seen, &key, &ins)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if (ins)
+			ids->mods[ids->nr_mods++] = dso;
+	}
+	sc.x = x;
+	sc.ids = ids;
+	if (ids->nr_mods)
+		qsort_r(ids->mods, ids->nr_mods, sizeof(*ids->mods), dso_cmp, &sc);
+	for (i = 0; i < ids->nr_mods; i++) {
+		uint64_t key = (uintptr_t)ids->mods[i];
+
+		*(uint64_t *)hmap__find(&seen, &key) = i + 1;
+	}
+	for (i = 0; i < nb; i++) {
+		uint64_t key = (uintptr_t)c->blocks[i].dso;
+		const uint64_t *m = c->blocks[i].dso ? hmap__find(&seen, &key) : NULL;
+
+		ids->block_module[i] = m ? (int64_t)*m : 0;
+		ids->block_order[i] = i;
+	}
+	if (nb)
+		qsort_r(ids->block_order, nb, sizeof(size_t), block_cmp, &sc);
+	for (i = 0; i < nb; i++)
+		ids->block_id[ids->block_order[i]] = (int64_t)i + 1;
+out:
+	hmap__exit(&seen);
+	return err;
+}
+
+static int table_modules(struct result *res, const struct mix_ctx *x, const struct ids *ids)
+{
+	struct result_table *t;
+	size_t i;
+	int err = result__add_table(res, "modules", schema_modules, SCHEMA_NR(schema_modules), &t);
+
+	for (i = 0; i < ids->nr_mods && !err; i++) {
+		struct bbmap_dso *dso = ids->mods[i];
+		struct result_cell *cell = result_table__add_row(t);
+		struct bbmap_module *m = NULL;
+		enum bbmap_dso_status st = x->ops->dso_module(x->ops->ctx, dso, &m);
+		const char *path = x->ops->dso_path ? x->ops->dso_path(x->ops->ctx, dso) : NULL;
+		const char *detail = x->ops->dso_status_detail ?
+			x->ops->dso_status_detail(x->ops->ctx, dso) : NULL;
+		static const char *const kinds[] = { "user", "kernel", "kmodule", "vdso", "jit",
+						     "ksymbol", "anon" };
+		enum bbmap_dso_kind k = x->ops->dso_kind ? x->ops->dso_kind(x->ops->ctx, dso) :
+				       DSO_KIND_USER;
+		const uint8_t *bid;
+		size_t bsz;
+
+		if (!cell)
+			return -ENOMEM;
+		result_cell__int(&cell[0], (int64_t)i + 1);
+		err = result_cell__text(t, &cell[1], mix__dso_full(x, dso));
+		if (!err && path)
+			err = result_cell__text(t, &cell[2], path);
+		if (!err && st == DSO_OK && m && x->ops->module_build_id &&
+		    (bsz = x->ops->module_build_id(x->ops->ctx, m, &bid)) > 0) {
+			char hex[41];
+			size_t j;
+
+			for (j = 0; j < bsz && j < 20; j++)
+				snprintf(hex + 2 * j, 3, "%02x", bid[j]);
+			err = result_cell__text(t, &cell[3], hex);
+		}
+		if (!err)
+			err = result_cell__text(t, &cell[4], (unsigned)k < 7 ? kinds[k] : "?");
+		if (!err)
+			err = result_cell__text(t, &cell[5], bbmap_dso_status_name(st));
+		if (!err && detail)
+			err = result_cell__text(t, &cell[6], detail);
+	}
+	return err;
+}
+
+struct sym_key { int64_t module; uint64_t start; const char *name; size_t block; };
+
+static int sym_cmp(const void *pa, const void *pb)
+{
+	const struct sym_key *a = pa, *b = pb;
+
+	if (a->module != b->module)
+		return a->module < b->module ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int table_symbols(struct result *res, const struct mix_ctx *x, struct ids *ids)
+{
+	const struct hbbp_counts *c = x->c;
+	struct sym_key *sk = calloc(c->nr_blocks + 1, sizeof(*sk));
+	struct result_table *t;
+	size_t i, n = 0;
+	int64_t id = 0;
+	int err;
+
+	if (!sk)
+		return -ENOMEM;
+	for (i = 0; i < c->nr_blocks; i++) {
+		if (!c->blocks[i].symname)
+			continue;
+		sk[n].module = ids->block_module[i];
+		sk[n].start = c->blocks[i].sym_start;
+		sk[n].name = c->blocks[i].symname;
+		sk[n].block = i;
+		n++;
+	}
+	if (n)
+		qsort(sk, n, sizeof(*sk), sym_cmp);
+	err = result__add_table(res, "symbols", schema_symbols, SCHEMA_NR(schema_symbols), &t);
+	for (i = 0; i < n && !err; i++) {
+		const struct hbbp_block *b = &c->blocks[sk[i].block];
+
+		if (!i || sym_cmp(&sk[i], &sk[i - 1])) {
+			struct result_cell *cell = result_table__add_row(t);
+
+			if (!cell) {
+				err = -ENOMEM;
+				break;
+			}
+			id++;
+			result_cell__int(&cell[0], id);
+			if (sk[i].module)
+				result_cell__int(&cell[1], sk[i].module);
+			err = result_cell__text(t, &cell[2], sk[i].name);
+			result_cell__int(&cell[3], (int64_t)sk[i].start);
+			result_cell__int(&cell[4], (int64_t)b->sym_size);
+		}
+		ids->block_symbol[sk[i].block] = id;
+	}
+	free(sk);
+	return err;
+}
+
+static int table_blocks(struct result *res, const struct mix_ctx *x, const struct ids *ids)
+{
+	const struct hbbp_counts *c = x->c;
+	struct result_table *t, *ti;
+	size_t i, j;
+	int err = result__add_table(res, "blocks", schema_blocks, SCHEMA_NR(schema_blocks), &t);
+
+	if (!err)
+		err = result__add_table(res, "instructions", schema_instructions,
+					SCHEMA_NR(schema_instructions), &ti);
+	for (i = 0; i < c->nr_blocks && !err; i++) {
+		size_t bi = ids->block_order[i];
+		const struct hbbp_block *b = &c->blocks[bi];
+		const struct bbmap_block *blk = NULL;
+		struct result_cell *cell;
+		char src[4096];
+
+		if (b->kind == HBBP_BLK_CODE &&
+		    (x->ops->block_at(x->ops->ctx, b->mod, b->start, &blk) ||
+		     blk->start != b->start))
+			blk = NULL;
+		cell = result_table__add_row(t);
+		if (!cell)
+			return -ENOMEM;
+		result_cell__int(&cell[0], ids->block_id[bi]);
+		if (ids->block_module[bi])
+			result_cell__int(&cell[1], ids->block_module[bi]);
+		if (ids->block_symbol[bi])
+			result_cell__int(&cell[2], ids->block_symbol[bi]);
+		result_cell__int(&cell[3], (int64_t)b->start);
+		if (b->kind == HBBP_BLK_CODE) {
+			result_cell__int(&cell[4], b->nr_insns);
+			result_cell__int(&cell[5], (int64_t)(b->end - b->start));
+		}
+		mix__srcline(blk && blk->nr_insns ? &blk->insns[0] : NULL, src, sizeof(src));
+		if (b->kind != HBBP_BLK_CODE)
+			snprintf(src, sizeof(src), "%s", mix__kind_marker(b->kind));
+		err = result_cell__text(t, &cell[6], src);
+		result_cell__real(&cell[7], b->count);
+		result_cell__real(&cell[8], b->count_lo);
+		result_cell__real(&cell[9], b->count_hi);
+		result_cell__real(&cell[10], b->ebs_est);
+		result_cell__real(&cell[11], b->lbr_est);
+		if (!err)
+			err = result_cell__text(t, &cell[12], hbbp_source_name(b->source));
+		result_cell__int(&cell[13], (int64_t)b->ebs_samples);
+		result_cell__int(&cell[14], (int64_t)b->lbr_streams);
+		result_cell__int(&cell[15], b->biased);
+		result_cell__real(&cell[16], b->bias_share);
+		for (j = 0; blk && j < blk->nr_insns && !err; j++) {
+			const struct bbmap_insn *in = &blk->insns[j];
+			struct result_cell *ic = result_table__add_row(ti);
+
+			if (!ic)
+				return -ENOMEM;
+			result_cell__int(&ic[0], ids->block_id[bi]);
+			if (ids->block_module[bi])
+				result_cell__int(&ic[1], ids->block_module[bi]);
+			result_cell__int(&ic[2], (int64_t)in->addr);
+			result_cell__int(&ic[3], (int64_t)j);
+			err = result_cell__text(ti, &ic[4], in->mnemonic ? in->mnemonic : "");
+			if (!err)
+				err = result_cell__text(ti, &ic[5], in->iclass ? in->iclass : "");
+			if (!err)
+				err = result_cell__text(ti, &ic[6], bbmap_isa_name(in->isa));
+			if (!err)
+				err = result_cell__text(ti, &ic[7], bbmap_category_name(in->category));
+			if (!err)
+				err = result_cell__text(ti, &ic[8], bbmap_packing_name(in->packing));
+			if (!err)
+				err = result_cell__text(ti, &ic[9], bbmap_elem_name(in->elem));
+			result_cell__int(&ic[10], in->width);
+			result_cell__int(&ic[11], !!(in->flags & BBMAP_INSN_MEM_READ));
+			result_cell__int(&ic[12], !!(in->flags & BBMAP_INSN_MEM_WRITE));
+			result_cell__int(&ic[13], in->nr_ops);
+			result_cell__int(&ic[14], in->len);
+			mix__srcline(in, src, sizeof(src));
+			if (!err)
+				err = result_cell__text(ti, &ic[15], src);
+		}
+	}
+	return err;
+}
+
+static int tblock_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *sc = arg;
+	const struct ids *tb_ids = sc->ids;
+	struct hbbp_tblock ta, tb;
+	const struct hbbp_tblock *a = hbbp_counts__tblock(sc->x->c, *(const size_t *)pa, &ta);
+	const struct hbbp_tblock *b = hbbp_counts__tblock(sc->x->c, *(const size_t *)pb, &tb);
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return tb_ids->block_id[a->block] < tb_ids->block_id[b->block] ? -1 :
+	       tb_ids->block_id[a->block] > tb_ids->block_id[b->block];
+}
+
+static int table_thread_blocks(struct result *res, const struct mix_ctx *x,
+			       const struct ids *ids)
+{
+	const struct hbbp_counts *c = x->c;
+	size_t *order = calloc(c->nr_tblocks + 1, sizeof(size_t)), i, j, n = 0;
+	struct result_table *t;
+	struct sort_ctx sc;
+	int err;
+
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < c->nr_tblocks; i++) {
+		struct hbbp_tblock tmp;
+
+		if (mix__passes(x, hbbp_counts__tblock(c, i, &tmp)))
+			order[n++] = i;
+	}
+	sc.x = x;
+	sc.ids = ids;
+	if (n)
+		qsort_r(order, n, sizeof(size_t), tblock_cmp, &sc);
+	err = result__add_table(res, "thread_blocks", schema_thread_blocks,
+				SCHEMA_NR(schema_thread_blocks), &t);
+	for (i = 0; i < n && !err; i++) {
+		struct hbbp_tblock tmp;
+		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, order[i], &tmp);
+		struct result_cell *cell = result_table__add_row(t);
+		const char *comm = hbbp_accum__comm(x->d, tb->pid, tb->tid);
+		double bx[HBBP_BATCHES];
+		bool lbr;
+
+		if (!cell) {
+			err = -ENOMEM;
+			break;
+		}
+		result_cell__int(&cell[0], tb->pid);
+		result_cell__int(&cell[1], tb->tid);
+		if (comm)
+			err = result_cell__text(t, &cell[2], comm);
+		result_cell__int(&cell[3], ids->block_id[tb->block]);
+		result_cell__real(&cell[4], tb->count);
+		result_cell__real(&cell[5], tb->count_lo);
+		result_cell__real(&cell[6], tb->count_hi);
+		result_cell__real(&cell[7], tb->ebs_est);
+		result_cell__real(&cell[8], tb->lbr_est);
+		/* the batch estimates over K: the views sum them and take their spread */
+		lbr = hbbp_block__uses_lbr(&c->blocks[tb->block]);
+		hbbp_counts__batch_estimates(c, lbr ? NULL : &tb->count_bs,
+					     lbr ? &tb->count_bs : NULL, bx);
+		for (j = 0; j < HBBP_BATCHES; j++)
+			result_cell__real(&cell[SCHEMA_TB_BATCH0 + j], bx[j] / HBBP_BATCHES);
+	}
+	free(order);
+	return err;
+}
+
+static int table_events(struct result *res, const struct mix_ctx *x,
+			const struct perf_event_info *const *events)
+{
+	struct result_table *t;
+	size_t i;
+	int err = result__add_table(res, "events", schema_events, SCHEMA_NR(schema_events), &t);
+
+	for (i = 0; i < x->d->nr_events && !err; i++) {
+		const struct perf_event_info *e = events[i];
+		const struct hbbp_event_state *s = &x->d->ev[i];
+		struct result_cell *cell = result_table__add_row(t);
+		static const char *const roles[] = { "unused", "ebs", "lbr" };
+
+		if (!cell)
+			return -ENOMEM;
+		result_cell__int(&cell[0], (int64_t)i);
+		err = result_cell__text(t, &cell[1], e->name ? e->name : "");
+		result_cell__int(&cell[2], e->attr.type);
+		result_cell__int(&cell[3], (int64_t)e->attr.config);
+		result_cell__int(&cell[4], (int64_t)e->attr.sample_type);
+		result_cell__int(&cell[5], (int64_t)e->attr.branch_sample_type);
+		result_cell__int(&cell[6], (int64_t)e->attr.sample_period);
+		result_cell__int(&cell[7], perf_evattr__freq(&e->attr));
+		result_cell__int(&cell[8], perf_evattr__precise_ip(&e->attr));
+		if (!err)
+			err = result_cell__text(t, &cell[9], (unsigned)s->role < 3 ? roles[s->role] :
+						"?");
+		if (!err && s->role_reason)
+			err = result_cell__text(t, &cell[10], s->role_reason);
+		result_cell__int(&cell[11], (int64_t)s->samples);
+		result_cell__int(&cell[12], (int64_t)(e->nr_lost + e->nr_lost_samples));
+		result_cell__int(&cell[13], (int64_t)e->nr_throttle);
+		result_cell__int(&cell[14], (int64_t)s->time_enabled);
+		result_cell__int(&cell[15], (int64_t)s->time_running);
+	}
+	return err;
+}
+
+const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum *d,
+							  size_t *nr)
+{
+	const struct hbbp_unresolved **v = calloc(d->unres.nr + 1, sizeof(*v));
+	const struct hbbp_unresolved *u;
+	const uint64_t *key;
+	size_t i, n = 0;
+
+	*nr = 0;
+	if (!v)
+		return NULL;
+	hmap__for_each(&d->unres, i, key, u) {
+		if (u->ebs_weight > 0 || u->lbr_weight > 0)
+			v[n++] = u;
+	}
+	*nr = n;
+	return v;
+}
+
+static int unres_name_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct hbbp_unresolved *a = *(const struct hbbp_unresolved *const *)pa;
+	const struct hbbp_unresolved *b = *(const struct hbbp_unresolved *const *)pb;
+
+	return strcmp(mix__dso_full(arg, a->dso), mix__dso_full(arg, b->dso));
+}
+
+/* "name ebs=W lbr=W; ..." for every dso with unresolved weight, sorted by name. */
+static int meta_unresolved(struct result *res, const struct mix_ctx *x)
+{
+	size_t size = 0, i, n;
+	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(x->d, &n);
+	char *buf = NULL;
+	FILE *f;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (n)
+		qsort_r(v, n, sizeof(*v), unres_name_cmp, (void *)x);
+	f = open_memstream(&buf, &size);
+	if (!f) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%s ebs=%.17g lbr=%.17g", i ? "; " : "", mix__dso_full(x, v[i]->dso),
+			v[i]->ebs_weight, v[i]->lbr_weight);
+	if (fclose(f))
+		err = -ENOMEM;
+	if (!err)
+		err = result__meta_text(res, "unresolved_by_module", buf ? buf : "");
+	free(buf);
+	free(v);
+	return err;
+}
+
+/* Method metadata: cutoff, method, samples used, rejections, lost/throttled, unresolved. */
+static int mix_meta(struct result *res, const struct mix_ctx *x)
+{
+	const struct hbbp_accum *d = x->d;
+	const struct perf_reader_stats *rs = x->rs;
+	const struct hbbp_unresolved *u;
+	const uint64_t *ukey;
+	uint64_t lost_records = rs->nr_records[PERF_RECORD_LOST];
+	uint64_t ebs_used = 0, lbr_used = 0, streams = 0;
+	double unres_ebs = 0, unres_lbr = 0, sweight = 0;
+	char key[64];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < d->nr_events; i++) {
+		const struct hbbp_event_state *e = &d->ev[i];
+
+		if (e->role == HBBP_ROLE_EBS)
+			ebs_used += e->samples_used;
+		if (e->role == HBBP_ROLE_LBR) {
+			lbr_used += e->samples_used;
+			streams += e->streams;
+			sweight += e->stream_weight;
+		}
+	}
+	hmap__for_each(&d->unres, i, ukey, u) {
+		unres_ebs += u->ebs_weight;
+		unres_lbr += u->lbr_weight;
+	}
+	err = err ? err : result__meta_text(res, "method", hbbp_method_name(x->c->method));
+	err = err ? err : result__meta_int(res, "cutoff", x->c->cutoff);
+	err = err ? err : result__meta_int(res, "ebs_samples_used", (int64_t)ebs_used);
+	err = err ? err : result__meta_int(res, "lbr_samples_used", (int64_t)lbr_used);
+	err = err ? err : result__meta_int(res, "lbr_streams", (int64_t)streams);
+	err = err ? err : result__meta_real(res, "lbr_stream_weight", hbbp_round_count(sweight));
+	err = err ? err : result__meta_real(res, "lbr_weight_attributed",
+					    hbbp_round_count(x->c->lbr_weight_attributed));
+	err = err ? err : result__meta_real(res, "ebs_weight_attributed",
+					    hbbp_round_count(x->c->ebs_weight_attributed));
+	for (i = 0; i < REJ__COUNT && !err; i++) {
+		snprintf(key, sizeof(key), "streams_rejected_%s", hbbp_reject_name(i));
+		err = result__meta_int(res, key, (int64_t)d->rejected[i]);
+		snprintf(key, sizeof(key), "weight_rejected_%s", hbbp_reject_name(i));
+		if (!err)
+			err = result__meta_real(res, key, hbbp_round_count(d->rejected_weight[i]));
+	}
+	err = err ? err : result__meta_int(res, "lost_records", (int64_t)lost_records);
+	err = err ? err : result__meta_int(res, "lost_events", (int64_t)rs->nr_lost);
+	err = err ? err : result__meta_int(res, "lost_samples", (int64_t)rs->nr_lost_samples);
+	err = err ? err : result__meta_int(res, "throttled", (int64_t)rs->nr_throttle);
+	if (!err)
+		err = meta_unresolved(res, x);
+	err = err ? err : result__meta_real(res, "unresolved_ebs_weight", hbbp_round_count(unres_ebs));
+	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", hbbp_round_count(unres_lbr));
+	err = err ? err : result__meta_int(res, "biased_branches",
+					   (int64_t)x->c->nr_biased_branches);
+	if (!err && (lost_records || rs->nr_lost_samples || rs->nr_throttle))
+		err = result__warn(res, "samples were lost or throttled (%" PRIu64 " LOST records, "
+				   "%" PRIu64 " lost samples, %" PRIu64 " THROTTLE records): the "
+				   "estimate is biased", lost_records, rs->nr_lost_samples,
+				   rs->nr_throttle);
+	for (i = 0; i < d->nr_events && !err; i++)
+		if (d->ev[i].role != HBBP_ROLE_UNUSED && d->ev[i].scale != 1.0)
+			err = result__warn(res, "event '%s' was multiplexed (running %.1f%% of the "
+					   "time): its estimates are scaled by %.4f",
+					   d->ev[i].name ? d->ev[i].name : "?",
+					   100.0 / d->ev[i].scale, d->ev[i].scale);
+	return err;
+}
+
+int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
+		    const struct perf_event_info *const *events,
+		    const struct perf_reader_stats *rs, const struct hbbp_mix_opts *o,
+		    double *total_out)
+{
+	const struct mix_ctx x = { .c = c, .d = d, .ops = d->ops, .o = o, .rs = rs };
+	struct ids ids;
+	int err;
+
+	memset(&ids, 0, sizeof(ids));
+	err = table_mix(res, &x, total_out);
+	if (!err)
+		err = table_events(res, &x, events);
+	if (o->mix_only)
+		goto meta;
+	if (!err)
+		err = ids_build(&ids, &x);
+	if (!err)
+		err = table_modules(res, &x, &ids);
+	if (!err)
+		err = table_symbols(res, &x, &ids);
+	if (!err)
+		err = table_blocks(res, &x, &ids);
+	if (!err)
+		err = table_thread_blocks(res, &x, &ids);
+meta:
+	if (!err)
+		err = mix_meta(res, &x);
+	ids_free(&ids);
+	return err;
+}
+
