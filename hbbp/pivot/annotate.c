@@ -1,7 +1,7 @@
 /* Per-instruction listings of functions from a conversion's result tables (see
  * hbbp/pivot/annotate.h). The ids of the tables are checked against their sizes (a result
  * read from elsewhere cannot index out of bounds).
- * Depends on writers/result.h and libc; never prints.
+ * Depends on writers/result.h, util/grow.h and libc; never prints.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hbbp/pivot/annotate.h"
+#include "util/grow.h"
 #include "util/hbbp_err.h"
 
 #define DEFAULT_TOP 5
@@ -172,24 +173,16 @@ static int count_cmp(const void *pa, const void *pb)
 
 static int func_add_insn(struct annotate_func *f, size_t *alloc, const struct annotate_insn *in)
 {
-	if (f->nr_insns == *alloc) {
-		size_t n = *alloc ? *alloc * 2 : 64;
-		struct annotate_insn *v;
-
-		if (n > SIZE_MAX / sizeof(*v))
-			return -ENOMEM;
-		v = realloc(f->insns, n * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		f->insns = v;
-		*alloc = n;
-	}
+	if (grow_one((void **)&f->insns, alloc, sizeof(*f->insns), f->nr_insns))
+		return -ENOMEM;
 	f->insns[f->nr_insns++] = *in;
 	return 0;
 }
 
-/* Sorts by address, adds up instructions listed by two blocks, keeps the max_insns hottest. */
-static int func_finish(struct annotate_func *f, size_t max_insns)
+/* Sorts by address, adds up instructions listed by two blocks, keeps the max_insns hottest,
+ * gives each its text. */
+static int func_finish(struct annotate_func *f, size_t max_insns, annotate_text_fn text,
+		       void *ctx)
 {
 	size_t i, n = 0;
 
@@ -220,7 +213,60 @@ static int func_finish(struct annotate_func *f, size_t max_insns)
 		f->nr_insns = max_insns;
 		qsort(f->insns, f->nr_insns, sizeof(*f->insns), insn_cmp);
 	}
+	for (i = 0; i < f->nr_insns; i++) {
+		struct annotate_insn *in = &f->insns[i];
+		char buf[256];
+
+		if (!text || text(ctx, f->module_name, in->addr, buf, sizeof(buf)))
+			snprintf(buf, sizeof(buf), "%s", in->mnemonic ? in->mnemonic : "?");
+		in->text = strdup(buf);
+		if (!in->text)
+			return -ENOMEM;
+	}
 	return 0;
+}
+
+/* Whether the function of symbol s is listed: in the modules and names asked, or with
+ * instructions counted. */
+static bool sym_listed(const struct annotate_opts *o, const struct tabs *t, const struct sym *s)
+{
+	const char *mod;
+	size_t j;
+
+	if (s->module == (size_t)-1 || !s->name)
+		return false;
+	mod = cell_text(t->mod, s->module, t->mod_name);
+	if (!mod)
+		return false;
+	if (o->module && !list_has(o->module, mod) && !list_has(o->module, annotate__basename(mod)))
+		return false;
+	for (j = 0; j < o->nr_symbols; j++)
+		if (annotate__name_matches(o->symbols[j], s->name))
+			return true;
+	return !o->nr_symbols && s->weight > 0;
+}
+
+/* The instruction of row i of the instructions, in block row br. */
+static void insn_of(const struct tabs *t, size_t i, size_t br, bool intervals,
+		    struct annotate_insn *in)
+{
+	double c = cell_real(t->blk, br, t->blk_count);
+
+	memset(in, 0, sizeof(*in));
+	in->addr = (uint64_t)cell_int(t->ins, i, t->ins_addr, 0);
+	in->len = (unsigned)cell_int(t->ins, i, t->ins_len, 0);
+	in->count = isfinite(c) ? c : 0;
+	in->lo = intervals ? cell_real(t->blk, br, t->blk_lo) : NAN;
+	in->hi = intervals ? cell_real(t->blk, br, t->blk_hi) : NAN;
+	in->mnemonic = cell_text(t->ins, i, t->ins_mn);
+	in->srcline = cell_text(t->ins, i, t->ins_src);
+	if (in->srcline && !*in->srcline)
+		in->srcline = NULL;
+	in->block_addr = (uint64_t)cell_int(t->blk, br, t->blk_addr, 0);
+	in->block_start = in->block_addr == in->addr;
+	in->source = cell_text(t->blk, br, t->blk_source);
+	in->biased = cell_int(t->blk, br, t->blk_biased, 0) != 0;
+	in->block_len = (unsigned)cell_int(t->blk, br, t->blk_len, 0);
 }
 
 int annotate__build(struct annotate **out, const struct result *res,
@@ -230,7 +276,7 @@ int annotate__build(struct annotate **out, const struct result *res,
 	struct tabs t;
 	struct sym *syms = NULL, **order = NULL;
 	size_t *blk_row = NULL, *allocs = NULL;
-	size_t i, j, nr_syms, nr_blks, nr_mods, top = o->top ? o->top : DEFAULT_TOP;
+	size_t i, nr_syms, nr_blks, nr_mods, top = o->top ? o->top : DEFAULT_TOP;
 	int err;
 
 	*out = NULL;
@@ -279,26 +325,9 @@ int annotate__build(struct annotate **out, const struct result *res,
 			syms[si].weight += c * (double)len;
 	}
 	/* the functions to list */
-	for (i = 0; i < nr_syms; i++) {
-		const char *mod = syms[i].module == (size_t)-1 ? NULL :
-				  cell_text(t.mod, syms[i].module, t.mod_name);
-		bool pick;
-
-		if (!syms[i].name || !mod)
-			continue;
-		if (o->module && !list_has(o->module, mod) &&
-		    !list_has(o->module, annotate__basename(mod)))
-			continue;
-		if (o->nr_symbols) {
-			pick = false;
-			for (j = 0; j < o->nr_symbols && !pick; j++)
-				pick = annotate__name_matches(o->symbols[j], syms[i].name);
-		} else {
-			pick = syms[i].weight > 0;
-		}
-		if (pick)
+	for (i = 0; i < nr_syms; i++)
+		if (sym_listed(o, &t, &syms[i]))
 			order[a->nr_candidates++] = &syms[i];
-	}
 	if (a->nr_candidates)
 		qsort(order, a->nr_candidates, sizeof(*order), weight_cmp);
 	a->nr_funcs = o->nr_symbols ? a->nr_candidates :
@@ -323,46 +352,17 @@ int annotate__build(struct annotate **out, const struct result *res,
 	for (i = 0; i < t.ins->nr_rows && !err; i++) {
 		size_t bi = id_index(cell_int(t.ins, i, t.ins_blk, 0), nr_blks), br, si;
 		struct annotate_insn in;
-		double c;
 
 		if (bi == (size_t)-1 || (br = blk_row[bi]) == (size_t)-1)
 			continue;
 		si = id_index(cell_int(t.blk, br, t.blk_sym, 0), nr_syms);
 		if (si == (size_t)-1 || !syms[si].func)
 			continue;
-		c = cell_real(t.blk, br, t.blk_count);
-		memset(&in, 0, sizeof(in));
-		in.addr = (uint64_t)cell_int(t.ins, i, t.ins_addr, 0);
-		in.len = (unsigned)cell_int(t.ins, i, t.ins_len, 0);
-		in.count = isfinite(c) ? c : 0;
-		in.lo = a->has_intervals ? cell_real(t.blk, br, t.blk_lo) : NAN;
-		in.hi = a->has_intervals ? cell_real(t.blk, br, t.blk_hi) : NAN;
-		in.mnemonic = cell_text(t.ins, i, t.ins_mn);
-		in.srcline = cell_text(t.ins, i, t.ins_src);
-		if (in.srcline && !*in.srcline)
-			in.srcline = NULL;
-		in.block_addr = (uint64_t)cell_int(t.blk, br, t.blk_addr, 0);
-		in.block_start = in.block_addr == in.addr;
-		in.source = cell_text(t.blk, br, t.blk_source);
-		in.biased = cell_int(t.blk, br, t.blk_biased, 0) != 0;
-		in.block_len = (unsigned)cell_int(t.blk, br, t.blk_len, 0);
+		insn_of(&t, i, br, a->has_intervals, &in);
 		err = func_add_insn(&a->funcs[syms[si].func - 1], &allocs[syms[si].func - 1], &in);
 	}
-	for (i = 0; i < a->nr_funcs && !err; i++) {
-		struct annotate_func *f = &a->funcs[i];
-
-		err = func_finish(f, o->max_insns);
-		for (j = 0; j < f->nr_insns && !err; j++) {
-			struct annotate_insn *in = &f->insns[j];
-			char buf[256];
-
-			if (!text || text(ctx, f->module_name, in->addr, buf, sizeof(buf)))
-				snprintf(buf, sizeof(buf), "%s", in->mnemonic ? in->mnemonic : "?");
-			in->text = strdup(buf);
-			if (!in->text)
-				err = -ENOMEM;
-		}
-	}
+	for (i = 0; i < a->nr_funcs && !err; i++)
+		err = func_finish(&a->funcs[i], o->max_insns, text, ctx);
 out:
 	free(syms);
 	free(order);
