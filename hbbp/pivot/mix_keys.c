@@ -213,6 +213,15 @@ static void key_isa(const struct key_at *at, struct key_val *v, char *buf)
 	val_text(v, at->in ? bbmap_isa_name(at->in->isa) : no_insn(at));
 }
 
+/* XED's ISA set as `disasm` prints it; none where there is none (Arm), INVALID for an
+ * undecodable unit (as its isa, iclass and category) */
+static void key_isa_set(const struct key_at *at, struct key_val *v, char *buf)
+{
+	const char *s = at->in ? bbmap_isa_set_name(at->in->isa_set) : no_insn(at);
+
+	val_text(v, *s ? s : at->in && at->in->flags & BBMAP_INSN_BAD ? "INVALID" : MARK_NONE);
+}
+
 static void key_category(const struct key_at *at, struct key_val *v, char *buf)
 {
 	val_text(v, at->in ? bbmap_category_name(at->in->category) : no_insn(at));
@@ -261,6 +270,7 @@ static const struct hbbp_key keys[] = {
 	{ "mnemonic",	KEY_TEXT, HBBP_KEY_INSN,		key_mnemonic },
 	{ "iclass",	KEY_TEXT, HBBP_KEY_INSN,		key_iclass },
 	{ "isa",	KEY_TEXT, HBBP_KEY_INSN,		key_isa },
+	{ "isa_set",	KEY_TEXT, HBBP_KEY_INSN,		key_isa_set },
 	{ "category",	KEY_TEXT, HBBP_KEY_INSN,		key_category },
 	{ "packing",	KEY_TEXT, HBBP_KEY_INSN,		key_packing },
 	{ "width",	KEY_INT,  HBBP_KEY_INSN,		key_width },

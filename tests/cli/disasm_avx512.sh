@@ -87,3 +87,14 @@ check "disasm_avx512: the SDE-style mix compares at 0% error by iclass" \
 	sh -c "tail -n 1 '$TMP/cmp' | grep -qx 'average weighted error 0.00%' &&
 	       grep -q '^VPDPBUSD,300,' '$TMP/mix.csv' && grep -q '^TDPBSSD,100,' '$TMP/mix.csv'"
 grep -q '0.00%' "$TMP/cmp" || cat "$TMP/cmp" "$TMP/c.err" "$TMP/mix.csv" >&2
+
+# --by isa_set: the ISA sets of the table above (its 5th column, from XED's tables), 100
+# executions each instruction; ties in the order of their names.
+"$HBBP" -q --method ebs --binary /avx/prog="$PROG" --by isa_set -o "$TMP/set.csv" "$TMP/a.data" \
+	2>"$TMP/s.err"
+awk '{ n[$5] += 100 } END { for (s in n) print s "," n[s] }' "$TMP/want" |
+	LC_ALL=C sort -t, -k2,2nr -k1,1 > "$TMP/set.want"
+sed 1d "$TMP/set.csv" | cut -d, -f1,2 > "$TMP/set.got"
+expect "disasm_avx512: --by isa_set counts the ISA set of each instruction (XED's names)" \
+	'head -n 1 "$TMP/set.csv" | grep -q "^isa_set,count," && cmp -s "$TMP/set.want" "$TMP/set.got"'
+diff -u "$TMP/set.want" "$TMP/set.got" >&2 || cat "$TMP/s.err" >&2

@@ -17,7 +17,9 @@ static struct bbmap_module mod;
 static struct bbmap_dso dso_prog = { "/bin/prog", false, &mod };
 static struct bbmap_dso dso_k = { "[kernel.kallsyms]", true, NULL };
 
-/* block A @0x10: mov (r), add, jne   block B @0x20: vaddps (rw, avx, 256), ret */
+/* block A @0x10: mov (r), add, jne   block B @0x20: vaddps (rw, avx, 256), ret
+ * ISA sets: mov, jne I86; add none (as an Arm instruction); vaddps AVX; ret marked
+ * undecodable, without a set */
 static struct bbmap_insn insns_a[3], insns_b[2];
 static struct bbmap_symbol sym_f = { 0x10, 0x20, "f", false };
 static struct bbmap_block blk_a = { .start = 0x10, .end = 0x1c, .nr_insns = 3, .insns = insns_a,
@@ -30,16 +32,18 @@ static void insns_setup(void)
 	memset(insns_a, 0, sizeof(insns_a));
 	memset(insns_b, 0, sizeof(insns_b));
 	insns_a[0] = (struct bbmap_insn){ .addr = 0x10, .mnemonic = "mov", .iclass = "MOV",
-		.flags = BBMAP_INSN_MEM_READ, .isa = ISA_BASE, .len = 4 };
+		.flags = BBMAP_INSN_MEM_READ, .isa = ISA_BASE, .isa_set = ISA_SET_I86, .len = 4 };
 	insns_a[1] = (struct bbmap_insn){ .addr = 0x14, .mnemonic = "add", .iclass = "ADD",
 		.isa = ISA_BASE, .len = 4 };
 	insns_a[2] = (struct bbmap_insn){ .addr = 0x18, .mnemonic = "jne", .iclass = "JNZ",
-		.flags = BBMAP_INSN_BRANCH | BBMAP_INSN_COND, .isa = ISA_BASE, .len = 4 };
+		.flags = BBMAP_INSN_BRANCH | BBMAP_INSN_COND, .isa = ISA_BASE,
+		.isa_set = ISA_SET_I86, .len = 4 };
 	insns_b[0] = (struct bbmap_insn){ .addr = 0x20, .mnemonic = "vaddps", .iclass = "VADDPS",
-		.flags = BBMAP_INSN_MEM_READ | BBMAP_INSN_MEM_WRITE, .isa = ISA_AVX, .width = 256,
-		.len = 4 };
+		.flags = BBMAP_INSN_MEM_READ | BBMAP_INSN_MEM_WRITE, .isa = ISA_AVX,
+		.isa_set = ISA_SET_AVX, .width = 256, .len = 4 };
 	insns_b[1] = (struct bbmap_insn){ .addr = 0x24, .mnemonic = "ret", .iclass = "RET_NEAR",
-		.flags = BBMAP_INSN_BRANCH | BBMAP_INSN_RET, .isa = ISA_BASE, .len = 4 };
+		.flags = BBMAP_INSN_BRANCH | BBMAP_INSN_RET | BBMAP_INSN_BAD, .isa = ISA_BASE,
+		.len = 4 };
 }
 
 static int f_block_at(void *ctx, struct bbmap_module *m, uint64_t vaddr,
@@ -262,6 +266,29 @@ static void test_mix_keys_top_diag(void)
 	result__delete(res);
 }
 
+/* By isa_set: A's mov and jne I86 24, add none 12 (no set); B's vaddps AVX 4, ret INVALID 4
+ * (undecodable); the kernel's weight without code [no code] 30; ties by name. */
+static void test_mix_isa_set(void)
+{
+	static const char *const want[] = { "[no code]", "I86", "none", "AVX", "INVALID" };
+	static const double count[] = { 30, 24, 12, 4, 4 };
+	struct hbbp_mix_opts o;
+	struct result *res;
+	struct result_table *t;
+	double total = 0;
+	size_t i;
+
+	memset(&o, 0, sizeof(o));
+	t = run(&res, "isa_set", &o, &total);
+	CHECK(t && t->nr_rows == 5);
+	CHECK_EQ_DBL(total, 74, 0);
+	for (i = 0; t && i < t->nr_rows && i < 5; i++) {
+		CHECK_STR(text(t, i, "isa_set"), want[i]);
+		CHECK_EQ_DBL(real(t, i, "count"), count[i], 0);
+	}
+	result__delete(res);
+}
+
 /* Filters: --user-only drops the kernel row; --comm worker keeps tid 8 only. */
 static void test_mix_filters(void)
 {
@@ -379,6 +406,7 @@ int main(void)
 {
 	RUN_TEST(test_mix_mnemonic);
 	RUN_TEST(test_mix_keys_top_diag);
+	RUN_TEST(test_mix_isa_set);
 	RUN_TEST(test_mix_filters);
 	RUN_TEST(test_tables);
 	RUN_TEST(test_parse_keys);
