@@ -25,7 +25,7 @@ struct hbbp_key;
 
 /* What the keys of a mix read beyond the blocks (hbbp_mix__needs). */
 #define HBBP_KEY_THREAD	(1u << 0)	/* the thread: the sums kept per thread */
-#define HBBP_KEY_INSN	(1u << 1)	/* each instruction of a block */
+#define HBBP_KEY_INSN	(1u << 1)	/* each instruction of a block (no thread) */
 #define HBBP_KEY_LINES	(1u << 2)	/* source lines (DWARF) */
 
 #define HBBP_MAX_KEYS 16

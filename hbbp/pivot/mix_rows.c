@@ -1,8 +1,9 @@
-/* The rows of the mix (see hbbp/pivot/mix_rows.h). A thread block's keys that do not read
- * the instructions are valued once, the others at each instruction; a text value's identity
- * (its name's address, ...) finds its name id, and a new identity's text is interned, so that
- * one text is one id however it was reached (a mnemonic spelled in two modules' string
- * tables). A row is then one probe of the map of rows by its ids.
+/* The rows of the mix (see hbbp/pivot/mix_rows.h). The keys that read the instructions are
+ * valued once a block, at its first thread block (an instruction key reads no thread), the
+ * others once a thread block; a text value's identity (its name's address, ...) finds its
+ * name id, and a new identity's text is interned, so that one text is one id however it was
+ * reached (a mnemonic spelled in two modules' string tables). A row is then one probe of the
+ * map of rows by its ids.
  * With threads, the code blocks' instructions come from hbbp/pivot/mix_reader.h.
  * Depends on hbbp/pivot/mix_keys.h, util/hmap.h, util/grow.h, util/radix.h; never prints.
  */
@@ -61,6 +62,11 @@ struct summing {
 	size_t outer[HBBP_MAX_KEYS], nr_outer;	/* the keys valued once a thread block */
 	size_t inner[HBBP_MAX_KEYS], nr_inner;	/* the keys valued at each instruction */
 	uint64_t ids[HBBP_MAX_KEYS];		/* the row's, key by key */
+	/* the inner keys' ids at each instruction of the code blocks valued, nr_inner each: a
+	 * block's are valued at its first thread block, then read at the others */
+	uint64_t *inner_ids;
+	size_t nr_inner_ids, alloc_inner_ids;
+	size_t *valued;				/* per block: 1 + its first in inner_ids */
 	struct hbbp_mix_reader *rd;		/* NULL: the blocks decoded here */
 	size_t nr_read;
 };
@@ -162,14 +168,41 @@ static int block_insns(struct summing *s, size_t ti, const struct hbbp_block *b,
 	return 0;
 }
 
+/* The inner keys' ids at each instruction of code block b, read at thread block ti (t),
+ * appended to s->inner_ids. 0 or an error. */
+static int block_values(struct summing *s, size_t ti, const struct hbbp_tblock *t,
+			const struct hbbp_block *b)
+{
+	const struct hbbp_code_ops *ops = s->x->ops;
+	struct key_at at = { s->x, t, b, NULL };
+	const struct bbmap_insn *insns;
+	size_t j, k, n = s->nr_inner_ids;
+	int err = block_insns(s, ti, b, &insns);
+
+	if (!err && grow_array((void **)&s->inner_ids, &s->alloc_inner_ids, sizeof(*s->inner_ids),
+			       n + (size_t)b->nr_insns * s->nr_inner, (size_t)-1))
+		err = -ENOMEM;
+	for (j = 0; j < b->nr_insns && !err; j++) {
+		at.in = &insns[j];
+		err = keys_ids(s, s->inner, s->nr_inner, &at);
+		for (k = 0; k < s->nr_inner; k++)
+			s->inner_ids[n++] = s->ids[s->inner[k]];
+	}
+	/* each block is read once here: its instructions need not stay */
+	if (!s->rd && ops->drop_insns && !(++s->nr_read % MIX_DROP_BLOCKS))
+		ops->drop_insns(ops->ctx);
+	s->valued[t->block] = s->nr_inner_ids + 1;
+	s->nr_inner_ids = n;
+	return err;
+}
+
 /* Adds thread block ti (t) to the rows. */
 static int sum_tblock(struct summing *s, size_t ti, const struct hbbp_tblock *t)
 {
-	const struct hbbp_code_ops *ops = s->x->ops;
 	const struct hbbp_block *b = &s->x->c->blocks[t->block];
 	struct key_at at = { s->x, t, b, NULL };
-	const struct bbmap_insn *insns;
-	size_t j;
+	const uint64_t *ids;
+	size_t j, k;
 	int err = keys_ids(s, s->outer, s->nr_outer, &at);
 
 	if (err)
@@ -180,43 +213,52 @@ static int sum_tblock(struct summing *s, size_t ti, const struct hbbp_tblock *t)
 	}
 	if (!s->nr_inner)		/* every instruction in one row */
 		return row_add(s, t, ti, b, b->nr_insns);
-	err = block_insns(s, ti, b, &insns);
+	if (!s->valued[t->block])
+		err = block_values(s, ti, t, b);
+	ids = s->inner_ids + s->valued[t->block] - 1;
 	for (j = 0; j < b->nr_insns && !err; j++) {
-		at.in = &insns[j];
-		err = keys_ids(s, s->inner, s->nr_inner, &at);
-		if (!err)
-			err = row_add(s, t, ti, b, 1);
+		for (k = 0; k < s->nr_inner; k++)
+			s->ids[s->inner[k]] = *ids++;
+		err = row_add(s, t, ti, b, 1);
 	}
-	/* each block is read once here: its instructions need not stay */
-	if (!s->rd && ops->drop_insns && !(++s->nr_read % MIX_DROP_BLOCKS))
-		ops->drop_insns(ops->ctx);
 	return err;
 }
 
 /* With threads, the code blocks' instructions decoded ahead on a thread of their own
- * (mix_reader.h), *pass (freed by the caller) whether each thread block is read. 0 or
- * -ENOMEM; without a thread s->rd stays NULL. */
-static int reader_start(struct summing *s, bool **pass)
+ * (mix_reader.h): *pass (NULL: no filter) whether each thread block passes the filters,
+ * *read whether it is the first of its block that does (freed by the caller). 0 or -ENOMEM;
+ * without a thread s->rd stays NULL. */
+static int reader_start(struct summing *s, bool **pass, bool **read)
 {
 	const struct mix_ctx *x = s->x;
 	const struct hbbp_counts *c = x->c;
+	bool *seen;
 	size_t i;
 	int err;
 
 	if (!s->nr_inner || !x->ops->fill_blocks || !x->ops->drop_insns || x->ops->threads < 2 ||
 	    !x->o->read_blocks)
 		return 0;
-	if (mix__filtered(x->o)) {
-		*pass = malloc(c->nr_tblocks ? c->nr_tblocks : 1);
-		if (!*pass)
-			return -ENOMEM;
-		for (i = 0; i < c->nr_tblocks; i++) {
-			struct hbbp_tblock tmp;
-
-			(*pass)[i] = mix__passes(x, hbbp_counts__tblock_sums(c, i, &tmp));
-		}
+	*pass = mix__filtered(x->o) ? malloc(c->nr_tblocks ? c->nr_tblocks : 1) : NULL;
+	*read = malloc(c->nr_tblocks ? c->nr_tblocks : 1);
+	seen = calloc(c->nr_blocks ? c->nr_blocks : 1, sizeof(*seen));
+	if (!*read || !seen || (mix__filtered(x->o) && !*pass)) {
+		free(seen);
+		return -ENOMEM;
 	}
-	err = hbbp_mix_reader__start(&s->rd, c, x->ops, *pass, x->o->read_blocks);
+	for (i = 0; i < c->nr_tblocks; i++) {
+		struct hbbp_tblock tmp;
+		const struct hbbp_tblock *t = hbbp_counts__tblock_sums(c, i, &tmp);
+		bool p = mix__passes(x, t);
+
+		if (*pass)
+			(*pass)[i] = p;
+		(*read)[i] = p && t->count > 0 && !seen[t->block] &&
+			     c->blocks[t->block].kind == HBBP_BLK_CODE;
+		seen[t->block] |= (*read)[i];
+	}
+	free(seen);
+	err = hbbp_mix_reader__start(&s->rd, c, x->ops, *read, x->o->read_blocks);
 	return err == -ENOMEM ? err : 0;	/* no thread: each block here, the same rows */
 }
 
@@ -225,9 +267,9 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 	const struct hbbp_mix_opts *o = x->o;
 	const struct hbbp_counts *c = x->c;
 	struct summing s = { .r = r, .x = x };
-	bool *pass = NULL;
+	bool *pass = NULL, *read = NULL;
 	size_t i;
-	int err;
+	int err = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->diag = o->diagnostics;
@@ -245,7 +287,11 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 		else
 			s.outer[s.nr_outer++] = i;
 	}
-	err = reader_start(&s, &pass);
+	s.valued = calloc(c->nr_blocks ? c->nr_blocks : 1, sizeof(*s.valued));
+	if (!s.valued)
+		err = -ENOMEM;
+	if (!err)
+		err = reader_start(&s, &pass, &read);
 	for (i = 0; i < c->nr_tblocks && !err; i++) {
 		struct hbbp_tblock tmp;
 		const struct hbbp_tblock *t = hbbp_counts__tblock_sums(c, i, &tmp);
@@ -255,6 +301,9 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 	}
 	hbbp_mix_reader__exit(s.rd);
 	free(pass);
+	free(read);
+	free(s.valued);
+	free(s.inner_ids);
 	if (x->ops->drop_insns)		/* the table is made from the rows alone */
 		x->ops->drop_insns(x->ops->ctx);
 	if (o->mix_only && o->release_code && x->ops->drop_code)	/* and its memory */
