@@ -122,141 +122,117 @@ void mix__srcline(const struct bbmap_insn *in, char *out, size_t size)
 
 /* ---- the keys: one function each ---- */
 
-/* The value of a text key that is a string living as long as the mix: it is its identity. */
-static void val_text(struct key_val *v, const char *s)
-{
-	v->text = s;
-	v->id[0] = (uintptr_t)s;
-	v->id[1] = 0;
-}
-
 /* The value of an instruction key at a block without code: the block's marker. */
 static const char *no_insn(const struct key_at *at)
 {
 	return mix__kind_marker(at->b->kind);
 }
 
-static void key_pid(const struct key_at *at, struct key_val *v, char *buf)
+static void key_pid(const struct key_at *at, struct key_val *v)
 {
-	v->id[0] = at->t->pid;
+	v->num = at->t->pid;
 }
 
-static void key_tid(const struct key_at *at, struct key_val *v, char *buf)
+static void key_tid(const struct key_at *at, struct key_val *v)
 {
-	v->id[0] = at->t->tid;
+	v->num = at->t->tid;
 }
 
-static void key_comm(const struct key_at *at, struct key_val *v, char *buf)
+static void key_comm(const struct key_at *at, struct key_val *v)
 {
 	const char *s = hbbp_accum__comm(at->x->d, at->t->pid, at->t->tid);
 
-	val_text(v, s && *s ? s : MARK_UNKNOWN);
+	v->text = s && *s ? s : MARK_UNKNOWN;
 }
 
-static void key_module(const struct key_at *at, struct key_val *v, char *buf)
+static void key_module(const struct key_at *at, struct key_val *v)
 {
-	val_text(v, mix__dso_short(at->x, at->b->dso));
+	v->text = mix__dso_short(at->x, at->b->dso);
 }
 
-static void key_symbol(const struct key_at *at, struct key_val *v, char *buf)
+static void key_symbol(const struct key_at *at, struct key_val *v)
 {
-	val_text(v, at->b->symname ? at->b->symname : MARK_UNKNOWN);
+	v->text = at->b->symname ? at->b->symname : MARK_UNKNOWN;
 }
 
 /* "module+0xSTART" */
-static void key_block(const struct key_at *at, struct key_val *v, char *buf)
+static void key_block(const struct key_at *at, struct key_val *v)
 {
 	const struct hbbp_block *b = at->b;
 
-	if (b->kind == HBBP_BLK_UNMAPPED) {
-		val_text(v, "[unmapped]");
-		return;
-	}
-	v->id[0] = (uintptr_t)b->dso;
-	v->id[1] = b->start;
-	if (buf) {
-		snprintf(buf, KEY_TEXT_MAX, "%s+0x%" PRIx64, mix__dso_short(at->x, b->dso), b->start);
-		v->text = buf;
-	}
+	v->text = v->buf;
+	if (b->kind == HBBP_BLK_UNMAPPED)
+		v->text = "[unmapped]";
+	else
+		snprintf(v->buf, sizeof(v->buf), "%s+0x%" PRIx64, mix__dso_short(at->x, b->dso),
+			 b->start);
 }
 
-static void key_srcline(const struct key_at *at, struct key_val *v, char *buf)
+static void key_srcline(const struct key_at *at, struct key_val *v)
 {
-	if (!at->in || !at->in->srcfile) {
-		val_text(v, at->in ? MARK_UNKNOWN : no_insn(at));
-		return;
-	}
-	v->id[0] = (uintptr_t)at->in->srcfile;
-	v->id[1] = at->in->line;
-	if (buf) {
-		mix__srcline(at->in, buf, KEY_TEXT_MAX);
-		v->text = buf;
-	}
+	mix__srcline(at->in, v->buf, sizeof(v->buf));
+	v->text = !at->in ? no_insn(at) : v->buf[0] ? v->buf : MARK_UNKNOWN;
 }
 
-static void key_mnemonic(const struct key_at *at, struct key_val *v, char *buf)
+static void key_mnemonic(const struct key_at *at, struct key_val *v)
 {
-	const char *s = at->in ? at->in->mnemonic : no_insn(at);
-
-	val_text(v, s ? s : MARK_UNKNOWN);
+	v->text = at->in ? at->in->mnemonic : no_insn(at);
+	if (!v->text)
+		v->text = MARK_UNKNOWN;
 }
 
-static void key_iclass(const struct key_at *at, struct key_val *v, char *buf)
+static void key_iclass(const struct key_at *at, struct key_val *v)
 {
-	const char *s = at->in ? at->in->iclass : no_insn(at);
-
-	val_text(v, s ? s : MARK_UNKNOWN);
+	v->text = at->in ? at->in->iclass : no_insn(at);
+	if (!v->text)
+		v->text = MARK_UNKNOWN;
 }
 
-static void key_isa(const struct key_at *at, struct key_val *v, char *buf)
+static void key_isa(const struct key_at *at, struct key_val *v)
 {
-	val_text(v, at->in ? bbmap_isa_name(at->in->isa) : no_insn(at));
+	v->text = at->in ? bbmap_isa_name(at->in->isa) : no_insn(at);
 }
 
 /* XED's ISA set as `disasm` prints it; none where there is none (Arm), INVALID for an
  * undecodable unit (as its isa, iclass and category) */
-static void key_isa_set(const struct key_at *at, struct key_val *v, char *buf)
+static void key_isa_set(const struct key_at *at, struct key_val *v)
 {
-	const char *s = at->in ? bbmap_isa_set_name(at->in->isa_set) : no_insn(at);
-
-	val_text(v, *s ? s : at->in && at->in->flags & BBMAP_INSN_BAD ? "INVALID" : MARK_NONE);
+	v->text = at->in ? bbmap_isa_set_name(at->in->isa_set) : no_insn(at);
+	if (!*v->text)
+		v->text = at->in && at->in->flags & BBMAP_INSN_BAD ? "INVALID" : MARK_NONE;
 }
 
-static void key_category(const struct key_at *at, struct key_val *v, char *buf)
+static void key_category(const struct key_at *at, struct key_val *v)
 {
-	val_text(v, at->in ? bbmap_category_name(at->in->category) : no_insn(at));
+	v->text = at->in ? bbmap_category_name(at->in->category) : no_insn(at);
 }
 
-static void key_packing(const struct key_at *at, struct key_val *v, char *buf)
+static void key_packing(const struct key_at *at, struct key_val *v)
 {
-	val_text(v, at->in ? bbmap_packing_name(at->in->packing) : no_insn(at));
+	v->text = at->in ? bbmap_packing_name(at->in->packing) : no_insn(at);
 }
 
 /* a number column: NULL without code */
-static void key_width(const struct key_at *at, struct key_val *v, char *buf)
+static void key_width(const struct key_at *at, struct key_val *v)
 {
-	v->id[0] = at->in ? at->in->width : KEY_NONE;
+	v->num = at->in ? at->in->width : KEY_NONE;
 }
 
-static void key_mem(const struct key_at *at, struct key_val *v, char *buf)
+static void key_mem(const struct key_at *at, struct key_val *v)
 {
-	bool r, w;
+	bool r = at->in && at->in->flags & BBMAP_INSN_MEM_READ;
+	bool w = at->in && at->in->flags & BBMAP_INSN_MEM_WRITE;
 
-	if (!at->in) {
-		val_text(v, no_insn(at));
-		return;
-	}
-	r = at->in->flags & BBMAP_INSN_MEM_READ;
-	w = at->in->flags & BBMAP_INSN_MEM_WRITE;
-	val_text(v, r && w ? "rw" : r ? "r" : w ? "w" : MARK_NONE);
+	v->text = !at->in ? no_insn(at) : r && w ? "rw" : r ? "r" : w ? "w" : MARK_NONE;
 }
 
-static void key_taxonomy(const struct key_at *at, struct key_val *v, char *buf)
+static void key_taxonomy(const struct key_at *at, struct key_val *v)
 {
 	const struct hbbp_taxonomy *tax = at->x->o->taxonomy;
-	const char *s = !at->in ? no_insn(at) : tax ? tax->group(tax->ctx, at->in) : NULL;
 
-	val_text(v, s && *s ? s : MARK_NONE);	/* in no group */
+	v->text = !at->in ? no_insn(at) : tax ? tax->group(tax->ctx, at->in) : NULL;
+	if (!v->text || !*v->text)
+		v->text = MARK_NONE;	/* in no group */
 }
 
 static const struct hbbp_key keys[] = {

@@ -33,12 +33,11 @@ struct key_at {
 #define KEY_NONE	UINT64_MAX	/* an int key without a value (a NULL cell) */
 #define KEY_TEXT_MAX	4096		/* room for a text a key makes */
 
-/* A key's value: an int key's number (or KEY_NONE) in id[0]; a text key's identity in
- * id[0..1], equal only for equal texts and cheap to get (a name's address, a file's address
- * and a line), and its text when asked. */
+/* A key's value: an int key's number (or KEY_NONE), a text key's text. */
 struct key_val {
-	uint64_t id[2];
-	const char *text;
+	uint64_t num;
+	const char *text;		/* a string that lives as long as the mix, or buf */
+	char buf[KEY_TEXT_MAX];
 };
 
 enum key_type { KEY_TEXT, KEY_INT };
@@ -46,10 +45,11 @@ enum key_type { KEY_TEXT, KEY_INT };
 struct hbbp_key {
 	const char *name;		/* NULL: the --taxonomy column */
 	enum key_type type;
-	unsigned needs;			/* HBBP_KEY_*: what value reads beyond the block */
-	/* The value at at into v; with buf (KEY_TEXT_MAX bytes; NULL: the identity is enough)
-	 * a text key's text too: a string that lives as long as the mix, or one made in buf. */
-	void (*value)(const struct key_at *at, struct key_val *v, char *buf);
+	/* HBBP_KEY_*: what value reads beyond the block: the thread or the instruction (not
+	 * both: the first is valued once a thread block, the second once a block instruction,
+	 * a key that reads neither once a block) */
+	unsigned needs;
+	void (*value)(const struct key_at *at, struct key_val *v);
 };
 
 /* The markers of missing values in key columns, one per kind (writers/SCHEMA.md): the code

@@ -1,9 +1,8 @@
-/* The rows of the mix (see hbbp/pivot/mix_rows.h). The keys that read the instructions are
- * valued once a block, at its first thread block (an instruction key reads no thread), the
- * others once a thread block; a text value's identity (its name's address, ...) finds its
- * name id, and a new identity's text is interned, so that one text is one id however it was
- * reached (a mnemonic spelled in two modules' string tables). A row is then one probe of the
- * map of rows by its ids.
+/* The rows of the mix (see hbbp/pivot/mix_rows.h). A key is valued where its value can
+ * change: once a thread block (a key of the thread), once a block instruction (a key of the
+ * instruction) or once a block (the others); a block's values are kept from its first thread
+ * block on. A text value is interned by its text: one text, one id. A row is then one probe
+ * of the map of rows by its ids.
  * With threads, the code blocks' instructions come from hbbp/pivot/mix_reader.h.
  * Depends on hbbp/pivot/mix_keys.h, util/hmap.h, util/grow.h, util/radix.h; never prints.
  */
@@ -19,7 +18,7 @@
 
 #define MIX_DROP_BLOCKS	4096	/* blocks read between two drops of their instructions */
 
-/* FNV-1a: a name is hashed once, when its first identity is met */
+/* FNV-1a over a name's bytes */
 static uint64_t name_hash(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -55,59 +54,52 @@ static int names_intern(struct mix_rows *r, const char *s, uint64_t *id)
 	return 0;
 }
 
+/* The keys of one class: their indexes in the mix's keys */
+struct key_class {
+	size_t idx[HBBP_MAX_KEYS], nr;
+};
+
 /* The state of one summing */
 struct summing {
 	struct mix_rows *r;
 	const struct mix_ctx *x;
-	size_t outer[HBBP_MAX_KEYS], nr_outer;	/* the keys valued once a thread block */
-	size_t inner[HBBP_MAX_KEYS], nr_inner;	/* the keys valued at each instruction */
-	uint64_t ids[HBBP_MAX_KEYS];		/* the row's, key by key */
-	/* the inner keys' ids at each instruction of the code blocks valued, nr_inner each: a
-	 * block's are valued at its first thread block, then read at the others */
-	uint64_t *inner_ids;
-	size_t nr_inner_ids, alloc_inner_ids;
-	size_t *valued;				/* per block: 1 + its first in inner_ids */
-	struct hbbp_mix_reader *rd;		/* NULL: the blocks decoded here */
+	struct key_class thr, blk, ins;	/* the keys of the thread, block, instruction */
+	uint64_t ids[HBBP_MAX_KEYS];	/* the row's, key by key */
+	/* per block valued: blk.nr ids, then ins.nr ids for each instruction (for one with no
+	 * code: its markers) */
+	uint64_t *vals;
+	size_t nr_vals, alloc_vals;
+	size_t *valued;			/* per block: 1 + its first in vals, 0: not valued */
+	struct hbbp_mix_reader *rd;	/* NULL: the blocks decoded here */
 	size_t nr_read;
 };
 
-/* The name id of key k's value v (at at) into *id. 0 or -ENOMEM. */
-static int text_id(struct summing *s, size_t k, const struct key_at *at,
-		   const struct key_val *v, uint64_t *id)
+/* The ids of the keys of class k at at into out[0, k->nr). 0 or -ENOMEM. */
+static int keys_ids(struct summing *s, const struct key_class *k, const struct key_at *at,
+		    uint64_t *out)
 {
-	uint64_t key[3] = { k, v->id[0], v->id[1] }, *slot;
-	char buf[KEY_TEXT_MAX];
-	struct key_val t;
-	int ins;
+	struct key_val v;
+	size_t i;
 
-	slot = hmap__get(&s->r->idents, key, &ins);
-	if (!slot)
-		return -ENOMEM;
-	if (ins) {		/* a new identity: its text */
-		s->x->o->keys[k]->value(at, &t, buf);
-		if (names_intern(s->r, t.text, slot))
+	for (i = 0; i < k->nr; i++) {
+		const struct hbbp_key *key = s->x->o->keys[k->idx[i]];
+
+		key->value(at, &v);
+		if (key->type == KEY_INT)
+			out[i] = v.num;
+		else if (names_intern(s->r, v.text, &out[i]))
 			return -ENOMEM;
 	}
-	*id = *slot;
 	return 0;
 }
 
-/* The ids of keys idx[0, n) at at into s->ids. 0 or -ENOMEM. */
-static int keys_ids(struct summing *s, const size_t *idx, size_t n, const struct key_at *at)
+/* The row's ids of the keys of class k: v[0, k->nr). */
+static void ids_set(struct summing *s, const struct key_class *k, const uint64_t *v)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		const struct hbbp_key *key = s->x->o->keys[idx[i]];
-		struct key_val v;
-
-		key->value(at, &v, NULL);
-		if (key->type == KEY_INT)
-			s->ids[idx[i]] = v.id[0];
-		else if (text_id(s, idx[i], at, &v, &s->ids[idx[i]]))
-			return -ENOMEM;
-	}
-	return 0;
+	for (i = 0; i < k->nr; i++)
+		s->ids[k->idx[i]] = v[i];
 }
 
 /* The sources of a row's blocks, one bit per enum hbbp_source but NONE. */
@@ -168,31 +160,40 @@ static int block_insns(struct summing *s, size_t ti, const struct hbbp_block *b,
 	return 0;
 }
 
-/* The inner keys' ids at each instruction of code block b, read at thread block ti (t),
- * appended to s->inner_ids. 0 or an error. */
+/* The instructions valued at block b: each of a code block's, one for a block with no code
+ * (the instruction keys' markers), none without instruction keys. */
+static size_t nr_valued(const struct summing *s, const struct hbbp_block *b)
+{
+	return !s->ins.nr ? 0 : b->kind == HBBP_BLK_CODE ? b->nr_insns : 1;
+}
+
+/* The block's and its instructions' keys of block b, met at thread block ti (t), appended
+ * to s->vals. 0 or an error. */
 static int block_values(struct summing *s, size_t ti, const struct hbbp_tblock *t,
 			const struct hbbp_block *b)
 {
 	const struct hbbp_code_ops *ops = s->x->ops;
 	struct key_at at = { s->x, t, b, NULL };
-	const struct bbmap_insn *insns;
-	size_t j, k, n = s->nr_inner_ids;
-	int err = block_insns(s, ti, b, &insns);
+	const struct bbmap_insn *insns = NULL;
+	size_t j, m = nr_valued(s, b), n = s->nr_vals;
+	int err = 0;
 
-	if (!err && grow_array((void **)&s->inner_ids, &s->alloc_inner_ids, sizeof(*s->inner_ids),
-			       n + (size_t)b->nr_insns * s->nr_inner, (size_t)-1))
-		err = -ENOMEM;
-	for (j = 0; j < b->nr_insns && !err; j++) {
-		at.in = &insns[j];
-		err = keys_ids(s, s->inner, s->nr_inner, &at);
-		for (k = 0; k < s->nr_inner; k++)
-			s->inner_ids[n++] = s->ids[s->inner[k]];
+	if (grow_array((void **)&s->vals, &s->alloc_vals, sizeof(*s->vals),
+		       n + s->blk.nr + m * s->ins.nr, (size_t)-1))
+		return -ENOMEM;
+	err = keys_ids(s, &s->blk, &at, s->vals + n);
+	n += s->blk.nr;
+	if (!err && m && b->kind == HBBP_BLK_CODE)
+		err = block_insns(s, ti, b, &insns);
+	for (j = 0; j < m && !err; j++, n += s->ins.nr) {
+		at.in = insns ? &insns[j] : NULL;
+		err = keys_ids(s, &s->ins, &at, s->vals + n);
 	}
 	/* each block is read once here: its instructions need not stay */
-	if (!s->rd && ops->drop_insns && !(++s->nr_read % MIX_DROP_BLOCKS))
+	if (insns && !s->rd && ops->drop_insns && !(++s->nr_read % MIX_DROP_BLOCKS))
 		ops->drop_insns(ops->ctx);
-	s->valued[t->block] = s->nr_inner_ids + 1;
-	s->nr_inner_ids = n;
+	s->valued[t->block] = s->nr_vals + 1;
+	s->nr_vals = n;
 	return err;
 }
 
@@ -200,25 +201,23 @@ static int block_values(struct summing *s, size_t ti, const struct hbbp_tblock *
 static int sum_tblock(struct summing *s, size_t ti, const struct hbbp_tblock *t)
 {
 	const struct hbbp_block *b = &s->x->c->blocks[t->block];
-	struct key_at at = { s->x, t, b, NULL };
-	const uint64_t *ids;
-	size_t j, k;
-	int err = keys_ids(s, s->outer, s->nr_outer, &at);
+	const struct key_at at = { s->x, t, b, NULL };
+	uint64_t thr[HBBP_MAX_KEYS];
+	const uint64_t *v;
+	size_t j, m = nr_valued(s, b);
+	int err = keys_ids(s, &s->thr, &at, thr);
 
+	if (!err && !s->valued[t->block])
+		err = block_values(s, ti, t, b);
 	if (err)
 		return err;
-	if (b->kind != HBBP_BLK_CODE) {	/* the instruction keys' markers */
-		err = keys_ids(s, s->inner, s->nr_inner, &at);
-		return err ? err : row_add(s, t, ti, b, 1);
-	}
-	if (!s->nr_inner)		/* every instruction in one row */
-		return row_add(s, t, ti, b, b->nr_insns);
-	if (!s->valued[t->block])
-		err = block_values(s, ti, t, b);
-	ids = s->inner_ids + s->valued[t->block] - 1;
-	for (j = 0; j < b->nr_insns && !err; j++) {
-		for (k = 0; k < s->nr_inner; k++)
-			s->ids[s->inner[k]] = *ids++;
+	ids_set(s, &s->thr, thr);
+	v = s->vals + s->valued[t->block] - 1;
+	ids_set(s, &s->blk, v);
+	if (!m)			/* every instruction in one row */
+		return row_add(s, t, ti, b, b->kind == HBBP_BLK_CODE ? b->nr_insns : 1);
+	for (j = 0, v += s->blk.nr; j < m && !err; j++, v += s->ins.nr) {
+		ids_set(s, &s->ins, v);
 		err = row_add(s, t, ti, b, 1);
 	}
 	return err;
@@ -236,7 +235,7 @@ static int reader_start(struct summing *s, bool **pass, bool **read)
 	size_t i;
 	int err;
 
-	if (!s->nr_inner || !x->ops->fill_blocks || !x->ops->drop_insns || x->ops->threads < 2 ||
+	if (!s->ins.nr || !x->ops->fill_blocks || !x->ops->drop_insns || x->ops->threads < 2 ||
 	    !x->o->read_blocks)
 		return 0;
 	*pass = mix__filtered(x->o) ? malloc(c->nr_tblocks ? c->nr_tblocks : 1) : NULL;
@@ -275,17 +274,16 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 	r->diag = o->diagnostics;
 	hmap__init(&r->map, o->nr_keys,
 		   sizeof(struct mix_row) + (r->diag ? sizeof(struct mix_row_diag) : 0));
-	hmap__init(&r->idents, 3, sizeof(uint64_t));
 	hmap__init(&r->names_idx, 2, sizeof(uint64_t));
 	for (i = 0; i < HBBP_BATCHES; i++) {	/* hbbp_counts__batch_estimates' factors */
 		r->ratio_ebs[i] = c->ratio ? c->ebs_ratio.b[i] : HBBP_BATCHES;
 		r->ratio_lbr[i] = c->ratio ? c->lbr_ratio.b[i] : HBBP_BATCHES;
 	}
 	for (i = 0; i < o->nr_keys; i++) {
-		if (o->keys[i]->needs & HBBP_KEY_INSN)
-			s.inner[s.nr_inner++] = i;
-		else
-			s.outer[s.nr_outer++] = i;
+		struct key_class *k = o->keys[i]->needs & HBBP_KEY_THREAD ? &s.thr :
+				      o->keys[i]->needs & HBBP_KEY_INSN ? &s.ins : &s.blk;
+
+		k->idx[k->nr++] = i;
 	}
 	s.valued = calloc(c->nr_blocks ? c->nr_blocks : 1, sizeof(*s.valued));
 	if (!s.valued)
@@ -303,13 +301,12 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 	free(pass);
 	free(read);
 	free(s.valued);
-	free(s.inner_ids);
+	free(s.vals);
 	if (x->ops->drop_insns)		/* the table is made from the rows alone */
 		x->ops->drop_insns(x->ops->ctx);
 	if (o->mix_only && o->release_code && x->ops->drop_code)	/* and its memory */
 		x->ops->drop_code(x->ops->ctx);
-	hmap__exit(&r->idents);		/* every name is made */
-	hmap__exit(&r->names_idx);
+	hmap__exit(&r->names_idx);	/* every name is made */
 	return err;
 }
 
@@ -380,7 +377,6 @@ void mix_rows__exit(struct mix_rows *r)
 	size_t i;
 
 	hmap__exit(&r->map);
-	hmap__exit(&r->idents);
 	hmap__exit(&r->names_idx);
 	for (i = 0; i < r->nr_names; i++)
 		free(r->names[i]);

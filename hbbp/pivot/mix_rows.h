@@ -31,7 +31,6 @@ struct mix_row_diag {
 
 struct mix_rows {
 	struct hmap map;		/* the keys' ids -> struct mix_row [, mix_row_diag] */
-	struct hmap idents;		/* (key index, identity) -> name id */
 	struct hmap names_idx;		/* (hash of a name, n) -> name id */
 	char **names;			/* name id -> text */
 	size_t nr_names, alloc_names;
