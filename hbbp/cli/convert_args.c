@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "hbbp/cli/options.h"
-#include "hbbp/pivot/mix_reader.h"
 #include "util/hbbp_err.h"
 
 /* A path named by an option must be there (and be a directory or not, as said): else one
@@ -60,14 +59,12 @@ static int check_paths(const struct cli_args *a)
 }
 
 /* The environment's knobs: the build-id cache as perf finds it, HBBP_STACK_CACHE=on|off (the
- * LBR stack caches forced, for comparisons), HBBP_MIX_READ_BLOCKS=N (the blocks the mix
- * decodes ahead at a time; 0 none; for tests). */
+ * LBR stack caches forced, for comparisons). */
 static void read_env(struct convert_opts *o)
 {
 	static char home_debug[PATH_MAX];
 	const char *home = getenv("HOME"), *dir = getenv("PERF_BUILDID_DIR");
-	const char *stacks = getenv("HBBP_STACK_CACHE"), *blocks = getenv("HBBP_MIX_READ_BLOCKS");
-	char *end;
+	const char *stacks = getenv("HBBP_STACK_CACHE");
 
 	if (!o->find.buildid_dir && dir && *dir)
 		o->find.buildid_dir = dir;
@@ -77,13 +74,6 @@ static void read_env(struct convert_opts *o)
 		o->find.buildid_dir = home_debug;
 	o->stack_cache = !stacks ? HBBP_STACKS_AUTO : !strcmp(stacks, "on") ? HBBP_STACKS_ALWAYS :
 			 !strcmp(stacks, "off") ? HBBP_STACKS_NEVER : HBBP_STACKS_AUTO;
-	o->mix.read_blocks = HBBP_MIX_READ_BLOCKS;
-	if (blocks && *blocks) {
-		unsigned long n = strtoul(blocks, &end, 10);
-
-		if (!*end && n < HBBP_MIX_READ_BLOCKS)
-			o->mix.read_blocks = n;
-	}
 }
 
 static const char *taxonomy_group(void *ctx, const struct bbmap_insn *in)

@@ -51,8 +51,6 @@ struct hbbp_mix_opts {
 	bool release_code;		/* mix_only, and the caller asks no block of the code
 					 * after: its blocks are freed once the rows are summed,
 					 * before the table is made (ops->drop_code) */
-	size_t read_blocks;		/* with threads, the blocks decoded ahead at a time on
-					 * a thread of their own (mix_reader.h); 0: none */
 };
 
 /* Parses "--by" keys into opts (the taxonomy column name is accepted as a key when

@@ -3,14 +3,12 @@
  * instruction) or once a block (the others); a block's values are kept from its first thread
  * block on. A text value is interned by its text: one text, one id. A row is then one probe
  * of the map of rows by its ids.
- * With threads, the code blocks' instructions come from hbbp/pivot/mix_reader.h.
  * Depends on hbbp/pivot/mix_keys.h, util/hmap.h, util/grow.h, util/radix.h; never prints.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/pivot/mix_reader.h"
 #include "hbbp/pivot/mix_rows.h"
 #include "util/grow.h"
 #include "util/hbbp_err.h"
@@ -70,8 +68,7 @@ struct summing {
 	uint64_t *vals;
 	size_t nr_vals, alloc_vals;
 	size_t *valued;			/* per block: 1 + its first in vals, 0: not valued */
-	struct hbbp_mix_reader *rd;	/* NULL: the blocks decoded here */
-	size_t nr_read;
+	size_t nr_read;			/* code blocks read */
 };
 
 /* The ids of the keys of class k at at into out[0, k->nr). 0 or -ENOMEM. */
@@ -144,22 +141,6 @@ static int row_add(struct summing *s, const struct hbbp_tblock *t, size_t ti,
 	return 0;
 }
 
-/* The instructions of code block b of thread block ti: from the reader, or decoded here. */
-static int block_insns(struct summing *s, size_t ti, const struct hbbp_block *b,
-		       const struct bbmap_insn **insns)
-{
-	const struct hbbp_code_ops *ops = s->x->ops;
-	const struct bbmap_block *blk;
-
-	if (s->rd)
-		return hbbp_mix_reader__insns(s->rd, ti, insns);
-	if (ops->block_at(ops->ctx, b->mod, b->start, &blk) || blk->start != b->start ||
-	    blk->nr_insns != b->nr_insns || !blk->insns)
-		return -HBBP_EFORMAT;	/* the block map changed under us: a bug */
-	*insns = blk->insns;
-	return 0;
-}
-
 /* The instructions valued at block b: each of a code block's, one for a block with no code
  * (the instruction keys' markers), none without instruction keys. */
 static size_t nr_valued(const struct summing *s, const struct hbbp_block *b)
@@ -167,14 +148,14 @@ static size_t nr_valued(const struct summing *s, const struct hbbp_block *b)
 	return !s->ins.nr ? 0 : b->kind == HBBP_BLK_CODE ? b->nr_insns : 1;
 }
 
-/* The block's and its instructions' keys of block b, met at thread block ti (t), appended
+/* The ids of the keys of block b and of its instructions, met at thread block t, appended
  * to s->vals. 0 or an error. */
-static int block_values(struct summing *s, size_t ti, const struct hbbp_tblock *t,
+static int block_values(struct summing *s, const struct hbbp_tblock *t,
 			const struct hbbp_block *b)
 {
 	const struct hbbp_code_ops *ops = s->x->ops;
 	struct key_at at = { s->x, t, b, NULL };
-	const struct bbmap_insn *insns = NULL;
+	const struct bbmap_block *blk = NULL;
 	size_t j, m = nr_valued(s, b), n = s->nr_vals;
 	int err = 0;
 
@@ -183,14 +164,16 @@ static int block_values(struct summing *s, size_t ti, const struct hbbp_tblock *
 		return -ENOMEM;
 	err = keys_ids(s, &s->blk, &at, s->vals + n);
 	n += s->blk.nr;
-	if (!err && m && b->kind == HBBP_BLK_CODE)
-		err = block_insns(s, ti, b, &insns);
+	if (!err && m && b->kind == HBBP_BLK_CODE &&
+	    (ops->block_at(ops->ctx, b->mod, b->start, &blk) || blk->start != b->start ||
+	     blk->nr_insns != b->nr_insns || !blk->insns))
+		err = -HBBP_EFORMAT;	/* the block map changed under us: a bug */
 	for (j = 0; j < m && !err; j++, n += s->ins.nr) {
-		at.in = insns ? &insns[j] : NULL;
+		at.in = blk ? &blk->insns[j] : NULL;
 		err = keys_ids(s, &s->ins, &at, s->vals + n);
 	}
 	/* each block is read once here: its instructions need not stay */
-	if (insns && !s->rd && ops->drop_insns && !(++s->nr_read % MIX_DROP_BLOCKS))
+	if (blk && ops->drop_insns && !(++s->nr_read % MIX_DROP_BLOCKS))
 		ops->drop_insns(ops->ctx);
 	s->valued[t->block] = s->nr_vals + 1;
 	s->nr_vals = n;
@@ -208,7 +191,7 @@ static int sum_tblock(struct summing *s, size_t ti, const struct hbbp_tblock *t)
 	int err = keys_ids(s, &s->thr, &at, thr);
 
 	if (!err && !s->valued[t->block])
-		err = block_values(s, ti, t, b);
+		err = block_values(s, t, b);
 	if (err)
 		return err;
 	ids_set(s, &s->thr, thr);
@@ -223,50 +206,11 @@ static int sum_tblock(struct summing *s, size_t ti, const struct hbbp_tblock *t)
 	return err;
 }
 
-/* With threads, the code blocks' instructions decoded ahead on a thread of their own
- * (mix_reader.h): *pass (NULL: no filter) whether each thread block passes the filters,
- * *read whether it is the first of its block that does (freed by the caller). 0 or -ENOMEM;
- * without a thread s->rd stays NULL. */
-static int reader_start(struct summing *s, bool **pass, bool **read)
-{
-	const struct mix_ctx *x = s->x;
-	const struct hbbp_counts *c = x->c;
-	bool *seen;
-	size_t i;
-	int err;
-
-	if (!s->ins.nr || !x->ops->fill_blocks || !x->ops->drop_insns || x->ops->threads < 2 ||
-	    !x->o->read_blocks)
-		return 0;
-	*pass = mix__filtered(x->o) ? malloc(c->nr_tblocks ? c->nr_tblocks : 1) : NULL;
-	*read = malloc(c->nr_tblocks ? c->nr_tblocks : 1);
-	seen = calloc(c->nr_blocks ? c->nr_blocks : 1, sizeof(*seen));
-	if (!*read || !seen || (mix__filtered(x->o) && !*pass)) {
-		free(seen);
-		return -ENOMEM;
-	}
-	for (i = 0; i < c->nr_tblocks; i++) {
-		struct hbbp_tblock tmp;
-		const struct hbbp_tblock *t = hbbp_counts__tblock_sums(c, i, &tmp);
-		bool p = mix__passes(x, t);
-
-		if (*pass)
-			(*pass)[i] = p;
-		(*read)[i] = p && t->count > 0 && !seen[t->block] &&
-			     c->blocks[t->block].kind == HBBP_BLK_CODE;
-		seen[t->block] |= (*read)[i];
-	}
-	free(seen);
-	err = hbbp_mix_reader__start(&s->rd, c, x->ops, *read, x->o->read_blocks);
-	return err == -ENOMEM ? err : 0;	/* no thread: each block here, the same rows */
-}
-
 int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 {
 	const struct hbbp_mix_opts *o = x->o;
 	const struct hbbp_counts *c = x->c;
 	struct summing s = { .r = r, .x = x };
-	bool *pass = NULL, *read = NULL;
 	size_t i;
 	int err = 0;
 
@@ -288,18 +232,13 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 	s.valued = calloc(c->nr_blocks ? c->nr_blocks : 1, sizeof(*s.valued));
 	if (!s.valued)
 		err = -ENOMEM;
-	if (!err)
-		err = reader_start(&s, &pass, &read);
 	for (i = 0; i < c->nr_tblocks && !err; i++) {
 		struct hbbp_tblock tmp;
 		const struct hbbp_tblock *t = hbbp_counts__tblock_sums(c, i, &tmp);
 
-		if (t->count > 0 && (pass ? pass[i] : mix__passes(x, t)))
+		if (t->count > 0 && mix__passes(x, t))
 			err = sum_tblock(&s, i, t);
 	}
-	hbbp_mix_reader__exit(s.rd);
-	free(pass);
-	free(read);
 	free(s.valued);
 	free(s.vals);
 	if (x->ops->drop_insns)		/* the table is made from the rows alone */

@@ -4,10 +4,7 @@
 # summed apart) converts to the same rows with -j 2 (the segment on a second thread) as with
 # -j 1, in CSV and SQLite, for each method, and to the rows of the one-part reading
 # (--split 0) within 1e-9 relative; the segment is really used; the rows are not empty (the
-# comparison is not between two empty tables). The mix's instructions decoded ahead on a
-# thread (hbbp/pivot/mix_reader.c) in batches of 1 and 7 blocks (HBBP_MIX_READ_BLOCKS), with
-# every instruction key and with filters, give the rows of the instructions decoded where
-# they are read (HBBP_MIX_READ_BLOCKS=0).
+# comparison is not between two empty tables).
 . "$(dirname "$0")/../lib.sh"
 have_bench_tools bench_jobs || exit 0
 if ! command -v sqlite3 >/dev/null 2>&1; then skip "bench_jobs: sqlite3 not installed"; exit 0; fi
@@ -39,21 +36,3 @@ for j in 1 2; do
 done
 check "bench_jobs: SQLite identical with -j 1 and -j 2" \
 	sh -c "[ -s '$TMP/b1.sql' ] && cmp -s '$TMP/b1.sql' '$TMP/b2.sql'"
-
-# the mix reader: batches of 1 and 7 blocks against none, keys of every instruction attribute,
-# filters that leave some blocks out
-pid=$("$HBBP" -q --by pid -o - "$TMP/b.data" | sed -n 2p | cut -d, -f1)
-ok=1 n=0
-for f in "" "--pid $pid" "--module libc.so.6" "--user-only"; do
-	for b in 0 1 7; do
-		HBBP_MIX_READ_BLOCKS=$b "$HBBP" -q -j 2 $f \
-			--by pid,module,symbol,block,srcline,mnemonic,iclass,isa,category,packing,width,mem \
-			-o "$TMP/r$b.csv" "$TMP/b.data" || ok=0
-	done
-	cmp -s "$TMP/r0.csv" "$TMP/r1.csv" && cmp -s "$TMP/r0.csv" "$TMP/r7.csv" ||
-		{ ok=0; echo "mix reader: '$f': batches of 1 or 7 != none" >&2; }
-	[ "$(wc -l < "$TMP/r0.csv")" -gt 20 ] || { ok=0; echo "mix reader: '$f': few rows" >&2; }
-	n=$((n + 1))
-done
-expect "bench_jobs: the mix's instructions read ahead in batches of 1 and 7 blocks as where read ($n filters)" \
-	'[ $ok = 1 ] && [ -n "$pid" ] && [ $n = 4 ]'

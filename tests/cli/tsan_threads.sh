@@ -1,9 +1,9 @@
 #!/bin/sh
 # tier: slow
 # The threads of one conversion under ThreadSanitizer (a build of its own, SAN=thread): the
-# file read in two parts at once (--split), the stack sums' worker and the mix's
-# instructions read ahead in batches of 7 blocks.
-# Each run must report no data race, exit 0 and write what the release build writes. SKIP where the compiler has no ThreadSanitizer runtime.
+# file read in two parts at once (--split) and the stack sums' worker. Each run must report
+# no data race, exit 0 and write what the release build writes. SKIP where the compiler has
+# no ThreadSanitizer runtime.
 . "$(dirname "$0")/../lib.sh"
 have_bench_tools tsan_threads || exit 0
 printf 'int main(void) { return 0; }\n' > "$TMP/probe.c"
@@ -25,10 +25,10 @@ srcs=$(BENCH_INPUTS="interp 10 libcmix 3" sh "$ROOT/bench/inputs.sh" "$TMP/src" 
 	2> "$TMP/inputs.err") || { fail "tsan_threads: bench/inputs.sh"; exit 0; }
 $GEN --mb 3 -o "$TMP/b.data" $srcs > "$TMP/b.info" || { fail "tsan_threads: benchgen"; exit 0; }
 keys=pid,module,symbol,block,srcline,mnemonic,iclass,isa,width,mem
-HBBP_MIX_READ_BLOCKS=7 HBBP_DEBUG=1 "$TB/hbbp-convert" -q -j 2 --split 1M --by $keys \
+HBBP_DEBUG=1 "$TB/hbbp-convert" -q -j 2 --split 1M --by $keys \
 	-o "$TMP/t.csv" "$TMP/b.data" 2> "$TMP/t.err"
 rc=$?
 "$HBBP" -q -j 1 --by $keys -o "$TMP/r.csv" "$TMP/b.data"
-expect "tsan_threads: a conversion on threads, two parts, mix read ahead: no race, exit 0 ($(races "$TMP/t.err") races), as the release build" \
+expect "tsan_threads: a conversion on threads, two parts: no race, exit 0 ($(races "$TMP/t.err") races), as the release build" \
 	'[ $rc -eq 0 ] && [ "$(races "$TMP/t.err")" -eq 0 ] && grep -q "part read apart" "$TMP/t.err" &&
 	 [ "$(wc -l < "$TMP/r.csv")" -gt 100 ] && cmp -s "$TMP/t.csv" "$TMP/r.csv"'
