@@ -16,39 +16,27 @@
 
 #define MIX_DROP_BLOCKS	4096	/* blocks read between two drops of their instructions */
 
-/* FNV-1a over a name's bytes */
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 /* The id of name s in r->names, added when new. 0 or -ENOMEM. */
 static int names_intern(struct mix_rows *r, const char *s, uint64_t *id)
 {
-	uint64_t key[2] = { name_hash(s), 0 }, *slot;
-	int ins;
+	size_t len = strlen(s);
+	uint64_t *v = hmap__find_bytes(&r->names_idx, s, len);
+	char *copy;
 
-	for (;; key[1]++) {	/* names of one hash: under the next keys */
-		slot = hmap__get(&r->names_idx, key, &ins);
-		if (!slot)
-			return -ENOMEM;
-		if (ins)
-			break;
-		if (!strcmp(r->names[*slot], s)) {
-			*id = *slot;
-			return 0;
-		}
+	if (v) {
+		*id = *v;
+		return 0;
 	}
 	if (grow_one((void **)&r->names, &r->alloc_names, sizeof(*r->names), r->nr_names))
 		return -ENOMEM;
-	r->names[r->nr_names] = strdup(s);
-	if (!r->names[r->nr_names])
+	copy = strdup(s);
+	v = copy ? hmap__get_bytes(&r->names_idx, copy, len, NULL) : NULL;
+	if (!v) {
+		free(copy);
 		return -ENOMEM;
-	*slot = *id = r->nr_names++;
+	}
+	r->names[r->nr_names] = copy;
+	*v = *id = r->nr_names++;
 	return 0;
 }
 
@@ -218,7 +206,7 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 	r->diag = o->diagnostics;
 	hmap__init(&r->map, o->nr_keys,
 		   sizeof(struct mix_row) + (r->diag ? sizeof(struct mix_row_diag) : 0));
-	hmap__init(&r->names_idx, 2, sizeof(uint64_t));
+	hmap__init_bytes(&r->names_idx, sizeof(uint64_t));
 	for (i = 0; i < HBBP_BATCHES; i++) {	/* hbbp_counts__batch_estimates' factors */
 		r->ratio_ebs[i] = c->ratio ? c->ebs_ratio.b[i] : HBBP_BATCHES;
 		r->ratio_lbr[i] = c->ratio ? c->lbr_ratio.b[i] : HBBP_BATCHES;

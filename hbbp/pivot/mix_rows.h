@@ -31,7 +31,7 @@ struct mix_row_diag {
 
 struct mix_rows {
 	struct hmap map;		/* the keys' ids -> struct mix_row [, mix_row_diag] */
-	struct hmap names_idx;		/* (hash of a name, n) -> name id */
+	struct hmap names_idx;		/* a name (its bytes) -> its id */
 	char **names;			/* name id -> text */
 	size_t nr_names, alloc_names;
 	bool diag;
