@@ -12,7 +12,9 @@
 # (awk -f bench/real_table.awk rows.last prints the table again).
 #
 # Knobs (environment):
-#   BENCH_REAL="cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g cc1_1g cc1_4g tiled"  the files
+#   BENCH_REAL="cc1 ... tiled"   the files (default below); NAME+pid converts NAME with
+#                                --by pid,symbol,mnemonic, NAME+comm with --by comm,symbol,
+#                                NAME+sqlite to SQLite instead of CSV
 #   BENCH_DIR=build/bench-real   where the inputs are made and kept (never committed)
 #   BENCH_RUNS=3                 runs per tool and file
 #   BENCH_PERF=0                 skip perf script;  BENCH_P2B=0  skip perf2bolt
@@ -29,7 +31,7 @@ set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 BUILD=${BUILD:-build/rel}
-names=${BENCH_REAL:-cc1 sqlite python mix3 mix3000 mix10000 threads mix3_4g cc1_1g cc1_4g tiled}
+names=${BENCH_REAL:-cc1 cc1+sqlite cc1_cycles sqlite python mix3 mix3000 mix10000 mix10000+pid mix10000+comm threads mix3_4g cc1_1g cc1_4g tiled}
 dir=${BENCH_DIR:-build/bench-real}
 runs=${BENCH_RUNS:-3}
 p2b_runs=${BENCH_P2B_RUNS:-$runs}
@@ -80,14 +82,23 @@ meds() {
 }
 
 for n in $names; do
-	f=$(sh bench/real_inputs.sh "$dir" "$PMUSIM" "$GEN" "$n")
+	# NAME+VARIANT: the input NAME converted another way (the table names the variant)
+	out=$tmp/out.csv vargs=
+	case $n in
+	*+pid)		vargs="--by pid,symbol,mnemonic" ;;
+	*+comm)		vargs="--by comm,symbol" ;;
+	*+sqlite)	out=$tmp/out.sqlite ;;
+	*+*)		echo "bench: unknown variant '$n' (+pid, +comm, +sqlite)" >&2; exit 2 ;;
+	esac
+	f=$(sh bench/real_inputs.sh "$dir" "$PMUSIM" "$GEN" "${n%%+*}")
 	bin=$(cat "$f.bin" 2> /dev/null || true)
 	mib=$(stat -c %s "$f" | awk '{ printf "%.1f", $1 / 1048576 }')
 	echo "== $n: $f, $mib MiB, $runs runs" >&2
 	cat "$f" > /dev/null
 	# the diagnostics summary, untimed
 	# shellcheck disable=SC2086
-	if ! "$HBBP" --diagnostics $HBBP_ARGS -o "$tmp/diag.csv" "$f" > /dev/null 2> "$tmp/diag.err"
+	if ! "$HBBP" --diagnostics $HBBP_ARGS $vargs -o "$tmp/diag.csv" "$f" > /dev/null \
+		2> "$tmp/diag.err"
 	then
 		echo "bench: failed: $HBBP --diagnostics $f" >&2
 		tail -n 5 "$tmp/diag.err" >&2
@@ -100,7 +111,8 @@ for n in $names; do
 	i=0
 	while [ $i -lt "$runs" ]; do
 		# shellcheck disable=SC2086
-		run_once "$tmp/t.hbbp" "$HBBP" -q $HBBP_ARGS -o "$tmp/out.csv" "$f" || exit 3
+		rm -f "$out"	# a database is not replaced without --force
+		run_once "$tmp/t.hbbp" "$HBBP" -q $HBBP_ARGS $vargs -o "$out" "$f" || exit 3
 		if [ $perf_ok = 1 ]; then
 			run_once "$tmp/t.perf" perf script -F ip,brstack -i "$f" || true
 		fi
@@ -122,7 +134,7 @@ for n in $names; do
 	echo "$row" >> "$rows"
 	echo "  $row" >&2
 done
-rm -f "$tmp/out.csv" "$tmp/out.fdata" "$tmp/diag.csv"
+rm -f "$tmp/out.csv" "$tmp/out.sqlite" "$tmp/out.fdata" "$tmp/diag.csv"
 cp "$tmp/rows.txt" "$dir/rows.last"
 
 table=$tmp/table.md
@@ -159,7 +171,7 @@ if [ -n "$results" ]; then
 		echo
 		echo "## How each input was made"
 		echo
-		for n in $names; do
+		for n in $(echo $names | tr ' ' '\n' | sed 's/+.*//' | awk '!seen[$0]++'); do
 			f=$dir/$n.data
 			echo "- \`$n.data\` ($(stat -c %s "$f" | awk '{ printf "%.0f MiB", $1 / 1048576 }')):"
 			echo

@@ -8,6 +8,8 @@
 # Files (in OUTDIR; each with FILE.cmd, the commands that made it, FILE.info, and FILE.bin,
 # its main program, for tools that read one binary's samples):
 #   cc1.data       pmusim: gcc's cc1 -O2 compiling the preprocessed samples/workloads/interp.c
+#   cc1_cycles.data  the same run with the LBR sampled on cycles (perf record -b -e cycles, as
+#                  AutoFDO, BOLT and Propeller users record): the time-weighted path
 #   sqlite.data    pmusim: sqlite3 running bench/real/work.sql
 #   python.data    pmusim: python3 running bench/real/work.py (json, re, Counter)
 #   mix3.data      benchgen: cc1 + python + sqlite, 3 processes, 1000 MiB
@@ -49,6 +51,7 @@ nthreads=${BENCH_THREADS:-256}
 mixmb=${BENCH_MIX_MB:-1000}
 bigmb=${BENCH_BIG_MB:-4096}
 sim="--effects realistic --rand-bits 3 --ebs-period 397 --lbr-period 61"
+r_sim=		# extra pmusim options of one recording
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -79,7 +82,7 @@ record() {
 	shift 2
 	[ -s "$r_f" ] && return 0
 	echo "bench: recording $r_f (minutes)" >&2
-	(cd "$out" && note "$r_f" "$pmusim" $sim --seed "$r_seed" -o "$r_f.tmp" -- "$@" \
+	(cd "$out" && note "$r_f" "$pmusim" $sim $r_sim --seed "$r_seed" -o "$r_f.tmp" -- "$@" \
 		> "$r_f.log" 2>&1) || { tail -n 5 "$r_f.log" >&2; exit 3; }
 	finish "$r_f"
 }
@@ -110,6 +113,13 @@ for n in $names; do
 			note "$out/cc1.data" gcc -E -I"$root" "$csrc" -o "$out/big.i"
 		fi
 		record cc1 11 "$cc1" -quiet -O2 "$out/big.i" -o "$out/big.s" ;;
+	cc1_cycles)
+		if [ ! -s "$out/big.i" ]; then
+			note "$out/cc1_cycles.data" gcc -E -I"$root" "$csrc" -o "$out/big.i"
+		fi
+		r_sim="--lbr-event cycles --lbr-period 211"
+		record cc1_cycles 11 "$cc1" -quiet -O2 "$out/big.i" -o "$out/big.s"
+		r_sim= ;;
 	sqlite)
 		cp "$sql" "$out/work.sql"
 		record sqlite 13 "$sqlite" :memory: ".read $out/work.sql" ;;

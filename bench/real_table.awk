@@ -16,12 +16,17 @@ BEGIN {
   what["cc1_1g"] = "cc1 replayed whole, 1 process, 1 GiB"
   what["cc1_4g"] = "the same, 4 GiB (the same code, 4x the input)"
   what["tiled"] = "**best case**: tiled from 5 short runs (make bench-tiled)"
+  what["cc1_cycles"] = "cc1, LBR sampled on cycles (time-weighted)"
+  how["pid"] = "`--by pid,symbol,mnemonic`"	# the variants NAME+VARIANT (bench/real.sh)
+  how["comm"] = "`--by comm,symbol`"
+  how["sqlite"] = "to SQLite (`-o run.sqlite`)"
 }
 function isnum(x) { return x ~ /^[0-9.]+$/ }
 function f2(x) { return isnum(x) ? sprintf("%.2f", x) : "-" }
 function ratio(a, b) { return (isnum(a) && isnum(b) && b > 0) ? sprintf("%.1fx", a / b) : "-" }
 function rate(m, w) { return (isnum(w) && w > 0) ? sprintf("%.0f", m / w) : "-" }
 function mb(k) { return isnum(k) ? sprintf("%.0f", k / 1024) : "-" }
+function file(n) { sub(/\+.*/, "", n); return n }	# NAME+VARIANT: the input NAME
 function pct(p) { return isnum(p) ? p "%" : p }
 {
   n++; name[n] = $1; mib[n] = $2; w[n] = $3; c[n] = $4; r[n] = $5
@@ -34,13 +39,17 @@ END {
   print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for (i = 1; i <= n; i++) {
     lab = (name[i] in what) ? what[name[i]] : name[i]
+    if (name[i] ~ /\+/) {
+      v = name[i]; sub(/.*\+/, "", v)
+      lab = ((file(name[i]) in what) ? what[file(name[i])] : file(name[i])) ", " how[v]
+    }
     dist = ds[i] (isnum(dp[i]) ? " (" dp[i] "%)" : "")
     hits = pct(hr[i]) (cs[i] != "n/a" && cs[i] != "" ? " (" cs[i] ")" : "")
     pdist = "-"
     if (isnum(ps[i]) && isnum(pd[i]) && ps[i] > 0)
       pdist = sprintf("%d of %d (%.1f%%)", pd[i], ps[i], 100 * pd[i] / ps[i])
     printf "| %s (`%s.data`) | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s / %s | %s |\n",
-      lab, name[i], mib[i], f2(w[i]), rate(mib[i], w[i]), f2(c[i]), mb(r[i]), st[i], dist,
+      lab, file(name[i]), mib[i], f2(w[i]), rate(mib[i], w[i]), f2(c[i]), mb(r[i]), st[i], dist,
       sd[i], hits, pdist, f2(pw[i]), f2(pc[i]), ratio(pw[i], w[i]), ratio(pc[i], c[i]),
       f2(bw[i]), f2(bc[i]), ratio(bw[i], w[i]), ratio(bc[i], c[i]), ld[i]
   }
@@ -84,5 +93,22 @@ END {
     q = r[b] / r[a]
     printf "\nRSS 4 GiB / RSS 1 GiB (cc1 replayed whole: the same code): %.2f (wanted <= 1.10: %s)\n",
       q, q <= 1.1 ? "met" : "not met"
+  }
+  # the other questions: SQLite output against CSV; per-process keys against perf script
+  for (v in idx) {
+    base = v; sub(/\+.*/, "", base)
+    if (v ~ /\+sqlite$/ && (base in idx)) {
+      a = idx[base]; b = idx[v]
+      qc = (c[a] > 0) ? c[b] / c[a] : 0
+      ok = (w[b] <= 1.2 * w[a] && c[b] <= 1.2 * c[a]) ? "met" : "not met"
+      printf "\nSQLite / CSV output, %s: wall %.2f, CPU %.2f (wanted <= 1.2: %s)\n", base,
+        w[b] / w[a], qc, ok
+    }
+    if (v ~ /\+pid$/ && isnum(pw[idx[v]])) {
+      b = idx[v]
+      ok = (pw[b] >= 3 * w[b] && pc[b] >= 3 * c[b] && r[b] / 1024 < 300) ? "met" : "not met"
+      printf "\nper-process keys, %s: perf script / ours wall %s, CPU %s, RSS %s MiB (wanted >= 3x and < 300 MiB: %s)\n",
+        v, ratio(pw[b], w[b]), ratio(pc[b], c[b]), mb(r[b]), ok
+    }
   }
 }

@@ -37,7 +37,7 @@ cp "$1" "$d/cc1.data"
 cp "$2" "$d/python.data"
 printf 'create table t(a, b);\ninsert into t values (1, 2), (3, 4);\nselect sum(a * b) from t;\n' \
 	> "$TMP/t.sql"
-names="sqlite mix3 mix3000 mix10000 threads cc1_1g cc1_4g"
+names="sqlite sqlite+sqlite mix3 mix3000 mix10000 mix10000+pid mix10000+comm threads cc1_1g cc1_4g"
 BENCH_DIR=$d BENCH_REAL=$names BENCH_RUNS=1 BENCH_DISTINCT=1 BENCH_PAIR_RUNS=1 BENCH_SIZES="1 3" BENCH_RESULTS=$TMP/RESULTS.md BENCH_PERF=$perf \
 	BENCH_SQL=$TMP/t.sql BENCH_CC1=$TMP/src/bin/interp BENCH_MIX_MB=2 BENCH_BIG_MB=4 BENCH_THREADS=8 \
 	GEN=$GEN HBBP=$HBBP PMUSIM=$ROOT/pmusim sh "$ROOT/bench/real.sh" > "$TMP/run.out" \
@@ -50,7 +50,12 @@ check "bench_real: real.sh succeeds" [ $rc -eq 0 ]
 # distinct stacks by perf (12) and the perf script time (13); the perf2bolt time (15)
 r=$TMP/RESULTS.md
 for n in $names; do
-	row=$(grep "(\`$n.data\`)" "$r" | head -n 1)
+	case $n in	# a variant's row: its label; a file's: the first row naming it
+	*+pid) row=$(grep "^| .*, \`--by pid,symbol,mnemonic\`" "$r") ;;
+	*+comm) row=$(grep "^| .*, \`--by comm,symbol\`" "$r") ;;
+	*+sqlite) row=$(grep "^| .*, to SQLite" "$r") ;;
+	*) row=$(grep "(\`$n.data\`)" "$r" | head -n 1) ;;
+	esac
 	bad=$(echo "$row" | awk -F'|' -v perf=$perf -v p2b=$([ -n "$p2b" ] && echo 1 || echo 0) '
 		{ b = ($5 + 0 <= 0) + ($7 + 0 <= 0)
 		  if (perf) b += ($12 !~ / of [1-9]/) + ($13 !~ /[0-9]/); if (p2b) b += ($15 !~ /[0-9]/)
@@ -61,6 +66,9 @@ done
 expect "bench_real: RESULTS.md names commit, machine and how sqlite.data was made" \
 	'grep -q "^- commit: " "$r" && grep -q "^- machine: [0-9]* CPUs" "$r" &&
 	 grep -q "pmusim --effects realistic .* --seed 13 -o sqlite.data -- .*sqlite3 :memory: '"'"'.read work.sql'"'"'" "$r"'
+expect "bench_real: RESULTS.md compares SQLite with CSV output and per-process keys with perf" \
+	'grep -q "^SQLite / CSV output, sqlite: wall [0-9.]*, CPU [0-9.]* (wanted <= 1.2: \(met\|not met\))\$" "$r" &&
+	 { [ $perf = 0 ] || grep -q "^per-process keys, mix10000+pid: perf script / ours wall [0-9.]*x, CPU [0-9.]*x, RSS [0-9]* MiB" "$r"; }'
 expect "bench_real: RESULTS.md compares the RSS of cc1 replayed to 1 and 4 MiB (the same code)" \
 	'grep -q "^RSS 4 GiB / RSS 1 GiB (cc1 replayed whole: the same code): [0-9.]* (wanted <= 1.10: \(met\|not met\))\$" "$r"'
 # bench/pairs.sh: 10,000 against 3 processes side by side; RSS against size, by size, the
