@@ -413,24 +413,27 @@ static void raw_set(struct perf_raw *raw, struct perf_input *in, const uint8_t *
 }
 
 /* The next record of the decompressed buffer into raw: 1, 0 when it holds none whole, or an
- * error. */
+ * error. Compressed records inside are skipped and counted: perf never nests them. */
 static int input__next_decompressed(struct perf_reader *r, struct perf_input *in,
 				    struct perf_raw *raw)
 {
 	const uint8_t *p;
 	uint32_t size;
 
-	if (in->zlen - in->zpos < 8)
-		return 0;	/* zbuf may be NULL: no pointer into it before this */
-	p = in->zbuf + in->zpos;
-	size = record_size(r, p);
-	if (size < 8)
-		return perf_reader__fail(r, in->name, in->zoff,
-			"decompressed record: size %u < header size", size);
-	if (in->zlen - in->zpos < size)
-		return 0;
-	raw_set(raw, in, p, size, rd32(r, p), in->zoff);
-	in->zpos += size;
+	do {
+		if (in->zlen - in->zpos < 8)
+			return 0;	/* zbuf may be NULL: no pointer into it before this */
+		p = in->zbuf + in->zpos;
+		size = record_size(r, p);
+		if (size < 8)
+			return perf_reader__fail(r, in->name, in->zoff,
+				"decompressed record: size %u < header size", size);
+		if (in->zlen - in->zpos < size)
+			return 0;
+		raw_set(raw, in, p, size, rd32(r, p), in->zoff);
+		in->zpos += size;
+	} while ((raw->type == PERF_RECORD_COMPRESSED || raw->type == PERF_RECORD_COMPRESSED2) &&
+		 ++r->stats.nr_nested_compressed);
 	return 1;
 }
 

@@ -266,6 +266,8 @@ struct perf_reader_stats {
 	uint64_t nr_unknown_id;		/* samples whose id maps to no event (dropped) */
 	uint64_t nr_out_of_order;
 	uint64_t nr_compressed_bytes, nr_decompressed_bytes;
+	uint64_t nr_nested_compressed;	/* compressed records inside compressed data: skipped
+					 * (perf never writes them) */
 	uint64_t truncated_bytes;	/* bytes the recording lacks: exact when the file header
 					 * gives the data size (its end - the file's size), else
 					 * at least the rest of the cut last record */

@@ -137,7 +137,8 @@ static void print_events(const struct perf_reader *r, const struct hbbp_event_ro
 	       ",\n  \"throttled\": %" PRIu64 ",\n  \"unthrottled\": %" PRIu64,
 	       st->nr_lost, st->nr_lost_samples, st->nr_throttle, st->nr_unthrottle);
 	printf(",\n  \"compressed_bytes\": %" PRIu64 ",\n  \"decompressed_bytes\": %" PRIu64
-	       "\n}\n", st->nr_compressed_bytes, st->nr_decompressed_bytes);
+	       ",\n  \"nested_compressed\": %" PRIu64 "\n}\n", st->nr_compressed_bytes,
+	       st->nr_decompressed_bytes, st->nr_nested_compressed);
 }
 
 int cmd_stats(int argc, char **argv)

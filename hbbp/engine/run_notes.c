@@ -157,6 +157,9 @@ static void notes_reader(struct notes *n)
 		     "records up to the cut", st->truncated_bytes && (h->is_pipe || !h->data_size) ?
 		     "at least " : "", st->truncated_bytes);
 	}
+	if (st->nr_nested_compressed)
+		note(n, "%" PRIu64 " compressed record(s) inside compressed data skipped: perf never "
+		     "writes them (another writer, or a damaged file)", st->nr_nested_compressed);
 	names[0] = 0;
 	for (f = 0; f < 64; f++)
 		if (st->bad_features & (1ULL << f)) {

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Compressed recordings: a corpus recording rewritten by tests/tools/perf_zpack as
 # PERF_RECORD_COMPRESSED, COMPRESSED2 and COMPRESSED2 with the perf 6.16 size-field writer
-# bug must give exactly the `dump` of the uncompressed original. Also the real compressed
+# bug must give exactly the `dump` of the uncompressed original; a COMPRESSED record nested
+# inside compressed data (perf never writes one) is skipped, counted by `stats` and named in a
+# note by a conversion. Also the real compressed
 # corpus files must match their MANIFEST sample counts (covered by reader_corpus).
 . "$(dirname "$0")/../lib.sh"
 
@@ -22,3 +24,16 @@ for mode in c1 c2 c2bug; do
 	check "reader_compressed: $mode stats says compressed" grep -q '"compressed": true' "$TMP/$mode.json"
 done
 check "reader_compressed: c2bug has the unknown filler records" grep -q '"type100": 2' "$TMP/c2bug.json"
+
+# nested: the same dump (the inner record skipped), counted, and said by a conversion
+if "$tool" "$src" "$TMP/nested.data" nested; then
+	"$HBBP" dump "$TMP/nested.data" > "$TMP/nested.txt" 2> "$TMP/nested.err"
+	"$HBBP" stats "$TMP/nested.data" > "$TMP/nested.json"
+	"$HBBP" -o "$TMP/nested.csv" "$TMP/nested.data" 2> "$TMP/nested.conv"
+	expect "reader_compressed: a nested COMPRESSED record is skipped, counted and said" \
+		'cmp -s "$TMP/orig.txt" "$TMP/nested.txt" &&
+		 grep -q "\"nested_compressed\": 1\$" "$TMP/nested.json" &&
+		 grep -q "1 compressed record(s) inside compressed data skipped" "$TMP/nested.conv"'
+else
+	fail "reader_compressed: perf_zpack nested"
+fi

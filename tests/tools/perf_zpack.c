@@ -7,6 +7,8 @@
  *   c2bug  COMPRESSED2 with the perf 6.16 writer bug: one chunk preceded by two 40000-byte
  *          incompressible records of unknown type 100, written as one blob whose first
  *          header has size = ALIGN(total, 8) mod 65536 and data_size = total - 16
+ *   nested as c1, the decompressed stream starting with a 16-byte COMPRESSED record (perf never
+ *          nests them: the reader skips it and counts it)
  * Feature sections are moved behind the new data. Uses libzstd; nothing else.
  */
 #include <stdint.h>
@@ -89,7 +91,7 @@ int main(int argc, char **argv)
 	const char *mode;
 
 	if (argc != 4)
-		return fprintf(stderr, "usage: perf_zpack IN OUT c1|c2|c2bug\n"), 1;
+		return fprintf(stderr, "usage: perf_zpack IN OUT c1|c2|c2bug|nested\n"), 1;
 	mode = argv[3];
 	f = fopen(argv[1], "rb");
 	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 104 || fseek(f, 0, SEEK_SET))
@@ -155,12 +157,20 @@ int main(int argc, char **argv)
 		pad8();
 		free(chunk);
 	} else {
-		int two = !strcmp(mode, "c2");
+		int two = !strcmp(mode, "c2"), nest = !strcmp(mode, "nested");
+		size_t dn = d_size + (nest ? 16 : 0);
+		uint8_t *data = malloc(dn);
+		static const uint8_t inner[16] = { 81, 0, 0, 0, 0, 0, 16, 0 };
 
-		for (pos = 0; pos < d_size; pos += 3000) {
-			size_t in = d_size - pos < 3000 ? d_size - pos : 3000, p;
+		if (!data)
+			return 1;
+		if (nest)
+			memcpy(data, inner, 16);
+		memcpy(data + (nest ? 16 : 0), buf + d_off, d_size);
+		for (pos = 0; pos < dn; pos += 3000) {
+			size_t in = dn - pos < 3000 ? dn - pos : 3000, p;
 
-			n = zchunk(zc, buf + d_off + pos, in, &c);
+			n = zchunk(zc, data + pos, in, &c);
 			for (p = 0; p < n; p += MAXP) {
 				size_t part = n - p < MAXP ? n - p : MAXP;
 
@@ -177,6 +187,7 @@ int main(int argc, char **argv)
 				}
 			}
 		}
+		free(data);
 	}
 	new_size = olen - d_off;
 	delta = new_size - d_size;
