@@ -21,6 +21,7 @@ const char *hbbp_strerror(int err)
 	case HBBP_ELIMIT: return "input exceeds a sanity limit";
 	case HBBP_EUSAGE: return "bad usage";
 	case HBBP_EREDO: return "records out of time order around a part read apart";
+	case HBBP_EREFUSED: return "refused: not a regular file, or not trusted";
 	}
 	return strerror(err);
 }
@@ -37,6 +38,7 @@ int hbbp_exit_code(int err)
 	case HBBP_ENOTFOUND:
 	case HBBP_EBUILDID:
 	case HBBP_ELIMIT:
+	case HBBP_EREFUSED:
 	case EINVAL:
 		return HBBP_EXIT_INPUT;
 	}

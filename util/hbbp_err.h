@@ -17,6 +17,7 @@ enum {
 	HBBP_ELIMIT,		/* an input exceeds a sanity bound */
 	HBBP_EUSAGE,		/* bad command line */
 	HBBP_EREDO,		/* a pass read in two parts must be read again in one */
+	HBBP_EREFUSED,		/* a named file is not a regular file or not trusted */
 };
 
 /* err may be negative or positive; returns a static string. */
