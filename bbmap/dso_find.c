@@ -15,11 +15,13 @@
 #include "bbmap/session_priv.h"
 #include "util/hbbp_err.h"
 
-static bool is_regular(const char *path)
+/* A name that leads somewhere: opening it says whether it is a file that may be read
+ * (hbbp_open_file warns when it is not). */
+static bool exists(const char *path)
 {
 	struct stat st;
 
-	return !stat(path, &st) && S_ISREG(st.st_mode);
+	return !stat(path, &st);
 }
 
 static bool is_dir(const char *path)
@@ -48,14 +50,14 @@ static char *cache_lookup(const char *dir, const uint8_t *id, size_t size, const
 	if (asprintf(&link, "%s/.build-id/%.2s/%s", dir, hex, hex + 2) < 0)
 		return NULL;
 	if (is_dir(link)) {
-		if (asprintf(&file, "%s/%s", link, member) < 0 || !is_regular(file)) {
+		if (asprintf(&file, "%s/%s", link, member) < 0 || !exists(file)) {
 			free(file);
 			file = NULL;
 		}
 		free(link);
 		return file;
 	}
-	if (is_regular(link) && strcmp(member, "debug"))
+	if (exists(link) && strcmp(member, "debug"))
 		return link;	/* old caches link the file itself */
 	free(link);
 	return NULL;
@@ -89,7 +91,7 @@ int bbmap_dso__try_file(struct bbmap_dso *d, const char *path, const char *debug
 	size_t fsz;
 	int err;
 
-	if (!is_regular(path))
+	if (!exists(path))
 		return -ENOENT;
 	err = bbmap_module__open_flags(&m, path, debug_path,
 				       (o->no_lines ? BBMAP_MODULE_NO_LINES : 0) |

@@ -23,6 +23,7 @@
 #include "util/grow.h"
 #include "util/radix.h"
 #include "util/bsearch.h"
+#include "util/open_file.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -447,11 +448,6 @@ out:
 	return err;
 }
 
-static bool file_readable(const char *p)
-{
-	return p && access(p, R_OK) == 0;
-}
-
 /* Opens a debug file candidate; keeps it when it is ELF and its build-id agrees. */
 static bool try_debug(struct bbmap_module *m, const char *p)
 {
@@ -460,9 +456,9 @@ static bool try_debug(struct bbmap_module *m, const char *p)
 	uint8_t id[64];
 	size_t n, sz = 0;
 
-	if (!file_readable(p) || !strcmp(p, m->path))
+	if (!p || !strcmp(p, m->path))
 		return false;
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	fd = hbbp_open_file(p, 0, HBBP_OPEN_ELF_MAX, NULL);
 	if (fd < 0)
 		return false;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -601,10 +597,11 @@ int mod_elf__load(struct bbmap_module *m, const char *debug_path)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -HBBP_EUNSUPP;
-	m->fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	m->fd = hbbp_open_file(m->path, 0, HBBP_OPEN_ELF_MAX, NULL);
 	if (m->fd < 0) {
-		err = -errno;
-		pr_warn("%s: cannot open: %s", m->path, strerror(errno));
+		err = m->fd;
+		if (err != -HBBP_EREFUSED)	/* a refusal has said why */
+			pr_warn("%s: cannot open: %s", m->path, hbbp_strerror(err));
 		return err == -ENOENT ? -HBBP_ENOTFOUND : err;
 	}
 	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
@@ -732,9 +729,9 @@ int bbmap_module__file_build_id(const char *path, uint8_t *id, size_t cap, size_
 	*size = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -HBBP_EUNSUPP;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = hbbp_open_file(path, 0, HBBP_OPEN_ELF_MAX, NULL);
 	if (fd < 0)
-		return errno == ENOENT ? -HBBP_ENOTFOUND : -errno;
+		return fd == -ENOENT ? -HBBP_ENOTFOUND : fd;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || !elf_rawfile(e, &sz))
 		err = -HBBP_EFORMAT;

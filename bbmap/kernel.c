@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bbmap/session_priv.h"
 #include "util/hbbp_err.h"
+#include "util/open_file.h"
 
 #define KALLSYMS_LINE_MAX 4096
 
@@ -44,12 +46,18 @@ int64_t bbmap_kernel__slide(uint64_t ref_addr, uint64_t sym_value)
 int bbmap_names__load_kallsyms(struct bbmap_names *t, const char *path, const char *module)
 {
 	char line[KALLSYMS_LINE_MAX], name[KALLSYMS_LINE_MAX], mod[KALLSYMS_LINE_MAX];
-	FILE *f = fopen(path, "r");
-	int err = 0;
+	uint64_t nread = 0;
+	int fd = hbbp_open_file(path, 0, HBBP_OPEN_TEXT_MAX, NULL), err = 0;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	if (!f) {
+		err = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	/* /proc/kallsyms tells no size: what is read is bounded here */
+	while (fgets(line, sizeof(line), f) && (nread += strlen(line)) <= HBBP_OPEN_TEXT_MAX) {
 		unsigned long long addr;
 		char type;
 		int n;

@@ -1,28 +1,37 @@
 /* JIT code names from /tmp/perf-PID.map (lines "START SIZE name", hex, run-time
  * addresses), written by JIT runtimes for perf. These give names only (DSO_NO_CODE); the
  * ELF images of `perf inject --jit` (jitted-PID-N.so) are ordinary user dsos. Looked for
- * under --symfs first, then as recorded. Knows nothing of perf.data.
+ * under --symfs first, then as recorded; the recorded one (in /tmp, which every user may
+ * write) only when it and its name are owned by this user or root, as perf requires.
+ * Knows nothing of perf.data.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bbmap/session_priv.h"
 #include "util/hbbp_err.h"
+#include "util/open_file.h"
 
 #define PERFMAP_LINE_MAX 8192
 
-int bbmap_names__load_perfmap(struct bbmap_names *t, const char *path)
+int bbmap_names__load_perfmap(struct bbmap_names *t, const char *path, unsigned int flags)
 {
 	char line[PERFMAP_LINE_MAX];
-	FILE *f = fopen(path, "r");
-	int err = 0;
+	uint64_t nread = 0;
+	int fd = hbbp_open_file(path, flags, HBBP_OPEN_TEXT_MAX, NULL), err = 0;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	if (!f) {
+		err = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	while (fgets(line, sizeof(line), f) && (nread += strlen(line)) <= HBBP_OPEN_TEXT_MAX) {
 		unsigned long long start, size;
 		char *p = line, *end, *name;
 		size_t n;
@@ -49,9 +58,10 @@ int bbmap_names__load_perfmap(struct bbmap_names *t, const char *path)
 	return err;
 }
 
-static bool perfmap__load(struct bbmap_dso *d, const char *path, const char *how)
+static bool perfmap__load(struct bbmap_dso *d, const char *path, unsigned int flags,
+			  const char *how)
 {
-	int err = bbmap_names__load_perfmap(&d->names, path);
+	int err = bbmap_names__load_perfmap(&d->names, path, flags);
 
 	if (err) {
 		bbmap_names__exit(&d->names);
@@ -76,13 +86,13 @@ void bbmap_dso__find_perfmap(struct bbmap_dso *d)
 	char *path;
 
 	if (o->symfs && *o->symfs && asprintf(&path, "%s%s", o->symfs, d->name) >= 0) {
-		bool ok = perfmap__load(d, path, "--symfs");
+		bool ok = perfmap__load(d, path, 0, "--symfs");
 
 		free(path);
 		if (ok)
 			return;
 	}
-	if (perfmap__load(d, d->name, "recorded path"))
+	if (perfmap__load(d, d->name, HBBP_OPEN_OWNED, "recorded path"))
 		return;
 	if (d->status == DSO_UNRESOLVED) {
 		d->status = DSO_MISSING;

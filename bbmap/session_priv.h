@@ -57,8 +57,8 @@ void bbmap_names__exit(struct bbmap_names *t);
 int bbmap_names__load_kallsyms(struct bbmap_names *t, const char *path, const char *module);
 /* Module name as perf and the kernel compare them: no ".ko*", '-' -> '_'. */
 void bbmap_kernel__modname_normalise(char *name);
-/* /tmp/perf-PID.map format ("START SIZE name", hex). */
-int bbmap_names__load_perfmap(struct bbmap_names *t, const char *path);
+/* /tmp/perf-PID.map format ("START SIZE name", hex); flags: hbbp_open_file's. */
+int bbmap_names__load_perfmap(struct bbmap_names *t, const char *path, unsigned int flags);
 
 /* How a run-time address becomes a module address for a dso. */
 enum bbmap_dso_addr {

@@ -17,6 +17,7 @@
 #include "reader/perf_reader_int.h"
 #include "util/hbbp_err.h"
 #include "util/mapguard.h"
+#include "util/open_file.h"
 #include "util/grow.h"
 
 #define COMP_MAX_PAYLOAD	65519u
@@ -39,13 +40,17 @@ int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const ch
 		return -ENOMEM;
 	if (allow_stdin && !strcmp(path, "-")) {
 		in->fd = dup(0);	/* stdin redirected from a regular file is mapped */
+	} else if (r->hdr.is_dir) {
+		/* the files of a perf.data directory, found in it: regular files only */
+		in->fd = hbbp_open_file(path, 0, UINT64_MAX, NULL);
+		errno = in->fd < 0 ? -in->fd : 0;
 	} else {
 		in->fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	if (in->fd < 0) {
 		int err = -errno;
 
-		snprintf(r->errbuf, sizeof(r->errbuf), "%s: %s", path, strerror(errno));
+		snprintf(r->errbuf, sizeof(r->errbuf), "%s: %s", path, hbbp_strerror(err));
 		r->err = err;
 		return err;
 	}

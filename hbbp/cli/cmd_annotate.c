@@ -19,6 +19,7 @@
 #include "hbbp/cli/options.h"
 #include "hbbp/pivot/annotate.h"
 #include "util/hbbp_err.h"
+#include "util/open_file.h"
 
 static const char usage_text[] =
 "usage: hbbp-convert annotate [--symbol LIST] [--module LIST] [-f text|csv] [OPTIONS] FILE\n"
@@ -51,6 +52,7 @@ static struct src_file *src_load(struct src_cache *c, const char *path)
 {
 	struct src_file *s;
 	FILE *fp;
+	int fd;
 	size_t i, n, size;
 	long len;
 
@@ -65,9 +67,14 @@ static struct src_file *src_load(struct src_cache *c, const char *path)
 	if (!s->path)
 		return NULL;
 	c->nr++;
-	fp = fopen(path, "r");
-	if (!fp)
+	/* a path the debug info names: hbbp_open_file refuses what is not a regular file */
+	fd = hbbp_open_file(path, 0, HBBP_OPEN_TEXT_MAX, NULL);
+	fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
 		return s;
+	}
 	if (fseek(fp, 0, SEEK_END) || (len = ftell(fp)) < 0 || (size_t)len > SRC_MAX_SIZE ||
 	    fseek(fp, 0, SEEK_SET))
 		goto out;

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Files opened on the recording's word are what they claim: a JIT map /tmp/perf-PID.map
+# planted as a FIFO, as a link to /dev/zero or owned by another user; a --symfs binary and
+# a build-id cache entry that are FIFOs; a --kallsyms that is a FIFO. Each conversion
+# finishes within 10 s with one warning naming the file and why; a JIT map that is a
+# regular file of this user names the JIT code (the control: the same recording, the same
+# path, read).
+. "$(dirname "$0")/../lib.sh"
+
+GEN=$BUILD/tools/perfgen
+if [ ! -x "$GEN" ]; then skip "open_refuse: $GEN not built"; exit 0; fi
+if ! command -v timeout >/dev/null 2>&1; then skip "open_refuse: timeout not installed"; exit 0; fi
+# a pid no live process of this test run owns, its map in /tmp as perf looks for it
+PID=$((3000000 + $$ % 1000000))
+MAP=/tmp/perf-$PID.map
+trap 'rm -rf "$TMP" "$MAP"' EXIT
+ID=00112233445566778899aabbccddeeff00112233
+cat > "$TMP/jit.spec" <<EOF
+event name=cpu-clock type=1 config=0 period=1000 sample_type=ip,tid,time,id,period
+comm pid=$PID tid=$PID name=jit exec
+mmap pid=-1 tid=0 start=0xffffffff81000000 len=0x1000000 pgoff=0xffffffff81000000 file=[kernel.kallsyms]_text misc=kernel
+mmap2 pid=$PID tid=$PID start=0x7f0000000000 len=0x10000 pgoff=0 file=//anon prot=5
+mmap2 pid=$PID tid=$PID start=0x400000 len=0x1000 pgoff=0 file=/opt/lib/libplant.so buildid=$ID prot=5
+repeat 20
+sample pid=$PID tid=$PID ip=0x7f0000000010 time=+1000
+end
+repeat 5
+sample pid=$PID tid=$PID ip=0x400010 time=+1000
+end
+sample misc=kernel pid=$PID tid=$PID ip=0xffffffff81000010 time=+1000
+EOF
+"$GEN" "$TMP/jit.spec" "$TMP/jit.data" || { fail "open_refuse: perfgen"; exit 0; }
+
+# run NAME [OPTIONS]: converts by symbol within 10 s; rc, $TMP/NAME.out, $TMP/NAME.err
+run() {
+	n=$1; shift
+	timeout 10 "$HBBP" --ebs-event cpu-clock --diagnostics --by module,symbol "$@" "$TMP/jit.data" \
+		> "$TMP/$n.out" 2> "$TMP/$n.err"
+	rc=$?
+}
+# refused NAME FILE WHY: finished, exactly one warning "FILE: refused: WHY"
+refused() {
+	[ $rc -ne 124 ] && [ "$(grep -c "warning: .*$2: refused: $3" "$TMP/$1.err")" -eq 1 ]
+}
+
+printf '7f0000000000 100 jit_hot_fn\n' > "$MAP"
+run plain
+expect "open_refuse: a JIT map of this user names the JIT code (exit $rc)" \
+	'[ $rc -eq 0 ] && grep -q "jit_hot_fn" "$TMP/plain.out" && ! grep -q refused "$TMP/plain.err"'
+
+rm -f "$MAP" && mkfifo "$MAP"
+run fifo
+expect "open_refuse: a FIFO as the JIT map: no hang, one warning (exit $rc)" \
+	'refused fifo "$MAP" "a FIFO, not a regular file" && ! grep -q jit_hot_fn "$TMP/fifo.out"'
+
+rm -f "$MAP" && ln -s /dev/zero "$MAP"
+run zero
+expect "open_refuse: a link to /dev/zero as the JIT map: no hang, one warning (exit $rc)" \
+	'refused zero "$MAP" "a character device, not a regular file"'
+
+rm -f "$MAP" && printf '7f0000000000 100 jit_hot_fn\n' > "$MAP"
+if [ "$(id -u)" -eq 0 ] && chown 65534 "$MAP" 2>/dev/null; then
+	run other
+	expect "open_refuse: a JIT map of another user is ignored, one warning (exit $rc)" \
+		'refused other "$MAP" "owned by uid 65534, neither this user nor root" &&
+		 ! grep -q jit_hot_fn "$TMP/other.out"'
+else
+	skip "open_refuse: another user's JIT map needs root to plant"
+fi
+rm -f "$MAP"
+
+mkdir -p "$TMP/symfs/opt/lib" && mkfifo "$TMP/symfs/opt/lib/libplant.so"
+run symfs --symfs "$TMP/symfs"
+expect "open_refuse: a FIFO as a --symfs binary: no hang, one warning (exit $rc)" \
+	'refused symfs "$TMP/symfs/opt/lib/libplant.so" "a FIFO, not a regular file"'
+
+mkdir -p "$TMP/cache/.build-id/00/${ID#00}" && mkfifo "$TMP/cache/.build-id/00/${ID#00}/elf"
+run cache --buildid-dir "$TMP/cache"
+expect "open_refuse: a FIFO as a build-id cache entry: no hang, one warning (exit $rc)" \
+	'refused cache "$TMP/cache/.build-id/00/${ID#00}/elf" "a FIFO, not a regular file"'
+
+mkfifo "$TMP/kallsyms"
+run kallsyms --kallsyms "$TMP/kallsyms"
+expect "open_refuse: a FIFO as --kallsyms: no hang, one warning (exit $rc)" \
+	'refused kallsyms "$TMP/kallsyms" "a FIFO, not a regular file"'
