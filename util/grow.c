@@ -6,7 +6,7 @@
 
 #include "util/grow.h"
 
-#define GROW_MIN	16
+#define GROW_MIN	64		/* bytes: a first array of large elements holds few */
 #define GROW_SLOW	(4u << 20)	/* bytes: larger arrays grow by half, not double */
 
 int grow_array(void **p, size_t *cap, size_t elem_size, size_t need, size_t max)
@@ -26,8 +26,10 @@ int grow_array(void **p, size_t *cap, size_t elem_size, size_t need, size_t max)
 		ncap = *cap + *cap / 2;
 	else
 		ncap = *cap * 2;
-	if (ncap < GROW_MIN)
-		ncap = GROW_MIN;
+	if (ncap < GROW_MIN / elem_size)
+		ncap = GROW_MIN / elem_size;
+	if (!ncap)
+		ncap = 1;
 	if (ncap < need)
 		ncap = need;
 	if (ncap > max)

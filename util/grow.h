@@ -1,6 +1,6 @@
 /* One growth helper for arrays that grow by doubling (libbpf's libbpf_add_mem is the model):
  * grow_array(&p, &cap, elem_size, need, max) makes room for at least `need` elements,
- * doubling the capacity (at least 16; by half once the array passes 4 MiB), never past
+ * doubling the capacity (at least 64 bytes; by half once the array passes 4 MiB), never past
  * `max` elements, with every count x size
  * product checked for overflow. On failure (out of memory, past max, overflow) *p and *cap are
  * unchanged and -ENOMEM is returned: the caller keeps what it had and reports it.
