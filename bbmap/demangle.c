@@ -46,12 +46,46 @@ char *mod_demangle(struct bbmap_module *m, const char *name)
 	return d;
 }
 
-/* "ns::f<int>(unsigned int) const" -> "ns::f<int>": the parameter list that closes the name
- * (matched back from its last ')') and the qualifiers after it go; "operator()" stays. */
+/* Ends d at the first " [clone " (GCC's clone suffixes: ".isra.0", ".constprop.0", ...). */
+static size_t short__no_clones(char *d)
+{
+	char *c = strstr(d, " [clone ");
+
+	if (c)
+		*c = 0;
+	return strlen(d);
+}
+
+/* A template function's name carries its return type first ("void ns::f<int>"): what
+ * stands before the last blank outside <>, () and {} goes. Only template names (ending in
+ * '>') encode a return type; "operator" names are left whole. */
+static void short__no_return_type(char *d, size_t n)
+{
+	size_t i, cut = 0;
+	int depth = 0;
+
+	if (!n || d[n - 1] != '>' || strstr(d, "operator"))
+		return;
+	for (i = 0; i < n; i++) {
+		if (d[i] == '<' || d[i] == '(' || d[i] == '{')
+			depth++;
+		else if (d[i] == '>' || d[i] == ')' || d[i] == '}')
+			depth--;
+		else if (d[i] == ' ' && depth == 0)
+			cut = i + 1;
+	}
+	if (cut)
+		memmove(d, d + cut, n - cut + 1);
+}
+
+/* As perf report prints a demangled name (libiberty without DMGL_PARAMS): "void
+ * ns::f<int>(unsigned int) const [clone .isra.0]" -> "ns::f<int>": clone suffixes, the
+ * qualifiers after the parameter list, the list (matched back from its last ')') and a
+ * template's return type go; "operator()" stays. */
 void mod_demangle__short(char *d)
 {
 	static const char *const quals[] = { " const", " volatile", " &&", " &", " noexcept" };
-	size_t n = strlen(d), i;
+	size_t n = short__no_clones(d), i;
 	bool again = true;
 	int depth = 0;
 
@@ -73,8 +107,10 @@ void mod_demangle__short(char *d)
 		if (d[i] == ')')
 			depth++;
 		else if (d[i] == '(' && --depth == 0) {
-			if (i)		/* "(anonymous namespace)" alone stays */
+			if (i) {	/* "(anonymous namespace)" alone stays */
 				d[i] = 0;
+				short__no_return_type(d, i);
+			}
 			return;
 		}
 	}
