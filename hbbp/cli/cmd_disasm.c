@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,7 +365,7 @@ struct chunk {
 	uint64_t reached;		/* where the walk stopped: >= end */
 	uint64_t nr_insns, unreached, bytes_bad, bytes_cut;
 	int err;
-	pthread_t th;
+	struct worker th;
 };
 
 static void walk_range(struct chunk *c, struct bbmap_module *m, uint64_t addr, uint64_t end,
@@ -567,8 +566,8 @@ static size_t start_parts(struct bbmap_module *m, struct chunk *ch, size_t n, bo
 	/* The first part goes to stdout from this thread, the others to memory (a temporary
 	 * file past MEM_CAP) from their threads, written after it in order. */
 	for (k = 1; k < n; k++) {
-		if (pthread_create(&ch[k].th, NULL, chunk_thread, &ch[k])) {
-			pr_err("disasm: cannot start a thread: %s", strerror(errno));
+		if (worker__start(&ch[k].th, chunk_thread, &ch[k])) {
+			pr_err("disasm: cannot start a thread: %s", strerror(EAGAIN));
 			for (f = k; f < n; f++)
 				out_delete(ch[f].o);
 			return k;
@@ -636,7 +635,7 @@ int cmd_disasm(int argc, char **argv)
 			err = ch[0].o->err;
 	}
 	for (k = 1; k < n; k++) {
-		pthread_join(ch[k].th, NULL);
+		worker__join(&ch[k].th);
 		if (!err && ch[k].err && ch[k].err != -HBBP_ENOTFOUND)
 			err = ch[k].err;
 		if (!err)
