@@ -17,6 +17,7 @@
 #include "hbbp/cli/commands.h"
 #include "hbbp/cli/options.h"
 #include "util/hbbp_err.h"
+#include "util/parallel.h"
 #include "writers/writer.h"
 
 #define FORGET_BYTES (16u << 10)	/* decoded code kept before it is freed */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hbbp/pivot/mix_rows.h"
+#include "util/grow.h"
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
 
@@ -616,26 +617,27 @@ static int unres_name_cmp(const void *pa, const void *pb, void *arg)
 /* "name ebs=W lbr=W; ..." for every dso with unresolved weight, sorted by name. */
 static int meta_unresolved(struct result *res, const struct mix_ctx *x)
 {
-	size_t size = 0, i, n;
+	size_t cap = 0, len = 0, i, n;
 	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(x->d, &n);
 	char *buf = NULL;
-	FILE *f;
 	int err = 0;
 
 	if (!v)
 		return -ENOMEM;
 	if (n)
 		qsort_r(v, n, sizeof(*v), unres_name_cmp, (void *)x);
-	f = open_memstream(&buf, &size);
-	if (!f) {
-		free(v);
-		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		const char *name = mix__dso_full(x, v[i]->dso);
+		int w = snprintf(NULL, 0, "%s%s ebs=%.17g lbr=%.17g", i ? "; " : "", name,
+				 v[i]->ebs_weight, v[i]->lbr_weight);
+
+		err = w < 0 ? -EINVAL : grow_array((void **)&buf, &cap, 1, len + (size_t)w + 1,
+						   (size_t)-1);
+		if (!err)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s ebs=%.17g lbr=%.17g",
+						i ? "; " : "", name, v[i]->ebs_weight,
+						v[i]->lbr_weight);
 	}
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s%s ebs=%.17g lbr=%.17g", i ? "; " : "", mix__dso_full(x, v[i]->dso),
-			v[i]->ebs_weight, v[i]->lbr_weight);
-	if (fclose(f))
-		err = -ENOMEM;
 	if (!err)
 		err = result__meta_text(res, "unresolved_by_module", buf ? buf : "");
 	free(buf);
