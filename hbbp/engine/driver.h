@@ -1,5 +1,5 @@
 /* The engine's record loop: the fast path behind the method's accumulators (struct
- * hbbp_accum, hbbp/method/method.h). It sums what hbbp/method/reference.c sums, faster: a
+ * hbbp_accum, hbbp/method/method.h). It sums what the method defines, faster: a
  * direct-mapped cache of address lookups, identical LBR stacks summed by their raw addresses
  * in a stack cache (with a queue hiding its memory latency) and resolved once before the next
  * record that may change an address space, EBS sums through a sum queue, and the raw sums of

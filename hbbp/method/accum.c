@@ -1,6 +1,6 @@
 /* The method's accumulators (method.md §2, §4, §5, §7): what one sample, one LBR stack or one
  * LOST/THROTTLE/READ record adds to them, written once for whoever reads the records (the
- * plain loop of hbbp/method/reference.c and the engine's fast path, hbbp/engine/driver.c).
+ * engine's record loop, hbbp/engine/driver.c).
  * EBS samples accumulate their period per resolved (thread, dso, vaddr); LBR stacks are cut
  * into n-1 streams weighted period/(n-1), validated, and accumulated per (thread, dso, to,
  * from); slot counters per branch feed the bias flag.

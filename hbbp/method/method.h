@@ -1,9 +1,9 @@
 /* The HBBP method (method.md §2-§7) as plain single-threaded functions: the accumulators of
  * EBS sample periods and LBR streams (hbbp/method/accum.c), attribution to basic blocks with
  * LBR-learned leaders, multiplexing scale, bias flags and the hybrid choice
- * (hbbp/method/blocks.c). Records reach the accumulators through the plain loop of
- * hbbp/method/reference.c or through the engine's fast path (hbbp/engine/driver.h), which
- * must sum to the same accumulators; the mix is built from them by hbbp/pivot/mix.c.
+ * (hbbp/method/blocks.c). Records reach the accumulators through the engine's record loop
+ * (hbbp/engine/driver.h); the mix is built from them by hbbp/pivot/mix.c. An independent
+ * second computation of method.md checks them (tests/tools/refmethod.c).
  *
  * The method sees code only through struct hbbp_code_ops (hbbp/engine/code_bbmap.c binds it to
  * a bbmap_session; unit tests bind it to test doubles), and perf.data only through the
@@ -150,7 +150,7 @@ struct hbbp_stream_val {
 struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; uint64_t target; };
 
 /* The method's accumulators (method.md §4, §5, §7), filled by whoever reads the records (the
- * plain hbbp/method/reference.c, or the engine's record loop, hbbp/engine/driver.h) and read by
+ * engine's record loop, hbbp/engine/driver.h) and read by
  * the attribution (hbbp_counts__compute) and the result tables. */
 struct hbbp_accum {
 	const struct hbbp_code_ops *ops;

@@ -6,7 +6,7 @@
 # - the text output is the same byte for byte with the caches forced on, forced off and
 #   left to themselves (HBBP_STACK_CACHE=on|off|auto);
 # - the stacks of the 2000 processes, identical once resolved, are summed together first,
-#   and the sums are those of the plain reference accumulation (tests/tools/refcmp);
+#   and the counts are those of the independent reference (tests/tools/refmethod);
 # - left to itself, the cache stays on where stacks repeat and turns off where they do not;
 # - the distinct stacks it estimates are within 5% of the exact count, computed from
 #   perf script's branch stacks (process, event, from/to pairs: the cache's key);
@@ -62,16 +62,18 @@ for f in repeat fresh; do
 		'[ -n "$st" ] && [ "$st" = "$ev" ]'
 done
 # the 2000 processes' stacks, the same once resolved (one program), summed together first;
-# and the engine's sums so made are those of the plain reference accumulation
+# and the engine's counts so made are those of the independent reference
 res=$(grep '^  resolved stacks: ' "$TMP/fresh.auto.err")
 pct=$(echo "$res" | sed -n 's/.*, \([0-9.]*\)% summed.*/\1/p')
 expect "convert_stack_cache: fresh: identical resolved stacks summed first (${res#  })" \
 	'[ -n "$pct" ] && awk -v p="$pct" "BEGIN { exit !(p >= 50) }"'
-if [ -x "$BUILD/tools/refcmp" ]; then
-	out=$("$BUILD/tools/refcmp" -j 2 "$TMP/fresh.data" 2>"$TMP/rc.err"); st=$?
-	expect "convert_stack_cache: fresh: engine = reference (${out#*: })" '[ $st = 0 ]'
+if [ -x "$BUILD/tools/methoddump" ] && [ -x "$BUILD/tools/refmethod" ]; then
+	"$BUILD/tools/methoddump" --split 1 -j 2 "$TMP/fresh.data" >"$TMP/eng" 2>/dev/null &&
+	"$BUILD/tools/refmethod" "$TMP/fresh.data" >"$TMP/ref" 2>/dev/null &&
+	out=$(awk -f "$ROOT/tests/cli/method_cmp.awk" "$TMP/eng" "$TMP/ref"); st=$?
+	expect "convert_stack_cache: fresh: engine = reference ($out)" '[ $st = 0 ]'
 else
-	skip "convert_stack_cache: refcmp not built"
+	skip "convert_stack_cache: methoddump or refmethod not built"
 fi
 auto=$(stacks_line "$TMP/repeat.auto.err")
 expect "convert_stack_cache: stacks that repeat: the cache stays on ($auto)" \

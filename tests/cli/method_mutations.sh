@@ -1,0 +1,56 @@
+#!/bin/sh
+# The independent reference can fail: each mutation below of the engine's arithmetic is applied
+# with sed to a copy of the tree, the engine built there (tests/tools/methoddump, without LTO),
+# and tests/cli/method_reference.sh run against it with the reference of this build; every
+# mutation must make some of its checks fail (the failing checks are listed on stderr).
+# Mutations: (a) the stream weight divided by n instead of n-1; (b) e[0].to counted as a stream
+# start (streams paired e[k-1].to .. e[k].from, the stack read oldest first); (c) the bias flag
+# inverted; (d) the hybrid cutoff compared with < instead of <=; (e) D(Y) of the time weight
+# taken from the oldest entry's target instead of the interrupted newest stream's start.
+# The slow tier: minutes (a build and five runs of method_reference.sh); runs when HBBP_SLOW=1.
+. "$(dirname "$0")/../lib.sh"
+if [ "${HBBP_SLOW:-0}" != 1 ]; then
+	skip "method_mutations: the slow tier (HBBP_SLOW=1)"
+	exit 0
+fi
+T=$TMP/tree
+mkdir -p "$T"
+tar -C "$ROOT" --exclude=./build --exclude=./.git --exclude=./hbbp-convert --exclude=./pmusim \
+	-cf - . | tar -C "$T" -xf -
+if ! nice make -C "$T" -j2 LTO=0 build/rel/tools/methoddump >"$TMP/build.log" 2>&1; then
+	fail "method_mutations: the copy does not build"; tail -20 "$TMP/build.log"; exit 0
+fi
+
+# mutate NAME FILE SED-SCRIPT: the mutation must change FILE, build, and fail some checks
+mutate() {
+	n=$1 f=$2 s=$3
+	cp "$T/$f" "$TMP/orig"
+	sed -i "$s" "$T/$f"
+	if cmp -s "$T/$f" "$TMP/orig"; then
+		fail "method_mutations: $n: the mutation does not apply to $f"; return
+	fi
+	if ! make -C "$T" LTO=0 build/rel/tools/methoddump >"$TMP/build.log" 2>&1; then
+		fail "method_mutations: $n: the mutated engine does not build"
+		tail -20 "$TMP/build.log"
+	else
+		METHODDUMP=$T/build/rel/tools/methoddump sh "$ROOT/tests/cli/method_reference.sh" \
+			>"$TMP/out" 2>/dev/null
+		failed=$(grep -c '^FAIL' "$TMP/out")
+		echo "method_mutations: $n: failing checks:" >&2
+		sed -n 's/^FAIL method_reference: \([^(]*\).*/  \1/p' "$TMP/out" >&2
+		expect "method_mutations: $n: $failed of $(grep -c '^PASS\|^FAIL' "$TMP/out") checks fail" \
+			'[ "$failed" -gt 0 ]'
+	fi
+	cp "$TMP/orig" "$T/$f"
+}
+
+mutate "(a) stream weight / n" hbbp/method/accum.c \
+	's|w = period / (double)(n - 1);|w = period / (double)n;|'
+mutate "(b) e[0].to a stream start" hbbp/method/accum.c \
+	's|lto = &locs\[2 \* k + 1\], \*lfrom = &locs\[2 \* (k - 1)\]|lto = \&locs[2 * k - 1], *lfrom = \&locs[2 * k]|; s|key\[\([12]\)\] = \(.*\)locs\[2 \* k + 1\]|key[\1] = \2locs[2 * k - 1]|; s|key\[3\] = locs\[2 \* (k - 1)\]|key[3] = locs[2 * k]|'
+mutate "(c) bias flag inverted" hbbp/method/blocks.c \
+	's|bool biased = \(v->all >= HBBP_BIAS_MIN_OCC && share > HBBP_BIAS_FACTOR \* chance\);|bool biased = !(\1);|'
+mutate "(d) cutoff compared with <" hbbp/method/blocks.c \
+	's|if (nr_insns <= cutoff)|if (nr_insns < cutoff)|'
+mutate "(e) D(Y) from the oldest entry" hbbp/method/lbr_time.c \
+	's|it->raw\[0\]\.to|it->raw[it->nr - 1].to|'
