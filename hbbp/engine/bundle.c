@@ -31,7 +31,7 @@ int hbbp_bundle__init(struct hbbp_bundle *b, const struct hbbp_driver *d)
 	}
 	b->nr_events = d->acc.nr_events;
 	b->batch_slot = d->acc.batch_slot;
-	b->per_thread = d->acc.per_thread;
+	b->per_thread = d->per_thread;
 	for (i = 0; i < d->acc.nr_events; i++)
 		b->roles[i].role = d->acc.ev[i].role;
 	b->lbr_time = d->acc.lbr_time;	/* read-only during the pass */
@@ -62,9 +62,7 @@ int hbbp_bundle__add(struct hbbp_bundle *b, const struct perf_record *rec)
 
 	if (!(rec->sample.present & PERF_SAMPLE_TIME))
 		return 0;
-	hbbp_sample__digest(b->roles, b->nr_events, rec, &it);
-	it.batch = hbbp_sample__batch(rec, b->batch_slot);
-	hbbp_lbr_time__weigh(b->lbr_time, &it);
+	hbbp_sample__digest(b->roles, b->nr_events, b->lbr_time, b->batch_slot, rec, &it);
 	if (it.has_read)
 		return 0;
 	if (it.kind == HBBP_ITEM_LBR) {

@@ -1,6 +1,8 @@
-/* Binds the method core's struct hbbp_code_ops to a bbmap_session: records update the
- * address spaces, lookups and blocks go to bbmap. The only file of hbbp/ that calls the
- * session and module APIs for the method (so the core can be tested on test doubles).
+/* The code over a bbmap_session (see hbbp/engine/code_bbmap.h): records update the address
+ * spaces, locations and blocks go to bbmap. The leaders are added on up to -j threads
+ * (hbbp/engine/leaders_threads.h), then the pages of the binaries go back: the attribution
+ * reads no code byte after, the mix only those of the blocks with counts. The blocks the
+ * method asks for need no instructions (bbmap_module__block_span: decoded lazily).
  * Depends on bbmap/session.h, bbmap/module.h and the reader's record structs.
  */
 #include <stdlib.h>
@@ -9,12 +11,11 @@
 #endif
 
 #include "hbbp/engine/code_bbmap.h"
+#include "hbbp/engine/leaders_threads.h"
 #include "util/hbbp_err.h"
 
-static int cb_record(void *ctx, const struct perf_record *rec)
+int hbbp_code_bbmap__record(struct bbmap_session *s, const struct perf_record *rec)
 {
-	struct bbmap_session *s = ctx;
-
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -45,103 +46,107 @@ static int cb_record(void *ctx, const struct perf_record *rec)
 	}
 }
 
-static int cb_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr, struct bbmap_loc *loc)
+/* ---- struct hbbp_code (ctx: struct hbbp_code_bbmap) ---- */
+
+static int code_locate(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
+		       struct bbmap_loc *loc)
 {
-	return bbmap_session__lookup(ctx, pid, cpumode, addr, loc);
+	const struct hbbp_code_bbmap *cb = ctx;
+
+	return bbmap_session__lookup(cb->s, pid, cpumode, addr, loc);
 }
 
-static int cb_lookup_range(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
-			   struct bbmap_loc *loc, uint64_t *lo, uint64_t *hi)
+static struct bbmap_module *code_module(void *ctx, struct bbmap_dso *d)
 {
-	return bbmap_session__lookup_range(ctx, pid, cpumode, addr, loc, lo, hi);
+	struct bbmap_module *m = NULL;
+
+	return bbmap_dso__module(d, &m) == DSO_OK ? m : NULL;
 }
 
-static enum bbmap_dso_status cb_dso_module(void *ctx, struct bbmap_dso *d, struct bbmap_module **m)
+static int code_add_leaders(void *ctx, const struct hbbp_leaders *l)
 {
-	return bbmap_dso__module(d, m);
+	const struct hbbp_code_bbmap *cb = ctx;
+	int err = hbbp_leaders__apply(l, bbmap_module__add_leaders, cb->threads);
+
+	bbmap_session__drop_pages(cb->s);
+	return err;
 }
 
-static int cb_add_leader(void *ctx, struct bbmap_module *m, uint64_t vaddr)
-{
-	return bbmap_module__add_leader(m, vaddr);
-}
-
-static int cb_add_leaders(void *ctx, struct bbmap_module *m, const uint64_t *vaddrs, size_t n,
-			  unsigned int threads)
-{
-	return bbmap_module__add_leaders(m, vaddrs, n, threads);
-}
-
-static int cb_block_at(void *ctx, struct bbmap_module *m, uint64_t vaddr,
-		       const struct bbmap_block **blk)
-{
-	return bbmap_module__block_at(m, vaddr, blk);
-}
-
-static int cb_fill_blocks(void *ctx, struct bbmap_module *m, const uint64_t *starts, size_t n,
-			  unsigned int threads)
-{
-	return bbmap_module__fill_blocks(m, starts, n, threads);
-}
-
-static int cb_block_span(void *ctx, struct bbmap_module *m, uint64_t vaddr,
-			 const struct bbmap_block **blk)
+static int code_block(void *ctx, struct bbmap_module *m, uint64_t vaddr,
+		      const struct bbmap_block **blk)
 {
 	return bbmap_module__block_span(m, vaddr, blk);
 }
 
-static const struct bbmap_symbol *cb_symbol_at(void *ctx, struct bbmap_module *m, uint64_t vaddr)
+static const struct bbmap_symbol *code_symbol(void *ctx, struct bbmap_module *m, uint64_t vaddr)
 {
 	return bbmap_module__symbol_at(m, vaddr);
 }
 
-static const char *cb_dso_symbol(void *ctx, struct bbmap_dso *d, uint64_t vaddr, uint64_t *start)
+static const char *code_dso_symbol(void *ctx, struct bbmap_dso *d, uint64_t vaddr,
+				   uint64_t *start)
 {
 	return bbmap_dso__symbol_name(d, vaddr, start);
 }
 
-static const char *cb_dso_name(void *ctx, const struct bbmap_dso *d)
+static const char *dso_name(void *ctx, const struct bbmap_dso *d)
 {
 	return bbmap_dso__name(d);
 }
 
-static const char *cb_dso_short_name(void *ctx, const struct bbmap_dso *d)
+static const char *code_comm(void *ctx, uint32_t pid, uint32_t tid)
+{
+	const struct hbbp_code_bbmap *cb = ctx;
+
+	return bbmap_session__comm_of(cb->s, pid, tid);
+}
+
+/* ---- struct hbbp_code_ops (ctx: the session) ---- */
+
+static enum bbmap_dso_status ops_dso_module(void *ctx, struct bbmap_dso *d,
+					    struct bbmap_module **m)
+{
+	return bbmap_dso__module(d, m);
+}
+
+static int ops_block_at(void *ctx, struct bbmap_module *m, uint64_t vaddr,
+			const struct bbmap_block **blk)
+{
+	return bbmap_module__block_at(m, vaddr, blk);
+}
+
+static const char *ops_dso_short_name(void *ctx, const struct bbmap_dso *d)
 {
 	return bbmap_dso__short_name(d);
 }
 
-static enum bbmap_dso_kind cb_dso_kind(void *ctx, const struct bbmap_dso *d)
+static enum bbmap_dso_kind ops_dso_kind(void *ctx, const struct bbmap_dso *d)
 {
 	return bbmap_dso__kind(d);
 }
 
-static const char *cb_dso_path(void *ctx, const struct bbmap_dso *d)
+static const char *ops_dso_path(void *ctx, const struct bbmap_dso *d)
 {
 	return bbmap_dso__path(d);
 }
 
-static const char *cb_dso_status_detail(void *ctx, const struct bbmap_dso *d)
+static const char *ops_dso_status_detail(void *ctx, const struct bbmap_dso *d)
 {
 	return bbmap_dso__status_detail(d);
 }
 
-static size_t cb_module_build_id(void *ctx, const struct bbmap_module *m, const uint8_t **id)
+static size_t ops_module_build_id(void *ctx, const struct bbmap_module *m, const uint8_t **id)
 {
 	return bbmap_module__build_id(m, id);
 }
 
-static const char *cb_thread_comm(void *ctx, uint32_t pid, uint32_t tid)
-{
-	return bbmap_session__comm_of(ctx, pid, tid);
-}
-
-static void cb_drop_insns(void *ctx)
+static void ops_drop_insns(void *ctx)
 {
 	bbmap_session__drop_insns(ctx);
 	bbmap_session__drop_pages(ctx);
 }
 
-static void cb_drop_code(void *ctx)
+static void ops_drop_code(void *ctx)
 {
 	bbmap_session__drop_code(ctx);
 #ifdef __GLIBC__
@@ -149,28 +154,22 @@ static void cb_drop_code(void *ctx)
 #endif
 }
 
-void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s)
+void hbbp_code_bbmap__init(struct hbbp_code_bbmap *cb, struct hbbp_code *code,
+			   struct hbbp_code_ops *ops, struct bbmap_session *s,
+			   unsigned int threads)
 {
-	ops->ctx = s;
-	ops->record = cb_record;
-	ops->lookup = cb_lookup;
-	ops->lookup_range = cb_lookup_range;
-	ops->dso_module = cb_dso_module;
-	ops->add_leader = cb_add_leader;
-	ops->add_leaders = cb_add_leaders;
-	ops->block_at = cb_block_at;
-	ops->block_span = cb_block_span;
-	ops->fill_blocks = cb_fill_blocks;
-	ops->threads = 1;
-	ops->drop_insns = cb_drop_insns;
-	ops->drop_code = cb_drop_code;
-	ops->symbol_at = cb_symbol_at;
-	ops->dso_symbol = cb_dso_symbol;
-	ops->dso_name = cb_dso_name;
-	ops->dso_short_name = cb_dso_short_name;
-	ops->dso_kind = cb_dso_kind;
-	ops->dso_path = cb_dso_path;
-	ops->dso_status_detail = cb_dso_status_detail;
-	ops->module_build_id = cb_module_build_id;
-	ops->thread_comm = cb_thread_comm;
+	cb->s = s;
+	cb->threads = threads;
+	*code = (struct hbbp_code){
+		.ctx = cb, .locate = code_locate, .module = code_module,
+		.add_leaders = code_add_leaders, .block = code_block, .symbol = code_symbol,
+		.dso_symbol = code_dso_symbol, .dso_name = dso_name, .comm = code_comm,
+	};
+	*ops = (struct hbbp_code_ops){
+		.ctx = s, .dso_module = ops_dso_module, .block_at = ops_block_at, .dso_name = dso_name,
+		.dso_short_name = ops_dso_short_name, .dso_kind = ops_dso_kind,
+		.dso_path = ops_dso_path, .dso_status_detail = ops_dso_status_detail,
+		.module_build_id = ops_module_build_id, .drop_insns = ops_drop_insns,
+		.drop_code = ops_drop_code,
+	};
 }

@@ -1,10 +1,27 @@
-/* struct hbbp_code_ops over a bbmap_session (hbbp/engine/code_bbmap.c). */
+/* The code over a bbmap_session, as the method and the mix reach it (hbbp/engine/code_bbmap.c):
+ * struct hbbp_code (the method's: locations, modules, leaders, blocks without their
+ * instructions, symbols, names) and struct hbbp_code_ops (the mix's: blocks with their
+ * instructions, dsos' names, kinds, paths and build-ids, freeing), and the records that
+ * change the address spaces.
+ */
 #ifndef HBBP_CODE_BBMAP_H
 #define HBBP_CODE_BBMAP_H
 
 #include "bbmap/session.h"
 #include "hbbp/method/method.h"
+#include "hbbp/pivot/mix.h"
 
-void hbbp_code_bbmap__init(struct hbbp_code_ops *ops, struct bbmap_session *s);
+struct hbbp_code_bbmap {
+	struct bbmap_session *s;
+	unsigned int threads;	/* threads that add the leaders (-j) */
+};
+
+/* Binds code (its ctx: cb) and ops (its ctx: s) to session s. */
+void hbbp_code_bbmap__init(struct hbbp_code_bbmap *cb, struct hbbp_code *code,
+			   struct hbbp_code_ops *ops, struct bbmap_session *s,
+			   unsigned int threads);
+/* A non-sample record (MMAP, MMAP2, COMM, FORK, EXIT, KSYMBOL, HEADER_BUILD_ID) to the
+ * address spaces; others are ignored. 0 or an error of the session. */
+int hbbp_code_bbmap__record(struct bbmap_session *s, const struct perf_record *rec);
 
 #endif

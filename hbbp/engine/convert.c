@@ -18,7 +18,6 @@
 
 #include "hbbp/engine/code_bbmap.h"
 #include "hbbp/engine/convert.h"
-#include "hbbp/engine/leaders_threads.h"
 #include "hbbp/engine/segment.h"
 #include "util/hbbp_err.h"
 
@@ -147,26 +146,13 @@ static bool run_wants_lines(const struct convert_opts *o)
 	       hbbp_mix__needs(&o->mix) & HBBP_KEY_LINES;
 }
 
-/* Whether the sums are kept per thread (struct hbbp_accum.per_thread): for a thread key or
+/* Whether the sums are kept per thread (struct hbbp_driver.per_thread): for a thread key or
  * filter, or a table by thread (thread_blocks). Without, memory and time stay bounded by
  * the code that ran however many threads and processes the recording holds. */
 static bool run_wants_threads(const struct convert_opts *o)
 {
 	return o->all_tables || writer_format_writes_table(o->format, "blocks") || o->mix.pid ||
 	       o->mix.comm || hbbp_mix__needs(&o->mix) & HBBP_KEY_THREAD;
-}
-
-/* struct hbbp_code_ops.apply_leaders: the lists of distinct modules on up to -j threads */
-static int run_apply_leaders(void *ctx, const struct hbbp_leaders *l,
-			     const struct hbbp_code_ops *ops)
-{
-	const struct convert_run *run = ctx;
-	int err = hbbp_leaders__apply(l, ops, run->leader_threads);
-
-	/* the functions are cut into blocks: the attribution reads no code byte, the mix only
-	 * those of the blocks with counts; the pages of the binaries go back */
-	bbmap_session__drop_pages(run->session);
-	return err;
 }
 
 int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
@@ -204,12 +190,8 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 
 	if (err)
 		return err;
-	hbbp_code_bbmap__init(&run->ops, run->session);
 	/* the attribution decodes distinct modules on up to jobs threads, the mix blocks */
-	run->leader_threads = o->jobs;
-	run->ops.threads = o->jobs;
-	run->ops.apply_leaders = run_apply_leaders;
-	run->ops.apply_ctx = run;
+	hbbp_code_bbmap__init(&run->cb, &run->code, &run->ops, run->session, o->jobs);
 	if (o->jobs > 1)
 		bbmap_module__threads_init();
 	return 0;
@@ -284,6 +266,16 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 		return ret;
 	}
 	return 0;
+}
+
+/* What the mix does not read: the sums per batch and the accumulator's sums (the counts hold
+ * them now). */
+static void run_drop_sums(struct convert_run *run)
+{
+	hbbp_counts__drop_batch_sums(&run->counts);
+	hmap__exit(&run->drv.acc.ebs);
+	hmap__exit(&run->drv.acc.streams);
+	hmap__exit(&run->drv.acc.bias);
 }
 
 void convert__run_exit(struct convert_run *run)
@@ -369,11 +361,12 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 	err = run_session(run, o);
 	if (err)
 		goto out;
-	err = hbbp_driver__init(&run->drv, &run->ops, run->events, run->roles, run->nr_events);
+	err = hbbp_driver__init(&run->drv, &run->code, run->session, run->events, run->roles,
+				run->nr_events);
 	if (err)
 		goto out;
 	run->drv_ok = true;
-	run->drv.acc.per_thread = run_wants_threads(o);
+	run->drv.per_thread = run_wants_threads(o);
 	hbbp_stack_stats__init(&run->drv.sstats, o->stack_cache);
 	hbbp_stack_stats__init(&run->drv.rsstats, run->drv.sstats.policy);
 	err = convert__lbr_weighting(run, o, &ro);
@@ -391,12 +384,13 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		goto out;
 	/* Events the reader saw after open (pipe mode) keep their roles from open. */
 	run->nr_streams = run->drv.acc.streams.nr;
-	run->drv.acc.release_sums = !o->keep_batch_sums;
 	t = now_s();
 	err = hbbp_counts__compute(&run->counts, &run->drv.acc, run->method, o->cutoff);
 	run->counts_ok = true;
+	if (!err)
+		err = hbbp_accum__add_counts(&run->drv.acc, &run->counts);
 	if (!o->keep_batch_sums)	/* the counts and intervals are set: memory for the mix */
-		hbbp_counts__drop_batch_sums(&run->counts);
+		run_drop_sums(run);
 	run->t_blocks = now_s() - t;
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));
@@ -417,7 +411,7 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		mo.mix_only = !o->all_tables && !writer_format_writes_table(o->format, "blocks");
 		mo.release_code = mo.mix_only;
 		t = now_s();
-		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, run->events,
+		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, &run->ops, run->events,
 				      perf_reader__stats(run->reader), &mo,
 				      &run->total);
 		run->t_mix = now_s() - t;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "bbmap/session.h"
+#include "hbbp/engine/code_bbmap.h"
 #include "hbbp/engine/driver.h"
 #include "hbbp/pivot/mix.h"
 #include "hbbp/pivot/report.h"
@@ -63,8 +64,9 @@ struct convert_run {
 
 	struct perf_reader *reader;
 	struct bbmap_session *session;
-	struct hbbp_code_ops ops;
-	unsigned int leader_threads;	/* threads adding block leaders (-j) */
+	struct hbbp_code_bbmap cb;	/* the code of the session, */
+	struct hbbp_code code;		/* as the method reaches it */
+	struct hbbp_code_ops ops;	/* and as the mix does */
 	struct hbbp_driver drv;
 	struct hbbp_counts counts;
 	const struct perf_event_info **events;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hbbp/engine/code_bbmap.h"
 #include "hbbp/engine/driver.h"
 #include "util/grow.h"
 #include "util/hbbp_err.h"
@@ -76,14 +77,16 @@ static inline void rkey_unpack(const struct hbbp_driver *d, uint64_t w, struct h
 	l->vaddr = (w & RKEY_LOW48) | (w >> 48 & 1 ? ~RKEY_LOW48 : 0);
 }
 
-int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
-		      const struct perf_event_info *const *events,
+int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code *code,
+		      struct bbmap_session *s, const struct perf_event_info *const *events,
 		      const struct hbbp_event_role *roles, size_t nr_events)
 {
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	err = hbbp_accum__init(&d->acc, ops, events, roles, nr_events);
+	d->s = s;
+	d->per_thread = true;
+	err = hbbp_accum__init(&d->acc, code, events, roles, nr_events);
 	if (err)
 		return err;
 	hbbp_stack_cache__init(&d->stacks);
@@ -104,6 +107,8 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	hbbp_stack_cache__exit(&d->rstacks);
 	hmap__exit(&d->dso_ids);
 	free(d->id_dso);
+	free(d->deep_ends);
+	free(d->deep_flags);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -156,12 +161,11 @@ static inline bool range_has(const struct hbbp_driver *d, const struct hbbp_rang
 	       r->cpumode == cpumode;
 }
 
-/* ops->lookup through the caches (see struct hbbp_range_slot). */
+/* bbmap_session__lookup through the caches (see struct hbbp_range_slot). */
 static int driver_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 			 struct bbmap_loc *loc)
 {
 	struct hbbp_driver *d = ctx;
-	const struct hbbp_code_ops *ops = d->acc.ops;
 	struct hbbp_range_slot *rs = range_slot(d, pid, addr);
 	struct hbbp_lookup_slot *sl;
 	uint64_t h, lo = 0, hi = 0;
@@ -183,8 +187,7 @@ static int driver_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 		return sl->rc;
 	}
 	memset(loc, 0, sizeof(*loc));
-	sl->rc = ops->lookup_range ? ops->lookup_range(ops->ctx, pid, cpumode, addr, loc, &lo, &hi) :
-				    ops->lookup(ops->ctx, pid, cpumode, addr, loc);
+	sl->rc = bbmap_session__lookup_range(d->s, pid, cpumode, addr, loc, &lo, &hi);
 	if (sl->rc)
 		loc->dso = NULL;
 	sl->addr = addr;
@@ -258,6 +261,12 @@ static bool driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 	return pk != NULL;
 }
 
+/* The task the method sums a sample of thread pid/tid under: 0/0 without per_thread. */
+static inline uint64_t driver_task(const struct hbbp_driver *d, uint32_t pid, uint32_t tid)
+{
+	return d->per_thread ? (uint64_t)pid << 32 | tid : 0;
+}
+
 /* n EBS samples of thread pid/tid at ip, their periods summing to period (method.md §4): per
  * batch bs, or all in batch batch when bs is NULL */
 static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode,
@@ -267,9 +276,10 @@ static int driver_ebs_add(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int
 	struct bbmap_loc loc;
 	uint64_t key[4];
 	bool mapped = !driver_lookup(d, pid, cpumode, ip, &loc) && loc.dso;
+	uint64_t task = driver_task(d, pid, tid);
 
-	if (hbbp_accum__ebs_key(&d->acc, pid, tid, evidx, mapped ? &loc : NULL, period, n, key))
-		return -ENOMEM;
+	hbbp_accum__ebs_key(&d->acc, (uint32_t)(task >> 32), (uint32_t)task, evidx,
+			    mapped ? &loc : NULL, period, n, key);
 	if (bs)
 		return hbbp_sum_queue__add_sums(&d->ebsq, &d->acc.ebs, key, period, n, bs);
 	return hbbp_sum_queue__add(&d->ebsq, &d->acc.ebs, key, period, n, batch);
@@ -286,8 +296,9 @@ static int driver_emit(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int ev
 	void *slot;
 
 	if (!d->worker.started)
-		return hbbp_accum__lbr_sum(&d->acc, pid, tid, evidx, flags, n, locs, period,
-					   period_plain, cnt, bs);
+		return hbbp_accum__lbr(&d->acc, pid, tid, evidx,
+				       &(struct hbbp_stack){ n, flags, locs }, period, period_plain,
+				       cnt, bs);
 	slot = hbbp_stack_worker__reserve(&d->worker, n, &wf, &wl);
 	if (!slot)
 		return d->worker.err ? d->worker.err : -ENOMEM;
@@ -310,9 +321,9 @@ static int driver_sum_key(struct hbbp_driver *d, const uint64_t *key, double per
 		if (!(k & 1))
 			flags[k / 2] = (uint8_t)(key[2 + k] >> 62);
 	}
-	return hbbp_accum__lbr_sum(&d->acc, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
-				   (int)(key[1] & 0xffff), flags, n, locs, period, period_plain, cnt,
-				   bs);
+	return hbbp_accum__lbr(&d->acc, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
+			       (int)(key[1] & 0xffff), &(struct hbbp_stack){ n, flags, locs }, period,
+			       period_plain, cnt, bs);
 }
 
 /* The resolved stacks summed so far, into the accumulators in insertion order (on the
@@ -373,33 +384,26 @@ static int driver_lbr_stack(struct hbbp_driver *d, uint32_t pid, uint32_t tid, i
 {
 	struct hbbp_end locs[2 * HBBP_STACK_CACHE_DEPTH];
 	uint8_t flags[HBBP_STACK_CACHE_DEPTH];
-	uint64_t key[HBBP_STACK_KEY_WORDS];
+	uint64_t key[HBBP_STACK_KEY_WORDS], task = driver_task(d, pid, tid);
 
 	if (n > HBBP_STACK_CACHE_DEPTH || evidx < 0 || evidx > 0xffff) {
-		if (!d->worker.started)
-			return hbbp_accum__lbr_stack_w(&d->acc, driver_lookup, d, pid, tid,
-						       cpumode, evidx, e, n, period,
-						       period_plain, cnt, bs);
-		{
-			struct hbbp_end *wl;
-			uint8_t *wf;
-			void *slot = hbbp_stack_worker__reserve(&d->worker, n, &wf, &wl);
-
-			if (!slot)
-				return d->worker.err ? d->worker.err : -ENOMEM;
-			driver_resolve(d, pid, cpumode, e, n, wl, wf, NULL);
-			return hbbp_stack_worker__commit(&d->worker, slot, pid, tid, evidx, n,
-							 period, period_plain, cnt, bs);
-		}
+		/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
+		if (grow_array((void **)&d->deep_ends, &d->alloc_deep_ends, sizeof(*d->deep_ends),
+			       2 * n, SIZE_MAX) ||
+		    grow_array((void **)&d->deep_flags, &d->alloc_deep_flags, 1, n, SIZE_MAX))
+			return -ENOMEM;
+		driver_resolve(d, pid, cpumode, e, n, d->deep_ends, d->deep_flags, NULL);
+		return driver_emit(d, (uint32_t)(task >> 32), (uint32_t)task, evidx, d->deep_flags,
+				   n, d->deep_ends, period, period_plain, cnt, bs);
 	}
 	if (d->rsstats.policy == HBBP_STACKS_NEVER ||
 	    !driver_resolve(d, pid, cpumode, e, n, NULL, flags, key + 2)) {
 		driver_resolve(d, pid, cpumode, e, n, locs, flags, NULL);
 		d->rs_unkeyed++;	/* rsstats is the worker's while it runs */
-		return driver_emit(d, pid, tid, evidx, flags, n, locs, period, period_plain, cnt,
-				   bs);
+		return driver_emit(d, (uint32_t)(task >> 32), (uint32_t)task, evidx, flags, n, locs,
+				   period, period_plain, cnt, bs);
 	}
-	key[0] = d->acc.per_thread ? (uint64_t)pid << 32 | tid : 0;
+	key[0] = task;
 	key[1] = (uint64_t)evidx | n << 32;
 	if (d->worker.started) {	/* summed together on the worker */
 		uint64_t *wk;
@@ -521,7 +525,7 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 	 * their lookup while there is room for all queued, else added at once. Their weights
 	 * (period / D(Y) with method.md §5b) are summed, so the key need not hold the IP. */
 	key = hbbp_stack_cache__queue_key(&d->stacks);
-	if (!hbbp_driver__stack_key(it, e, d->acc.per_thread, key ? key : local)) {
+	if (!hbbp_driver__stack_key(it, e, d->per_thread, key ? key : local)) {
 		d->sstats.stacks++;
 		d->sstats.direct++;
 		return driver_lbr_direct(d, it, e);
@@ -627,8 +631,6 @@ static int driver_bundle_order(struct hbbp_driver *d, const struct perf_record *
 
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 {
-	const struct hbbp_code_ops *ops = d->acc.ops;
-
 	if (rec->type != PERF_RECORD_SAMPLE && !record_keeps_maps(rec->type)) {
 		int err = d->bundle ? driver_bundle_order(d, rec) : 0;
 
@@ -641,9 +643,8 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 	case PERF_RECORD_SAMPLE: {
 		struct hbbp_sample_item it;
 
-		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, rec, &it);
-		it.batch = hbbp_sample__batch(rec, d->acc.batch_slot);
-		hbbp_lbr_time__weigh(d->acc.lbr_time, &it);
+		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, d->acc.lbr_time,
+				    d->acc.batch_slot, rec, &it);
 		return hbbp_driver__apply(d, &it, it.raw);
 	}
 	case PERF_RECORD_LOST:		/* counted by the reader (method.md §2: reported) */
@@ -658,7 +659,7 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 		break;
 	}
 	d->lgen++;	/* the address spaces may change: forget cached lookups */
-	if (ops->record && ops->record(ops->ctx, rec))
-		d->acc.nr_record_errors++;
+	if (hbbp_code_bbmap__record(d->s, rec))
+		d->nr_record_errors++;
 	return 0;
 }

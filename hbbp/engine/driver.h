@@ -47,6 +47,12 @@ struct hbbp_bundle;
 
 struct hbbp_driver {
 	struct hbbp_accum acc;		/* the method's state: what the pass computes */
+	struct bbmap_session *s;	/* the address spaces */
+	/* Sums kept per thread (pid, tid): true unless the result needs no thread (no pid, tid
+	 * or comm key, filter or table; the caller decides before the first record). When
+	 * false every sum goes to task 0/0, so the sums are bounded by the code that ran, not
+	 * by the number of threads; the totals are the same. */
+	bool per_thread;
 	struct hbbp_range_slot rcache[HBBP_RANGE_CACHE];
 	struct hbbp_lookup_slot lcache[HBBP_LOOKUP_CACHE];
 	uint32_t lgen;			/* current generation (0 never valid) */
@@ -79,13 +85,18 @@ struct hbbp_driver {
 	/* LBR stacks summed on a second thread (hbbp_driver__start_worker), or not started */
 	struct hbbp_stack_worker worker;
 	int flush_err;			/* error of a flush inside hbbp_driver__finish */
+	uint64_t nr_record_errors;	/* address-space errors on non-sample records */
+	struct hbbp_end *deep_ends;	/* the ends of a stack deeper than the caches */
+	uint8_t *deep_flags;
+	size_t alloc_deep_ends, alloc_deep_flags;
 	/* the raw sums of a segment read apart (hbbp_driver__set_bundle), merged once */
 	const struct hbbp_bundle *bundle;
 	bool bundle_merged;
 };
 
 /* events[i] and roles[i] describe event i (see hbbp_accum__init). */
-int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code_ops *ops,
+int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code *code,
+		      struct bbmap_session *s,
 		      const struct perf_event_info *const *events,
 		      const struct hbbp_event_role *roles, size_t nr_events);
 void hbbp_driver__exit(struct hbbp_driver *d);
@@ -102,7 +113,7 @@ int hbbp_driver__apply(struct hbbp_driver *d, const struct hbbp_sample_item *it,
 		       const struct perf_branch_entry *e);
 /* The LBR stack cache key of an LBR item (see struct hbbp_driver.stacks); false when the
  * stack is not cached (deeper than the cache, an entry with flags, an event index > 0xffff).
- * Without per_thread (struct hbbp_accum) the key holds the pid only: the stacks of a
+ * Without per_thread the key holds the pid only: the stacks of a
  * process's threads are summed together. */
 bool hbbp_driver__stack_key(const struct hbbp_sample_item *it, const struct perf_branch_entry *e,
 			    bool per_thread, uint64_t *key);
@@ -134,7 +145,7 @@ struct hbbp_bundle {
 	struct hbbp_stack_stats sstats;	/* its stacks (always cached; the segment ends early
 					 * where the cache does not pay) */
 	uint64_t nr_samples, nr_unused_samples;
-	bool per_thread;		/* the accumulators' (struct hbbp_accum) */
+	bool per_thread;		/* the driver's */
 	uint64_t tmin, tmax;		/* sample times (tmin > tmax: no sample) */
 	uint64_t start, end;		/* file offsets: the segment's records are [start, end) */
 };

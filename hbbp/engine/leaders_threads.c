@@ -1,12 +1,11 @@
 /* The block leaders added on threads (see hbbp/engine/leaders_threads.h).
- * Depends on hbbp/engine/leaders_threads.h, hbbp/method/method.h and pthreads.
+ * Depends on hbbp/engine/leaders_threads.h and pthreads.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "hbbp/engine/leaders_threads.h"
-#include "hbbp/method/method.h"
 
 #define MAX_THREADS	16
 
@@ -17,7 +16,7 @@ struct leader_job {
 /* The jobs, largest first, taken one at a time by whichever thread is free. */
 struct leader_work {
 	const struct hbbp_leaders *l;
-	const struct hbbp_code_ops *ops;
+	hbbp_leaders_add_fn *add;
 	const struct leader_job *jobs;
 	size_t nr_jobs;
 	size_t next;		/* the next job to take (atomically) */
@@ -30,7 +29,8 @@ static void *leader_thread(void *arg)
 	size_t i;
 
 	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->nr_jobs)
-		if (hbbp_leaders__apply_list(&w->l->lists[w->jobs[i].list], w->ops))
+		if (w->add(w->l->lists[w->jobs[i].list].mod, w->l->lists[w->jobs[i].list].vaddrs,
+			   w->l->lists[w->jobs[i].list].nr, 1))
 			__atomic_store_n(&w->err, -ENOMEM, __ATOMIC_RELAXED);
 	return NULL;
 }
@@ -44,22 +44,26 @@ static int by_size_desc(const void *a, const void *b)
 	return x->list < y->list ? -1 : x->list > y->list;
 }
 
-int hbbp_leaders__apply(const struct hbbp_leaders *l, const struct hbbp_code_ops *ops,
+int hbbp_leaders__apply(const struct hbbp_leaders *l, hbbp_leaders_add_fn *add,
 			unsigned int threads)
 {
 	pthread_t tids[MAX_THREADS];
 	unsigned int nt = threads, t, started = 0;
-	struct leader_work w = { .l = l, .ops = ops, .nr_jobs = l->nr };
+	struct leader_work w = { .l = l, .add = add, .nr_jobs = l->nr };
 	struct leader_job *jobs = NULL;
 	size_t i, total = 0;
 
 	if (nt > MAX_THREADS)
 		nt = MAX_THREADS;
-	if (nt <= 1 || !l->nr)
-		return hbbp_leaders__apply_each(l, ops);
-	jobs = malloc(l->nr * sizeof(*jobs));
-	if (!jobs)	/* no room for the plan: the lists in order, here */
-		return hbbp_leaders__apply_each(l, ops);
+	if (nt < 1)
+		nt = 1;
+	if (nt == 1 || l->nr < 2 || !(jobs = malloc(l->nr * sizeof(*jobs)))) {
+		/* the lists in order, here (a single list on every thread) */
+		for (i = 0; i < l->nr; i++)
+			if (add(l->lists[i].mod, l->lists[i].vaddrs, l->lists[i].nr, nt))
+				w.err = -ENOMEM;
+		return w.err;
+	}
 	/* the largest lists first: the last ones taken are short, the threads end together */
 	for (i = 0; i < l->nr; i++) {
 		jobs[i] = (struct leader_job){ .nr = l->lists[i].nr, .list = i };
@@ -68,10 +72,10 @@ int hbbp_leaders__apply(const struct hbbp_leaders *l, const struct hbbp_code_ops
 	qsort(jobs, l->nr, sizeof(*jobs), by_size_desc);
 	w.jobs = jobs;
 	/* one module with more than a thread's share: its code decoded on every thread first */
-	if (ops->add_leaders && jobs[0].nr * nt > total) {
+	if (jobs[0].nr * nt > total) {
 		const struct hbbp_leader_list *big = &l->lists[jobs[0].list];
 
-		if (ops->add_leaders(ops->ctx, big->mod, big->vaddrs, big->nr, nt))
+		if (add(big->mod, big->vaddrs, big->nr, nt))
 			w.err = -ENOMEM;
 		w.next = 1;
 	}

@@ -100,7 +100,7 @@ int convert__figures(const struct convert_run *run, struct convert_figures *f)
 	figures_stacks(&f->stacks, &run->drv.sstats);
 	figures_stacks(&f->resolved_stacks, &run->drv.rsstats);
 	f->nr_streams = run->nr_streams;
-	f->per_thread = d->per_thread;
+	f->per_thread = run->drv.per_thread;
 	f->nr_blocks = run->counts.nr_blocks;
 	for (i = 0; i < run->counts.nr_blocks; i++)
 		f->nr_code_blocks += run->counts.blocks[i].kind == HBBP_BLK_CODE;
@@ -200,6 +200,7 @@ int convert__code_blocks(const struct convert_run *run,
 int convert__report(struct convert_run *run, struct result *out, struct report_opts *ro)
 {
 	ro->rs = perf_reader__stats(run->reader);
+	ro->ops = &run->ops;
 	return report__build(out, run->res, &run->counts, &run->drv.acc, run->events, ro,
 			     convert__insn_text, run);
 }

@@ -408,8 +408,8 @@ int convert__notes(struct convert_run *run, const struct convert_opts *o)
 	notes_reader(&n);
 	notes_events(&n);
 	if (!n.err && (o->mix.pid || o->mix.comm || o->mix.module || o->mix.symbol))
-		n.err = n.err ? n.err : hbbp_mix__unmatched(&run->counts, &run->drv.acc, &o->mix,
-							    unmatched_cb, &n);
+		n.err = n.err ? n.err : hbbp_mix__unmatched(&run->counts, &run->drv.acc, &run->ops,
+							    &o->mix, unmatched_cb, &n);
 	if (!n.err)
 		notes_binaries(&n);
 	if (!n.err)

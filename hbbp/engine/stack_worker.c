@@ -49,8 +49,9 @@ static int sum_buf(struct hbbp_stack_worker *w, const struct hbbp_stack_buf *b)
 			err = w->key_fn(w->key_ctx, (const void *)(h + 1), h->n, h->period,
 					h->period_plain, h->cnt, &h->bs);
 		else
-			err = hbbp_accum__lbr_sum(a, h->pid, h->tid, h->evidx, flags, h->n, locs,
-						  h->period, h->period_plain, h->cnt, &h->bs);
+			err = hbbp_accum__lbr(a, h->pid, h->tid, h->evidx,
+					      &(struct hbbp_stack){ h->n, flags, locs }, h->period,
+					      h->period_plain, h->cnt, &h->bs);
 		off += h->size;
 	}
 	return err;

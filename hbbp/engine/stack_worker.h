@@ -1,8 +1,8 @@
 /* LBR stacks summed on a second thread: the pass resolves each stack's ends (the address
  * spaces are its own) and appends the stack with its resolved ends to a buffer of a ring; a
- * worker thread sums full buffers into the accumulators (hbbp_accum__lbr_sum), in the order they
+ * worker thread sums full buffers into the accumulators (hbbp_accum__lbr), in the order they
  * were appended, while the pass reads on. The sums are those of summing each stack at once.
- * While the worker runs, the pass must not touch what hbbp_accum__lbr_sum writes (the
+ * While the worker runs, the pass must not touch what hbbp_accum__lbr writes (the
  * streams, bias, unresolved and rejection sums, the events' stream counters):
  * hbbp_stack_worker__wait first.
  * Depends on hbbp/method/method.h and pthreads.

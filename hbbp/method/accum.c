@@ -1,20 +1,16 @@
-/* The method's accumulators (method.md §2, §4, §5, §7): what one sample, one LBR stack or one
- * LOST/THROTTLE/READ record adds to them, written once for whoever reads the records (the
- * engine's record loop, hbbp/engine/driver.c).
- * EBS samples accumulate their period per resolved (thread, dso, vaddr); LBR stacks are cut
- * into n-1 streams weighted period/(n-1), validated, and accumulated per (thread, dso, to,
- * from); slot counters per branch feed the bias flag.
- * Single-threaded. Never prints (debug logging aside); never opens files.
+/* The method's accumulator (method.md §2, §4, §5, §7): what one sample, one LBR stack or one
+ * READ value adds to it. EBS samples accumulate their period per resolved (task, dso, vaddr);
+ * LBR stacks are cut into n-1 streams weighted period/(n-1), validated, and accumulated per
+ * (task, dso, to, from); slot counters per branch feed the bias flag.
+ * Never prints (debug logging aside); never opens files.
  * Depends on hbbp/method/method.h, util/hmap.h and the reader's record structs only.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hbbp/method/method.h"
-#include "util/grow.h"
 #include "util/hbbp_err.h"
 
 const char *hbbp_method_name(enum hbbp_method m)
@@ -44,15 +40,14 @@ const char *hbbp_reject_name(enum hbbp_reject r)
 }
 
 /* method.md §2: the roles come with the events; an LBR role needs the all-branches filter. */
-int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code_ops *ops,
+int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code *code,
 		     const struct perf_event_info *const *events,
 		     const struct hbbp_event_role *roles, size_t nr_events)
 {
 	size_t i;
 
 	memset(a, 0, sizeof(*a));
-	a->ops = ops;
-	a->per_thread = true;
+	a->code = code;
 	a->ev = calloc(nr_events ? nr_events : 1, sizeof(*a->ev));
 	if (!a->ev)
 		return -ENOMEM;
@@ -85,32 +80,25 @@ void hbbp_accum__exit(struct hbbp_accum *a)
 	hmap__exit(&a->bias);
 	hmap__exit(&a->unres);
 	hmap__exit(&a->reads);
-	free(a->locs);
-	free(a->flags);
 	memset(a, 0, sizeof(*a));
 }
 
-/* Weight that could not be attributed, by dso (method.md §4, §5: never dropped silently). */
-struct hbbp_unresolved *hbbp_accum__dso_acct(struct hbbp_accum *a, struct bbmap_dso *dso)
+/* The accounting entry of dso (NULL: unmapped), made on first use; NULL when out of memory. */
+static struct hbbp_unresolved *dso_acct(struct hmap *unres, struct bbmap_dso *dso)
 {
 	uint64_t key = (uintptr_t)dso;
-	struct hbbp_unresolved *u;
+	struct hbbp_unresolved *u = hmap__get(unres, &key, NULL);
 
-	if (a->acct_last && a->acct_nr == a->unres.nr && a->acct_last->dso == dso)
-		return a->acct_last;
-	u = hmap__get(&a->unres, &key, NULL);
-	if (!u)
-		return NULL;
-	u->dso = dso;
-	a->acct_last = u;
-	a->acct_nr = a->unres.nr;
+	if (u)
+		u->dso = dso;
 	return u;
 }
 
+/* Weight that could not be attributed, by dso (method.md §4, §5: never dropped silently). */
 int hbbp_accum__unresolved_add(struct hbbp_accum *a, struct bbmap_dso *dso, bool lbr,
 			       uint64_t n, double weight)
 {
-	struct hbbp_unresolved *u = hbbp_accum__dso_acct(a, dso);
+	struct hbbp_unresolved *u = dso_acct(&a->unres, dso);
 
 	if (!u)
 		return -ENOMEM;
@@ -126,7 +114,7 @@ int hbbp_accum__unresolved_add(struct hbbp_accum *a, struct bbmap_dso *dso, bool
 
 const char *hbbp_accum__comm(const struct hbbp_accum *a, uint32_t pid, uint32_t tid)
 {
-	return a->ops && a->ops->thread_comm ? a->ops->thread_comm(a->ops->ctx, pid, tid) : NULL;
+	return a->code && a->code->comm ? a->code->comm(a->code->ctx, pid, tid) : NULL;
 }
 
 /* method.md §7: the values are cumulative; the latest (largest) per counter is kept. */
@@ -160,7 +148,6 @@ void hbbp_accum__scale(struct hbbp_accum *a)
 		a->ebs_unmapped_n = 0;	/* added once */
 		a->ebs_unmapped_w = 0;
 	}
-
 	for (i = 0; i < a->nr_events; i++)
 		a->ev[i].time_enabled = a->ev[i].time_running = 0;
 	hmap__for_each(&a->reads, i, key, v) {
@@ -186,9 +173,11 @@ unsigned int hbbp_sample__batch(const struct perf_record *rec, unsigned int slot
 			      s->tid);
 }
 
-/* method.md §2 (EBS samples give their IP, LBR samples their stack, by the event's role) and
- * §5 (a partly filled LBR is padded with 0/0 entries at its oldest end: they are no branches). */
+/* method.md §2 (EBS samples give their IP, LBR samples their stack, by the event's role), §5
+ * (a partly filled LBR is padded with 0/0 entries at its oldest end: they are no branches),
+ * §5b (the stack's weight) and §10 (the batch). */
 void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
+			 const struct hbbp_lbr_time *t, unsigned int slot,
 			 const struct perf_record *rec, struct hbbp_sample_item *it)
 {
 	const struct perf_sample *s = &rec->sample;
@@ -196,10 +185,10 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	int evidx = rec->evidx;
 	uint64_t n;
 
+	memset(it, 0, sizeof(*it));
 	it->kind = HBBP_ITEM_BAD_EVENT;
 	it->evidx = evidx;
-	it->nr = 0;
-	it->batch = 0;
+	it->batch = hbbp_sample__batch(rec, slot);
 	it->pid = s->pid;
 	it->tid = s->tid;
 	it->cpu = s->cpu;
@@ -209,10 +198,8 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->time_running = s->time_running;
 	it->ip = s->ip;
 	it->period = s->period;
-	it->zero_entries = 0;
-	it->raw = NULL;
 	if (evidx < 0 || (size_t)evidx >= nr_events)
-		return;		/* HBBP_ITEM_BAD_EVENT, every field set */
+		return;
 	switch (ev[evidx].role) {
 	case HBBP_ROLE_EBS:
 		it->kind = HBBP_ITEM_EBS;
@@ -235,14 +222,15 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->kind = HBBP_ITEM_LBR;
 	it->nr = n;
 	it->raw = e;
-	it->weight = (double)it->period;	/* §5; §5b: hbbp_lbr_time__weigh */
-	it->lbr_time = it->lbr_fallback = it->lbr_by_ip = 0;
+	it->weight = (double)it->period;
+	hbbp_lbr_time__weigh(t, it);
 }
 
 /* The diagnostics of one sample (method.md §2, §5) and its read values (§7). */
 int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *it)
 {
 	struct hbbp_event_state *ev;
+	unsigned int b = it->batch < HBBP_BATCHES ? it->batch : 0;
 
 	a->nr_samples++;
 	if (it->kind == HBBP_ITEM_BAD_EVENT) {
@@ -254,7 +242,7 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 	ev->zero_entries += it->zero_entries;
 	switch (it->kind) {
 	case HBBP_ITEM_EBS:
-		ev->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += (double)it->period;
+		ev->bs.b[b] += (double)it->period;
 		break;
 	case HBBP_ITEM_LBR_SHORT:
 		ev->stacks_short++;
@@ -265,7 +253,7 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 		ev->lbr_time_fallback += it->lbr_fallback;
 		ev->lbr_time_by_ip += it->lbr_by_ip;
 		/* the periods (not the time weights): the role's known total (interval.h) */
-		ev->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += (double)it->period;
+		ev->bs.b[b] += (double)it->period;
 		break;
 	default:
 		a->nr_unused_samples++;
@@ -277,86 +265,70 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 	return 0;
 }
 
-int hbbp_accum__sum(struct hmap *h, const uint64_t *key, double period, uint64_t n,
-		    unsigned int batch)
+/* method.md §4: the periods go to the instruction at the IP (the block is found at
+ * attribution); unmapped IPs are kept per task as one "[unmapped]" row. */
+void hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+			 const struct bbmap_loc *loc, double period, uint64_t n, uint64_t *key)
 {
-	struct hbbp_ebs_val *v = hmap__get(h, key, NULL);
+	bool mapped = loc && loc->dso;
 
+	if (mapped) {
+		a->ev[evidx].samples_used += n;
+	} else {
+		a->ebs_unmapped_n += n;
+		a->ebs_unmapped_w += period;
+	}
+	key[0] = (uint64_t)pid << 32 | tid;
+	key[1] = mapped ? (uintptr_t)loc->dso : 0;
+	key[2] = mapped ? loc->vaddr : 0;
+	key[3] = (uint64_t)evidx;
+}
+
+int hbbp_accum__ebs(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+		    const struct bbmap_loc *loc, double period, uint64_t n,
+		    const struct hbbp_bsum *bs)
+{
+	uint64_t key[4];
+	struct hbbp_ebs_val *v;
+
+	hbbp_accum__ebs_key(a, pid, tid, evidx, loc, period, n, key);
+	v = hmap__get(&a->ebs, key, NULL);
 	if (!v)
 		return -ENOMEM;
 	v->period += period;
 	v->n += n;
-	v->bs.b[batch < HBBP_BATCHES ? batch : 0] += period;
+	hbbp_bsum__axpy(&v->bs, 1.0, bs);
 	return 0;
 }
 
-/* method.md §4: the sample's period goes to the instruction at its IP (the block is found at
- * attribution); unmapped IPs are kept per thread as one "[unmapped]" row. */
-int hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
-			const struct bbmap_loc *loc, double period, uint64_t n, uint64_t *key)
+void hbbp_stack__resolve(const struct hbbp_code *code, uint32_t pid, int cpumode,
+			 const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *ends,
+			 uint8_t *flags)
 {
-	if (!loc || !loc->dso) {
-		loc = NULL;
-		a->ebs_unmapped_n += n;
-		a->ebs_unmapped_w += period;
-	} else {
-		a->ev[evidx].samples_used += n;
+	uint64_t k;
+
+	for (k = 0; k < 2 * n; k++) {
+		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
+		struct bbmap_loc loc = { 0 };
+
+		if (!addr || code->locate(code->ctx, pid, hbbp_branch_cpumode(cpumode, addr), addr,
+					  &loc))
+			loc.dso = NULL;
+		ends[k].dso = loc.dso;
+		ends[k].vaddr = loc.vaddr;
+		if (k & 1)
+			flags[k / 2] = hbbp_lbr_entry_flag(e, k / 2);
 	}
-	key[0] = a->per_thread ? (uint64_t)pid << 32 | tid : 0;
-	key[1] = loc ? (uintptr_t)loc->dso : 0;
-	key[2] = loc ? loc->vaddr : 0;
-	key[3] = (uint64_t)evidx;
-	return 0;
-}
-
-/* *s += x, the rounding error kept in *c when a->compensated (Neumaier's summation) */
-static void accum_add(const struct hbbp_accum *a, double *s, double *c, double x)
-{
-	double t;
-
-	if (!a->compensated) {
-		*s += x;
-		return;
-	}
-	t = *s + x;
-	*c += fabs(*s) >= fabs(x) ? (*s - t) + x : (x - t) + *s;
-	*s = t;
-}
-
-void hbbp_accum__compensate(struct hbbp_accum *a)
-{
-	struct hbbp_stream_val *v;
-	const uint64_t *key;
-	size_t i;
-
-	hmap__for_each(&a->streams, i, key, v) {
-		v->weight += v->comp;
-		v->comp = 0;
-	}
-	for (i = 0; i < REJ__COUNT; i++) {
-		a->rejected_weight[i] += a->rejected_comp[i];
-		a->rejected_comp[i] = 0;
-	}
-}
-
-static int accum_reject(struct hbbp_accum *a, enum hbbp_reject why, double w, uint64_t cnt,
-			bool unresolved)
-{
-	a->rejected[why] += cnt;
-	accum_add(a, &a->rejected_weight[why], &a->rejected_comp[why], w);
-	if (unresolved)
-		return hbbp_accum__unresolved_add(a, NULL, true, cnt, w);
-	return 0;
 }
 
 /* Stream weight per dso touched (either end), and how much of it was rejected. */
-static int accum_stream_dsos(struct hbbp_accum *a, struct bbmap_dso *x, struct bbmap_dso *y,
-			     double w, bool rejected)
+static int stream_dsos(struct hbbp_accum *a, struct bbmap_dso *x, struct bbmap_dso *y, double w,
+		       bool rejected)
 {
 	struct hbbp_unresolved *u;
 
 	if (x) {
-		u = hbbp_accum__dso_acct(a, x);
+		u = dso_acct(&a->unres, x);
 		if (!u)
 			return -ENOMEM;
 		u->lbr_total += w;
@@ -364,7 +336,7 @@ static int accum_stream_dsos(struct hbbp_accum *a, struct bbmap_dso *x, struct b
 			u->lbr_rejected += w;
 	}
 	if (y && y != x) {
-		u = hbbp_accum__dso_acct(a, y);
+		u = dso_acct(&a->unres, y);
 		if (!u)
 			return -ENOMEM;
 		u->lbr_total += w;
@@ -379,44 +351,29 @@ static int accum_stream_dsos(struct hbbp_accum *a, struct bbmap_dso *x, struct b
  * (§3: every branch target seen in the LBR data starts a block, the oldest entry's and those
  * of rejected streams too; not a wrong-path entry's, never executed). One entry per branch
  * serves both. */
-static bool branch_key(const struct hbbp_end *locs, uint64_t k, uint64_t *key)
+static int stack_branches(struct hbbp_accum *a, const struct hbbp_stack *s, uint64_t cnt)
 {
-	const struct hbbp_end *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
-
-	if (!lf->dso && !lt->dso)
-		return false;
-	key[0] = (uintptr_t)lf->dso;
-	key[1] = lf->dso ? lf->vaddr : 0;
-	key[2] = (uintptr_t)lt->dso;
-	key[3] = lt->dso ? lt->vaddr : 0;
-	return true;
-}
-
-static int accum_branches(struct hbbp_accum *a, const uint8_t *flags,
-			  const struct hbbp_end *locs, uint64_t n, uint64_t cnt,
-			  const uint64_t *hash)
-{
-	double share = (double)cnt / (double)n;	/* each slot's chance share, once */
+	double share = (double)cnt / (double)s->n;	/* each slot's chance share, once */
 	uint64_t k;
 
-	for (k = 0; k < n; k++) {
-		const struct hbbp_end *lf = &locs[2 * k], *lt = &locs[2 * k + 1];
-		uint64_t key[4];
+	for (k = 0; k < s->n; k++) {
+		const struct hbbp_end *lf = &s->ends[2 * k], *lt = &s->ends[2 * k + 1];
+		uint64_t key[4] = { (uintptr_t)lf->dso, lf->dso ? lf->vaddr : 0,
+				    (uintptr_t)lt->dso, lt->dso ? lt->vaddr : 0 };
 		struct hbbp_bias_val *b;
 
-		if (!branch_key(locs, k, key))
+		if (!lf->dso && !lt->dso)
 			continue;
-		b = hmap__get_hashed(&a->bias, key, hash ? hash[k] : hmap__hash(&a->bias, key),
-				     NULL);
+		b = hmap__get(&a->bias, key, NULL);
 		if (!b)
 			return -ENOMEM;
-		if (lt->dso && !(flags[k] & HBBP_ENTRY_WRONG))
+		if (lt->dso && !(s->flags[k] & HBBP_ENTRY_WRONG))
 			b->target = 1;
 		if (!lf->dso)
 			continue;
 		b->all += cnt;
 		b->expected += share;
-		if (k == n - 1)
+		if (k == s->n - 1)
 			b->oldest += cnt;
 		if (k == 0)
 			b->newest += cnt;
@@ -424,23 +381,14 @@ static int accum_branches(struct hbbp_accum *a, const uint8_t *flags,
 	return 0;
 }
 
-void hbbp_lbr_entry_flags(const struct perf_branch_entry *e, uint64_t n, uint8_t *flags)
-{
-	uint64_t k;
-
-	for (k = 0; k < n; k++)
-		flags[k] = hbbp_lbr_entry_flag(e, k);
-}
-
 /* method.md §5: whether the stream e[k].to .. e[k-1].from is kept (REJ__COUNT) or why not. */
-static enum hbbp_reject stream_class(const uint8_t *flags, const struct hbbp_end *locs,
-				     uint64_t k)
+static enum hbbp_reject stream_class(const struct hbbp_stack *s, uint64_t k)
 {
-	const struct hbbp_end *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
+	const struct hbbp_end *lto = &s->ends[2 * k + 1], *lfrom = &s->ends[2 * (k - 1)];
 
-	if ((flags[k] | flags[k - 1]) & HBBP_ENTRY_WRONG)
+	if ((s->flags[k] | s->flags[k - 1]) & HBBP_ENTRY_WRONG)
 		return REJ_SPECULATIVE;
-	if (flags[k] & HBBP_ENTRY_BACK)
+	if (s->flags[k] & HBBP_ENTRY_BACK)
 		return REJ_BACKWARD;
 	if (!lto->dso || !lfrom->dso)
 		return REJ_UNMAPPED;
@@ -453,149 +401,66 @@ static enum hbbp_reject stream_class(const uint8_t *flags, const struct hbbp_end
 	return REJ__COUNT;
 }
 
-/* stacks up to this deep have their map entries loaded ahead (hbbp_accum__lbr_stack_w) */
-#define HBBP_STACK_PREFETCH	64
-
-/* The streams map key of the kept stream e[k].to .. e[k-1].from. */
-static void stream_key(uint64_t thr, const struct hbbp_end *locs, uint64_t k, int evidx,
-		       uint64_t *key)
+/* The kept stream e[k].to .. e[k-1].from: w, its plain weight wp, per batch wbs (all in batch
+ * only when only >= 0). */
+static int stream_add(struct hbbp_accum *a, uint64_t task, int evidx, const struct hbbp_stack *s,
+		      uint64_t k, double w, double wp, uint64_t cnt, const struct hbbp_bsum *wbs,
+		      int only)
 {
-	key[0] = thr;
-	key[1] = (uintptr_t)locs[2 * k + 1].dso;
-	key[2] = locs[2 * k + 1].vaddr;
-	key[3] = locs[2 * (k - 1)].vaddr;
-	key[4] = (uint64_t)evidx;
-}
+	uint64_t key[5] = { task, (uintptr_t)s->ends[2 * k + 1].dso, s->ends[2 * k + 1].vaddr,
+			    s->ends[2 * (k - 1)].vaddr, (uint64_t)evidx };
+	struct hbbp_stream_val *v = hmap__get(&a->streams, key, NULL);
 
-/* method.md §5: the streams e[k].to .. e[k-1].from of a stack and their rejections. */
-int hbbp_accum__lbr_stack(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
-			  uint32_t pid, uint32_t tid, int cpumode, int evidx,
-			  const struct perf_branch_entry *e, uint64_t n, double period, uint64_t cnt,
-			  const struct hbbp_bsum *bs)
-{
-	return hbbp_accum__lbr_stack_w(a, lookup, lctx, pid, tid, cpumode, evidx, e, n, period,
-				       period, cnt, bs);
-}
-
-void hbbp_accum__lbr_resolve(hbbp_lookup_fn *lookup, void *lctx, uint32_t pid, int cpumode,
-			     const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *locs)
-{
-	uint64_t k;
-
-	for (k = 0; k < 2 * n; k++) {
-		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
-		struct bbmap_loc loc = { 0 };
-
-		if (!addr || lookup(lctx, pid, hbbp_branch_cpumode(cpumode, addr), addr, &loc))
-			loc.dso = NULL;
-		locs[k].dso = loc.dso;
-		locs[k].vaddr = loc.vaddr;
-	}
-}
-
-int hbbp_accum__lbr_stack_w(struct hbbp_accum *a, hbbp_lookup_fn *lookup, void *lctx,
-			    uint32_t pid, uint32_t tid, int cpumode, int evidx,
-			    const struct perf_branch_entry *e, uint64_t n, double period,
-			    double period_plain, uint64_t cnt, const struct hbbp_bsum *bs)
-{
-	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
-	if (grow_array((void **)&a->locs, &a->alloc_locs, sizeof(*a->locs), 2 * n, SIZE_MAX) ||
-	    grow_array((void **)&a->flags, &a->alloc_flags, 1, n, SIZE_MAX))
+	if (!v)
 		return -ENOMEM;
-	hbbp_accum__lbr_resolve(lookup, lctx, pid, cpumode, e, n, a->locs);
-	hbbp_lbr_entry_flags(e, n, a->flags);
-	return hbbp_accum__lbr_sum(a, pid, tid, evidx, a->flags, n, a->locs, period, period_plain,
-				   cnt, bs);
+	v->weight += w;
+	v->weight_plain += wp;
+	v->n += cnt;
+	if (only >= 0)
+		v->bs.b[only] += wbs->b[only];
+	else
+		hbbp_bsum__axpy(&v->bs, 1.0, wbs);
+	return 0;
 }
 
-int hbbp_accum__lbr_sum(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
-			const uint8_t *flags, uint64_t n, const struct hbbp_end *locs,
-			double period, double period_plain, uint64_t cnt,
-			const struct hbbp_bsum *bs)
+int hbbp_accum__lbr(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+		    const struct hbbp_stack *s, double weight, double period, uint64_t cnt,
+		    const struct hbbp_bsum *bs)
 {
-	uint64_t k, thr = a->per_thread ? (uint64_t)pid << 32 | tid : 0;
+	uint64_t k, n = s->n, task = (uint64_t)pid << 32 | tid;
 	struct hbbp_event_state *ev = &a->ev[evidx];
+	double w = weight / (double)(n - 1), wp = period / (double)(n - 1);
 	struct hbbp_bsum wbs;
-	uint64_t bh[HBBP_STACK_PREFETCH], sh[HBBP_STACK_PREFETCH];
-	enum hbbp_reject why[HBBP_STACK_PREFETCH];
-	double w, wp;
-	int err, only = -1;
-	bool pf;
+	int err = stack_branches(a, s, cnt), only = -1;
 
-	/* the map entries of the stack's branches and streams, loaded ahead together: most
-	 * miss the CPU caches, and their loads overlap this way */
-	pf = n <= HBBP_STACK_PREFETCH;
-	for (k = 0; pf && k < n; k++) {
-		uint64_t key[5];
-
-		if (branch_key(locs, k, key)) {
-			bh[k] = hmap__hash(&a->bias, key);
-			hmap__prefetch(&a->bias, bh[k], 0);
-		}
-		why[k] = k ? stream_class(flags, locs, k) : REJ__COUNT;
-		if (k && why[k] == REJ__COUNT) {
-			stream_key(thr, locs, k, evidx, key);
-			sh[k] = hmap__hash(&a->streams, key);
-			hmap__prefetch(&a->streams, sh[k], 0);
-		}
-	}
-	for (k = 0; pf && k < n; k++) {
-		if (locs[2 * k].dso || locs[2 * k + 1].dso)
-			hmap__prefetch(&a->bias, bh[k], 1);
-		if (k && why[k] == REJ__COUNT)
-			hmap__prefetch(&a->streams, sh[k], 1);
-	}
-	err = accum_branches(a, flags, locs, n, cnt, pf ? bh : NULL);
 	if (err)
 		return err;
-	w = period / (double)(n - 1);
-	wp = period_plain / (double)(n - 1);
 	ev->streams += cnt * (n - 1);
-	ev->stream_weight += period;
-	ev->stream_weight_plain += period_plain;
+	ev->stream_weight += weight;
+	ev->stream_weight_plain += period;
 	/* the batch sums of each stream: bs / (n-1); most stacks were seen in one batch only */
 	for (k = 0; k < HBBP_BATCHES; k++) {
 		wbs.b[k] = bs->b[k] / (double)(n - 1);
 		if (bs->b[k] != 0)
 			only = only == -1 ? (int)k : -2;
 	}
-	for (k = 1; k < n; k++) {
-		const struct hbbp_end *lto = &locs[2 * k + 1], *lfrom = &locs[2 * (k - 1)];
-		enum hbbp_reject r = pf ? why[k] : stream_class(flags, locs, k);
-		uint64_t key[5];
-		struct hbbp_stream_val *v;
-		bool rejected = true;
+	for (k = 1; k < n && !err; k++) {
+		struct bbmap_dso *dto = s->ends[2 * k + 1].dso, *dfrom = s->ends[2 * (k - 1)].dso;
+		enum hbbp_reject r = stream_class(s, k);
 
-		if (r == REJ_BACKWARD && (flags[k] & HBBP_ENTRY_BACK))
-			pr_debug("stream backward in run-time addresses (entries %" PRIu64 "/%" PRIu64
-				 ")", k, n);
-		else if (r == REJ_UNMAPPED)
+		if (r == REJ_UNMAPPED)
 			pr_debug("stream %s .. %s: unmapped (entries %" PRIu64 "/%" PRIu64 ")",
-				 lto->dso ? "mapped" : "unmapped", lfrom->dso ? "mapped" : "unmapped",
-				 k, n);
-		if (r != REJ__COUNT) {
-			err = accum_reject(a, r, w, cnt, r == REJ_UNMAPPED);
+				 dto ? "mapped" : "unmapped", dfrom ? "mapped" : "unmapped", k, n);
+		if (r == REJ__COUNT) {
+			err = stream_add(a, task, evidx, s, k, w, wp, cnt, &wbs, only);
 		} else {
-			stream_key(thr, locs, k, evidx, key);
-			v = hmap__get_hashed(&a->streams, key,
-					     pf ? sh[k] : hmap__hash(&a->streams, key), NULL);
-			if (!v)
-				return -ENOMEM;
-			accum_add(a, &v->weight, &v->comp, w);
-			v->weight_plain += wp;
-			v->n += cnt;
-			if (only >= 0)
-				v->bs.b[only] += wbs.b[only];
-			else
-				hbbp_bsum__axpy(&v->bs, 1.0, &wbs);
-			err = 0;
-			rejected = false;
+			a->rejected[r] += cnt;
+			a->rejected_weight[r] += w;
+			if (r == REJ_UNMAPPED)
+				err = hbbp_accum__unresolved_add(a, NULL, true, cnt, w);
 		}
-		if (err)
-			return err;
-		err = accum_stream_dsos(a, lto->dso, lfrom->dso, w, rejected);
-		if (err)
-			return err;
+		if (!err)
+			err = stream_dsos(a, dto, dfrom, w, r != REJ__COUNT);
 	}
-	return 0;
+	return err;
 }

@@ -15,7 +15,7 @@
  * a random assignment measures the noise of independent draws (too wide: 98-99% of the rows
  * covered on pmusim instead of 95-97%). Without a time span (pipe mode, no SAMPLE_TIME header,
  * samples without time) the batch is a hash of the sample (its time, else its file offset,
- * IP and thread): independent draws, the wider interval.
+ * IP and task): independent draws, the wider interval.
  * The interval covers the sampling noise only, never the hardware's bias (skid, shadowing,
  * the entry bias of the LBR).
  * Depends on libc and libm only.
@@ -33,7 +33,7 @@
 struct hbbp_bsum { double b[HBBP_BATCHES]; };
 
 /* The batch of a sample: a hash of key (its time when the recording has one, else its file
- * offset), ip and tid. The same for a sample however the file is read (threads, two parts). */
+ * offset), ip and tid. The same for a sample however the file is read. */
 static inline unsigned int hbbp_batch__of(uint64_t key, uint64_t ip, uint32_t tid)
 {
 	uint64_t z = key ^ (ip * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)tid << 40);

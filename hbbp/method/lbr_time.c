@@ -216,7 +216,7 @@ bool hbbp_lbr_time__event_is_time(const struct perf_event_info *e)
 		uint64_t ev = a->config & 0xffff;
 		return ev == 0x3c || ev == 0x13c || ev == 0x300 || ev == 0x76;	/* AMD cycles */
 	}
-	/* named PMU events: cpu_core/cycles/, cpu_clk_unhalted.thread, ... */
+	/* named PMU events: cpu_core/cycles/, cpu_clk_unhalted.*, ... */
 	return name_starts(n, "cycles") || name_starts(n, "cpu-cycles") ||
 	       name_starts(n, "ref-cycles") || name_starts(n, "cpu-clock") ||
 	       name_starts(n, "task-clock") || name_starts(n, "cpu_clk_unhalted") ||

@@ -15,8 +15,7 @@
  * (measured with pmusim's exact truth: absolute counts 2.2% off with it, 0.5% with the
  * harmonic mean, shares the same or better).
  * Usage: every LBR stack of the recording is added once (hbbp_lbr_time__add_stack), then
- * hbbp_lbr_time__finish, then any number of hbbp_lbr_time__duration calls (read-only: safe
- * from several threads at once).
+ * hbbp_lbr_time__finish, then any number of hbbp_lbr_time__duration calls (read-only).
  * Depends on reader/perf_reader.h (branch entries, event attrs) and util/hmap.h only (the .c
  * file also on hbbp/method/method.h for the sample item).
  */

@@ -1,12 +1,11 @@
 /* The LBR-learned block leaders of method.md §3, gathered per module (see
- * hbbp/method/leaders.h). Single-threaded.
- * Depends on hbbp/method/method.h (struct hbbp_code_ops), util/hmap.h and util/grow.h.
+ * hbbp/method/leaders.h).
+ * Depends on hbbp/method/leaders.h, util/hmap.h and util/grow.h.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "hbbp/method/leaders.h"
-#include "hbbp/method/method.h"
 #include "util/grow.h"
 
 void hbbp_leaders__init(struct hbbp_leaders *l)
@@ -48,27 +47,4 @@ int hbbp_leaders__add(struct hbbp_leaders *l, struct bbmap_module *mod, uint64_t
 		return -ENOMEM;
 	ll->vaddrs[ll->nr++] = vaddr;
 	return 0;
-}
-
-/* method.md §3: every branch target seen in the LBR data starts a block. */
-int hbbp_leaders__apply_list(const struct hbbp_leader_list *ll, const struct hbbp_code_ops *ops)
-{
-	size_t k;
-	int err = 0;
-
-	for (k = 0; k < ll->nr; k++)
-		if (ops->add_leader(ops->ctx, ll->mod, ll->vaddrs[k]) == -ENOMEM)
-			err = -ENOMEM;
-	return err;
-}
-
-int hbbp_leaders__apply_each(const struct hbbp_leaders *l, const struct hbbp_code_ops *ops)
-{
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < l->nr; i++)
-		if (hbbp_leaders__apply_list(&l->lists[i], ops))
-			err = -ENOMEM;
-	return err;
 }

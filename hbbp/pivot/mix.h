@@ -1,6 +1,7 @@
 /* The instruction-mix pivot (method.md §1) and the result tables of writers/schema.h, built
- * from the per-(thread, block) counts of hbbp/method/blocks.c: every instruction of a block ran
- * count(block) times. Rows for weight that has no code are kept with marker values:
+ * from the per-(thread, block) counts of hbbp/method/blocks.c, the code read through struct
+ * hbbp_code_ops below: every instruction of a block ran count(block) times. Rows for weight
+ * that has no code are kept with marker values:
  *   mnemonic/iclass "[no code]"    EBS weight in a dso whose binary is missing, refused
  *                                  (build-id mismatch) or names-only (kallsyms, perf map)
  *   mnemonic/iclass "[undecoded]"  EBS weight in a binary at an address off decoded code
@@ -30,6 +31,28 @@ struct hbbp_key;
 
 #define HBBP_MAX_KEYS 16
 #define HBBP_DEFAULT_KEYS "module,symbol,mnemonic"
+
+/* What the mix reads of the code (hbbp/engine/code_bbmap.c binds it to a bbmap session, unit
+ * tests to doubles); ctx is passed back to every call. */
+struct hbbp_code_ops {
+	void *ctx;
+	enum bbmap_dso_status (*dso_module)(void *ctx, struct bbmap_dso *d, struct bbmap_module **m);
+	int (*block_at)(void *ctx, struct bbmap_module *m, uint64_t vaddr,
+			const struct bbmap_block **blk);
+	const char *(*dso_name)(void *ctx, const struct bbmap_dso *d);	/* recorded name */
+	const char *(*dso_short_name)(void *ctx, const struct bbmap_dso *d);
+	enum bbmap_dso_kind (*dso_kind)(void *ctx, const struct bbmap_dso *d);
+	const char *(*dso_path)(void *ctx, const struct bbmap_dso *d);		/* or NULL */
+	const char *(*dso_status_detail)(void *ctx, const struct bbmap_dso *d);	/* or NULL */
+	size_t (*module_build_id)(void *ctx, const struct bbmap_module *m, const uint8_t **id);
+	/* Frees the instructions block_at decoded so far (decoded again on request) and hands
+	 * back the pages of the code's bytes they were read from; every insns pointer it gave
+	 * becomes invalid. NULL: nothing to free. */
+	void (*drop_insns)(void *ctx);
+	/* Frees the blocks cut so far with their instructions: block_at may not be asked
+	 * again (it would cut the code again without the leaders). NULL: nothing to free. */
+	void (*drop_code)(void *ctx);
+};
 
 /* A user taxonomy column (--taxonomy FILE): group name of an instruction, or NULL. */
 struct hbbp_taxonomy {
@@ -74,7 +97,7 @@ const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum
 /* Calls fn for each element of the --pid/--comm/--module/--symbol lists of o that no thread
  * block with a count matches (a filter that selects nothing); stops at fn's first error. */
 int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
-			const struct hbbp_mix_opts *o,
+			const struct hbbp_code_ops *ops, const struct hbbp_mix_opts *o,
 			int (*fn)(void *ctx, const char *option, const char *value), void *ctx);
 
 /* Builds the "mix" table and the tables events, modules, symbols, blocks, instructions,
@@ -84,7 +107,7 @@ int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
  * mix rows before --top. Filters apply to mix and thread_blocks; the other tables are
  * complete. */
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
-		    const struct perf_event_info *const *events,
+		    const struct hbbp_code_ops *ops, const struct perf_event_info *const *events,
 		    const struct perf_reader_stats *rs, const struct hbbp_mix_opts *o,
 		    double *total_out);
 

@@ -424,10 +424,10 @@ bool mix__passes(const struct mix_ctx *x, const struct hbbp_tblock *t)
 }
 
 int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
-			const struct hbbp_mix_opts *o,
+			const struct hbbp_code_ops *ops, const struct hbbp_mix_opts *o,
 			int (*fn)(void *ctx, const char *option, const char *value), void *ctx)
 {
-	const struct mix_ctx x = { .c = c, .d = d, .ops = d->ops, .o = o };
+	const struct mix_ctx x = { .c = c, .d = d, .ops = ops, .o = o };
 	int which, err = 0;
 
 	for (which = 0; which < NR_FILTERS && !err; which++) {

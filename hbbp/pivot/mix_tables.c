@@ -716,11 +716,11 @@ static int mix_meta(struct result *res, const struct mix_ctx *x)
 }
 
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
-		    const struct perf_event_info *const *events,
+		    const struct hbbp_code_ops *ops, const struct perf_event_info *const *events,
 		    const struct perf_reader_stats *rs, const struct hbbp_mix_opts *o,
 		    double *total_out)
 {
-	const struct mix_ctx x = { .c = c, .d = d, .ops = d->ops, .o = o, .rs = rs };
+	const struct mix_ctx x = { .c = c, .d = d, .ops = ops, .o = o, .rs = rs };
 	struct ids ids;
 	int err;
 

@@ -103,7 +103,7 @@ static int mix_by(struct result *out, const char *name, const char *keys, size_t
 	if (!err)
 		err = result__new(&tmp);
 	if (!err)
-		err = hbbp_mix__build(tmp, c, d, events, o->rs, &mo, NULL);
+		err = hbbp_mix__build(tmp, c, d, o->ops, events, o->rs, &mo, NULL);
 	if (!err)
 		err = copy_table(out, name, result__table(tmp, "mix"), top, NULL, NULL, dst, rest);
 	result__delete(tmp);
@@ -171,8 +171,8 @@ static int unresolved_table(struct result *out, struct hbbp_accum *d, size_t top
 		for (j = i; j > 0; j--) {
 			const struct hbbp_unresolved *a = v[j - 1], *b = v[j];
 			double wa = a->ebs_weight + a->lbr_weight, wb = b->ebs_weight + b->lbr_weight;
-			const char *na = a->dso ? d->ops->dso_name(d->ops->ctx, a->dso) : NULL;
-			const char *nb = b->dso ? d->ops->dso_name(d->ops->ctx, b->dso) : NULL;
+			const char *na = a->dso ? d->code->dso_name(d->code->ctx, a->dso) : NULL;
+			const char *nb = b->dso ? d->code->dso_name(d->code->ctx, b->dso) : NULL;
 
 			if (wa > wb || (wa == wb && strcmp(na ? na : "", nb ? nb : "") <= 0))
 				break;
@@ -182,7 +182,7 @@ static int unresolved_table(struct result *out, struct hbbp_accum *d, size_t top
 	err = result__add_table(out, "unresolved", cols, 3, &t);
 	for (i = 0; i < n && i < top && !err; i++) {
 		struct result_cell *c = result_table__add_row(t);
-		const char *name = v[i]->dso ? d->ops->dso_name(d->ops->ctx, v[i]->dso) : NULL;
+		const char *name = v[i]->dso ? d->code->dso_name(d->code->ctx, v[i]->dso) : NULL;
 
 		if (!c) {
 			err = -ENOMEM;

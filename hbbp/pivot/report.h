@@ -22,6 +22,7 @@ struct report_opts {
 	size_t top_mnemonics;		/* mnemonics charted; the rest as one "(other)" (30) */
 	size_t top_modules;		/* modules with unresolved weight listed (20) */
 	const struct perf_reader_stats *rs;	/* the run's reader counts (lost, throttled) */
+	const struct hbbp_code_ops *ops;	/* the run's code */
 };
 
 /* Builds the report tables of one converted run into out (a new result): run_res is the

@@ -45,11 +45,11 @@ mutate() {
 }
 
 mutate "(a) stream weight / n" hbbp/method/accum.c \
-	's|w = period / (double)(n - 1);|w = period / (double)n;|'
+	's|w = weight / (double)(n - 1),|w = weight / (double)n,|'
 mutate "(b) e[0].to a stream start" hbbp/method/accum.c \
-	's|lto = &locs\[2 \* k + 1\], \*lfrom = &locs\[2 \* (k - 1)\]|lto = \&locs[2 * k - 1], *lfrom = \&locs[2 * k]|; s|key\[\([12]\)\] = \(.*\)locs\[2 \* k + 1\]|key[\1] = \2locs[2 * k - 1]|; s|key\[3\] = locs\[2 \* (k - 1)\]|key[3] = locs[2 * k]|'
+	'/lf = /!{s|ends\[2 \* k + 1\]|ends[2 * k - 1]|g; s|ends\[2 \* (k - 1)\]|ends[2 * k]|g}'
 mutate "(c) bias flag inverted" hbbp/method/blocks.c \
-	's|bool biased = \(v->all >= HBBP_BIAS_MIN_OCC && share > HBBP_BIAS_FACTOR \* chance\);|bool biased = !(\1);|'
+	's|v->target = \(v->all >= HBBP_BIAS_MIN_OCC && v->expected > HBBP_BIAS_FACTOR \* chance\);|v->target = !(\1);|'
 mutate "(d) cutoff compared with <" hbbp/method/blocks.c \
 	's|if (nr_insns <= cutoff)|if (nr_insns < cutoff)|'
 mutate "(e) D(Y) from the oldest entry" hbbp/method/lbr_time.c \

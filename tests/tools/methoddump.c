@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hbbp/cli/options.h"
 #include "hbbp/engine/convert.h"
 #include "util/hbbp_err.h"
 
@@ -137,11 +138,11 @@ static int parse_args(struct convert_opts *o, struct bbmap_binary_override *bins
 
 		switch (opt) {
 		case 'b':
-			if (!eq || o->nr_binaries == 32)
+			if (!eq || o->find.nr_binaries == 32)
 				return -1;
 			*eq = 0;
-			bins[o->nr_binaries].name = optarg;
-			bins[o->nr_binaries++].path = eq + 1;
+			bins[o->find.nr_binaries].name = optarg;
+			bins[o->find.nr_binaries++].path = eq + 1;
 			break;
 		case 's': o->find.symfs = optarg; break;
 		case 'd': o->find.buildid_dir = optarg; break;
@@ -150,7 +151,6 @@ static int parse_args(struct convert_opts *o, struct bbmap_binary_override *bins
 		case 'c': o->cutoff = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 't': o->all_tables = true; break;	/* thread_blocks: sums per thread */
 		case 'm':
-			o->method_given = true;
 			o->method = !strcmp(optarg, "ebs") ? HBBP_METHOD_EBS :
 				    !strcmp(optarg, "lbr") ? HBBP_METHOD_LBR : HBBP_METHOD_HBBP;
 			break;
@@ -176,19 +176,18 @@ int main(int argc, char **argv)
 	struct convert_run run;
 	int rc;
 
-	if (convert_opts__init(&o))
+	if (cli_convert__defaults(&o))
 		return 2;
 	if (parse_args(&o, bins, argc, argv))
 		return usage();
-	o.binaries = bins;
-	o.quiet = true;
+	o.find.binaries = bins;
 	o.keep_batch_sums = true;
 	hbbp_log_set(NULL, NULL, HBBP_LOG_ERROR);
 	if (o.jobs > 1)
 		bbmap_module__threads_init();
 	rc = convert__compute(&run, &o);
 	if (rc == HBBP_EXIT_OK) {
-		print_blocks(&run, run.drv.acc.per_thread);
+		print_blocks(&run, run.drv.per_thread);
 		print_totals(&run);
 		fprintf(stderr, "methoddump: %s: %llu samples read apart\n", o.input,
 			(unsigned long long)run.part_samples);

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "hbbp/engine/leaders_threads.h"
-#include "hbbp/method/method.h"
 #include "tests/harness.h"
 #include "util/hbbp_err.h"
 
@@ -56,6 +55,21 @@ static int rec_add_leader(void *ctx, struct bbmap_module *m, uint64_t vaddr)
 	return 0;
 }
 
+/* hbbp_leaders_add_fn over one of the doubles above, a leader at a time */
+static int (*add_one)(void *ctx, struct bbmap_module *m, uint64_t vaddr);
+
+static int add_list(struct bbmap_module *m, const uint64_t *vaddrs, size_t n, unsigned int threads)
+{
+	size_t i;
+	int err = 0;
+
+	(void)threads;
+	for (i = 0; i < n; i++)
+		if (add_one(NULL, m, vaddrs[i]) == -ENOMEM)
+			err = -ENOMEM;
+	return err;
+}
+
 static void test_leaders_threads(void)
 {
 	static uint64_t want[NR_MODS][NR_LEADERS];
@@ -64,13 +78,13 @@ static void test_leaders_threads(void)
 	uint64_t s = 88172645463325252ULL;
 
 	for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
-		struct hbbp_code_ops ops = { .add_leader = rec_add_leader };
 		struct hbbp_leaders l;
 		size_t same = 0, total = 0, m, overlaps = 0;
 
 		memset(mods, 0, sizeof(mods));
 		memset(nwant, 0, sizeof(nwant));
 		nr_threads_seen = 0;
+		add_one = rec_add_leader;
 		hbbp_leaders__init(&l);
 		for (k = 0; k < NR_LEADERS; k++) {
 			/* modules of very different sizes, leaders interleaved across them */
@@ -83,7 +97,7 @@ static void test_leaders_threads(void)
 						 0x400000 + k * 4));
 		}
 		CHECK(l.nr <= NR_MODS);
-		CHECK(!hbbp_leaders__apply(&l, &ops, threads[t]));
+		CHECK(!hbbp_leaders__apply(&l, add_list, threads[t]));
 		for (m = 0; m < NR_MODS; m++) {
 			total += mods[m].nr;
 			same += mods[m].nr == nwant[m] &&
@@ -125,20 +139,20 @@ static void test_leaders_errors(void)
 
 	for (k = 0; k < 2; k++) {
 		for (t = 0; t < 2; t++) {
-			struct hbbp_code_ops ops = { .add_leader = failing_add_leader };
 			struct hbbp_leaders l;
 			size_t added = 0;
 
 			memset(mods, 0, sizeof(mods));
 			fail_kind = kinds[k];
+			add_one = failing_add_leader;
 			hbbp_leaders__init(&l);
 			for (m = 0; m < NR_MODS; m++)
 				for (i = 0; i < 10; i++)
 					CHECK(!hbbp_leaders__add(&l, (struct bbmap_module *)(void *)&mods[m],
 								 0x1000 * m + i));
-			CHECK_EQ_U64((uint64_t)hbbp_leaders__apply(&l, &ops, threads[t]),
+			CHECK_EQ_U64((uint64_t)hbbp_leaders__apply(&l, add_list, threads[t]),
 				     (uint64_t)(kinds[k] == -ENOMEM ? -ENOMEM : 0));
-			CHECK_EQ_U64((uint64_t)hbbp_leaders__apply_each(&l, &ops),
+			CHECK_EQ_U64((uint64_t)hbbp_leaders__apply(&l, add_list, 1),
 				     (uint64_t)(kinds[k] == -ENOMEM ? -ENOMEM : 0));
 			for (m = 0; m < NR_MODS; m++)
 				added += mods[m].nr;

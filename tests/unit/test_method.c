@@ -1,13 +1,14 @@
-/* Unit tests of the HBBP method core (hbbp/engine/driver.c, hbbp/method/blocks.c) on test doubles: a fake
- * code model (modules as lists of fixed-size instructions with leaders computed the way
- * method.md §3 says) bound through struct hbbp_code_ops, and records built in memory.
- * Every expected number is computed by hand in the comments next to it.
+/* Unit tests of the HBBP method (hbbp/method/accum.c, hbbp/method/blocks.c) on test doubles: a
+ * fake code model (modules as lists of fixed-size instructions with leaders computed the way
+ * method.md §3 says) bound through struct hbbp_code, and records built in memory, fed one by
+ * one as a record loop would. Every expected number is computed by hand in the comments next
+ * to it.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/engine/driver.h"
+#include "hbbp/method/method.h"
 #include "tests/harness.h"
 #include "util/hbbp_err.h"
 
@@ -87,7 +88,7 @@ static int fake_index(const struct bbmap_module *m, uint64_t vaddr)
 	return (int)((vaddr - m->base) / 4);
 }
 
-static int f_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr, struct bbmap_loc *loc)
+static int f_locate(void *ctx, uint32_t pid, int cpumode, uint64_t addr, struct bbmap_loc *loc)
 {
 	size_t i;
 
@@ -104,24 +105,29 @@ static int f_lookup(void *ctx, uint32_t pid, int cpumode, uint64_t addr, struct 
 	return -HBBP_ENOTFOUND;
 }
 
-static enum bbmap_dso_status f_dso_module(void *ctx, struct bbmap_dso *d, struct bbmap_module **m)
+static struct bbmap_module *f_module(void *ctx, struct bbmap_dso *d)
 {
-	*m = d->mod;
-	return d->mod ? DSO_OK : DSO_MISSING;
+	return d->mod;
 }
 
-static int f_add_leader(void *ctx, struct bbmap_module *m, uint64_t vaddr)
+static int f_add_leaders(void *ctx, const struct hbbp_leaders *l)
 {
-	int i = fake_index(m, vaddr);
+	size_t i, k;
 
-	m->nr_add_leader++;
-	if (i < 0 || (vaddr & 3))
-		return -HBBP_ENOTFOUND;
-	m->leader[i] = true;
+	for (i = 0; i < l->nr; i++)
+		for (k = 0; k < l->lists[i].nr; k++) {
+			struct bbmap_module *m = l->lists[i].mod;
+			uint64_t vaddr = l->lists[i].vaddrs[k];
+			int j = fake_index(m, vaddr);
+
+			m->nr_add_leader++;
+			if (j >= 0 && !(vaddr & 3))
+				m->leader[j] = true;
+		}
 	return 0;
 }
 
-static int f_block_at(void *ctx, struct bbmap_module *m, uint64_t vaddr,
+static int f_block(void *ctx, struct bbmap_module *m, uint64_t vaddr,
 		      const struct bbmap_block **blk)
 {
 	int i = fake_index(m, vaddr), s, e;
@@ -160,15 +166,9 @@ static const char *f_dso_name(void *ctx, const struct bbmap_dso *d)
 	return d->name;
 }
 
-static enum bbmap_dso_kind f_dso_kind(void *ctx, const struct bbmap_dso *d)
-{
-	return DSO_KIND_USER;
-}
-
-static const struct hbbp_code_ops fake_ops = {
-	.lookup = f_lookup, .dso_module = f_dso_module, .add_leader = f_add_leader,
-	.block_at = f_block_at, .symbol_at = f_symbol_at, .dso_symbol = f_dso_symbol,
-	.dso_name = f_dso_name, .dso_short_name = f_dso_name, .dso_kind = f_dso_kind,
+static const struct hbbp_code fake_code = {
+	.locate = f_locate, .module = f_module, .add_leaders = f_add_leaders, .block = f_block,
+	.symbol = f_symbol_at, .dso_symbol = f_dso_symbol, .dso_name = f_dso_name,
 };
 
 /*
@@ -212,6 +212,43 @@ static void fake_setup(void)
 
 /* ---- records ---- */
 
+/* One record into the accumulator, as a record loop feeds it (tasks by thread). */
+static int feed(struct hbbp_accum *a, const struct perf_record *r)
+{
+	struct hbbp_sample_item it;
+	struct hbbp_end ends[64];
+	uint8_t flags[32];
+	struct hbbp_bsum bs;
+	struct bbmap_loc loc;
+	int err;
+
+	if (r->type == PERF_RECORD_READ)
+		return hbbp_accum__read_value(a, r->read.pid, r->read.tid, 0, r->evidx,
+					      r->read.time_enabled, r->read.time_running);
+	hbbp_sample__digest(a->ev, a->nr_events, NULL, 0, r, &it);
+	err = hbbp_accum__count_item(a, &it);
+	memset(&bs, 0, sizeof(bs));
+	bs.b[it.batch] = it.kind == HBBP_ITEM_LBR ? it.weight : (double)it.period;
+	if (err || (it.kind != HBBP_ITEM_EBS && it.kind != HBBP_ITEM_LBR))
+		return err;
+	if (it.kind == HBBP_ITEM_EBS)
+		return hbbp_accum__ebs(a, it.pid, it.tid, it.evidx,
+				       f_locate(NULL, it.pid, it.cpumode, it.ip, &loc) ? NULL : &loc,
+				       (double)it.period, 1, &bs);
+	hbbp_stack__resolve(a->code, it.pid, it.cpumode, it.raw, it.nr, ends, flags);
+	return hbbp_accum__lbr(a, it.pid, it.tid, it.evidx,
+			       &(struct hbbp_stack){ it.nr, flags, ends }, it.weight,
+			       (double)it.period, 1, &bs);
+}
+
+/* The attribution, its rejections added to the accumulator's. */
+static int compute(struct hbbp_counts *c, struct hbbp_accum *a, enum hbbp_method m)
+{
+	int err = hbbp_counts__compute(c, a, m, 18);
+
+	return err ? err : hbbp_accum__add_counts(a, c);
+}
+
 static struct perf_event_info ev_info[2];
 static const struct perf_event_info *ev_ptrs[2] = { &ev_info[0], &ev_info[1] };
 static struct hbbp_event_role ev_roles[2];
@@ -229,7 +266,7 @@ static void events_setup(void)
 	ev_roles[1].branch_any = true;
 }
 
-static int ebs_sample(struct hbbp_driver *d, uint32_t tid, uint64_t ip, uint64_t period)
+static int ebs_sample(struct hbbp_accum *d, uint32_t tid, uint64_t ip, uint64_t period)
 {
 	struct perf_record r;
 
@@ -241,11 +278,11 @@ static int ebs_sample(struct hbbp_driver *d, uint32_t tid, uint64_t ip, uint64_t
 	r.sample.tid = tid;
 	r.sample.ip = ip;
 	r.sample.period = period;
-	return hbbp_driver__record(d, &r);
+	return feed(d, &r);
 }
 
 /* pairs: from0, to0, from1, to1, ... newest first */
-static int lbr_sample(struct hbbp_driver *d, uint32_t tid, uint64_t period, size_t n,
+static int lbr_sample(struct hbbp_accum *d, uint32_t tid, uint64_t period, size_t n,
 		      const uint64_t *pairs, const uint64_t *flags)
 {
 	struct perf_branch_entry e[32];
@@ -268,7 +305,7 @@ static int lbr_sample(struct hbbp_driver *d, uint32_t tid, uint64_t period, size
 	r.sample.period = period;
 	r.sample.nr_branches = n;
 	r.sample.branches = e;
-	return hbbp_driver__record(d, &r);
+	return feed(d, &r);
 }
 
 static const struct hbbp_block *find_block(const struct hbbp_counts *c, const char *dso,
@@ -288,7 +325,7 @@ static const struct hbbp_block *find_block(const struct hbbp_counts *c, const ch
 /* n-1 weighting: one stack of 4 entries, period 300 -> 3 streams of weight 100. */
 static void test_stream_weighting(void)
 {
-	struct hbbp_driver d;
+	struct hbbp_accum d;
 	struct hbbp_counts c;
 	const struct hbbp_block *b1, *b2;
 	const uint64_t st[] = {
@@ -300,11 +337,11 @@ static void test_stream_weighting(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
+	CHECK(!hbbp_accum__init(&d, &fake_code, ev_ptrs, ev_roles, 2));
 	CHECK(!lbr_sample(&d, 100, 300, 4, st, NULL));
-	hbbp_driver__finish(&d);
-	CHECK_EQ_U64(d.acc.ev[1].streams, 3);
-	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
+	hbbp_accum__scale(&d);
+	CHECK_EQ_U64(d.ev[1].streams, 3);
+	CHECK(!compute(&c, &d, HBBP_METHOD_HBBP));
 	b1 = find_block(&c, "a", 0x1000);
 	b2 = find_block(&c, "a", 0x100c);
 	CHECK(b1 && b2);
@@ -318,13 +355,13 @@ static void test_stream_weighting(void)
 	}
 	CHECK(!find_block(&c, "a", 0x1018));		/* never executed */
 	hbbp_counts__exit(&c);
-	hbbp_driver__exit(&d);
+	hbbp_accum__exit(&d);
 }
 
 /* Rejections: to>from, cross-module, unmapped, speculative, a walk over a jmp, no code. */
 static void test_stream_rejects(void)
 {
-	struct hbbp_driver d;
+	struct hbbp_accum d;
 	struct hbbp_counts c;
 	const uint64_t st[] = {
 		RA(0x1008), RA(0x1000),		/* e0 */
@@ -343,7 +380,7 @@ static void test_stream_rejects(void)
 	flags[8] = (uint64_t)PERF_BR_SPEC_WRONG_PATH << 24;
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
+	CHECK(!hbbp_accum__init(&d, &fake_code, ev_ptrs, ev_roles, 2));
 	/* 9 entries, 8 streams, period 800 -> weight 100 each */
 	CHECK(!lbr_sample(&d, 100, 800, 9, st, flags));
 	/* cross-module: a:0x1000 (older to) -> b:0x2004 (newer from) */
@@ -358,18 +395,18 @@ static void test_stream_rejects(void)
 
 		CHECK(!lbr_sample(&d, 100, 7, 2, x, NULL));
 	}
-	hbbp_driver__finish(&d);
-	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_LBR, 18));
-	CHECK_EQ_U64(d.acc.rejected[REJ_BACKWARD], 2);
-	CHECK_EQ_U64(d.acc.rejected[REJ_UNMAPPED], 1);
-	CHECK_EQ_U64(d.acc.rejected[REJ_NO_CODE], 1);
-	CHECK_EQ_U64(d.acc.rejected[REJ_SPECULATIVE], 1);
-	CHECK_EQ_U64(d.acc.rejected[REJ_WALK_JUMP], 1);
-	CHECK_EQ_U64(d.acc.rejected[REJ_CROSS_MODULE], 1);
-	CHECK_EQ_DBL(d.acc.rejected_weight[REJ_CROSS_MODULE], 10.0, 1e-9);
-	CHECK_EQ_DBL(d.acc.rejected_weight[REJ_BACKWARD], 200.0, 1e-9);
-	CHECK_EQ_DBL(d.acc.rejected_weight[REJ_WALK_JUMP], 7.0, 1e-9);
-	CHECK_EQ_DBL(d.acc.rejected_weight[REJ_SPECULATIVE], 100.0, 1e-9);
+	hbbp_accum__scale(&d);
+	CHECK(!compute(&c, &d, HBBP_METHOD_LBR));
+	CHECK_EQ_U64(d.rejected[REJ_BACKWARD], 2);
+	CHECK_EQ_U64(d.rejected[REJ_UNMAPPED], 1);
+	CHECK_EQ_U64(d.rejected[REJ_NO_CODE], 1);
+	CHECK_EQ_U64(d.rejected[REJ_SPECULATIVE], 1);
+	CHECK_EQ_U64(d.rejected[REJ_WALK_JUMP], 1);
+	CHECK_EQ_U64(d.rejected[REJ_CROSS_MODULE], 1);
+	CHECK_EQ_DBL(d.rejected_weight[REJ_CROSS_MODULE], 10.0, 1e-9);
+	CHECK_EQ_DBL(d.rejected_weight[REJ_BACKWARD], 200.0, 1e-9);
+	CHECK_EQ_DBL(d.rejected_weight[REJ_WALK_JUMP], 7.0, 1e-9);
+	CHECK_EQ_DBL(d.rejected_weight[REJ_SPECULATIVE], 100.0, 1e-9);
 	/* valid: b:[0x2000,0x2008) += 100; a:0x100c..0x1014 = B2 += 100 */
 	b = find_block(&c, "b", 0x2000);
 	CHECK(b && b->lbr_est == 100.0 && b->nr_insns == 2);
@@ -381,13 +418,13 @@ static void test_stream_rejects(void)
 	CHECK(!find_block(&c, "a", 0x1018));
 	CHECK_EQ_DBL(c.lbr_weight_attributed, 300.0, 1e-9);
 	hbbp_counts__exit(&c);
-	hbbp_driver__exit(&d);
+	hbbp_accum__exit(&d);
 }
 
 /* A stream target in the middle of a static block splits it (LBR-learned leader). */
 static void test_learned_leader(void)
 {
-	struct hbbp_driver d;
+	struct hbbp_accum d;
 	struct hbbp_counts c;
 	const struct hbbp_block *lo, *hi;
 	/* stream 1: 0x1010 -> 0x1014 (indirect target mid-B2); stream 2: 0x100c -> 0x1014 */
@@ -399,12 +436,12 @@ static void test_learned_leader(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
+	CHECK(!hbbp_accum__init(&d, &fake_code, ev_ptrs, ev_roles, 2));
 	CHECK(!lbr_sample(&d, 100, 20, 3, st, NULL));		/* 2 streams of 10 */
 	CHECK(!ebs_sample(&d, 100, RA(0x1010), 600));	/* EBS in the upper half */
 	CHECK(!ebs_sample(&d, 100, RA(0x100c), 90));		/* and in the lower half */
-	hbbp_driver__finish(&d);
-	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
+	hbbp_accum__scale(&d);
+	CHECK(!compute(&c, &d, HBBP_METHOD_HBBP));
 	lo = find_block(&c, "a", 0x100c);
 	hi = find_block(&c, "a", 0x1010);
 	CHECK(lo && hi);
@@ -417,7 +454,7 @@ static void test_learned_leader(void)
 		CHECK_EQ_DBL(lo->ebs_est, 90.0, 1e-9);		/* 90 / 1 insn */
 	}
 	hbbp_counts__exit(&c);
-	hbbp_driver__exit(&d);
+	hbbp_accum__exit(&d);
 }
 
 /* The hybrid rule at the cutoff and the fallbacks, on hand-made blocks. */
@@ -471,7 +508,7 @@ static void test_choose(void)
 /* Per-sample periods, multiplexing scale, unmapped and no-code EBS, per-thread split. */
 static void test_ebs_scale_threads(void)
 {
-	struct hbbp_driver d;
+	struct hbbp_accum d;
 	struct hbbp_counts c;
 	const struct hbbp_block *b1;
 	struct perf_record r;
@@ -480,7 +517,7 @@ static void test_ebs_scale_threads(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
+	CHECK(!hbbp_accum__init(&d, &fake_code, ev_ptrs, ev_roles, 2));
 	CHECK(!ebs_sample(&d, 100, RA(0x1004), 300));	/* tid 100 */
 	CHECK(!ebs_sample(&d, 101, RA(0x1008), 600));	/* tid 101, other period */
 	CHECK(!ebs_sample(&d, 101, 0x9000, 50));		/* unmapped */
@@ -493,11 +530,11 @@ static void test_ebs_scale_threads(void)
 	r.read.tid = 100;
 	r.read.time_enabled = 2000;
 	r.read.time_running = 1000;
-	CHECK(!hbbp_driver__record(&d, &r));
-	hbbp_driver__finish(&d);
-	CHECK_EQ_DBL(d.acc.ev[0].scale, 2.0, 0);
-	CHECK_EQ_DBL(d.acc.ev[1].scale, 1.0, 0);
-	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
+	CHECK(!feed(&d, &r));
+	hbbp_accum__scale(&d);
+	CHECK_EQ_DBL(d.ev[0].scale, 2.0, 0);
+	CHECK_EQ_DBL(d.ev[1].scale, 1.0, 0);
+	CHECK(!compute(&c, &d, HBBP_METHOD_HBBP));
 	b1 = find_block(&c, "a", 0x1000);
 	CHECK(b1);
 	if (b1) {
@@ -526,17 +563,17 @@ static void test_ebs_scale_threads(void)
 	CHECK(nocode == 1 && unmapped == 1);
 	hbbp_counts__exit(&c);
 	/* --method lbr: nothing is counted from EBS */
-	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_LBR, 18));
+	CHECK(!compute(&c, &d, HBBP_METHOD_LBR));
 	for (i = 0; i < c.nr_blocks; i++)
 		CHECK_EQ_DBL(c.blocks[i].count, 0, 0);
 	hbbp_counts__exit(&c);
-	hbbp_driver__exit(&d);
+	hbbp_accum__exit(&d);
 }
 
 /* Bias: a branch always in the oldest slot of 4-entry stacks (share 1 > 2 * 1/4). */
 static void test_bias(void)
 {
-	struct hbbp_driver d;
+	struct hbbp_accum d;
 	struct hbbp_counts c;
 	const struct hbbp_block *b;
 	int i;
@@ -549,17 +586,17 @@ static void test_bias(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
+	CHECK(!hbbp_accum__init(&d, &fake_code, ev_ptrs, ev_roles, 2));
 	for (i = 0; i < 7; i++)
 		CHECK(!lbr_sample(&d, 100, 3, 4, st, NULL));
-	hbbp_driver__finish(&d);
-	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
+	hbbp_accum__scale(&d);
+	CHECK(!compute(&c, &d, HBBP_METHOD_HBBP));
 	b = find_block(&c, "a", 0x1000);
 	CHECK(b && !b->biased);			/* 7 occurrences < 8: not yet flagged */
 	hbbp_counts__exit(&c);
 	CHECK(!lbr_sample(&d, 100, 3, 4, st, NULL));
-	hbbp_driver__finish(&d);
-	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
+	hbbp_accum__scale(&d);
+	CHECK(!compute(&c, &d, HBBP_METHOD_HBBP));
 	b = find_block(&c, "a", 0x1000);	/* target of the biased jmp */
 	CHECK(b && b->biased);
 	if (b)
@@ -569,200 +606,47 @@ static void test_bias(void)
 	 * its own, but B1 is flagged as the jmp's target. */
 	CHECK_EQ_U64(c.nr_biased_branches, 1);
 	hbbp_counts__exit(&c);
-	hbbp_driver__exit(&d);
+	hbbp_accum__exit(&d);
 }
 
 /* An LBR event without the all-branches filter is no LBR source. */
 static void test_no_branch_any(void)
 {
-	struct hbbp_driver d;
+	struct hbbp_accum d;
 	const uint64_t st[] = { RA(0x1008), RA(0x1000), RA(0x1008), RA(0x1000) };
 
 	fake_setup();
 	events_setup();
 	ev_roles[1].branch_any = false;
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
-	CHECK(d.acc.ev[1].role == HBBP_ROLE_UNUSED);
+	CHECK(!hbbp_accum__init(&d, &fake_code, ev_ptrs, ev_roles, 2));
+	CHECK(d.ev[1].role == HBBP_ROLE_UNUSED);
 	CHECK(!lbr_sample(&d, 100, 10, 2, st, NULL));
-	CHECK_EQ_U64(d.acc.streams.nr, 0);
-	CHECK_EQ_U64(d.acc.nr_unused_samples, 1);
-	hbbp_driver__exit(&d);
+	CHECK_EQ_U64(d.streams.nr, 0);
+	CHECK_EQ_U64(d.nr_unused_samples, 1);
+	hbbp_accum__exit(&d);
 }
 
 /* Partly filled stacks: trailing 0/0 entries are padding, not branches (n counts the rest). */
 static void test_zero_padding(void)
 {
-	struct hbbp_driver d;
+	struct hbbp_accum d;
 	struct hbbp_counts c;
 	const struct hbbp_block *b;
 	const uint64_t st[] = { RA(0x1008), RA(0x1000), RA(0x1008), RA(0x1000), 0, 0, 0, 0 };
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
+	CHECK(!hbbp_accum__init(&d, &fake_code, ev_ptrs, ev_roles, 2));
 	CHECK(!lbr_sample(&d, 100, 30, 4, st, NULL));	/* 2 real entries: 1 stream of 30 */
-	hbbp_driver__finish(&d);
-	CHECK_EQ_U64(d.acc.ev[1].streams, 1);
-	CHECK_EQ_U64(d.acc.ev[1].zero_entries, 2);
-	CHECK_EQ_U64(d.acc.rejected[REJ_UNMAPPED], 0);
-	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_LBR, 18));
+	hbbp_accum__scale(&d);
+	CHECK_EQ_U64(d.ev[1].streams, 1);
+	CHECK_EQ_U64(d.ev[1].zero_entries, 2);
+	CHECK_EQ_U64(d.rejected[REJ_UNMAPPED], 0);
+	CHECK(!compute(&c, &d, HBBP_METHOD_LBR));
 	b = find_block(&c, "a", 0x1000);
 	CHECK(b && b->lbr_est == 30.0);
 	hbbp_counts__exit(&c);
-	hbbp_driver__exit(&d);
-}
-
-/* Cached lookups: repeated addresses hit the cache; any non-sample record (a new mmap) and a
- * change of pid make the next lookup ask the code model again. */
-static void test_lookup_cache(void)
-{
-	struct hbbp_driver d;
-	struct perf_record r;
-	struct hbbp_counts c;
-	size_t i;
-	int nocode = 0;
-
-	fake_setup();
-	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
-	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
-	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
-	CHECK_EQ_U64(d.nr_lookups, 2);
-	CHECK_EQ_U64(d.nr_lookup_hits, 1);
-	/* the map of "a" moves over the no-code dso's addresses, announced by an MMAP record */
-	memset(&r, 0, sizeof(r));
-	r.type = PERF_RECORD_MMAP2;
-	CHECK(!hbbp_driver__record(&d, &r));
-	dsos[2].start = 0x300000;
-	dsos[2].end = 0x500000;		/* now covers RA(0x1004) = 0x400004 */
-	dsos[0].name = NULL;
-	CHECK(!ebs_sample(&d, 100, RA(0x1004), 10));
-	CHECK_EQ_U64(d.nr_lookup_hits, 1);
-	hbbp_driver__finish(&d);
-	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_HBBP, 18));
-	for (i = 0; i < c.nr_blocks; i++)
-		if (c.blocks[i].kind == HBBP_BLK_NOCODE) {
-			nocode++;
-			CHECK_EQ_DBL(c.blocks[i].ebs_sum, 10, 0);
-		}
-	CHECK(nocode == 1);
-	hbbp_counts__exit(&c);
-	hbbp_driver__exit(&d);
-}
-
-/* a non-sample record that may change an address space (COMM), at a file offset and time */
-static int comm_at(struct hbbp_driver *d, uint64_t off, uint64_t time)
-{
-	struct perf_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.type = PERF_RECORD_COMM;
-	r.file_offset = off;
-	r.has_sid = true;
-	r.sid.time = time;
-	r.comm.pid = r.comm.tid = 100;
-	r.comm.comm = "x";
-	return hbbp_driver__record(d, &r);
-}
-
-/* A bundle (a segment's raw sums) merged by the driver: the counts equal those of the same
- * samples fed to the driver itself; merged before the first address-space record after the
- * segment; -HBBP_EREDO when a record before it comes after it in time or the reverse. */
-static void test_bundle(void)
-{
-	const uint64_t st[] = { RA(0x1008), RA(0x1000), RA(0x1014), RA(0x1000) };
-	struct perf_branch_entry e[2] = { { RA(0x1008), RA(0x1000), 0 },
-					  { RA(0x1014), RA(0x1000), 0 } };
-	struct hbbp_driver d, ref;
-	struct hbbp_bundle b;
-	struct perf_record r;
-	int scenario;
-
-	fake_setup();
-	events_setup();
-	/* the reference: the samples fed to a driver directly */
-	CHECK(!hbbp_driver__init(&ref, &fake_ops, ev_ptrs, ev_roles, 2));
-	CHECK(!ebs_sample(&ref, 100, RA(0x1004), 7));
-	CHECK(!ebs_sample(&ref, 100, RA(0x1004), 5));
-	CHECK(!lbr_sample(&ref, 100, 60, 2, st, NULL));
-	CHECK(!lbr_sample(&ref, 100, 40, 2, st, NULL));
-	hbbp_driver__finish(&ref);
-
-	for (scenario = 0; scenario < 4; scenario++) {
-		CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
-		CHECK(!hbbp_bundle__init(&b, &d));
-		memset(&r, 0, sizeof(r));
-		r.type = PERF_RECORD_SAMPLE;
-		r.misc = PERF_RECORD_MISC_USER;
-		r.sample.present = PERF_SAMPLE_TIME;
-		r.sample.pid = r.sample.tid = 100;
-		r.evidx = 0;
-		r.sample.ip = RA(0x1004);
-		r.sample.period = 7;
-		r.sample.time = 50;
-		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 1);
-		r.sample.period = 5;
-		r.sample.time = 55;
-		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 1);
-		r.evidx = 1;
-		r.sample.nr_branches = 2;
-		r.sample.branches = e;
-		r.sample.period = 60;
-		r.sample.time = 52;
-		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 1);
-		r.sample.period = 40;
-		r.sample.time = 60;
-		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 1);
-		/* read values make the result depend on order: refused */
-		r.sample.present |= PERF_SAMPLE_READ;
-		CHECK_EQ_U64(hbbp_bundle__add(&b, &r), 0);
-		CHECK(!hbbp_bundle__finish(&b));
-		CHECK_EQ_U64(b.nr_samples, 4);
-		CHECK_EQ_U64(b.tmin, 50);
-		CHECK_EQ_U64(b.tmax, 60);
-		CHECK_EQ_U64(b.stacks.nr, 1);
-		b.start = 1000;
-		b.end = 2000;
-		CHECK(!comm_at(&d, 100, 10));	/* before the segment, earlier */
-		hbbp_driver__set_bundle(&d, &b);
-		switch (scenario) {
-		case 0:	/* in order: merged at the record after the segment */
-			CHECK(!comm_at(&d, 500, 50));	/* before, time == tmin: still before */
-			CHECK(!d.bundle_merged);
-			CHECK(!comm_at(&d, 2000, 60));	/* after, time == tmax */
-			CHECK(d.bundle_merged);
-			CHECK(!comm_at(&d, 3000, 70));
-			hbbp_driver__finish(&d);
-			CHECK_EQ_U64(d.acc.nr_samples, ref.acc.nr_samples);
-			CHECK_EQ_U64(d.acc.ev[0].samples_used, ref.acc.ev[0].samples_used);
-			CHECK_EQ_U64(d.acc.ev[1].samples_used, ref.acc.ev[1].samples_used);
-			CHECK_EQ_U64(d.acc.ebs.nr, ref.acc.ebs.nr);
-			CHECK_EQ_U64(d.acc.streams.nr, ref.acc.streams.nr);
-			CHECK_EQ_DBL(d.acc.ev[1].stream_weight, ref.acc.ev[1].stream_weight, 0);
-			if (d.acc.ebs.nr == 1 && ref.acc.ebs.nr == 1) {
-				void *v1, *v2;
-
-				hmap__slot(&d.acc.ebs, 0, &v1);
-				hmap__slot(&ref.acc.ebs, 0, &v2);
-				CHECK_EQ_DBL(((struct hbbp_ebs_val *)v1)->period, 12, 0);
-				CHECK_EQ_DBL(((struct hbbp_ebs_val *)v2)->period, 12, 0);
-			}
-			break;
-		case 1:	/* a record read before the segment comes after its first sample */
-			CHECK_EQ_U64(comm_at(&d, 500, 51), (uint64_t)-HBBP_EREDO);
-			break;
-		case 2:	/* a record read after it comes before its last sample */
-			CHECK_EQ_U64(comm_at(&d, 2500, 59), (uint64_t)-HBBP_EREDO);
-			break;
-		case 3:	/* a record read before it delivered after the merge */
-			CHECK(!comm_at(&d, 2000, 80));
-			CHECK_EQ_U64(comm_at(&d, 500, 20), (uint64_t)-HBBP_EREDO);
-			break;
-		}
-		hbbp_bundle__exit(&b);
-		hbbp_driver__exit(&d);
-	}
-	hbbp_driver__exit(&ref);
+	hbbp_accum__exit(&d);
 }
 
 /* method.md §3: every branch target of the LBR data starts a block, not only the targets of
@@ -771,7 +655,7 @@ static void test_bundle(void)
  * stream, 0x1000 -> e0.from 0x1014, then walks four blocks of 1, 2, 1 and 2 instructions. */
 static void test_all_targets_lead(void)
 {
-	struct hbbp_driver d;
+	struct hbbp_accum d;
 	struct hbbp_counts c;
 	const struct hbbp_block *b;
 	const uint64_t st[] = {
@@ -786,11 +670,11 @@ static void test_all_targets_lead(void)
 
 	fake_setup();
 	events_setup();
-	CHECK(!hbbp_driver__init(&d, &fake_ops, ev_ptrs, ev_roles, 2));
+	CHECK(!hbbp_accum__init(&d, &fake_code, ev_ptrs, ev_roles, 2));
 	CHECK(!lbr_sample(&d, 100, 200, 3, st, NULL));
-	hbbp_driver__finish(&d);
-	CHECK_EQ_U64(d.acc.rejected[REJ_BACKWARD], 1);
-	CHECK(!hbbp_counts__compute(&c, &d.acc, HBBP_METHOD_LBR, 18));
+	hbbp_accum__scale(&d);
+	CHECK_EQ_U64(d.rejected[REJ_BACKWARD], 1);
+	CHECK(!compute(&c, &d, HBBP_METHOD_LBR));
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		b = find_block(&c, "a", want[i].start);
 		CHECK(b != NULL);
@@ -800,13 +684,11 @@ static void test_all_targets_lead(void)
 		}
 	}
 	hbbp_counts__exit(&c);
-	hbbp_driver__exit(&d);
+	hbbp_accum__exit(&d);
 }
 
 int main(void)
 {
-	RUN_TEST(test_bundle);
-	RUN_TEST(test_lookup_cache);
 	RUN_TEST(test_zero_padding);
 	RUN_TEST(test_stream_weighting);
 	RUN_TEST(test_stream_rejects);

@@ -89,8 +89,9 @@ static const char *f_comm(void *ctx, uint32_t pid, uint32_t tid)
 
 static const struct hbbp_code_ops ops = {
 	.dso_module = f_dso_module, .block_at = f_block_at, .dso_name = f_name,
-	.dso_short_name = f_short, .dso_kind = f_kind, .thread_comm = f_comm,
+	.dso_short_name = f_short, .dso_kind = f_kind,
 };
+static const struct hbbp_code code = { .dso_name = f_name, .comm = f_comm };
 
 static struct perf_event_info evi;
 static const struct perf_event_info *evp[1] = { &evi };
@@ -108,7 +109,7 @@ static void build(struct hbbp_accum *d, struct hbbp_counts *c)
 	insns_setup();
 	memset(&evi, 0, sizeof(evi));
 	evi.name = "inst";
-	CHECK(!hbbp_accum__init(d, &ops, evp, &evr, 1));
+	CHECK(!hbbp_accum__init(d, &code, evp, &evr, 1));
 
 	memset(c, 0, sizeof(*c));
 	c->method = HBBP_METHOD_HBBP;
@@ -140,8 +141,6 @@ static void build(struct hbbp_accum *d, struct hbbp_counts *c)
 	t[1].count_bs = (struct hbbp_bsum){ { 0, 0, 1, 1 } };
 	t[2].count_bs = (struct hbbp_bsum){ { 1, 1, 1, 1 } };
 	t[3].count_bs = (struct hbbp_bsum){ { 10, 10, 10 } };
-	hmap__init(&c->bidx, 3, 8);
-	hmap__init(&c->tidx, 2, 8);
 }
 
 static const struct result_cell *cell(const struct result_table *t, size_t row, const char *col)
@@ -178,7 +177,7 @@ static struct result_table *run(struct result **res, const char *by, struct hbbp
 	build(&d, &c);
 	CHECK(!hbbp_mix__parse_keys(o, by, NULL, err, sizeof(err)));
 	CHECK(!result__new(res));
-	CHECK(!hbbp_mix__build(*res, &c, &d, evp, &rstats, o, total));
+	CHECK(!hbbp_mix__build(*res, &c, &d, &ops, evp, &rstats, o, total));
 	t = result__table(*res, "mix");
 	hbbp_counts__exit(&c);
 	hbbp_accum__exit(&d);
