@@ -58,13 +58,11 @@ static int check_paths(const struct cli_args *a)
 	return 0;
 }
 
-/* The environment's knobs: the build-id cache as perf finds it, HBBP_STACK_CACHE=on|off (the
- * LBR stack caches forced, for comparisons). */
+/* The environment's knob: the build-id cache as perf finds it. */
 static void read_env(struct convert_opts *o)
 {
 	static char home_debug[PATH_MAX];
 	const char *home = getenv("HOME"), *dir = getenv("PERF_BUILDID_DIR");
-	const char *stacks = getenv("HBBP_STACK_CACHE");
 
 	if (!o->find.buildid_dir && dir && *dir)
 		o->find.buildid_dir = dir;
@@ -72,8 +70,6 @@ static void read_env(struct convert_opts *o)
 		 (size_t)snprintf(home_debug, sizeof(home_debug), "%s/.debug", home) <
 		 sizeof(home_debug))
 		o->find.buildid_dir = home_debug;
-	o->stack_cache = !stacks ? HBBP_STACKS_AUTO : !strcmp(stacks, "on") ? HBBP_STACKS_ALWAYS :
-			 !strcmp(stacks, "off") ? HBBP_STACKS_NEVER : HBBP_STACKS_AUTO;
 }
 
 static const char *taxonomy_group(void *ctx, const struct bbmap_insn *in)

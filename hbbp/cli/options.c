@@ -112,27 +112,6 @@ static int parse_uint(struct cli_args *a, const struct cli_option *o, const char
 	return HBBP_EXIT_OK;
 }
 
-/* A byte count with an optional K, M or G suffix (powers of 1024). */
-static int parse_size(struct cli_args *a, const struct cli_option *o, const char *arg)
-{
-	unsigned long long v;
-	unsigned shift = 0;
-	char *end;
-
-	v = strtoull(arg, &end, 10);
-	if (*end && strchr("KkMmGg", *end))
-		shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : 30;
-	if (shift)
-		end++;
-	if (!*arg || *arg == '-' || end == arg || *end || v > (UINT64_MAX >> shift)) {
-		pr_err("--%s: '%s' is not a size (a number with an optional K, M or G)", o->name,
-		       arg);
-		return HBBP_EXIT_USAGE;
-	}
-	*(uint64_t *)field(a, o) = (uint64_t)v << shift;
-	return HBBP_EXIT_OK;
-}
-
 /* One of o->choices: its index. o->bad names the value where it says '%s'. */
 static int parse_choice(struct cli_args *a, const struct cli_option *o, const char *arg)
 {
@@ -303,12 +282,9 @@ static const struct cli_option options[] = {
 	{ .name = "no-demangle", 0, NULL, CONVERTING, "Binaries", "--demangle none", NULL,
 	  parse_no_demangle, F(conv.find.demangle) },
 
-	{ .name = "jobs", 'j', "N", CONVERTING, "Execution", "threads (default: the online "
-	  "CPUs, at most 8); the same results for any N", NULL, parse_uint, F(jobs), .min = 1,
-	  .max = 1024 },
-	{ .name = "split", 0, "SIZE", CONVERTING, "Execution", "read a file of at least SIZE "
-	  "bytes of records in two parts (K, M, G; 0 never)", "16M", parse_size,
-	  F(conv.split_min) },
+	{ .name = "jobs", 'j', "N", CONVERTING, "Execution", "input files converted at once, one "
+	  "thread each (default: the online CPUs, at most 8); the same results for any N", NULL,
+	  parse_uint, F(jobs), .min = 1, .max = 1024 },
 	{ .name = "quiet", 'q', NULL, CONVERTING | CMD(TRAIN), "Execution", "no summary on "
 	  "stderr", NULL, parse_true, F(quiet) },
 	{ .name = "help", 'h', NULL, ALL, "Execution", "this text (hbbp-convert help COMMAND: "

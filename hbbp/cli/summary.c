@@ -130,12 +130,6 @@ static void summary_diagnostics(const struct convert_run *run, const struct conv
 				(double)n);
 		fprintf(stderr, "; streams %zu distinct%s\n", f->nr_streams,
 			f->per_thread ? " (per thread)" : "");
-		st = &f->resolved_stacks;
-		if (st->stacks)
-			fprintf(stderr, "  resolved stacks: %" PRIu64 ", %.1f%% summed with an "
-				"identical one first (%s)\n", st->stacks, st->cached ? 100.0 *
-				(double)(st->cached - st->inserts) / (double)st->stacks : 0.0,
-				!st->direct ? "on" : !st->cached ? "off" : "partly off");
 	}
 	fprintf(stderr, "  blocks with data: %zu (%zu in decoded code)\n", f->nr_blocks,
 		f->nr_code_blocks);

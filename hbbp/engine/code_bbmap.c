@@ -1,17 +1,17 @@
 /* The code over a bbmap_session (see hbbp/engine/code_bbmap.h): records update the address
- * spaces, locations and blocks go to bbmap. The leaders are added on up to -j threads
- * (hbbp/engine/leaders_threads.h), then the pages of the binaries go back: the attribution
- * reads no code byte after, the mix only those of the blocks with counts. The blocks the
- * method asks for need no instructions (bbmap_module__block_span: decoded lazily).
+ * spaces, locations and blocks go to bbmap. Once the leaders are added the pages of the
+ * binaries go back: the attribution reads no code byte after, the mix only those of the
+ * blocks with counts. The blocks the method asks for need no instructions
+ * (bbmap_module__block_span: decoded lazily).
  * Depends on bbmap/session.h, bbmap/module.h and the reader's record structs.
  */
+#include <errno.h>
 #include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
 #include "hbbp/engine/code_bbmap.h"
-#include "hbbp/engine/leaders_threads.h"
 #include "util/hbbp_err.h"
 
 int hbbp_code_bbmap__record(struct bbmap_session *s, const struct perf_record *rec)
@@ -46,14 +46,12 @@ int hbbp_code_bbmap__record(struct bbmap_session *s, const struct perf_record *r
 	}
 }
 
-/* ---- struct hbbp_code (ctx: struct hbbp_code_bbmap) ---- */
+/* ---- struct hbbp_code ---- */
 
 static int code_locate(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
 		       struct bbmap_loc *loc)
 {
-	const struct hbbp_code_bbmap *cb = ctx;
-
-	return bbmap_session__lookup(cb->s, pid, cpumode, addr, loc);
+	return bbmap_session__lookup(ctx, pid, cpumode, addr, loc);
 }
 
 static struct bbmap_module *code_module(void *ctx, struct bbmap_dso *d)
@@ -63,12 +61,18 @@ static struct bbmap_module *code_module(void *ctx, struct bbmap_dso *d)
 	return bbmap_dso__module(d, &m) == DSO_OK ? m : NULL;
 }
 
+/* Every list in order (a leader that is no instruction start is skipped). */
 static int code_add_leaders(void *ctx, const struct hbbp_leaders *l)
 {
-	const struct hbbp_code_bbmap *cb = ctx;
-	int err = hbbp_leaders__apply(l, bbmap_module__add_leaders, cb->threads);
+	size_t i, k;
+	int err = 0;
 
-	bbmap_session__drop_pages(cb->s);
+	for (i = 0; i < l->nr; i++)
+		for (k = 0; k < l->lists[i].nr; k++)
+			if (bbmap_module__add_leader(l->lists[i].mod, l->lists[i].vaddrs[k]) ==
+			    -ENOMEM)
+				err = -ENOMEM;
+	bbmap_session__drop_pages(ctx);
 	return err;
 }
 
@@ -96,12 +100,10 @@ static const char *dso_name(void *ctx, const struct bbmap_dso *d)
 
 static const char *code_comm(void *ctx, uint32_t pid, uint32_t tid)
 {
-	const struct hbbp_code_bbmap *cb = ctx;
-
-	return bbmap_session__comm_of(cb->s, pid, tid);
+	return bbmap_session__comm_of(ctx, pid, tid);
 }
 
-/* ---- struct hbbp_code_ops (ctx: the session) ---- */
+/* ---- struct hbbp_code_ops ---- */
 
 static enum bbmap_dso_status ops_dso_module(void *ctx, struct bbmap_dso *d,
 					    struct bbmap_module **m)
@@ -154,14 +156,11 @@ static void ops_drop_code(void *ctx)
 #endif
 }
 
-void hbbp_code_bbmap__init(struct hbbp_code_bbmap *cb, struct hbbp_code *code,
-			   struct hbbp_code_ops *ops, struct bbmap_session *s,
-			   unsigned int threads)
+void hbbp_code_bbmap__init(struct hbbp_code *code, struct hbbp_code_ops *ops,
+			   struct bbmap_session *s)
 {
-	cb->s = s;
-	cb->threads = threads;
 	*code = (struct hbbp_code){
-		.ctx = cb, .locate = code_locate, .module = code_module,
+		.ctx = s, .locate = code_locate, .module = code_module,
 		.add_leaders = code_add_leaders, .block = code_block, .symbol = code_symbol,
 		.dso_symbol = code_dso_symbol, .dso_name = dso_name, .comm = code_comm,
 	};

@@ -11,15 +11,9 @@
 #include "hbbp/method/method.h"
 #include "hbbp/pivot/mix.h"
 
-struct hbbp_code_bbmap {
-	struct bbmap_session *s;
-	unsigned int threads;	/* threads that add the leaders (-j) */
-};
-
-/* Binds code (its ctx: cb) and ops (its ctx: s) to session s. */
-void hbbp_code_bbmap__init(struct hbbp_code_bbmap *cb, struct hbbp_code *code,
-			   struct hbbp_code_ops *ops, struct bbmap_session *s,
-			   unsigned int threads);
+/* Binds code and ops to session s (their ctx). */
+void hbbp_code_bbmap__init(struct hbbp_code *code, struct hbbp_code_ops *ops,
+			   struct bbmap_session *s);
 /* A non-sample record (MMAP, MMAP2, COMM, FORK, EXIT, KSYMBOL, HEADER_BUILD_ID) to the
  * address spaces; others are ignored. 0 or an error of the session. */
 int hbbp_code_bbmap__record(struct bbmap_session *s, const struct perf_record *rec);

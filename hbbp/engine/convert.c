@@ -18,7 +18,6 @@
 
 #include "hbbp/engine/code_bbmap.h"
 #include "hbbp/engine/convert.h"
-#include "hbbp/engine/segment.h"
 #include "util/hbbp_err.h"
 
 static int run_choose_method(struct convert_run *run, const struct convert_opts *o)
@@ -190,10 +189,7 @@ static int run_session(struct convert_run *run, const struct convert_opts *o)
 
 	if (err)
 		return err;
-	/* the attribution decodes distinct modules on up to jobs threads, the mix blocks */
-	hbbp_code_bbmap__init(&run->cb, &run->code, &run->ops, run->session, o->jobs);
-	if (o->jobs > 1)
-		bbmap_module__threads_init();
+	hbbp_code_bbmap__init(&run->code, &run->ops, run->session);
 	return 0;
 }
 
@@ -216,25 +212,9 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	const struct perf_header_info *h = perf_reader__header(run->reader);
 	const struct perf_record *rec;
 	double size = h->file_size ? (double)h->file_size : 0;
-	struct hbbp_segment *seg = NULL;
 	uint64_t n = 0;
 	int ret, err = 0;
 
-	/* a large file is read in two parts at once (on two threads when -j allows) */
-	if (hbbp_segment__eligible(run->reader, o->split_min) &&
-	    run->drv.sstats.policy != HBBP_STACKS_NEVER) {	/* its stacks are cached */
-		struct perf_reader_opts ro;
-
-		run_reader_opts(o, &ro);
-		err = hbbp_segment__open(&seg, run->reader, o->input, &ro, &run->drv, o->jobs > 1);
-		if (err) {
-			pr_err("%s: %s", o->input, hbbp_strerror(err));
-			return err;
-		}
-	}
-	/* with a second CPU, the LBR stacks are summed on it while this thread reads on */
-	if (o->jobs > 1 && hbbp_driver__start_worker(&run->drv))
-		pr_debug("%s: stacks summed on this thread (no worker)", o->input);
 	if (o->progress)
 		o->progress(o->progress_ctx, 0);
 	while ((ret = perf_reader__next(run->reader, &rec)) > 0) {
@@ -248,17 +228,10 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 		hbbp_driver__finish(&run->drv);
 		err = run->drv.flush_err;
 	}
-	run->two_parts = hbbp_segment__used(seg);
-	run->part_samples = hbbp_segment__nr_samples(seg);
-	perf_reader__set_mark(run->reader, 0, NULL, NULL);
-	hbbp_driver__set_bundle(&run->drv, NULL);	/* freed with the segment */
-	hbbp_segment__delete(seg);
 	if (o->progress)
 		o->progress(o->progress_ctx, 1);
 	if (err) {
-		run->redo = err == -HBBP_EREDO;
-		if (!run->redo)
-			pr_err("%s: %s", o->input, hbbp_strerror(err));
+		pr_err("%s: %s", o->input, hbbp_strerror(err));
 		return err;
 	}
 	if (ret < 0) {
@@ -268,14 +241,31 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	return 0;
 }
 
-/* What the mix does not read: the sums per batch and the accumulator's sums (the counts hold
- * them now). */
-static void run_drop_sums(struct convert_run *run)
+/* The attribution (method.md §3-§6) in the method's steps, each of the accumulator's sums
+ * freed once its step has read it and the sums per batch once the counts are set (the mix
+ * reads none of them; keep_batch_sums keeps them): the peak memory of one at a time. */
+static int run_attribution(struct convert_run *run, const struct convert_opts *o)
 {
-	hbbp_counts__drop_batch_sums(&run->counts);
-	hmap__exit(&run->drv.acc.ebs);
-	hmap__exit(&run->drv.acc.streams);
-	hmap__exit(&run->drv.acc.bias);
+	struct hbbp_accum *a = &run->drv.acc;
+	struct hbbp_counts *c = &run->counts;
+	bool drop = !o->keep_batch_sums;
+	int err = hbbp_counts__begin(c, a, run->method, o->cutoff);
+
+	run->counts_ok = true;
+	err = err ? err : hbbp_counts__ebs(c, a);
+	if (drop)
+		hmap__exit(&a->ebs);
+	err = err ? err : hbbp_counts__streams(c, a);
+	if (drop)
+		hmap__exit(&a->streams);
+	err = err ? err : hbbp_counts__bias(c, a);
+	if (drop)
+		hmap__exit(&a->bias);
+	err = err ? err : hbbp_counts__end(c, a);
+	err = err ? err : hbbp_accum__add_counts(a, c);
+	if (drop)
+		hbbp_counts__drop_batch_sums(c);
+	return err;
 }
 
 void convert__run_exit(struct convert_run *run)
@@ -314,96 +304,59 @@ static int run_meta_weights(struct convert_run *run)
 	return err;
 }
 
-/* Everything up to the result tables: 0 or a negative error; run is ready for run_exit. */
-static int run_compute_once(struct convert_run *run, const struct convert_opts *o)
+/* The events of the opened recording and their roles (method.md §2: decided once; events the
+ * reader meets after open, in pipe mode, have none), the mode, the session and the driver.
+ * 0 or an error (reported). */
+static int run_prepare(struct convert_run *run, const struct convert_opts *o,
+		       const struct perf_reader_opts *ro)
 {
-	struct perf_reader_opts ro;
-	const char *errmsg = NULL;
+	const struct perf_header_info *h = perf_reader__header(run->reader);
 	char msg[512];
-	double t;
 	size_t i;
 	int err;
 
-	memset(run, 0, sizeof(*run));
-	run_reader_opts(o, &ro);
-	err = perf_reader__open(&run->reader, o->input, &ro, &errmsg);
-	if (err) {
-		pr_err("%s", errmsg ? errmsg : hbbp_strerror(err));
-		return err;
-	}
-	err = result__new(&run->res);
-	if (err)
-		goto out;
 	run->nr_events = perf_reader__nr_events(run->reader);
 	run->events = calloc(run->nr_events + 1, sizeof(*run->events));
-	if (!run->events) {
-		err = -ENOMEM;
-		goto out;
-	}
+	run->roles = calloc(run->nr_events + 1, sizeof(*run->roles));
+	if (!run->events || !run->roles)
+		return -ENOMEM;
 	for (i = 0; i < run->nr_events; i++)
 		run->events[i] = perf_reader__event(run->reader, i);
-	/* method.md §2: the events' roles, decided once (events the reader meets after open, in
-	 * pipe mode, have none) */
-	run->roles = calloc(run->nr_events + 1, sizeof(*run->roles));
-	if (!run->roles) {
-		err = -ENOMEM;
-		goto out;
-	}
 	err = hbbp_roles__assign(run->reader, o->ebs_event, o->lbr_event, run->roles, msg,
 				 sizeof(msg));
 	if (err) {
 		pr_err("%s", msg);
-		goto out;
+		return err;
 	}
 	err = run_choose_method(run, o);
+	if (!err)
+		err = run_session(run, o);
+	if (!err)
+		err = hbbp_driver__init(&run->drv, &run->code, run->session, run->events,
+					run->roles, run->nr_events);
 	if (err)
-		goto out;
-	err = run_session(run, o);
-	if (err)
-		goto out;
-	err = hbbp_driver__init(&run->drv, &run->code, run->session, run->events, run->roles,
-				run->nr_events);
-	if (err)
-		goto out;
+		return err;
 	run->drv_ok = true;
 	run->drv.per_thread = run_wants_threads(o);
-	hbbp_stack_stats__init(&run->drv.sstats, o->stack_cache);
-	hbbp_stack_stats__init(&run->drv.rsstats, run->drv.sstats.policy);
-	err = convert__lbr_weighting(run, o, &ro);
-	if (err)
-		goto out;
-	{	/* the samples' batches interleave over the recorded time span (interval.h) */
-		const struct perf_header_info *h = perf_reader__header(run->reader);
+	/* the samples' batches interleave over the recorded time span (interval.h) */
+	run->drv.acc.batch_slot = hbbp_batch__slot(h->first_sample_time, h->last_sample_time);
+	return convert__lbr_weighting(run, o, ro);
+}
 
-		run->drv.acc.batch_slot = hbbp_batch__slot(h->first_sample_time, h->last_sample_time);
-	}
-	t = now_s();
-	err = run_pass(run, o);
-	run->t_read = now_s() - t;
-	if (err)
-		goto out;
-	/* Events the reader saw after open (pipe mode) keep their roles from open. */
-	run->nr_streams = run->drv.acc.streams.nr;
-	t = now_s();
-	err = hbbp_counts__compute(&run->counts, &run->drv.acc, run->method, o->cutoff);
-	run->counts_ok = true;
-	if (!err)
-		err = hbbp_accum__add_counts(&run->drv.acc, &run->counts);
-	if (!o->keep_batch_sums)	/* the counts and intervals are set: memory for the mix */
-		run_drop_sums(run);
-	run->t_blocks = now_s() - t;
-	if (err) {
-		pr_err("attribution failed: %s", hbbp_strerror(err));
-		goto out;
-	}
+/* The result tables of the computed counts and their metadata. 0 or an error (reported). */
+static int run_result(struct convert_run *run, const struct convert_opts *o)
+{
+	struct hbbp_mix_opts mo = o->mix;
+	double t;
+	size_t i;
+	int err;
+
 	for (i = 0; i < run->nr_events; i++)
 		run->events[i] = perf_reader__event(run->reader, i);
 	err = run_meta(run, o);
 	if (!err)
 		err = convert__lbr_weighting_meta(run);
 	if (!err) {
-		struct hbbp_mix_opts mo = o->mix;
-
 		/* read before the mix frees the code's blocks */
 		run->undecodable_weight = convert__undecodable_weight(run, &run->undecodable_blocks);
 		/* tables the output does not write are not built; with the mix alone, nothing
@@ -412,38 +365,53 @@ static int run_compute_once(struct convert_run *run, const struct convert_opts *
 		mo.release_code = mo.mix_only;
 		t = now_s();
 		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, &run->ops, run->events,
-				      perf_reader__stats(run->reader), &mo,
-				      &run->total);
+				      perf_reader__stats(run->reader), &mo, &run->total);
 		run->t_mix = now_s() - t;
 	}
 	if (err) {
 		pr_err("building the result failed: %s", hbbp_strerror(err));
-		goto out;
+		return err;
 	}
 	err = run_meta_weights(run);
 	if (!err)	/* what the result lacks or is weighted by, said once (run_notes.c) */
 		err = convert__notes(run, o);
-out:
 	return err;
 }
 
 int convert__compute(struct convert_run *run, const struct convert_opts *o)
 {
-	struct convert_opts one;
+	struct perf_reader_opts ro;
+	const char *errmsg = NULL;
+	double t;
 	int err;
 
 	hbbp_log_subject(o->input);	/* every message of this input names it (-j runs) */
-	err = run_compute_once(run, o);
-
-	if (!run->redo)
+	memset(run, 0, sizeof(*run));
+	run_reader_opts(o, &ro);
+	err = perf_reader__open(&run->reader, o->input, &ro, &errmsg);
+	if (err) {
+		pr_err("%s", errmsg ? errmsg : hbbp_strerror(err));
 		return err;
-	/* records out of time order around the part read apart: the bundle could not stand
-	 * for its samples; the file is read again in one part (same result as -j 1 gives) */
-	pr_debug("%s: read again in one part (records out of time order)", o->input);
-	convert__run_exit(run);
-	one = *o;
-	one.split_min = 0;
-	return run_compute_once(run, &one);
+	}
+	err = result__new(&run->res);
+	if (!err)
+		err = run_prepare(run, o, &ro);
+	if (err)
+		return err;
+	t = now_s();
+	err = run_pass(run, o);
+	run->t_read = now_s() - t;
+	if (err)
+		return err;
+	run->nr_streams = run->drv.acc.streams.nr;
+	t = now_s();
+	err = run_attribution(run, o);
+	run->t_blocks = now_s() - t;
+	if (err) {
+		pr_err("attribution failed: %s", hbbp_strerror(err));
+		return err;
+	}
+	return run_result(run, o);
 }
 
 /* ---- several inputs, converted by up to `jobs` threads, handed back in input order ---- */

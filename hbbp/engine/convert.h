@@ -27,11 +27,8 @@ struct convert_opts {
 	struct hbbp_mix_opts mix;	/* keys, filters, --top, --diagnostics */
 	const char *ebs_event, *lbr_event;
 	struct bbmap_find_opts find;	/* binaries, search paths, demangling */
-	unsigned jobs;			/* threads for one input (>= 2: two parts at once) */
-	uint64_t split_min;		/* records of a file from which it is read in two
-					 * parts (hbbp/engine/segment.h); 0 never */
+	unsigned jobs;			/* inputs converted at once (one thread each) */
 	int lbr_weighting;		/* enum hbbp_lbr_weighting (--lbr-weighting) */
-	enum hbbp_stack_policy stack_cache;	/* the LBR stack caches (auto, on, off) */
 	bool keep_batch_sums;		/* the counts' sums per batch (hbbp_counts.block_bs)
 					 * and the accumulators' sums kept after the
 					 * attribution (for comparisons) */
@@ -64,8 +61,7 @@ struct convert_run {
 
 	struct perf_reader *reader;
 	struct bbmap_session *session;
-	struct hbbp_code_bbmap cb;	/* the code of the session, */
-	struct hbbp_code code;		/* as the method reaches it */
+	struct hbbp_code code;		/* the code of the session as the method reaches it */
 	struct hbbp_code_ops ops;	/* and as the mix does */
 	struct hbbp_driver drv;
 	struct hbbp_counts counts;
@@ -73,10 +69,7 @@ struct convert_run {
 	struct hbbp_event_role *roles;	/* of events (method.md §2) */
 	size_t nr_events;
 	bool drv_ok, counts_ok;
-	bool two_parts;			/* the pass read the file in two parts */
 	size_t nr_streams;		/* distinct streams accumulated (hbbp_accum.streams) */
-	uint64_t part_samples;		/* ... of which this many samples apart */
-	bool redo;			/* ... and must read it again in one */
 	struct hbbp_lbr_time lbr_time;	/* its durations (method.md §5b) */
 	bool lbr_time_ok;		/* lbr_time initialised (the event counts time) */
 };
@@ -174,7 +167,7 @@ struct convert_figures {
 	uint64_t lost_records, lost_events, lost_samples, throttled;
 	size_t nr_unresolved;
 	struct convert_unresolved *unresolved;	/* heaviest first */
-	struct convert_stack_figures stacks, resolved_stacks;
+	struct convert_stack_figures stacks;
 	size_t nr_streams;			/* distinct streams */
 	bool per_thread;			/* sums kept per thread */
 	size_t nr_blocks, nr_code_blocks;	/* blocks with data, decoded ones */

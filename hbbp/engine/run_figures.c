@@ -98,7 +98,6 @@ int convert__figures(const struct convert_run *run, struct convert_figures *f)
 	f->lost_samples = rs->nr_lost_samples;
 	f->throttled = rs->nr_throttle;
 	figures_stacks(&f->stacks, &run->drv.sstats);
-	figures_stacks(&f->resolved_stacks, &run->drv.rsstats);
 	f->nr_streams = run->nr_streams;
 	f->per_thread = run->drv.per_thread;
 	f->nr_blocks = run->counts.nr_blocks;

@@ -1,7 +1,8 @@
-/* The LBR stack cache (see hbbp/engine/stack_cache.h). Linear probing in a table of twice the
- * maximum number of entries, which never grows. Depends only on libc.
+/* The LBR stack cache and the stacks' statistics (see hbbp/engine/stack_cache.h). Linear
+ * probing in a table of twice the maximum number of entries, which never grows.
+ * Depends on libc.
  */
-#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,6 @@ void hbbp_stack_cache__exit(struct hbbp_stack_cache *c)
 	free(c->slot);
 	free(c->keys);
 	free(c->vals);
-	free(c->qkeys);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -65,8 +65,7 @@ static int cache_alloc(struct hbbp_stack_cache *c)
 	c->slot = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->slot));
 	c->keys = malloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
 	c->vals = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->vals));
-	c->qkeys = malloc(HBBP_STACK_QUEUE * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
-	if (c->index && c->slot && c->keys && c->vals && c->qkeys)
+	if (c->index && c->slot && c->keys && c->vals)
 		return 0;
 	hbbp_stack_cache__exit(c);
 	return -1;
@@ -99,85 +98,6 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
 	return &c->vals[e];
 }
 
-uint64_t *hbbp_stack_cache__queue_key(struct hbbp_stack_cache *c)
-{
-	/* every queued stack may be a new entry: all must find room */
-	if (c->nr + c->qnr >= HBBP_STACK_CACHE_MAX || (!c->index && cache_alloc(c)))
-		return NULL;
-	return c->qkeys + (size_t)((c->qhead + c->qnr) % HBBP_STACK_QUEUE) * HBBP_STACK_KEY_WORDS;
-}
-
-/* Sums the oldest queued stack. */
-static int queue_pop(struct hbbp_stack_cache *c)
-{
-	unsigned int q = c->qhead;
-	struct hbbp_stack_val *v = hbbp_stack_cache__get(
-		c, c->qkeys + (size_t)q * HBBP_STACK_KEY_WORDS, c->qhash[q]);
-
-	if (!v)
-		return -ENOMEM;
-	v->period += c->qval[q].period;
-	v->n += c->qval[q].n;
-	v->period_plain += c->qval[q].period_plain;
-	v->bs.b[c->qbatch[q]] += c->qval[q].period;	/* the weight, per batch */
-	c->qhead = (q + 1) % HBBP_STACK_QUEUE;
-	c->qnr--;
-	return 0;
-}
-
-/* The entry a queued stack's first index slot names, loaded ahead of its lookup. */
-static void queue_prefetch_entry(const struct hbbp_stack_cache *c, unsigned int q)
-{
-	const uint64_t *key = c->qkeys + (size_t)q * HBBP_STACK_KEY_WORDS;
-	uint32_t e = c->index[c->qhash[q] & (NR_SLOTS - 1)];
-	size_t bytes = (2 + 2 * (size_t)(key[1] >> 32)) * sizeof(uint64_t), off;
-	const char *k;
-
-	if (!e)
-		return;
-	k = (const char *)(c->keys + (size_t)(e - 1) * HBBP_STACK_KEY_WORDS);
-	for (off = 0; off < bytes; off += 64)
-		__builtin_prefetch(k + off);
-	__builtin_prefetch(k + bytes - 1);
-	__builtin_prefetch(&c->vals[e - 1]);
-	__builtin_prefetch(&c->vals[e - 1].bs.b[c->qbatch[q]]);
-}
-
-int hbbp_stack_cache__queue(struct hbbp_stack_cache *c, uint64_t hash, double period,
-			    uint64_t n, unsigned int batch)
-{
-	return hbbp_stack_cache__queue_w(c, hash, period, period, n, batch);
-}
-
-int hbbp_stack_cache__queue_w(struct hbbp_stack_cache *c, uint64_t hash, double period,
-			      double period_plain, uint64_t n, unsigned int batch)
-{
-	unsigned int q = (c->qhead + c->qnr) % HBBP_STACK_QUEUE;
-
-	c->qhash[q] = hash;
-	c->qval[q].period = period;
-	c->qval[q].n = n;
-	c->qval[q].period_plain = period_plain;
-	c->qbatch[q] = batch < HBBP_BATCHES ? batch : 0;
-	__builtin_prefetch(&c->index[hash & (NR_SLOTS - 1)]);
-	c->qnr++;
-	/* the previous stack's slot was loaded one stack ago: now its entry */
-	if (c->qnr >= 2)
-		queue_prefetch_entry(c, (q + HBBP_STACK_QUEUE - 1) % HBBP_STACK_QUEUE);
-	return c->qnr == HBBP_STACK_QUEUE ? queue_pop(c) : 0;
-}
-
-int hbbp_stack_cache__drain(struct hbbp_stack_cache *c)
-{
-	while (c->qnr) {
-		int err = queue_pop(c);
-
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 void hbbp_stack_cache__clear(struct hbbp_stack_cache *c)
 {
 	size_t i;
@@ -185,4 +105,32 @@ void hbbp_stack_cache__clear(struct hbbp_stack_cache *c)
 	for (i = 0; i < c->nr; i++)
 		c->index[c->slot[i]] = 0;
 	c->nr = 0;
+}
+
+void hbbp_stack_stats__note(struct hbbp_stack_stats *s, uint64_t hash)
+{
+	unsigned int i = (unsigned int)(hash >> (64 - HBBP_HLL_BITS));
+	uint64_t w = hash << HBBP_HLL_BITS | (1ULL << (HBBP_HLL_BITS - 1));
+	uint8_t rank = (uint8_t)(__builtin_clzll(w) + 1);
+
+	s->stacks++;
+	if (rank > s->hll[i])
+		s->hll[i] = rank;
+}
+
+double hbbp_stack_stats__distinct(const struct hbbp_stack_stats *s)
+{
+	double m = HBBP_HLL_REGS, sum = 0, e;
+	unsigned int i, zeros = 0;
+
+	for (i = 0; i < HBBP_HLL_REGS; i++) {
+		sum += ldexp(1.0, -(int)s->hll[i]);
+		zeros += !s->hll[i];
+	}
+	e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+	if (e <= 2.5 * m && zeros)
+		e = m * log(m / zeros);	/* small counts: linear counting */
+	if (e > (double)s->stacks)
+		e = (double)s->stacks;
+	return e;
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,7 +95,10 @@ static struct hbbp_unresolved *dso_acct(struct hmap *unres, struct bbmap_dso *ds
 	return u;
 }
 
-/* Weight that could not be attributed, by dso (method.md §4, §5: never dropped silently). */
+/* Weight that could not be attributed, by dso (method.md §4, §5: never dropped silently).
+ * The stream weight is summed with its rounding error kept apart (Neumaier's summation),
+ * added in by hbbp_accum__scale: a total shown in full comes out the same (to its last
+ * digit) in any order of the stacks. */
 int hbbp_accum__unresolved_add(struct hbbp_accum *a, struct bbmap_dso *dso, bool lbr,
 			       uint64_t n, double weight)
 {
@@ -103,8 +107,12 @@ int hbbp_accum__unresolved_add(struct hbbp_accum *a, struct bbmap_dso *dso, bool
 	if (!u)
 		return -ENOMEM;
 	if (lbr) {
+		double t = u->lbr_weight + weight;
+
 		u->lbr_streams += n;
-		u->lbr_weight += weight;
+		u->lbr_weight_err += fabs(u->lbr_weight) >= fabs(weight) ?
+				     (u->lbr_weight - t) + weight : (weight - t) + u->lbr_weight;
+		u->lbr_weight = t;
 	} else {
 		u->ebs_samples += n;
 		u->ebs_weight += weight;
@@ -139,10 +147,15 @@ int hbbp_accum__read_value(struct hbbp_accum *a, uint32_t pid, uint32_t tid, uin
 /* method.md §7: enabled / running per event, summed over the counters read. */
 void hbbp_accum__scale(struct hbbp_accum *a)
 {
+	struct hbbp_unresolved *u;
 	size_t i;
 	const uint64_t *key;
 	uint64_t *v;
 
+	hmap__for_each(&a->unres, i, key, u) {
+		u->lbr_weight += u->lbr_weight_err;
+		u->lbr_weight_err = 0;
+	}
 	if (a->ebs_unmapped_n &&
 	    !hbbp_accum__unresolved_add(a, NULL, false, a->ebs_unmapped_n, a->ebs_unmapped_w)) {
 		a->ebs_unmapped_n = 0;	/* added once */
@@ -321,29 +334,50 @@ void hbbp_stack__resolve(const struct hbbp_code *code, uint32_t pid, int cpumode
 	}
 }
 
-/* Stream weight per dso touched (either end), and how much of it was rejected. */
+/* Stream weight per dso touched (either end x, y), and how much of it was rejected. *last:
+ * the entry the stack's stream before added to (NULL: none; valid while the accounting
+ * gains no entry), set to this one's. */
 static int stream_dsos(struct hbbp_accum *a, struct bbmap_dso *x, struct bbmap_dso *y, double w,
-		       bool rejected)
+		       bool rejected, struct hbbp_unresolved **last)
 {
-	struct hbbp_unresolved *u;
+	struct bbmap_dso *d[2] = { x, y != x ? y : NULL };
+	unsigned int i;
 
-	if (x) {
-		u = dso_acct(&a->unres, x);
+	for (i = 0; i < 2; i++) {
+		struct hbbp_unresolved *u;
+
+		if (!d[i])
+			continue;
+		u = *last && (*last)->dso == d[i] ? *last : dso_acct(&a->unres, d[i]);
 		if (!u)
 			return -ENOMEM;
 		u->lbr_total += w;
 		if (rejected)
 			u->lbr_rejected += w;
-	}
-	if (y && y != x) {
-		u = dso_acct(&a->unres, y);
-		if (!u)
-			return -ENOMEM;
-		u->lbr_total += w;
-		if (rejected)
-			u->lbr_rejected += w;
+		*last = u;
 	}
 	return 0;
+}
+
+bool hbbp_accum__branch_key(const struct hbbp_stack *s, uint64_t k, uint64_t *key)
+{
+	const struct hbbp_end *lf = &s->ends[2 * k], *lt = &s->ends[2 * k + 1];
+
+	key[0] = (uintptr_t)lf->dso;
+	key[1] = lf->dso ? lf->vaddr : 0;
+	key[2] = (uintptr_t)lt->dso;
+	key[3] = lt->dso ? lt->vaddr : 0;
+	return lf->dso || lt->dso;
+}
+
+void hbbp_accum__stream_key(const struct hbbp_stack *s, uint64_t k, uint64_t task, int evidx,
+			    uint64_t *key)
+{
+	key[0] = task;
+	key[1] = (uintptr_t)s->ends[2 * k + 1].dso;
+	key[2] = s->ends[2 * k + 1].vaddr;
+	key[3] = s->ends[2 * (k - 1)].vaddr;
+	key[4] = (uint64_t)evidx;
 }
 
 /* Per branch (from, to) of a stack: method.md §5 (bias, decision) slot counters, oldest slot
@@ -358,11 +392,10 @@ static int stack_branches(struct hbbp_accum *a, const struct hbbp_stack *s, uint
 
 	for (k = 0; k < s->n; k++) {
 		const struct hbbp_end *lf = &s->ends[2 * k], *lt = &s->ends[2 * k + 1];
-		uint64_t key[4] = { (uintptr_t)lf->dso, lf->dso ? lf->vaddr : 0,
-				    (uintptr_t)lt->dso, lt->dso ? lt->vaddr : 0 };
+		uint64_t key[4];
 		struct hbbp_bias_val *b;
 
-		if (!lf->dso && !lt->dso)
+		if (!hbbp_accum__branch_key(s, k, key))
 			continue;
 		b = hmap__get(&a->bias, key, NULL);
 		if (!b)
@@ -407,10 +440,11 @@ static int stream_add(struct hbbp_accum *a, uint64_t task, int evidx, const stru
 		      uint64_t k, double w, double wp, uint64_t cnt, const struct hbbp_bsum *wbs,
 		      int only)
 {
-	uint64_t key[5] = { task, (uintptr_t)s->ends[2 * k + 1].dso, s->ends[2 * k + 1].vaddr,
-			    s->ends[2 * (k - 1)].vaddr, (uint64_t)evidx };
-	struct hbbp_stream_val *v = hmap__get(&a->streams, key, NULL);
+	uint64_t key[5];
+	struct hbbp_stream_val *v;
 
+	hbbp_accum__stream_key(s, k, task, evidx, key);
+	v = hmap__get(&a->streams, key, NULL);
 	if (!v)
 		return -ENOMEM;
 	v->weight += w;
@@ -430,6 +464,7 @@ int hbbp_accum__lbr(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 	uint64_t k, n = s->n, task = (uint64_t)pid << 32 | tid;
 	struct hbbp_event_state *ev = &a->ev[evidx];
 	double w = weight / (double)(n - 1), wp = period / (double)(n - 1);
+	struct hbbp_unresolved *last = NULL;
 	struct hbbp_bsum wbs;
 	int err = stack_branches(a, s, cnt), only = -1;
 
@@ -456,11 +491,13 @@ int hbbp_accum__lbr(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 		} else {
 			a->rejected[r] += cnt;
 			a->rejected_weight[r] += w;
-			if (r == REJ_UNMAPPED)
+			if (r == REJ_UNMAPPED) {
 				err = hbbp_accum__unresolved_add(a, NULL, true, cnt, w);
+				last = NULL;
+			}
 		}
 		if (!err)
-			err = stream_dsos(a, dto, dfrom, w, r != REJ__COUNT);
+			err = stream_dsos(a, dto, dfrom, w, r != REJ__COUNT, &last);
 	}
 	return err;
 }

@@ -30,12 +30,14 @@ struct walk_step {
 	uint64_t sym_start, sym_size;
 };
 
+/* What the steps of the attribution share (struct hbbp_counts.make). */
 struct counts_ctx {
 	struct hbbp_counts *c;
-	const struct hbbp_accum *a;
+	const struct hbbp_accum *a;	/* the accumulator of the step */
 	const struct hbbp_code *code;
 	struct hmap bidx;		/* (dso, start, kind) -> block index + 1 */
 	struct hmap tidx;		/* (task, block) -> task block index + 1 */
+	bool one_task;			/* every sum is of one task: no task blocks */
 	size_t alloc_block_bs, alloc_tblock_bs;
 	struct walk_step *path;		/* the blocks of one stream's walk */
 	size_t alloc_path;
@@ -125,27 +127,32 @@ static int counts_add(struct counts_ctx *x, uint64_t task, long bi, bool lbr, do
 		      uint64_t n, const struct hbbp_bsum *bs, double scale)
 {
 	struct hbbp_counts *c = x->c;
-	long ti = bi < 0 ? bi : counts_tblock(x, task, (size_t)bi);
+	long ti = bi < 0 || x->one_task ? bi : counts_tblock(x, task, (size_t)bi);
 	struct hbbp_block *b;
 	struct hbbp_tblock *t;
 
 	if (ti < 0)
 		return (int)ti;
 	b = &c->blocks[bi];
-	t = &c->tblocks[ti];
 	if (lbr) {
 		b->lbr_sum += w;
 		b->lbr_sum_plain += wp;
 		b->lbr_streams += n;
 		hbbp_bsum__axpy(&c->block_bs[bi].lbr, scale, bs);
+	} else {
+		b->ebs_sum += w;
+		b->ebs_samples += n;
+		hbbp_bsum__axpy(&c->block_bs[bi].ebs, scale, bs);
+	}
+	if (x->one_task)
+		return 0;
+	t = &c->tblocks[ti];
+	if (lbr) {
 		t->lbr_sum += w;
 		t->lbr_sum_plain += wp;
 		t->lbr_streams += n;
 		hbbp_bsum__axpy(&c->tblock_bs[ti].lbr, scale, bs);
 	} else {
-		b->ebs_sum += w;
-		b->ebs_samples += n;
-		hbbp_bsum__axpy(&c->block_bs[bi].ebs, scale, bs);
 		t->ebs_sum += w;
 		t->ebs_samples += n;
 		hbbp_bsum__axpy(&c->tblock_bs[ti].ebs, scale, bs);
@@ -474,21 +481,29 @@ static void counts_ratio(struct hbbp_counts *c, const struct hbbp_accum *a)
 }
 
 /* method.md §6 and §10: each block's source, estimates, count and interval, then each task's
- * share of it under the block's source. */
-static void counts_choose(struct hbbp_counts *c, const struct hbbp_accum *a)
+ * share of it under the block's source. 0 or -ENOMEM. */
+static int counts_choose(struct hbbp_counts *c, const struct hbbp_accum *a)
 {
 	struct hbbp_bsum bs;
 	size_t i;
 
 	counts_ratio(c, a);
+	if (!c->tblocks) {
+		c->block_count_bs = malloc((c->nr_blocks + 1) * sizeof(*c->block_count_bs));
+		if (!c->block_count_bs)
+			return -ENOMEM;
+		c->nr_tblocks = c->nr_blocks;
+	}
 	for (i = 0; i < c->nr_blocks; i++) {
 		struct hbbp_block *b = &c->blocks[i];
 
 		hbbp_block__choose(b, c->method, c->cutoff);
 		block_count_bs(b, &c->block_bs[i], &bs);
 		count_interval(c, b, b->count, &bs, &b->count_lo, &b->count_hi);
+		if (!c->tblocks)
+			c->block_count_bs[i] = bs;
 	}
-	for (i = 0; i < c->nr_tblocks; i++) {
+	for (i = 0; c->tblocks && i < c->nr_tblocks; i++) {
 		struct hbbp_tblock *t = &c->tblocks[i];
 		const struct hbbp_block *b = &c->blocks[t->block];
 		bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
@@ -500,13 +515,24 @@ static void counts_choose(struct hbbp_counts *c, const struct hbbp_accum *a)
 		block_count_bs(b, &c->tblock_bs[i], &t->count_bs);
 		count_interval(c, b, t->count, &t->count_bs, &t->count_lo, &t->count_hi);
 	}
+	return 0;
 }
 
 const struct hbbp_tblock *hbbp_counts__tblock(const struct hbbp_counts *c, size_t i,
 					      struct hbbp_tblock *tmp)
 {
-	(void)tmp;
-	return &c->tblocks[i];
+	const struct hbbp_block *b = &c->blocks[i];
+
+	if (c->tblocks)
+		return &c->tblocks[i];
+	*tmp = (struct hbbp_tblock){
+		.pid = (uint32_t)(c->task >> 32), .tid = (uint32_t)c->task, .block = i,
+		.ebs_sum = b->ebs_sum, .lbr_sum = b->lbr_sum, .ebs_samples = b->ebs_samples,
+		.lbr_streams = b->lbr_streams, .ebs_est = b->ebs_est, .lbr_est = b->lbr_est,
+		.count = b->count, .lbr_sum_plain = b->lbr_sum_plain, .count_lo = b->count_lo,
+		.count_hi = b->count_hi, .count_bs = c->block_count_bs[i],
+	};
+	return tmp;
 }
 
 const struct hbbp_tblock *hbbp_counts__tblock_sums(const struct hbbp_counts *c, size_t i,
@@ -640,31 +666,92 @@ static int counts_leaders(struct counts_ctx *x)
 	return err;
 }
 
-int hbbp_counts__compute(struct hbbp_counts *c, const struct hbbp_accum *a,
-			 enum hbbp_method method, unsigned cutoff)
+/* Whether every sum of a is of one task (then *task). */
+static bool one_task(const struct hbbp_accum *a, uint64_t *task)
 {
-	struct counts_ctx x = { .c = c, .a = a, .code = a->code };
-	int err;
+	const struct hmap *h[2] = { &a->ebs, &a->streams };
+	size_t i, k;
 
+	*task = a->ebs.nr ? hmap__key_at(&a->ebs, 0)[0] :
+		a->streams.nr ? hmap__key_at(&a->streams, 0)[0] : 0;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < h[k]->nr; i++)
+			if (hmap__key_at(h[k], i)[0] != *task)
+				return false;
+	return true;
+}
+
+/* The shared state of c's steps, with a as the accumulator of this step. */
+static struct counts_ctx *ctx_of(struct hbbp_counts *c, const struct hbbp_accum *a)
+{
+	c->make->a = a;
+	c->make->code = a->code;
+	return c->make;
+}
+
+int hbbp_counts__begin(struct hbbp_counts *c, const struct hbbp_accum *a,
+		       enum hbbp_method method, unsigned cutoff)
+{
 	memset(c, 0, sizeof(*c));
 	c->method = method;
 	c->cutoff = cutoff;
 	hmap__init(&c->unres, 1, sizeof(struct hbbp_unresolved));
-	hmap__init(&x.bidx, 3, sizeof(uint64_t));
-	hmap__init(&x.tidx, 2, sizeof(uint64_t));
-	err = counts_leaders(&x);
-	if (!err)
-		err = counts_each(&x, &a->ebs, ebs_entry);
-	if (!err)
-		err = counts_each(&x, &a->streams, stream_entry);
-	if (!err)
-		err = counts_bias(&x);
-	if (!err)
-		counts_choose(c, a);
-	hmap__exit(&x.bidx);
-	hmap__exit(&x.tidx);
-	free(x.path);
+	c->make = calloc(1, sizeof(*c->make));
+	if (!c->make)
+		return -ENOMEM;
+	c->make->c = c;
+	hmap__init(&c->make->bidx, 3, sizeof(uint64_t));
+	hmap__init(&c->make->tidx, 2, sizeof(uint64_t));
+	c->make->one_task = one_task(a, &c->task);
+	return counts_leaders(ctx_of(c, a));
+}
+
+int hbbp_counts__ebs(struct hbbp_counts *c, const struct hbbp_accum *a)
+{
+	return counts_each(ctx_of(c, a), &a->ebs, ebs_entry);
+}
+
+int hbbp_counts__streams(struct hbbp_counts *c, const struct hbbp_accum *a)
+{
+	return counts_each(ctx_of(c, a), &a->streams, stream_entry);
+}
+
+int hbbp_counts__bias(struct hbbp_counts *c, const struct hbbp_accum *a)
+{
+	return counts_bias(ctx_of(c, a));
+}
+
+/* The indexes of the steps go. */
+static void counts_made(struct hbbp_counts *c)
+{
+	if (!c->make)
+		return;
+	hmap__exit(&c->make->bidx);
+	hmap__exit(&c->make->tidx);
+	free(c->make->path);
+	free(c->make);
+	c->make = NULL;
+}
+
+int hbbp_counts__end(struct hbbp_counts *c, const struct hbbp_accum *a)
+{
+	int err = counts_choose(c, a);
+
+	counts_made(c);
+	/* the blocks are all made: they live on, without room to grow */
+	grow_fit((void **)&c->blocks, &c->alloc_blocks, sizeof(*c->blocks), c->nr_blocks);
 	return err;
+}
+
+int hbbp_counts__compute(struct hbbp_counts *c, const struct hbbp_accum *a,
+			 enum hbbp_method method, unsigned cutoff)
+{
+	int err = hbbp_counts__begin(c, a, method, cutoff);
+
+	err = err ? err : hbbp_counts__ebs(c, a);
+	err = err ? err : hbbp_counts__streams(c, a);
+	err = err ? err : hbbp_counts__bias(c, a);
+	return err ? err : hbbp_counts__end(c, a);
 }
 
 int hbbp_accum__add_counts(struct hbbp_accum *a, const struct hbbp_counts *c)
@@ -706,6 +793,8 @@ void hbbp_counts__exit(struct hbbp_counts *c)
 	hbbp_counts__drop_batch_sums(c);
 	free(c->blocks);
 	free(c->tblocks);
+	free(c->block_count_bs);
 	hmap__exit(&c->unres);
+	counts_made(c);
 	memset(c, 0, sizeof(*c));
 }

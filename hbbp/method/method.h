@@ -104,6 +104,7 @@ struct hbbp_unresolved {
 	double ebs_weight;		/* unresolved instructions (sum of periods) */
 	uint64_t lbr_streams;
 	double lbr_weight;		/* unresolved stream weight */
+	double lbr_weight_err;		/* its rounding error while the records are summed */
 	double lbr_total;		/* stream weight with an end in this dso */
 	double lbr_rejected;		/* of which rejected (any reason) */
 };
@@ -247,6 +248,12 @@ int hbbp_accum__read_value(struct hbbp_accum *a, uint32_t pid, uint32_t tid, uin
 int hbbp_accum__ebs(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 		    const struct bbmap_loc *loc, double period, uint64_t n,
 		    const struct hbbp_bsum *bs);
+/* How the accumulator keys the sums of stack s: branch k in a->bias (false: both its ends
+ * unmapped, no entry), the stream e[k].to .. e[k-1].from (k >= 1) of task and event evidx in
+ * a->streams. */
+bool hbbp_accum__branch_key(const struct hbbp_stack *s, uint64_t k, uint64_t *key);
+void hbbp_accum__stream_key(const struct hbbp_stack *s, uint64_t k, uint64_t task, int evidx,
+			    uint64_t *key);
 /* hbbp_accum__ebs without the sum: the samples counted, the key of a->ebs their sums go to
  * into key[0..4), for a caller that sums them itself into a struct hbbp_ebs_val. */
 void hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
@@ -346,8 +353,14 @@ struct hbbp_counts {
 	unsigned cutoff;
 	struct hbbp_block *blocks;
 	size_t nr_blocks, alloc_blocks;
-	struct hbbp_tblock *tblocks;	/* the tasks' shares */
+	/* The tasks' shares: read them through hbbp_counts__tblock. Where every sum is of one
+	 * task (the engine passes 0/0 when the output names none), the share of a block is the
+	 * whole block: tblocks is NULL, nr_tblocks nr_blocks, task that task (pid << 32 | tid)
+	 * and block_count_bs each block's count per batch. */
+	struct hbbp_tblock *tblocks;
 	size_t nr_tblocks, alloc_tblocks;
+	uint64_t task;
+	struct hbbp_bsum *block_count_bs;
 	/* per block, per task block (index for index): their sums per batch, NULL after
 	 * hbbp_counts__drop_batch_sums */
 	struct hbbp_batch_sums *block_bs, *tblock_bs;
@@ -365,19 +378,30 @@ struct hbbp_counts {
 	 * of all samples sum to a known total); HBBP_BATCHES where no factor (ratio false). */
 	bool ratio;
 	struct hbbp_bsum ebs_ratio, lbr_ratio;
+	struct counts_ctx *make;	/* the steps' indexes (hbbp/method/blocks.c), until end */
 };
 
-/* Attribution (method.md §3-§6, §10): leaders from stream targets, EBS and stream
- * attribution, bias, the hybrid choice, the intervals; reads a only. */
+/* Attribution (method.md §3-§6, §10), reading a only: the leaders from the stream targets,
+ * EBS and stream attribution, bias, the hybrid choice and the intervals. */
 int hbbp_counts__compute(struct hbbp_counts *c, const struct hbbp_accum *a,
 			 enum hbbp_method method, unsigned cutoff);
+/* The same in its steps, in this order (a caller may free each sum of a once its step has
+ * read it): the leaders (§3), the EBS sums (§4), the streams (§5), the bias (§5: a->bias),
+ * the choice and the intervals (§6, §10: the events' scales and batches). 0 or -ENOMEM;
+ * after an error, hbbp_counts__exit. */
+int hbbp_counts__begin(struct hbbp_counts *c, const struct hbbp_accum *a,
+		       enum hbbp_method method, unsigned cutoff);
+int hbbp_counts__ebs(struct hbbp_counts *c, const struct hbbp_accum *a);
+int hbbp_counts__streams(struct hbbp_counts *c, const struct hbbp_accum *a);
+int hbbp_counts__bias(struct hbbp_counts *c, const struct hbbp_accum *a);
+int hbbp_counts__end(struct hbbp_counts *c, const struct hbbp_accum *a);
 void hbbp_counts__exit(struct hbbp_counts *c);
 /* Adds what c could not attribute (rejections, unresolved weight) to a's accounting. 0 or
  * -ENOMEM. */
 int hbbp_accum__add_counts(struct hbbp_accum *a, const struct hbbp_counts *c);
 /* Frees the sums per batch (block_bs, tblock_bs) once the counts and intervals are set. */
 void hbbp_counts__drop_batch_sums(struct hbbp_counts *c);
-/* Task block i < nr_tblocks (tmp: unused, kept for callers that pass one). */
+/* Task block i < nr_tblocks: &c->tblocks[i], or (one task) block i's, made in *tmp. */
 const struct hbbp_tblock *hbbp_counts__tblock(const struct hbbp_counts *c, size_t i,
 					      struct hbbp_tblock *tmp);
 const struct hbbp_tblock *hbbp_counts__tblock_sums(const struct hbbp_counts *c, size_t i,

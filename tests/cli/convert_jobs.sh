@@ -6,8 +6,8 @@
 # run of the golden recording gives the hand-computed mix (tests/golden/golden_hbbp.expected);
 # in the late-map variant the first sample's period (1000) lands in [unmapped] (300 + 1000);
 # -j 1 and -j 2 write identical databases; each run equals the file converted alone;
-# several inputs need SQLite output and -j 0 is refused. One file with -j 2 (a part of it
-# read on a second thread when large enough) gives the same CSV and database as -j 1.
+# several inputs need SQLite output and -j 0 is refused. One file with -j 2 gives the same CSV
+# and database as -j 1.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
 

@@ -105,8 +105,8 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 printf 'block,count\n' | cat - "$TMP/diag.plain" > "$TMP/diag.plain.csv"
 printf 'block,count\n' | cat - "$TMP/diag.time" > "$TMP/diag.time.csv"
 expect lbr_time_diag_plain "blocks '$TMP/plain.exp' '$TMP/diag.plain.csv' && blocks '$TMP/time.exp' '$TMP/diag.time.csv'"
-# the two-part read and threads give the same counts
-"$HBBP" -q "$TMP/t.data" $BIN --by block -j 4 --split 1 -o "$TMP/j.csv" 2>/dev/null
+# threads give the same counts
+"$HBBP" -q "$TMP/t.data" $BIN --by block -j 4 -o "$TMP/j.csv" 2>/dev/null
 expect lbr_time_jobs "blocks '$TMP/time.exp' '$TMP/j.csv'"
 # bad cycle counts: all 0 (none reported) or all saturated: the plain weight, with a warning
 "$HBBP" "$TMP/z.data" $BIN --by block -o "$TMP/z.csv" 2>"$TMP/z.err"

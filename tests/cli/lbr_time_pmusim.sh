@@ -32,19 +32,6 @@ for spec in "libcmix 3000" "interp 3000"; do
 	expect "lbr_time_pmusim: $w time-weighted $t% < 1.5%" \
 		"awk -v t='$t' 'BEGIN { exit !(t != \"\" && t < 1.5) }'"
 done
-# the two-part read on two threads (the second part's stacks weighted on its own thread)
-# gives the one-part counts (count, count_lo, count_hi) and the same time-weighting counters
-if [ -s "$TMP/interp.data" ]; then
-	"$HBBP" --method lbr --by mnemonic -j 1 --split 0 -o "$TMP/i0.csv" "$TMP/interp.data" 2>"$TMP/i0.err"
-	HBBP_DEBUG=1 "$HBBP" --method lbr --by mnemonic -j 2 --split 1 -o "$TMP/i1.csv" "$TMP/interp.data" 2>"$TMP/i1.err"
-	sort "$TMP/i0.csv" > "$TMP/i0.s"; sort "$TMP/i1.csv" > "$TMP/i1.s"
-	expect "lbr_time_pmusim: two-part read, -j 2: same counts and counters" \
-		"grep -q 'part read apart' '$TMP/i1.err' &&
-		 [ \"\$(grep 'LBR weight: time' '$TMP/i0.err')\" = \"\$(grep 'LBR weight: time' '$TMP/i1.err')\" ] &&
-		 join -t, '$TMP/i0.s' '$TMP/i1.s' | awk -F, '{ k = (NF - 1) / 2
-			for (i = 2; i <= 4; i++) { d = \$i - \$(i + k); if (d < 0) d = -d; if (d > 1e-9 * \$i) bad++ }; n++ }
-			END { exit !(n > 10 && !bad) }'"
-fi
 if command -v perf >/dev/null 2>&1; then
 	# perf script prints each entry as FROM/TO/M/X/A/CYCLES/...: some counts are not 0
 	perf script -i "$TMP/interp.data" -F event,brstack 2>/dev/null | awk '$1 == "cycles:" || $1 == "cycles:u:" { for (i = 2; i <= NF; i++) { split($i, f, "/"); if (f[6] + 0 > 0) nz++; n++ } }

@@ -6,13 +6,12 @@
 # stream counts, sources and bias flags, rejections and event counters, the same sums,
 # estimates and counts within 1e-12 relative (the order of the additions differs; the
 # reference sums compensated), and the sums per batch and the intervals within 1e-9.
-# Each recording twice: the file read in two parts where it is large enough (--split 1) on two
-# threads with the threads' sums merged (the default mix), and in one part on one thread with
-# the sums per thread (a thread key or table), those compared too.
+# Each recording twice: the engine's sums of the threads merged (the default mix), and its sums
+# per thread (a thread key or table), those compared too.
 # Recordings: the golden program (perfgen), a range remapped between samples (perfgen), the
 # demo, every pmusim workload with realistic effects, its stacks sampled on taken branches and
-# on cycles (the time-weighted estimate, method.md §5b), those tiled into a file the engine
-# reads in two parts, and every corpus recording (those converted with their binaries; the
+# on cycles (the time-weighted estimate, method.md §5b), those tiled into one file, and every
+# corpus recording (those converted with their binaries; the
 # rest must be refused by both).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
@@ -35,14 +34,11 @@ compare() {
 	expect "method_reference: $n: engine = reference ($out)" '[ $es = 0 ] && [ $rs = 0 ] && [ $cs = 0 ]'
 }
 
-# both NAME ARGS...: two parts, two threads, threads merged; then one part, one thread, per thread
-apart=0	# recordings of which the engine read over 1000 samples apart
+# both NAME ARGS...: the threads merged, then per thread
 both() {
 	n=$1; shift
-	compare "$n" "--split 1 -j 2" "" "$@"
-	k=$(sed -n 's/.*: \([0-9]*\) samples read apart/\1/p' "$TMP/eng.err")
-	[ "${k:-0}" -gt 1000 ] && apart=$((apart + 1))
-	compare "$n, one part, one thread, per thread" "--split 0 -j 1 --threads" "--threads" "$@"
+	compare "$n" "" "" "$@"
+	compare "$n, per thread" "--threads" "--threads" "$@"
 }
 
 # the golden program
@@ -110,15 +106,13 @@ else
 		done
 	done
 	# the taken-branch recordings tiled into 16 MiB as the benchmark tiles them (two CPUs'
-	# samples overlapping in rounds of 512 KiB): a file the engine reads in two parts
+	# samples overlapping in rounds of 512 KiB): many rounds and processes
 	if "$BUILD/tools/benchgen" --mb 16 -o "$TMP/tiled.data" "$TMP/primes_taken.data" \
 		"$TMP/interp_taken.data" "$TMP/libcmix_taken.data" >/dev/null 2>"$TMP/bg.err"; then
 		both "tiled workloads" "$TMP/tiled.data"
 	else
 		fail "method_reference: benchgen failed"; cat "$TMP/bg.err" >&2
 	fi
-	# the comparison covers the part read apart only if the engine used it
-	check "method_reference: the engine read over 1000 samples apart in $apart recordings (>= 2)" [ $apart -ge 2 ]
 fi
 
 # every corpus recording with the binaries there are; one the engine refuses (no usable event,

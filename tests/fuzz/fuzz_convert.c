@@ -1,8 +1,7 @@
 /* libFuzzer target on the whole conversion: the input as a perf.data file through
- * convert__compute (reader, address spaces, stack caches, accumulation, blocks, intervals,
+ * convert__compute (reader, address spaces, stack cache, accumulation, blocks, intervals,
  * mix), then written as CSV or JSON for some inputs. Bits of the input's size pick the
- * variant: one pass or two parts read at once with the stack worker (-j 2), the method,
- * and the output. Binaries: samples/demo/vector by the override "vector" (wherever the
+ * variant: -j 1 or 2, the method, and the output. Binaries: samples/demo/vector by the override "vector" (wherever the
  * checkout is, inputs made from the demo recording reach code); other recorded paths are
  * looked up under a --symfs directory that does not exist, then as recorded (an input naming
  * a library of the host decodes it, as a conversion would); no build-id cache is read. Each
@@ -81,7 +80,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	o.input = path;
 	o.jobs = size & 1 ? 2 : 1;
-	o.split_min = 4096;		/* two parts from small inputs on */
 	o.method = methods[(size >> 1) & 3];
 	o.find.symfs = symfs;
 	o.find.buildid_dir = "";

@@ -3,13 +3,11 @@
  * (block), T (thread block, with --threads), E (event), R (rejected streams by reason), N and
  * F (totals), every real to 17 digits. tests/cli/method_cmp.awk compares them with the
  * independent reference's.
- * usage: methoddump [--binary NAME=PATH]... [--symfs DIR] [--buildid-dir DIR] [--split BYTES]
- *                   [-j N] [--method hbbp|ebs|lbr] [--cutoff N]
- *                   [--lbr-weighting auto|plain|time] [--threads] FILE
+ * usage: methoddump [--binary NAME=PATH]... [--symfs DIR] [--buildid-dir DIR]
+ *                   [--method hbbp|ebs|lbr] [--cutoff N] [--lbr-weighting auto|plain|time]
+ *                   [--threads] FILE
  * --threads: the engine keeps its sums per thread (as for a thread key or table) and prints
- * them; without, as for the default mix, the threads merged. --split and -j: as hbbp-convert's
- * (the file read in two parts from BYTES on; threads).
- * Says on stderr how many samples the engine read apart (the second part of a split file).
+ * them; without, as for the default mix, the threads merged.
  * Exit 0, or 2 on a bad argument or a failed conversion.
  * Depends on hbbp/engine/convert.h.
  */
@@ -64,9 +62,10 @@ static void print_blocks(const struct convert_run *run, bool threads)
 		printf("\n");
 	}
 	for (i = 0; threads && i < c->nr_tblocks; i++) {
-		const struct hbbp_tblock *t = &c->tblocks[i];
+		struct hbbp_tblock tmp;
+		const struct hbbp_tblock *t = hbbp_counts__tblock(c, i, &tmp);
 		const struct hbbp_block *b = &c->blocks[t->block];
-		const struct hbbp_batch_sums *bs = &c->tblock_bs[i];
+		const struct hbbp_batch_sums *bs = c->tblocks ? &c->tblock_bs[i] : &c->block_bs[i];
 
 		printf("T\t%s\t%s\t%#llx\t%u\t%u\t%llu\t%llu", dso_name(run, b->dso),
 		       kind_name[b->kind], (unsigned long long)b->start, t->pid, t->tid,
@@ -112,8 +111,8 @@ static void print_totals(const struct convert_run *run)
 static int usage(void)
 {
 	fprintf(stderr, "usage: methoddump [--binary NAME=PATH]... [--symfs DIR] [--buildid-dir DIR] "
-		"[--split BYTES] [-j N] [--method hbbp|ebs|lbr] [--cutoff N] "
-		"[--lbr-weighting auto|plain|time] [--threads] FILE\n");
+		"[--method hbbp|ebs|lbr] [--cutoff N] [--lbr-weighting auto|plain|time] "
+		"[--threads] FILE\n");
 	return 2;
 }
 
@@ -124,7 +123,6 @@ static int parse_args(struct convert_opts *o, struct bbmap_binary_override *bins
 		{ "binary", required_argument, NULL, 'b' },
 		{ "symfs", required_argument, NULL, 's' },
 		{ "buildid-dir", required_argument, NULL, 'd' },
-		{ "split", required_argument, NULL, 'S' },
 		{ "method", required_argument, NULL, 'm' },
 		{ "cutoff", required_argument, NULL, 'c' },
 		{ "lbr-weighting", required_argument, NULL, 'w' },
@@ -133,7 +131,7 @@ static int parse_args(struct convert_opts *o, struct bbmap_binary_override *bins
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "j:", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		char *eq = opt == 'b' ? strchr(optarg, '=') : NULL;
 
 		switch (opt) {
@@ -146,8 +144,6 @@ static int parse_args(struct convert_opts *o, struct bbmap_binary_override *bins
 			break;
 		case 's': o->find.symfs = optarg; break;
 		case 'd': o->find.buildid_dir = optarg; break;
-		case 'S': o->split_min = strtoull(optarg, NULL, 0); break;
-		case 'j': o->jobs = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'c': o->cutoff = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 't': o->all_tables = true; break;	/* thread_blocks: sums per thread */
 		case 'm':
@@ -183,14 +179,10 @@ int main(int argc, char **argv)
 	o.find.binaries = bins;
 	o.keep_batch_sums = true;
 	hbbp_log_set(NULL, NULL, HBBP_LOG_ERROR);
-	if (o.jobs > 1)
-		bbmap_module__threads_init();
 	rc = convert__compute(&run, &o);
 	if (rc == HBBP_EXIT_OK) {
 		print_blocks(&run, run.drv.per_thread);
 		print_totals(&run);
-		fprintf(stderr, "methoddump: %s: %llu samples read apart\n", o.input,
-			(unsigned long long)run.part_samples);
 	} else {
 		fprintf(stderr, "methoddump: %s: the conversion failed\n", o.input);
 	}

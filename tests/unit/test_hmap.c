@@ -2,9 +2,8 @@
  * its own value, iteration gives the entries in insertion order whatever the keys, across
  * index growth) and hbbp/engine/stack_cache.c (identical stacks share one entry, words past the
  * stack are ignored, the cache refuses a new stack when full and is empty and reusable after
- * clear), and its queue (stacks queued and drained give the entries, values and insertion
- * order of adding each one at once; no stack is queued once the cache could fill up), and
- * hbbp/engine/sum_queue.c (the same for the EBS sums into a map). The oracle is a plain array of
+ * clear), and hbbp/engine/sum_queue.c (sums queued and drained give the entries, values and
+ * insertion order of adding each one at once). The oracle is a plain array of
  * the inserted keys, or a container fed one item at a time. Byte-string keys: strings of
  * every length 0..40 (with NUL bytes inside) are found through a copy, never through a
  * prefix of themselves; the oracle is a linear search of the strings.
@@ -178,85 +177,17 @@ static void test_stack_cache(void)
 	hbbp_stack_cache__exit(&c);
 }
 
-static void test_stack_queue(void)
-{
-	struct hbbp_stack_cache q, ref;
-	uint64_t s = 0x2545f4914f6cdd1dULL, key[HBBP_STACK_KEY_WORDS];
-	size_t i, same = 0;
-
-	hbbp_stack_cache__init(&q);
-	hbbp_stack_cache__init(&ref);
-	for (i = 0; i < 20000; i++) {
-		/* 300 distinct stacks of 1..32 entries, periods of different magnitudes */
-		uint64_t seed = rnd(&s) % 300, n = 1 + seed % 32;
-		double period = (double)(rnd(&s) % 1000) * (seed % 2 ? 1e-3 : 1e6);
-		struct hbbp_stack_val *v;
-		uint64_t *qk = hbbp_stack_cache__queue_key(&q);
-
-		stack_key(key, 5, n, seed);
-		CHECK(qk != NULL);
-		if (!qk)
-			break;
-		unsigned int batch = (unsigned int)(rnd(&s) % HBBP_BATCHES);
-
-		memcpy(qk, key, sizeof(key));
-		CHECK(!hbbp_stack_cache__queue(&q, hbbp_stack_cache__hash(qk), period, 1, batch));
-		v = hbbp_stack_cache__get(&ref, key, hbbp_stack_cache__hash(key));
-		CHECK(v != NULL);
-		if (v) {
-			v->period += period;
-			v->n++;
-			v->bs.b[batch] += period;
-		}
-	}
-	CHECK(q.qnr > 0);		/* some were still queued */
-	CHECK(!hbbp_stack_cache__drain(&q));
-	CHECK_EQ_U64(q.qnr, 0);
-	CHECK_EQ_U64(q.nr, ref.nr);
-	for (i = 0; i < q.nr && i < ref.nr; i++) {
-		size_t words = 2 + 2 * (hbbp_stack_cache__key(&ref, i)[1] >> 32);
-
-		same += !memcmp(hbbp_stack_cache__key(&q, i), hbbp_stack_cache__key(&ref, i),
-				words * sizeof(uint64_t)) &&
-			q.vals[i].n == ref.vals[i].n && q.vals[i].period == ref.vals[i].period &&
-			!memcmp(&q.vals[i].bs, &ref.vals[i].bs, sizeof(ref.vals[i].bs));
-	}
-	CHECK_EQ_U64(same, ref.nr);
-	/* near full: a stack is queued only while every queued one may still find room */
-	for (i = 0; q.nr < HBBP_STACK_CACHE_MAX - 2; i++) {
-		stack_key(key, 6, 2, i);
-		if (!hbbp_stack_cache__get(&q, key, hbbp_stack_cache__hash(key)))
-			break;
-	}
-	CHECK_EQ_U64(q.nr, HBBP_STACK_CACHE_MAX - 2);
-	for (i = 0; i < 2; i++) {
-		uint64_t *qk = hbbp_stack_cache__queue_key(&q);
-
-		CHECK(qk != NULL);
-		if (!qk)
-			break;
-		stack_key(qk, 7, 2, i);
-		CHECK(!hbbp_stack_cache__queue(&q, hbbp_stack_cache__hash(qk), 1, 1, 0));
-	}
-	CHECK(hbbp_stack_cache__queue_key(&q) == NULL);
-	CHECK(!hbbp_stack_cache__drain(&q));
-	CHECK_EQ_U64(q.nr, HBBP_STACK_CACHE_MAX);
-	hbbp_stack_cache__exit(&q);
-	hbbp_stack_cache__exit(&ref);
-}
-
 struct sum { double period; uint64_t n; struct hbbp_bsum bs; };
 
 static void test_sum_queue(void)
 {
 	struct hmap q, ref;
-	struct hbbp_sum_queue sq;
+	struct hbbp_sum_queue sq = { .nr = 0 };
 	uint64_t s = 0x9e3779b97f4a7c15ULL, key[4];
 	size_t i, same = 0;
 
 	hmap__init(&q, 4, sizeof(struct sum));
 	hmap__init(&ref, 4, sizeof(struct sum));
-	hbbp_sum_queue__init(&sq);
 	for (i = 0; i < 50000; i++) {
 		/* 3000 keys, growing the index several times while sums are queued */
 		uint64_t k = rnd(&s) % 3000;
@@ -267,13 +198,12 @@ static void test_sum_queue(void)
 		key[1] = k % 5;
 		key[2] = 0x400000 + k * 16;
 		key[3] = k & 1;
-		CHECK(!hbbp_sum_queue__add(&sq, &q, key, period, 1 + k % 2,
-					   (unsigned int)(i % HBBP_BATCHES)));
+		CHECK(!hbbp_sum_queue__add(&sq, &q, key, period, (unsigned int)(i % HBBP_BATCHES)));
 		v = hmap__get(&ref, key, NULL);
 		CHECK(v != NULL);
 		if (v) {
 			v->period += period;
-			v->n += 1 + k % 2;
+			v->n++;
 			v->bs.b[i % HBBP_BATCHES] += period;
 		}
 	}
@@ -301,7 +231,6 @@ int main(void)
 	RUN_TEST(test_hmap_order);
 	RUN_TEST(test_hmap_bytes);
 	RUN_TEST(test_stack_cache);
-	RUN_TEST(test_stack_queue);
 	RUN_TEST(test_sum_queue);
 	return TEST_EXIT();
 }

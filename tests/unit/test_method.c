@@ -543,8 +543,10 @@ static void test_ebs_scale_threads(void)
 		CHECK_STR(hbbp_source_name(b1->source), "ebs-fallback");
 		CHECK_EQ_U64(b1->ebs_samples, 2);
 	}
+	CHECK(c.tblocks != NULL);	/* two threads: the tasks' shares are kept */
 	for (i = 0; i < c.nr_tblocks; i++) {
-		const struct hbbp_tblock *t = &c.tblocks[i];
+		struct hbbp_tblock tmp;
+		const struct hbbp_tblock *t = hbbp_counts__tblock(&c, i, &tmp);
 
 		if (&c.blocks[t->block] == b1)
 			CHECK_EQ_DBL(t->count, t->tid == 100 ? 200.0 : 400.0, 1e-9);
@@ -566,6 +568,37 @@ static void test_ebs_scale_threads(void)
 	CHECK(!compute(&c, &d, HBBP_METHOD_LBR));
 	for (i = 0; i < c.nr_blocks; i++)
 		CHECK_EQ_DBL(c.blocks[i].count, 0, 0);
+	hbbp_counts__exit(&c);
+	hbbp_accum__exit(&d);
+}
+
+/* One task (one thread, or the threads merged by the caller): no task blocks are kept, each
+ * block is its task's share (its sums, count and interval), made on request. */
+static void test_one_task(void)
+{
+	struct hbbp_accum d;
+	struct hbbp_counts c;
+	struct hbbp_tblock tmp;
+	size_t i, same = 0;
+
+	fake_setup();
+	events_setup();
+	CHECK(!hbbp_accum__init(&d, &fake_code, ev_ptrs, ev_roles, 2));
+	CHECK(!ebs_sample(&d, 100, RA(0x1004), 300));
+	CHECK(!ebs_sample(&d, 100, RA(0x1018), 600));
+	CHECK(!ebs_sample(&d, 100, 0x9000, 50));
+	hbbp_accum__scale(&d);
+	CHECK(!compute(&c, &d, HBBP_METHOD_HBBP));
+	CHECK(c.tblocks == NULL && c.nr_tblocks == c.nr_blocks && c.nr_blocks == 3);
+	for (i = 0; i < c.nr_tblocks; i++) {
+		const struct hbbp_tblock *t = hbbp_counts__tblock(&c, i, &tmp);
+		const struct hbbp_block *b = &c.blocks[i];
+
+		same += t->block == i && t->pid == 100 && t->tid == 100 && t->count == b->count &&
+			t->ebs_sum == b->ebs_sum && t->count_lo == b->count_lo &&
+			t->count_hi == b->count_hi && t->ebs_samples == b->ebs_samples;
+	}
+	CHECK_EQ_U64(same, 3);
 	hbbp_counts__exit(&c);
 	hbbp_accum__exit(&d);
 }
@@ -695,6 +728,7 @@ int main(void)
 	RUN_TEST(test_learned_leader);
 	RUN_TEST(test_choose);
 	RUN_TEST(test_ebs_scale_threads);
+	RUN_TEST(test_one_task);
 	RUN_TEST(test_bias);
 	RUN_TEST(test_no_branch_any);
 	RUN_TEST(test_all_targets_lead);
