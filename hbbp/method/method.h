@@ -7,9 +7,9 @@
  *
  * The method sees code through struct hbbp_code only and perf.data through the reader's
  * record structs; it never opens files and never prints. Whatever makes a conversion fast
- * (caches, threads, decoding ahead, freeing early) belongs to the caller (hbbp/engine/), behind
- * struct hbbp_code and around these calls, so that these files read as method.md does; an
- * independent second computation of method.md checks them (tests/tools/refmethod.c).
+ * belongs to the caller (hbbp/engine/), behind struct hbbp_code and around these calls, so
+ * that these files read as method.md does; an independent second computation of method.md
+ * checks them (tests/tools/refmethod.c).
  */
 #ifndef HBBP_METHOD_H
 #define HBBP_METHOD_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tier: slow
 # The independent reference can fail: each mutation below of the engine's arithmetic is applied
 # with sed to a copy of the tree, the engine built there (tests/tools/methoddump, without LTO),
 # and tests/cli/method_reference.sh run against it with the reference of this build; every
@@ -7,12 +8,8 @@
 # start (streams paired e[k-1].to .. e[k].from, the stack read oldest first); (c) the bias flag
 # inverted; (d) the hybrid cutoff compared with < instead of <=; (e) D(Y) of the time weight
 # taken from the oldest entry's target instead of the interrupted newest stream's start.
-# The slow tier: minutes (a build and five runs of method_reference.sh); runs when HBBP_SLOW=1.
+# Minutes (a build and five runs of method_reference.sh): make check-slow runs it.
 . "$(dirname "$0")/../lib.sh"
-if [ "${HBBP_SLOW:-0}" != 1 ]; then
-	skip "method_mutations: the slow tier (HBBP_SLOW=1)"
-	exit 0
-fi
 T=$TMP/tree
 mkdir -p "$T"
 tar -C "$ROOT" --exclude=./build --exclude=./.git --exclude=./hbbp-convert --exclude=./pmusim \
