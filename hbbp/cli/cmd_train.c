@@ -80,7 +80,6 @@ static int train_pair(struct train_set *s, const char *ref, const char *data)
 		return rc;
 	}
 	o.input = data;
-	o.jobs = 1;
 	rc = cli_compute(&run, &o);
 	if (rc == HBBP_EXIT_OK) {
 		s->total[s->runs] = train_truth__total(t);

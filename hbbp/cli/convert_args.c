@@ -138,7 +138,6 @@ int cli_convert__finish(struct cli_args *a)
 
 		a->jobs = n < 1 ? 1 : n > 8 ? 8 : (unsigned long)n;
 	}
-	o->jobs = (unsigned)a->jobs;
 	if (!a->quiet && isatty(2)) {
 		o->progress = cli_progress;
 		o->progress_ctx = a;

@@ -2,14 +2,13 @@
  * (address spaces through the bbmap session), attribute to blocks, build the mix and the
  * result tables. Chooses the run mode from the events' roles (method.md §2: a recording with
  * one usable role runs in that mode, with a warning).
- * Several inputs (convert__run_many) are converted by a pool of threads, one input per
- * thread at a time with nothing shared but the read-only options, and handed back in input
+ * Several inputs (convert__run_many) are converted up to -j at a time (util/parallel.h), one
+ * input per thread with nothing shared but the read-only options, and handed back in input
  * order to the calling thread (which writes them).
  * Depends on the reader, bbmap, hbbp/engine/driver.h, hbbp/pivot/mix.h and the writers'
  * format table; returns errors and reports through hbbp_log only.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "hbbp/engine/code_bbmap.h"
 #include "hbbp/engine/convert.h"
 #include "util/hbbp_err.h"
+#include "util/parallel.h"
 
 static int run_choose_method(struct convert_run *run, const struct convert_opts *o)
 {
@@ -414,110 +414,57 @@ int convert__compute(struct convert_run *run, const struct convert_opts *o)
 	return run_result(run, o);
 }
 
-/* ---- several inputs, converted by up to `jobs` threads, handed back in input order ---- */
-
-struct many_slot {
-	struct convert_opts o;		/* o.input = this input */
-	struct convert_run run;
-	int err;
-	bool done;
-};
+/* ---- several inputs, up to `jobs` at a time on util/parallel's workers ---- */
 
 struct many {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;		/* a slot is done, or one was handed back */
-	struct many_slot *slots;
-	size_t nr, next, written, window;
+	struct convert_opts *o;		/* per input of the round: o[k].input */
+	struct convert_run *run;
+	int *err;
 };
 
-static void *many_worker(void *arg)
+static void many_compute(void *ctx, size_t k, unsigned int worker)
 {
-	struct many *m = arg;
+	struct many *m = ctx;
 
-	pthread_mutex_lock(&m->lock);
-	for (;;) {
-		size_t i;
-
-		/* at most `window` computed results wait for their turn to be handed back */
-		while (m->next < m->nr && m->next >= m->written + m->window)
-			pthread_cond_wait(&m->cond, &m->lock);
-		if (m->next >= m->nr)
-			break;
-		i = m->next++;
-		pthread_mutex_unlock(&m->lock);
-		m->slots[i].err = convert__compute(&m->slots[i].run, &m->slots[i].o);
-		pthread_mutex_lock(&m->lock);
-		m->slots[i].done = true;
-		pthread_cond_broadcast(&m->cond);
-	}
-	pthread_mutex_unlock(&m->lock);
-	return NULL;
+	m->err[k] = convert__compute(&m->run[k], &m->o[k]);
 }
 
 int convert__run_many(const struct convert_opts *o, const char *const *inputs, size_t nr,
 		      unsigned jobs, convert_done_fn done, void *ctx)
 {
 	struct many m;
-	pthread_t *tids = NULL;
-	size_t i, nr_threads = 0;
+	size_t base, k, n;
 
-	if (nr == 1 || jobs <= 1) {
-		for (i = 0; i < nr; i++) {
-			struct convert_opts oi = *o;
-			struct convert_run run;
-
-			oi.input = inputs[i];
-			oi.jobs = 1;
-			done(ctx, i, &run, &oi, convert__compute(&run, &oi));
-			convert__run_exit(&run);
-		}
-		return 0;
-	}
-	memset(&m, 0, sizeof(m));
-	m.slots = calloc(nr, sizeof(*m.slots));
-	tids = calloc(jobs, sizeof(*tids));
-	if (!m.slots || !tids) {
-		free(m.slots);
-		free(tids);
+	jobs = jobs && jobs < nr ? jobs : (unsigned)(nr ? nr : 1);
+	m.o = calloc(jobs, sizeof(*m.o));
+	m.run = calloc(jobs, sizeof(*m.run));
+	m.err = calloc(jobs, sizeof(*m.err));
+	if (!m.o || !m.run || !m.err) {
+		free(m.o);
+		free(m.run);
+		free(m.err);
 		return -ENOMEM;
 	}
-	m.nr = nr;
-	m.window = 2 * (size_t)jobs;
-	for (i = 0; i < nr; i++) {
-		m.slots[i].o = *o;
-		m.slots[i].o.input = inputs[i];
-		m.slots[i].o.progress = NULL;
-		m.slots[i].o.jobs = 1;	/* the threads go to the inputs */
+	if (jobs > 1)
+		bbmap_module__threads_init();	/* libraries' globals, set before the threads */
+	/* a round of up to jobs inputs at once, handed back in input order: at most jobs
+	 * results are held */
+	for (base = 0; base < nr; base += n) {
+		n = nr - base < jobs ? nr - base : jobs;
+		for (k = 0; k < n; k++) {
+			m.o[k] = *o;
+			m.o[k].input = inputs[base + k];
+			if (jobs > 1)
+				m.o[k].progress = NULL;
+		}
+		parallel_for(n, jobs, many_compute, &m);
+		for (k = 0; k < n; k++) {
+			done(ctx, base + k, &m.run[k], &m.o[k], m.err[k]);
+			convert__run_exit(&m.run[k]);
+		}
 	}
-	bbmap_module__threads_init();	/* libraries' globals, set before the threads */
-	pthread_mutex_init(&m.lock, NULL);
-	pthread_cond_init(&m.cond, NULL);
-	for (i = 0; i < jobs && i < nr; i++) {
-		if (pthread_create(&tids[i], NULL, many_worker, &m))
-			break;
-		nr_threads++;
-	}
-	if (!nr_threads)
-		many_worker(&m);	/* no thread could start: do the work here */
-	for (i = 0; i < nr; i++) {
-		struct many_slot *sl = &m.slots[i];
-
-		pthread_mutex_lock(&m.lock);
-		while (!sl->done)
-			pthread_cond_wait(&m.cond, &m.lock);
-		pthread_mutex_unlock(&m.lock);
-		done(ctx, i, &sl->run, &sl->o, sl->err);
-		convert__run_exit(&sl->run);
-		pthread_mutex_lock(&m.lock);
-		m.written = i + 1;
-		pthread_cond_broadcast(&m.cond);
-		pthread_mutex_unlock(&m.lock);
-	}
-	for (i = 0; i < nr_threads; i++)
-		pthread_join(tids[i], NULL);
-	pthread_cond_destroy(&m.cond);
-	pthread_mutex_destroy(&m.lock);
-	free(tids);
-	free(m.slots);
+	free(m.o);
+	free(m.run);
+	free(m.err);
 	return 0;
 }

@@ -27,7 +27,6 @@ struct convert_opts {
 	struct hbbp_mix_opts mix;	/* keys, filters, --top, --diagnostics */
 	const char *ebs_event, *lbr_event;
 	struct bbmap_find_opts find;	/* binaries, search paths, demangling */
-	unsigned jobs;			/* inputs converted at once (one thread each) */
 	int lbr_weighting;		/* enum hbbp_lbr_weighting (--lbr-weighting) */
 	bool keep_batch_sums;		/* the counts' sums per batch (hbbp_counts.block_bs)
 					 * and the accumulators' sums kept after the

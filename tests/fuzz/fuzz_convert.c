@@ -79,7 +79,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!path || cli_convert__defaults(&o))
 		return 0;
 	o.input = path;
-	o.jobs = size & 1 ? 2 : 1;
 	o.method = methods[(size >> 1) & 3];
 	o.find.symfs = symfs;
 	o.find.buildid_dir = "";
@@ -92,8 +91,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		for (i = 0; i < run.counts.nr_blocks; i++)
 			code += run.counts.blocks[i].kind == HBBP_BLK_CODE;
-		fprintf(stderr, "fuzz_convert: exit %d, jobs %u, method %d, total %g, %zu code "
-			"blocks\n", rc, o.jobs, (int)o.method, run.total, code);
+		fprintf(stderr, "fuzz_convert: exit %d, method %d, total %g, %zu code blocks\n",
+			rc, (int)o.method, run.total, code);
 	}
 	if (!rc && (size & 8)) {
 		write_out(&run, &o, size & 16 ? WRITER_JSON : WRITER_CSV);
