@@ -887,22 +887,6 @@ int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr)
 	return region_split(m, r, vaddr);
 }
 
-int bbmap_module__add_leaders(struct bbmap_module *m, const uint64_t *vaddrs, size_t n,
-			      unsigned int threads)
-{
-	size_t i;
-	int nomem = 0;
-
-	for (i = 0; i < n; i++)
-		nomem |= bbmap_module__add_leader(m, vaddrs[i]) == -ENOMEM;
-	return nomem ? -ENOMEM : 0;
-}
-
-int bbmap_module__fill_blocks(struct bbmap_module *m, const uint64_t *starts, size_t n,
-			      unsigned int threads)
-{
-	return 0;	/* block_at decodes each when it is asked for */
-}
 
 size_t bbmap_module__nr_code_ranges(const struct bbmap_module *m) { return m->nr_code; }
 

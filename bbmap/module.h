@@ -125,11 +125,6 @@ const struct bbmap_symbol *bbmap_module__symbol_at(struct bbmap_module *m, uint6
  * a function not decoded yet is decoded now. -HBBP_ENOTFOUND (and counted as misaligned)
  * when vaddr is not an instruction start of the decoded code or not in any code. */
 int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr);
-/* add_leader for vaddrs[0..n) in order, on this thread (threads: unused, one thread
- * decodes a module). 0, or -ENOMEM (after trying every leader); leaders that are no
- * instruction start are skipped, counted as add_leader counts them. */
-int bbmap_module__add_leaders(struct bbmap_module *m, const uint64_t *vaddrs, size_t n,
-			      unsigned int threads);
 
 /* Sets the global state of the libraries modules use (libelf's version, capstone's
  * architecture tables, the name tables of Zydis's enums): call once before modules are used on several threads, each module
@@ -192,11 +187,6 @@ void bbmap_module__forget_code(struct bbmap_module *m);
  * scratch: for a caller that reads no block again. A block asked for afterwards is decoded
  * again without the leaders added before, so its bounds may differ; statistics stay. */
 void bbmap_module__drop_code(struct bbmap_module *m);
-
-/* Nothing: block_at decodes each block in full when it is asked for (threads: unused, one
- * thread decodes a module). 0. */
-int bbmap_module__fill_blocks(struct bbmap_module *m, const uint64_t *starts, size_t n,
-			      unsigned int threads);
 
 /* BBMAP_MODULE_LAZY_INSNS: frees the instructions of every block decoded in full so far
  * (decoded again when asked for): for a caller that walks many blocks once each. Every

@@ -43,7 +43,7 @@ struct bbmap_session {
 	struct bbmap_find_opts opts;
 	char *buildid_dir;
 	struct bbmap_binary_override *binaries;
-	struct {			/* what became of each --binary (atomic: leader threads) */
+	struct {			/* what became of each --binary */
 		int use;		/* enum bbmap_override_use */
 		char *detail;		/* first refusal or caveat, owned */
 	} *ovr;
@@ -743,22 +743,13 @@ const char *bbmap_session__module_path(struct bbmap_session *s, const char *modn
 void bbmap_session__override_note(struct bbmap_session *s, size_t i, enum bbmap_override_use use,
 				  const char *detail)
 {
-	int cur;
-
 	if (!s->ovr || i >= s->opts.nr_binaries)
 		return;
 	/* USED wins over a caveat, a caveat over a refusal, anything over UNMATCHED */
-	cur = __atomic_load_n(&s->ovr[i].use, __ATOMIC_RELAXED);
-	while ((int)use > cur && !__atomic_compare_exchange_n(&s->ovr[i].use, &cur, (int)use, false,
-							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-	if (detail) {
-		char *d = strdup(detail), *none = NULL;
-
-		if (d && !__atomic_compare_exchange_n(&s->ovr[i].detail, &none, d, false,
-						      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			free(d);
-	}
+	if ((int)use > s->ovr[i].use)
+		s->ovr[i].use = (int)use;
+	if (detail && !s->ovr[i].detail)
+		s->ovr[i].detail = strdup(detail);	/* out of memory: no detail */
 }
 
 enum bbmap_override_use bbmap_session__override_use(const struct bbmap_session *s, size_t i,
@@ -769,6 +760,6 @@ enum bbmap_override_use bbmap_session__override_use(const struct bbmap_session *
 	if (!s->ovr || i >= s->opts.nr_binaries)
 		return BBMAP_OVR_UNMATCHED;
 	if (detail)
-		*detail = __atomic_load_n(&s->ovr[i].detail, __ATOMIC_ACQUIRE);
-	return (enum bbmap_override_use)__atomic_load_n(&s->ovr[i].use, __ATOMIC_ACQUIRE);
+		*detail = s->ovr[i].detail;
+	return (enum bbmap_override_use)s->ovr[i].use;
 }

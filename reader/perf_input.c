@@ -583,10 +583,6 @@ int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_r
 			return perf_reader__fail(r, in->name, off,
 				"record type %u: size %u exceeds %u", type, size,
 				SIMPLEPERF_MAX_RECORD);
-		if (r->segment && type != PERF_RECORD_SAMPLE && type != PERF_RECORD_FINISHED_ROUND) {
-			in->done = true;	/* a segment ends before it: pos stays there */
-			return 0;
-		}
 		if (type == PERF_RECORD_COMPRESSED2) {
 			ret = perf_input__peek(r, in, 16, &p, &avail);
 			if (ret == 0)

@@ -392,8 +392,6 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 			r->has_pending = false;
 			ret = 1;
 		} else {
-			if (r->mark_fn && r->cur_input == 0 && (ret = perf_segment__at_mark(r)) < 0)
-				return ret;
 			ret = perf_input__next(r, &r->inputs[r->cur_input], &raw);
 		}
 		if (ret < 0)

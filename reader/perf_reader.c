@@ -643,8 +643,6 @@ int perf_reader__open(struct perf_reader **out, const char *path,
 		if (!err && r->hdr.is_dir && r->dir_format >= 1)
 			err = open_dir_inputs(r);
 	}
-	if (!err && r->opts.segment_from)
-		err = perf_segment__find_start(r);
 	if (err)
 		goto out_err;
 	perf_reader__finish_events(r);

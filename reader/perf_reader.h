@@ -250,7 +250,6 @@ struct perf_reader_opts {
 					 * file order rather than time order (a consumer whose
 					 * result does not depend on the order of samples): no
 					 * sort of a round that holds samples only */
-	uint64_t segment_from;		/* not 0: a segment reader of a file (see below) */
 	size_t read_window;		/* not 0: a file's records are read in chunks of this
 					 * many bytes into a window that starts at this size
 					 * (small inputs, e.g. fuzzing); 0: 1 MiB reads into a
@@ -301,28 +300,6 @@ const struct perf_event_info *perf_reader__event(const struct perf_reader *r, si
 /* The name of the PMU of attr type `type` (HEADER_PMU_MAPPINGS), or NULL. */
 const char *perf_reader__pmu_name(const struct perf_reader *r, uint32_t type);
 const struct perf_reader_stats *perf_reader__stats(const struct perf_reader *r);
-
-/* Reading one file in two parts at once (perf_segment.c).
- * A segment reader (opts.segment_from = OFF) starts at the first record that follows a
- * FINISHED_ROUND header found at or after file offset OFF (8-byte steps, at most 16 MiB
- * searched) and delivers, in file order and unsorted, the SAMPLE records from there up to the
- * first record of another type (FINISHED_ROUND excepted), which it neither reads nor counts;
- * then next() returns 0. The caller may end it earlier before a sample it was just given
- * (segment_cut). Whether the start is really a record boundary is known only to a reader that
- * walks the file from its start: the main reader, given the start with set_mark, calls fn
- * when its walk lands exactly there (never if it steps over it); fn returns the segment reader,
- * finished, in *seg (or NULL to read on normally), and the main reader then skips the
- * segment's records and adds their counts (records per type, samples per event, unknown ids)
- * to its own. Files only: not pipes nor directories. */
-typedef int (*perf_reader_mark_fn)(void *ctx, const struct perf_reader **seg);
-/* The segment's first record offset; 0 when no start was found (next() returns 0). */
-uint64_t perf_reader__segment_start(const struct perf_reader *r);
-/* Where the segment ended (its records are [start, end)), once next() returned 0. */
-uint64_t perf_reader__segment_end(const struct perf_reader *r);
-/* Ends the segment before rec, the sample next() just returned: it is not counted. */
-void perf_reader__segment_cut(struct perf_reader *r, const struct perf_record *rec);
-void perf_reader__set_mark(struct perf_reader *r, uint64_t off, perf_reader_mark_fn fn,
-			   void *ctx);
 
 /* Formats a build-id as lowercase hex into buf (>= 41 bytes); returns buf. */
 char *perf_build_id__hex(const uint8_t *id, size_t size, char *buf);

@@ -149,13 +149,6 @@ struct perf_reader {
 
 	struct tep_handle *tep;
 	uint64_t last_sample_time_seen;
-
-	/* two-part reading (perf_segment.c) */
-	bool segment;				/* this is a segment reader */
-	uint64_t seg_start, seg_end;
-	uint64_t mark;				/* main reader: a segment starts here */
-	perf_reader_mark_fn mark_fn;		/* NULL: no mark */
-	void *mark_ctx;
 };
 
 /* errors: the first one sticks */
@@ -229,10 +222,6 @@ bool perf_decode__time(struct perf_reader *r, const uint8_t *p, uint32_t size, u
 int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 			uint64_t off, struct perf_input *in, int evidx);
 
-/* perf_segment.c */
-int perf_segment__find_start(struct perf_reader *r);
-/* main reader, before the next record of input 0: the mark reached? */
-int perf_segment__at_mark(struct perf_reader *r);
 
 /* perf_event_name.c */
 void perf_event__default_name(struct perf_reader *r, struct perf_event_int *e);

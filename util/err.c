@@ -20,7 +20,6 @@ const char *hbbp_strerror(int err)
 	case HBBP_EBUILDID: return "build-id mismatch";
 	case HBBP_ELIMIT: return "input exceeds a sanity limit";
 	case HBBP_EUSAGE: return "bad usage";
-	case HBBP_EREDO: return "records out of time order around a part read apart";
 	case HBBP_EREFUSED: return "refused: not a regular file, or not trusted";
 	}
 	return strerror(err);

@@ -16,7 +16,6 @@ enum {
 	HBBP_EBUILDID,		/* a file whose build-id differs from the recording's */
 	HBBP_ELIMIT,		/* an input exceeds a sanity bound */
 	HBBP_EUSAGE,		/* bad command line */
-	HBBP_EREDO,		/* a pass read in two parts must be read again in one */
 	HBBP_EREFUSED,		/* a named file is not a regular file or not trusted */
 };
 
