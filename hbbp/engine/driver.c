@@ -64,8 +64,8 @@ static inline bool range_has(const struct hbbp_driver *d, const struct hbbp_rang
 	       r->cpumode == cpumode;
 }
 
-/* bbmap_session__lookup through the range cache; last: the range tried first (or NULL),
- * set to the range addr is in when cached. */
+/* bbmap_session__lookup through the range cache; *last set to the range addr is in when it
+ * is cached. */
 static int driver_lookup(struct hbbp_driver *d, uint32_t pid, int cpumode, uint64_t addr,
 			 struct bbmap_loc *loc, const struct hbbp_range_slot **last)
 {
@@ -73,8 +73,6 @@ static int driver_lookup(struct hbbp_driver *d, uint32_t pid, int cpumode, uint6
 	uint64_t lo = 0, hi = 0;
 	int rc;
 
-	if (*last && range_has(d, *last, pid, cpumode, addr))
-		rs = (struct hbbp_range_slot *)*last;
 	if (range_has(d, rs, pid, cpumode, addr)) {
 		*last = rs;
 		*loc = rs->loc;
@@ -114,12 +112,17 @@ static int driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 		return -ENOMEM;
 	for (k = 0; k < 2 * n; k++) {
 		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
+		int cm = hbbp_branch_cpumode(cpumode, addr);
 		struct bbmap_loc loc = { 0 };
 
 		if (!(k & 1))
 			d->flags[k / 2] = hbbp_lbr_entry_flag(e, k / 2);
-		if (!addr || driver_lookup(d, pid, hbbp_branch_cpumode(cpumode, addr), addr, &loc,
-					   &last))
+		if (addr && last && range_has(d, last, pid, cm, addr)) {
+			d->ends[k].dso = last->loc.dso;
+			d->ends[k].vaddr = addr + last->delta;
+			continue;
+		}
+		if (!addr || driver_lookup(d, pid, cm, addr, &loc, &last))
 			loc.dso = NULL;
 		d->ends[k].dso = loc.dso;
 		d->ends[k].vaddr = loc.dso ? loc.vaddr : 0;
@@ -130,40 +133,36 @@ static int driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 /* cnt stacks e[0..n) of thread pid/tid, their weights summing to weight (per batch bs) and
  * their periods to period, resolved and summed into the accumulator; first the accumulator's
  * cells of the stack's branches and (likely kept) streams are loaded ahead, together: most
- * miss the CPU caches, and their loads overlap this way. */
+ * miss the CPU caches, and their loads overlap this way (their hashes go with the stack). */
 static int driver_lbr(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode, int evidx,
 		      const struct perf_branch_entry *e, uint64_t n, double weight, double period,
 		      uint64_t cnt, const struct hbbp_bsum *bs)
 {
-	uint64_t bh[DRIVER_PREFETCH], sh[DRIVER_PREFETCH], key[5], k;
-	uint64_t task = driver_task(d, pid, tid);
+	uint64_t h[2 * DRIVER_PREFETCH], key[5], k, task = driver_task(d, pid, tid);
 	bool b[DRIVER_PREFETCH], st[DRIVER_PREFETCH];
 	struct hbbp_accum *a = &d->acc;
-	struct hbbp_stack s = { n, NULL, NULL };
+	struct hbbp_stack s = { n, NULL, NULL, n <= DRIVER_PREFETCH ? h : NULL };
 	int err = driver_resolve(d, pid, cpumode, e, n);
 
 	if (err)
 		return err;
 	s.flags = d->flags;
 	s.ends = d->ends;
-	for (k = 0; k < n && n <= DRIVER_PREFETCH; k++) {
+	for (k = 0; k < n && s.hash; k++) {
 		b[k] = hbbp_accum__branch_key(&s, k, key);
-		if (b[k]) {
-			bh[k] = hmap__hash(&a->bias, key);
-			hmap__prefetch(&a->bias, bh[k], 0);
-		}
-		st[k] = k && s.ends[2 * k + 1].dso && s.ends[2 * k + 1].dso == s.ends[2 * k - 2].dso;
-		if (st[k]) {
-			hbbp_accum__stream_key(&s, k, task, evidx, key);
-			sh[k] = hmap__hash(&a->streams, key);
-			hmap__prefetch(&a->streams, sh[k], 0);
-		}
-	}
-	for (k = 0; k < n && n <= DRIVER_PREFETCH; k++) {
+		h[2 * k] = b[k] ? hmap__hash(&a->bias, key) : 0;
 		if (b[k])
-			hmap__prefetch(&a->bias, bh[k], 1);
+			hmap__prefetch(&a->bias, h[2 * k], 0);
+		st[k] = k && hbbp_accum__stream_key(&s, k, task, evidx, key);
+		h[2 * k + 1] = st[k] ? hmap__hash(&a->streams, key) : 0;
 		if (st[k])
-			hmap__prefetch(&a->streams, sh[k], 1);
+			hmap__prefetch(&a->streams, h[2 * k + 1], 0);
+	}
+	for (k = 0; k < n && s.hash; k++) {
+		if (b[k])
+			hmap__prefetch(&a->bias, h[2 * k], 1);
+		if (st[k])
+			hmap__prefetch(&a->streams, h[2 * k + 1], 1);
 	}
 	return hbbp_accum__lbr(a, (uint32_t)(task >> 32), (uint32_t)task, evidx, &s, weight,
 			       period, cnt, bs);

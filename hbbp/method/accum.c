@@ -198,7 +198,6 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	int evidx = rec->evidx;
 	uint64_t n;
 
-	memset(it, 0, sizeof(*it));
 	it->kind = HBBP_ITEM_BAD_EVENT;
 	it->evidx = evidx;
 	it->batch = hbbp_sample__batch(rec, slot);
@@ -211,6 +210,10 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->time_running = s->time_running;
 	it->ip = s->ip;
 	it->period = s->period;
+	it->zero_entries = it->nr = 0;
+	it->raw = NULL;
+	it->weight = 0;
+	it->lbr_time = it->lbr_fallback = it->lbr_by_ip = 0;
 	if (evidx < 0 || (size_t)evidx >= nr_events)
 		return;
 	switch (ev[evidx].role) {
@@ -370,50 +373,6 @@ bool hbbp_accum__branch_key(const struct hbbp_stack *s, uint64_t k, uint64_t *ke
 	return lf->dso || lt->dso;
 }
 
-void hbbp_accum__stream_key(const struct hbbp_stack *s, uint64_t k, uint64_t task, int evidx,
-			    uint64_t *key)
-{
-	key[0] = task;
-	key[1] = (uintptr_t)s->ends[2 * k + 1].dso;
-	key[2] = s->ends[2 * k + 1].vaddr;
-	key[3] = s->ends[2 * (k - 1)].vaddr;
-	key[4] = (uint64_t)evidx;
-}
-
-/* Per branch (from, to) of a stack: method.md §5 (bias, decision) slot counters, oldest slot
- * e[n-1], newest e[0], when its source is mapped; and whether its target is a block leader
- * (§3: every branch target seen in the LBR data starts a block, the oldest entry's and those
- * of rejected streams too; not a wrong-path entry's, never executed). One entry per branch
- * serves both. */
-static int stack_branches(struct hbbp_accum *a, const struct hbbp_stack *s, uint64_t cnt)
-{
-	double share = (double)cnt / (double)s->n;	/* each slot's chance share, once */
-	uint64_t k;
-
-	for (k = 0; k < s->n; k++) {
-		const struct hbbp_end *lf = &s->ends[2 * k], *lt = &s->ends[2 * k + 1];
-		uint64_t key[4];
-		struct hbbp_bias_val *b;
-
-		if (!hbbp_accum__branch_key(s, k, key))
-			continue;
-		b = hmap__get(&a->bias, key, NULL);
-		if (!b)
-			return -ENOMEM;
-		if (lt->dso && !(s->flags[k] & HBBP_ENTRY_WRONG))
-			b->target = 1;
-		if (!lf->dso)
-			continue;
-		b->all += cnt;
-		b->expected += share;
-		if (k == s->n - 1)
-			b->oldest += cnt;
-		if (k == 0)
-			b->newest += cnt;
-	}
-	return 0;
-}
-
 /* method.md §5: whether the stream e[k].to .. e[k-1].from is kept (REJ__COUNT) or why not. */
 static enum hbbp_reject stream_class(const struct hbbp_stack *s, uint64_t k)
 {
@@ -434,6 +393,58 @@ static enum hbbp_reject stream_class(const struct hbbp_stack *s, uint64_t k)
 	return REJ__COUNT;
 }
 
+static void stream_key(const struct hbbp_stack *s, uint64_t k, uint64_t task, int evidx,
+		       uint64_t *key)
+{
+	key[0] = task;
+	key[1] = (uintptr_t)s->ends[2 * k + 1].dso;
+	key[2] = s->ends[2 * k + 1].vaddr;
+	key[3] = s->ends[2 * (k - 1)].vaddr;
+	key[4] = (uint64_t)evidx;
+}
+
+bool hbbp_accum__stream_key(const struct hbbp_stack *s, uint64_t k, uint64_t task, int evidx,
+			    uint64_t *key)
+{
+	stream_key(s, k, task, evidx, key);
+	return stream_class(s, k) == REJ__COUNT;
+}
+
+/* Per branch (from, to) of a stack: method.md §5 (bias, decision) slot counters, oldest slot
+ * e[n-1], newest e[0], when its source is mapped; and whether its target is a block leader
+ * (§3: every branch target seen in the LBR data starts a block, the oldest entry's and those
+ * of rejected streams too; not a wrong-path entry's, never executed). One entry per branch
+ * serves both. */
+static int stack_branches(struct hbbp_accum *a, const struct hbbp_stack *s, uint64_t cnt)
+{
+	double share = (double)cnt / (double)s->n;	/* each slot's chance share, once */
+	uint64_t k;
+
+	for (k = 0; k < s->n; k++) {
+		const struct hbbp_end *lf = &s->ends[2 * k], *lt = &s->ends[2 * k + 1];
+		uint64_t key[4];
+		struct hbbp_bias_val *b;
+
+		if (!hbbp_accum__branch_key(s, k, key))
+			continue;
+		b = hmap__get_hashed(&a->bias, key,
+				     s->hash ? s->hash[2 * k] : hmap__hash(&a->bias, key), NULL);
+		if (!b)
+			return -ENOMEM;
+		if (lt->dso && !(s->flags[k] & HBBP_ENTRY_WRONG))
+			b->target = 1;
+		if (!lf->dso)
+			continue;
+		b->all += cnt;
+		b->expected += share;
+		if (k == s->n - 1)
+			b->oldest += cnt;
+		if (k == 0)
+			b->newest += cnt;
+	}
+	return 0;
+}
+
 /* The kept stream e[k].to .. e[k-1].from: w, its plain weight wp, per batch wbs (all in batch
  * only when only >= 0). */
 static int stream_add(struct hbbp_accum *a, uint64_t task, int evidx, const struct hbbp_stack *s,
@@ -443,8 +454,9 @@ static int stream_add(struct hbbp_accum *a, uint64_t task, int evidx, const stru
 	uint64_t key[5];
 	struct hbbp_stream_val *v;
 
-	hbbp_accum__stream_key(s, k, task, evidx, key);
-	v = hmap__get(&a->streams, key, NULL);
+	stream_key(s, k, task, evidx, key);
+	v = hmap__get_hashed(&a->streams, key,
+			     s->hash ? s->hash[2 * k + 1] : hmap__hash(&a->streams, key), NULL);
 	if (!v)
 		return -ENOMEM;
 	v->weight += w;

@@ -164,13 +164,16 @@ struct hbbp_end {
 /* An LBR stack as the streams need it (method.md §5): n entries (newest first), their ends
  * resolved (ends[2k]: e[k].from, ends[2k+1]: e[k].to) and flags per entry: HBBP_ENTRY_WRONG
  * (on the wrong path) and HBBP_ENTRY_BACK (k >= 1 and e[k].to > e[k-1].from: the stream
- * between them runs backward in run-time addresses). */
+ * between them runs backward in run-time addresses). hash, where the caller has them (else
+ * NULL): hash[2k] the hmap hash of branch k's key in the accumulator's bias map, hash[2k+1]
+ * that of stream k's (k >= 1) in its streams map (hbbp_accum__branch_key, __stream_key). */
 #define HBBP_ENTRY_WRONG	1
 #define HBBP_ENTRY_BACK		2
 struct hbbp_stack {
 	uint64_t n;
 	const uint8_t *flags;
 	const struct hbbp_end *ends;
+	const uint64_t *hash;
 };
 
 /* Whether a branch entry is flagged wrong-path speculative (method.md §5: rejected). */
@@ -250,9 +253,9 @@ int hbbp_accum__ebs(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 		    const struct hbbp_bsum *bs);
 /* How the accumulator keys the sums of stack s: branch k in a->bias (false: both its ends
  * unmapped, no entry), the stream e[k].to .. e[k-1].from (k >= 1) of task and event evidx in
- * a->streams. */
+ * a->streams (false: the stream is rejected, no entry). */
 bool hbbp_accum__branch_key(const struct hbbp_stack *s, uint64_t k, uint64_t *key);
-void hbbp_accum__stream_key(const struct hbbp_stack *s, uint64_t k, uint64_t task, int evidx,
+bool hbbp_accum__stream_key(const struct hbbp_stack *s, uint64_t k, uint64_t task, int evidx,
 			    uint64_t *key);
 /* hbbp_accum__ebs without the sum: the samples counted, the key of a->ebs their sums go to
  * into key[0..4), for a caller that sums them itself into a struct hbbp_ebs_val. */
