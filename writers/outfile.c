@@ -3,12 +3,17 @@
  * handlers for every asynchronous signal whose default action ends the process (HUP, INT,
  * QUIT, PIPE, ALRM, TERM, USR1, USR2, XCPU, XFSZ, VTALRM, PROF, POLL, PWR).
  *
- * Two modes while a write is in progress:
+ * Three modes while a write is in progress:
  *  - a temporary file is registered: the handler removes it (async-signal-safe: unlink,
  *    write, _exit) and ends the process with exit code 3 (HBBP_EXIT_IO);
  *  - an in-place write (a database appended to in its own transaction): the handler only
  *    records the signal; the writer sees it (outfile__pending), rolls its transaction back
- *    and calls outfile__exit_signalled().
+ *    and calls outfile__exit_signalled();
+ *  - the output is complete (the temporary file renamed into place, the transaction
+ *    committed) and the writer asked for it (outfile__on_commit): the handler says so and
+ *    ends the process with the exit code the writer gave (0: a caller that retries on
+ *    failure must not store the run twice); these handlers stay until the process ends
+ *    when the writer asked for that too (its last output).
  * Otherwise the handler dies of the signal as the default action would. Signals the process
  * ignores or handles itself when the handlers are installed keep their disposition: they
  * do not end it (a host program's timer on SIGALRM, libFuzzer's among them, goes on
@@ -42,6 +47,12 @@ static const int cleanup_signals[] = {
 static volatile sig_atomic_t cleanup_armed;
 static volatile sig_atomic_t deferred;		/* an in-place write is in progress */
 static volatile sig_atomic_t pending_sig;	/* first signal seen while deferred */
+static volatile sig_atomic_t committed;		/* the output is complete */
+static int commit_note;				/* outfile__on_commit() was called */
+static int commit_code;				/* the exit code on a signal once committed */
+static int commit_keep;				/* the handlers stay after signals_end */
+static char commit_target[PATH_MAX + 64];	/* "TARGET: signal " */
+static char commit_what[PATH_MAX + 192];	/* " came after ...\n" */
 static char cleanup_path[PATH_MAX + 64];
 static char cleanup_journal[PATH_MAX + 72];	/* SQLite's rollback journal of the file */
 static struct sigaction saved_actions[NR_SIGNALS];
@@ -73,6 +84,13 @@ static void outfile__on_signal(int sig)
 		hbbp_sigsafe_puts(cleanup_path);
 		hbbp_sigsafe_puts("'\n");
 		_exit(HBBP_EXIT_IO);
+	}
+	if (committed) {
+		sig_number(sig, num);
+		hbbp_sigsafe_puts(commit_target);
+		hbbp_sigsafe_puts(num);
+		hbbp_sigsafe_puts(commit_what);
+		_exit(commit_code);
 	}
 	if (deferred) {
 		if (!pending_sig)
@@ -120,6 +138,9 @@ int outfile__signals_begin(void)
 {
 	int err;
 
+	committed = 0;		/* a new write: the last one's note no longer applies */
+	commit_note = 0;
+	commit_keep = 0;
 	if (handlers_installed)
 		return 0;
 	err = outfile__install();
@@ -132,8 +153,9 @@ void outfile__signals_end(void)
 {
 	size_t i;
 
-	if (!handlers_installed)
+	if (!handlers_installed || (committed && commit_keep))
 		return;
+	committed = 0;
 	for (i = 0; i < NR_SIGNALS; i++)
 		sigaction(cleanup_signals[i], &saved_actions[i], NULL);
 	handlers_installed = 0;
@@ -169,6 +191,34 @@ int outfile__pending(void)
 void outfile__defer_end(void)
 {
 	deferred = 0;
+}
+
+void outfile__on_commit(const char *target, const char *what, int code, bool keep)
+{
+	sigset_t old;
+
+	outfile__block(&old);
+	snprintf(commit_target, sizeof(commit_target), "%s: %s: signal ",
+		 program_invocation_short_name, target);
+	snprintf(commit_what, sizeof(commit_what), " came after %s\n", what);
+	commit_code = code;
+	commit_keep = keep;
+	commit_note = 1;
+	outfile__unblock(&old);
+}
+
+void outfile__committed(void)
+{
+	sigset_t old;
+
+	outfile__block(&old);
+	if (commit_note) {
+		committed = 1;
+		deferred = 0;
+		if (pending_sig)	/* it came during the commit: said now, as it would be later */
+			outfile__on_signal(pending_sig);
+	}
+	outfile__unblock(&old);
 }
 
 void outfile__exit_signalled(const char *target, const char *what)
@@ -357,6 +407,7 @@ int outfile__commit(const char *tmp, int fd, const char *target, mode_t mode, bo
 	if (err)
 		unlink(tmp);
 	cleanup_armed = 0;
+	committed = !err && commit_note;
 	outfile__unblock(&old);
 	if (err)
 		return err;

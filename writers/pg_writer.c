@@ -44,6 +44,7 @@ static struct {
 	ConnStatusType (*PQstatus)(const PGconn *conn);
 	char *(*PQerrorMessage)(const PGconn *conn);
 	int (*PQsetClientEncoding)(PGconn *conn, const char *encoding);
+	PQnoticeProcessor (*PQsetNoticeProcessor)(PGconn *conn, PQnoticeProcessor proc, void *arg);
 	PGresult *(*PQexec)(PGconn *conn, const char *query);
 	PGresult *(*PQexecParams)(PGconn *conn, const char *command, int nParams,
 				  const Oid *paramTypes, const char *const *paramValues,
@@ -54,6 +55,7 @@ static struct {
 	char *(*PQresultErrorField)(const PGresult *res, int fieldcode);
 	void (*PQclear)(PGresult *res);
 	int (*PQntuples)(const PGresult *res);
+	int (*PQnfields)(const PGresult *res);
 	char *(*PQgetvalue)(const PGresult *res, int tup_num, int field_num);
 	int (*PQputCopyData)(PGconn *conn, const char *buffer, int nbytes);
 	int (*PQputCopyEnd)(PGconn *conn, const char *errormsg);
@@ -67,9 +69,9 @@ static int pq__load(struct writer_ctx *w)
 #define PQ_FN(name) { #name, offsetof(__typeof__(pq), name) }
 	static const struct { const char *name; size_t off; } fns[] = {
 		PQ_FN(PQconnectdb), PQ_FN(PQstatus), PQ_FN(PQerrorMessage),
-		PQ_FN(PQsetClientEncoding), PQ_FN(PQexec), PQ_FN(PQexecParams),
+		PQ_FN(PQsetClientEncoding), PQ_FN(PQsetNoticeProcessor), PQ_FN(PQexec), PQ_FN(PQexecParams),
 		PQ_FN(PQresultStatus), PQ_FN(PQresultErrorMessage), PQ_FN(PQresultErrorField),
-		PQ_FN(PQclear), PQ_FN(PQntuples), PQ_FN(PQgetvalue), PQ_FN(PQputCopyData),
+		PQ_FN(PQclear), PQ_FN(PQntuples), PQ_FN(PQnfields), PQ_FN(PQgetvalue), PQ_FN(PQputCopyData),
 		PQ_FN(PQputCopyEnd), PQ_FN(PQgetResult), PQ_FN(PQfinish),
 	};
 #undef PQ_FN
@@ -103,6 +105,7 @@ static int pq__load(struct writer_ctx *w)
 #define PQstatus pq.PQstatus
 #define PQerrorMessage pq.PQerrorMessage
 #define PQsetClientEncoding pq.PQsetClientEncoding
+#define PQsetNoticeProcessor pq.PQsetNoticeProcessor
 #define PQexec pq.PQexec
 #define PQexecParams pq.PQexecParams
 #define PQresultStatus pq.PQresultStatus
@@ -110,6 +113,7 @@ static int pq__load(struct writer_ctx *w)
 #define PQresultErrorField pq.PQresultErrorField
 #define PQclear pq.PQclear
 #define PQntuples pq.PQntuples
+#define PQnfields pq.PQnfields
 #define PQgetvalue pq.PQgetvalue
 #define PQputCopyData pq.PQputCopyData
 #define PQputCopyEnd pq.PQputCopyEnd
@@ -145,21 +149,39 @@ static int pg__err(const PGresult *res)
 	return -EIO;
 }
 
+/* Logs "PATH: WHAT: libpq's message" (res's, else the connection's), its secrets masked. */
 static int pg__fail(struct writer_ctx *w, struct pg_state *s, const PGresult *res,
 		    const char *what)
 {
 	const char *msg = res ? PQresultErrorMessage(res) : NULL;
 	int err = res ? pg__err(res) : -EIO;
+	char *shown;
 	size_t n;
 
 	if (!msg || !*msg)
-		msg = PQerrorMessage(s->conn);
-	n = strlen(msg);
-	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg = s->conn ? PQerrorMessage(s->conn) : "";
+	shown = conninfo__mask(w->conninfo, msg);
+	n = shown ? strlen(shown) : 0;
+	while (n && (shown[n - 1] == '\n' || shown[n - 1] == ' '))
 		n--;
-	pr_err("%s: %s: %.*s", w->path, what, (int)n, msg);
+	pr_err("%s: %s: %.*s", w->path, what, (int)n, shown ? shown : "out of memory");
+	free(shown);
 	w->logged = true;
 	return err;
+}
+
+/* The server's notices and warnings (a connection terminated by the administrator, ...):
+ * through the log, masked, instead of libpq's own print to stderr. */
+static void pg__notice(void *arg, const char *msg)
+{
+	struct writer_ctx *w = arg;
+	char *shown = conninfo__mask(w->conninfo, msg);
+	size_t n = shown ? strlen(shown) : 0;
+
+	while (n && (shown[n - 1] == '\n' || shown[n - 1] == ' '))
+		n--;
+	pr_warn("%s: the server says: %.*s", w->path, (int)n, shown ? shown : "(out of memory)");
+	free(shown);
 }
 
 static int pg__exec(struct sql_conn *c, const char *sql, const char *what)
@@ -179,17 +201,44 @@ static PGresult *pg__params(struct pg_state *s, const char *sql, int n, const ch
 	return PQexecParams(s->conn, sql, n, NULL, v, NULL, NULL, 0);
 }
 
+/* The run's values (at most 8), those of the bits of text masked (conninfo__mask: a
+ * recording's metadata may quote the connection's password); NULL when out of memory. */
+static PGresult *pg__values(struct writer_ctx *w, struct pg_state *s, const char *sql, int n,
+			    const char *const *v, unsigned text)
+{
+	const char *p[8];
+	char *m[8] = { NULL };
+	PGresult *res = NULL;
+	int i, ok = n <= 8;
+
+	for (i = 0; ok && i < n; i++) {
+		p[i] = v[i];
+		if (v[i] && (text & (1u << i)))
+			ok = !!(p[i] = m[i] = conninfo__mask(w->conninfo, v[i]));
+	}
+	if (ok)
+		res = pg__params(s, sql, n, p);
+	for (i = 0; i < n && i < 8; i++)
+		free(m[i]);
+	return res;
+}
+
 static int pg__query(struct sql_conn *c, const char *sql, const char *param,
-		     void (*row)(void *ctx, const char *a, const char *b), void *ctx)
+		     void (*row)(void *ctx, const char *const *col), void *ctx)
 {
 	struct pg_state *s = (struct pg_state *)c;
 	PGresult *res = pg__params(s, sql, param ? 1 : 0, &param);
-	int i, n = PQntuples(res);
+	int i, k, n = PQntuples(res), nf = PQnfields(res);
 
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		n = pg__fail(c->w, s, res, "reading the existing schema");
-	for (i = 0; row && i < n; i++)
-		row(ctx, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1));
+	for (i = 0; row && i < n; i++) {
+		const char *col[SQL_MAX_COLS];
+
+		for (k = 0; k < SQL_MAX_COLS; k++)
+			col[k] = k < nf ? PQgetvalue(res, i, k) : "";
+		row(ctx, col);
+	}
 	PQclear(res);
 	return n;
 }
@@ -217,11 +266,11 @@ static int pg__schema(struct writer_ctx *w, struct pg_state *s)
 	return err;
 }
 
-/* Runs the statement sql with n parameters. */
+/* Runs the statement sql with n parameters, those of the bits of text masked. */
 static int pg__send(struct writer_ctx *w, struct pg_state *s, const char *sql, int n,
-		    const char *const *params, const char *what)
+		    const char *const *params, unsigned text, const char *what)
 {
-	PGresult *res = pg__params(s, sql, n, params);
+	PGresult *res = pg__values(w, s, sql, n, params, text);
 	int err = 0;
 
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
@@ -230,7 +279,8 @@ static int pg__send(struct writer_ctx *w, struct pg_state *s, const char *sql, i
 	return err;
 }
 
-/* Transaction 2 begins: the run, its metadata and warnings. */
+/* Transaction 2 begins: the tables locked and checked, the run, its metadata and
+ * warnings. */
 static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 {
 	static const char *const info[] = { "label", "host", "recorded", "perf_version", "file" };
@@ -244,11 +294,14 @@ static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 	if (err)
 		return err;
 	s->in_tx = true;
+	err = sql_schema__check(&s->sql);
+	if (err)
+		return err;
 	snprintf(version, sizeof(version), "%d", SCHEMA_FORMAT_VERSION);
 	params[0] = version;
 	for (i = 0; i < 5; i++)
 		params[i + 1] = writer__run_info(w, info[i]);
-	res = pg__params(s, sql_pg.insert_run, 6, params);
+	res = pg__values(w, s, sql_pg.insert_run, 6, params, 0x36);	/* not the version, time */
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
 		err = pg__fail(w, s, res, "adding the run");
 		PQclear(res);
@@ -258,6 +311,7 @@ static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 	PQclear(res);
 	if (!s->run_id)
 		return -ENOMEM;
+	snprintf(w->run_id, sizeof(w->run_id), "%s", s->run_id);
 	params[0] = s->run_id;
 	for (i = 0; !err && i < w->res->nr_meta; i++) {
 		const struct result_kv *kv = &w->res->meta[i];
@@ -272,13 +326,14 @@ static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 		case RES_TEXT: params[2] = kv->val.s; break;
 		case RES_NULL: params[2] = NULL; break;
 		}
-		err = pg__send(w, s, sql_insert_meta, 3, params, "writing the run metadata");
+		err = pg__send(w, s, sql_insert_meta, 3, params, kv->val.type == RES_TEXT ? 4 : 0,
+			       "writing the run metadata");
 	}
 	for (i = 0; !err && i < w->res->nr_warnings; i++) {
 		snprintf(seq, sizeof(seq), "%zu", i);
 		params[1] = seq;
 		params[2] = w->res->warnings[i];
-		err = pg__send(w, s, sql_insert_warning, 3, params, "writing the warnings");
+		err = pg__send(w, s, sql_insert_warning, 3, params, 4, "writing the warnings");
 	}
 	return err;
 }
@@ -291,7 +346,7 @@ static int pg__open(struct writer_ctx *w)
 	if (!s)
 		return -ENOMEM;
 	w->priv = s;
-	s->sql = (struct sql_conn){ &sql_pg, w, pg__exec, pg__query };
+	s->sql = (struct sql_conn){ &sql_pg, w, NULL, pg__exec, pg__query };
 	err = sql_schema__check_result(w);
 	if (!err)
 		err = pq__load(w);
@@ -300,6 +355,7 @@ static int pg__open(struct writer_ctx *w)
 	s->conn = PQconnectdb(w->conninfo);
 	if (!s->conn)
 		return -ENOMEM;
+	PQsetNoticeProcessor(s->conn, pg__notice, w);
 	if (PQstatus(s->conn) != CONNECTION_OK) {
 		pg__fail(w, s, NULL, "cannot connect");
 		return -ECONNREFUSED;
@@ -320,8 +376,7 @@ static int pg__open(struct writer_ctx *w)
 static int pg__flush(struct writer_ctx *w, struct pg_state *s)
 {
 	if (s->len && PQputCopyData(s->conn, s->buf, (int)s->len) != 1) {
-		pr_err("%s: sending rows: %s", w->path, PQerrorMessage(s->conn));
-		w->logged = true;
+		pg__fail(w, s, NULL, "sending rows");
 		return -EIO;
 	}
 	s->len = 0;
@@ -394,7 +449,7 @@ static int pg__begin(struct writer_ctx *w, const struct result_table *t)
 	struct pg_state *s = w->priv;
 	PGresult *res;
 	char *sql;
-	int err = sql_schema__rows_sql(&sql_pg, t, &sql);
+	int err = sql_schema__rows_sql(&sql_pg, t, 1, &sql);
 
 	if (err)
 		return err;

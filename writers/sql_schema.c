@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
 #include "writers/sql_schema.h"
@@ -41,6 +42,7 @@ const struct sql_dialect sql_sqlite = {
 	.insert_run = "INSERT INTO runs (created, format_version, label, host, recorded,"
 		      " perf_version, file) VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), $1, $2,"
 		      " $3, $4, $5, $6)",
+	.objects = "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema",
 };
 
 const struct sql_dialect sql_pg = {
@@ -72,6 +74,36 @@ const struct sql_dialect sql_pg = {
 	},
 	.insert_run = "INSERT INTO runs (format_version, label, host, recorded, perf_version,"
 		      " file) VALUES ($1, $2, $3, $4, $5, $6) RETURNING run_id",
+	.foreign =
+		"WITH ours AS (SELECT unnest($1::text[]) AS k),"
+		" rel AS (SELECT oid, relname, relkind, ('t:' || relname) IN (SELECT k FROM ours)"
+		" AS tab, ('v:' || relname) IN (SELECT k FROM ours) AS vw FROM pg_class"
+		" WHERE relnamespace = current_schema()::regnamespace)"
+		" SELECT 'trigger \"' || t.tgname || '\" on \"' || r.relname || '\"' FROM pg_trigger t"
+		" JOIN rel r ON r.oid = t.tgrelid WHERE NOT t.tgisinternal AND (r.tab OR r.vw)"
+		" UNION ALL SELECT 'rule \"' || w.rulename || '\" on \"' || r.relname || '\"'"
+		" FROM pg_rewrite w JOIN rel r ON r.oid = w.ev_class"
+		" WHERE w.rulename <> '_RETURN' AND (r.tab OR r.vw)"
+		" UNION ALL SELECT 'index \"' || i.relname || '\" on \"' || r.relname || '\"'"
+		" FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN rel r"
+		" ON r.oid = x.indrelid WHERE r.tab AND ('i:' || i.relname) NOT IN (SELECT k FROM ours)"
+		" AND NOT x.indisprimary"
+		" UNION ALL SELECT 'policy \"' || p.polname || '\" on \"' || r.relname || '\"'"
+		" FROM pg_policy p JOIN rel r ON r.oid = p.polrelid WHERE r.tab"
+		" UNION ALL SELECT 'constraint \"' || k.conname || '\" on \"' || r.relname || '\"'"
+		" FROM pg_constraint k JOIN rel r ON r.oid = k.conrelid WHERE r.tab AND k.contype"
+		" <> 'p' AND NOT (k.contype = 'f' AND k.confrelid = (SELECT oid FROM rel"
+		" WHERE relname = 'runs'))"
+		" UNION ALL SELECT 'a default of \"' || table_name || '.' || column_name || '\"'"
+		" FROM information_schema.columns"
+		" WHERE table_schema = current_schema() AND ('t:' || table_name) IN"
+		" (SELECT k FROM ours) AND column_default IS NOT NULL AND NOT (table_name = 'runs'"
+		" AND column_name = 'created' AND column_default = 'now()')"
+		" UNION ALL SELECT '\"' || relname || '\", which is not a ' || CASE WHEN tab THEN"
+		" 'table' ELSE 'view' END FROM rel WHERE (tab AND relkind <> 'r')"
+		" OR (vw AND relkind <> 'v')",
+	.view_same = "SELECT pg_get_viewdef($1::regclass) ="
+		     " pg_get_viewdef('pg_temp.sql_check_view'::regclass)",
 };
 
 const char sql_insert_meta[] = "INSERT INTO run_meta VALUES ($1, $2, $3)";
@@ -198,14 +230,60 @@ int sql_schema__check_result(struct writer_ctx *w)
 }
 
 /* A column as the catalogue's are compared with this run's: ", name type". */
-static void sql__col(void *ctx, const char *name, const char *type)
+static void sql__col(void *ctx, const char *const *col)
 {
 	struct wbuf *b = ctx;
 
 	wbuf__puts(b, ", ");
-	wbuf__puts(b, name);
+	wbuf__puts(b, col[0]);
 	wbuf__putc(b, ' ');
-	wbuf__puts(b, type);
+	wbuf__puts(b, col[1]);
+}
+
+/* The options that make a mix table's columns (", name type" after run_id): "--by KEYS",
+ * with " --diagnostics" when columns follow share. */
+static void sql__layout(char *buf, size_t size, const char *cols)
+{
+	const char *p = strchr(cols + 2, ',');	/* past run_id */
+	size_t n = (size_t)snprintf(buf, size, "--by ");
+	bool keys = true, diag = false, first = true;
+
+	for (; p && n < size; p = strchr(p + 2, ',')) {
+		const char *name = p + 2;
+		size_t len = strcspn(name, " ,");
+
+		if (len == 5 && !strncmp(name, "count", 5))
+			keys = false;
+		else if (keys)
+			n += (size_t)snprintf(buf + n, size - n, "%s%.*s", first ? "" : ",",
+					      (int)len, name), first = false;
+		else if (!(len == 5 && !strncmp(name, "share", 5)) && strncmp(name, "count_", 6))
+			diag = true;
+	}
+	if (diag && n < size)
+		snprintf(buf + n, size - n, " --diagnostics");
+}
+
+/* A table of this tool's name that is not what it creates: the mix of another layout (the
+ * options that made both), else any other. */
+static int sql__misfit(struct sql_conn *c, const char *table, const char *have,
+		       const char *want)
+{
+	char h[512], w[512];
+
+	if (!strcmp(table, "mix") && have && want) {
+		sql__layout(h, sizeof(h), have);
+		sql__layout(w, sizeof(w), want);
+		pr_err("%s: this run does not fit the database: its runs were written with %s, this"
+		       " one with %s; runs of one database share --by, --taxonomy and --diagnostics:"
+		       " write this run into another database", c->w->path, h, w);
+	} else {
+		pr_err("%s: table \"%s\" of the database is not the one this tool creates (another"
+		       " program's, or another version's): write the run into another database",
+		       c->w->path, table);
+	}
+	c->w->logged = true;
+	return -HBBP_EFORMAT;
 }
 
 /* Checks the columns of table against want (sql__col's): 0 when they match, 1 when there is
@@ -234,28 +312,35 @@ static int sql__check_table(struct sql_conn *c, const char *table, const char *w
 		free(have);
 		return err;
 	}
+	err = sql__misfit(c, table, have, want);
 	free(have);
-	pr_err("%s: table \"%s\" of the database has other columns than this run's; write only"
-	       " runs with the same options (--by) into one database", c->w->path, table);
-	c->w->logged = true;
-	return -HBBP_EFORMAT;
+	return err;
+}
+
+/* The ", run_id TYPE, name TYPE..." of t's columns (sql__col's) into *cols. */
+static int sql__table_cols(const struct sql_conn *c, const struct result_table *t, char **cols)
+{
+	const char *const *type = sql_types[c->d->kind];
+	struct wbuf *b = sql__buf();
+	size_t i;
+
+	if (b) {
+		sql__col(b, (const char *[]){ "run_id", type[RES_INT] });
+		for (i = 0; i < t->nr_cols; i++)
+			sql__col(b, (const char *[]){ t->cols[i].name, type[t->cols[i].type] });
+	}
+	return sql__done(b, cols);
 }
 
 /* Creates table t (run_id and its columns) or checks that the existing one matches. */
 static int sql__ensure_table(struct sql_conn *c, const struct result_table *t)
 {
 	const char *const *type = sql_types[c->d->kind];
-	struct wbuf *b = sql__buf();
+	struct wbuf *b;
 	char *sql;
 	size_t i;
-	int err;
+	int err = sql__table_cols(c, t, &sql);
 
-	if (b) {
-		sql__col(b, "run_id", type[RES_INT]);
-		for (i = 0; i < t->nr_cols; i++)
-			sql__col(b, t->cols[i].name, type[t->cols[i].type]);
-	}
-	err = sql__done(b, &sql);
 	if (!err)
 		err = sql__check_table(c, t->name, sql);
 	free(sql);
@@ -287,32 +372,271 @@ struct sql_version {
 	bool objects;		/* the database holds something */
 };
 
-static void sql__version_row(void *ctx, const char *v, const char *objects)
+static void sql__version_row(void *ctx, const char *const *col)
 {
 	struct sql_version *sv = ctx;
 
-	snprintf(sv->v, sizeof(sv->v), "%s", v);
-	sv->objects = strcmp(objects, "0");
+	snprintf(sv->v, sizeof(sv->v), "%s", col[0]);
+	sv->objects = strcmp(col[1], "0");
 }
 
-/* The database's schema version: this tool's, or none yet in an empty database (stored). */
+/* A database of an older schema version brought to this one (its objects are then checked
+ * as any other's). No older version can be: each migration goes here, under the lock of
+ * the transaction that adds the run. */
+static int sql__migrate(struct sql_conn *c, long from)
+{
+	pr_err("%s: database format version %ld, this tool writes version %d and cannot convert"
+	       " it: write the run into another database", c->w->path, from,
+	       SCHEMA_FORMAT_VERSION);
+	c->w->logged = true;
+	return -HBBP_EFORMAT;
+}
+
+/* The database's schema version: this tool's (1: the database holds its objects), or none
+ * yet in an empty database (stored; 0). */
 static int sql__version(struct sql_conn *c)
 {
 	struct sql_version sv = { "", false };
+	char *end;
+	long v;
 	int err = 0;
 
 	if (c->d->version_table)
 		err = c->exec(c, c->d->version_table, "creating the format version table");
 	if (!err)
 		err = c->query(c, c->d->version_get, NULL, sql__version_row, &sv);
-	if (err < 0 || atoi(sv.v) == SCHEMA_FORMAT_VERSION)
-		return err < 0 ? err : 0;
-	if (!strcmp(sv.v, "0") && !sv.objects)
+	if (err < 0)
+		return err;
+	v = strtol(sv.v, &end, 10);
+	if (*end || end == sv.v)
+		v = -1;
+	if (v == SCHEMA_FORMAT_VERSION)
+		return 1;
+	if (v == 0 && !sv.objects)
 		return c->exec(c, c->d->version_set, "setting the format version");
-	pr_err("%s: database format version %s, this tool writes version %d: write the run into"
-	       " another database", c->w->path, sv.v, SCHEMA_FORMAT_VERSION);
+	if (v > 0 && v < SCHEMA_FORMAT_VERSION)
+		return sql__migrate(c, v);
+	if (v == 0)
+		pr_err("%s: not a database of this tool (no format version; it holds tables of its"
+		       " own): write the run into another database", c->w->path);
+	else
+		pr_err("%s: database format version %s, this tool writes version %d: write the run"
+		       " into another database (or convert with a newer version of the tool)",
+		       c->w->path, sv.v, SCHEMA_FORMAT_VERSION);
 	c->w->logged = true;
 	return -HBBP_EFORMAT;
+}
+
+/* ---- what the database holds besides this tool's objects ---- */
+
+struct sql_obj {
+	char *type, *name, *table, *sql;
+};
+
+struct sql_objs {
+	size_t nr, alloc;
+	struct sql_obj *v;
+	bool nomem;
+};
+
+static void sql__obj_row(void *ctx, const char *const *col)
+{
+	struct sql_objs *o = ctx;
+	struct sql_obj *ob;
+
+	if (o->nomem || (o->nr == o->alloc &&
+			 grow_array((void **)&o->v, &o->alloc, sizeof(*o->v), o->nr + 1, SIZE_MAX))) {
+		o->nomem = true;
+		return;
+	}
+	ob = &o->v[o->nr++];
+	ob->type = strdup(col[0]);
+	ob->name = strdup(col[1]);
+	ob->table = strdup(col[2]);
+	ob->sql = strdup(col[3]);
+	o->nomem = !ob->type || !ob->name || !ob->table || !ob->sql;
+}
+
+static void sql__objs_exit(struct sql_objs *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr; i++) {
+		free(o->v[i].type);
+		free(o->v[i].name);
+		free(o->v[i].table);
+		free(o->v[i].sql);
+	}
+	free(o->v);
+}
+
+/* The object of o named name (as SQLite compares names: ASCII case ignored), or NULL; by
+ * the table it belongs to when table. */
+static const struct sql_obj *sql__obj(const struct sql_objs *o, const char *name, bool table)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr; i++)
+		if (!strcasecmp(table ? o->v[i].table : o->v[i].name, name))
+			return &o->v[i];
+	return NULL;
+}
+
+/* have's SQL is the first version's of want's table (its first columns, which ALTER TABLE
+ * ADD COLUMN extends to want's). */
+static bool sql__older_runs(const struct sql_obj *have, const struct sql_obj *want)
+{
+	size_t n = strlen(have->sql);
+
+	return !strcmp(have->name, "runs") && n && have->sql[n - 1] == ')' &&
+	       !strncmp(have->sql, want->sql, n - 1) && !strncmp(want->sql + n - 1, ", ", 2);
+}
+
+static int sql__foreign(struct sql_conn *c, const char *what)
+{
+	pr_err("%s: the database has %s, not this tool's: runs are added only to a database that"
+	       " runs no SQL but this tool's (drop it, or write the run into another database)",
+	       c->w->path, what);
+	c->w->logged = true;
+	return -HBBP_EFORMAT;
+}
+
+/* SQLite: each object of the database of a name the reference has is as the reference has
+ * it; no other object belongs to their tables. */
+static int sql__check_sqlite(struct sql_conn *c)
+{
+	struct sql_objs have = { 0 }, want = { 0 };
+	char what[256];
+	size_t i;
+	int err = c->query(c, c->d->objects, NULL, sql__obj_row, &have);
+
+	if (err >= 0)
+		err = c->ref->query(c->ref, c->d->objects, NULL, sql__obj_row, &want);
+	err = err < 0 ? err : have.nomem || want.nomem ? -ENOMEM : 0;
+	for (i = 0; !err && i < have.nr; i++) {
+		const struct sql_obj *h = &have.v[i], *w = sql__obj(&want, h->name, false);
+
+		if (w && !strcasecmp(h->type, w->type) && !strcasecmp(h->table, w->table) &&
+		    (!strcmp(h->sql, w->sql) || sql__older_runs(h, w)))
+			continue;
+		if (w && !strcmp(w->type, "table") && !strcmp(h->type, "table")) {
+			struct wbuf *b = sql__buf();
+			char *cols = NULL, *mine = NULL;
+			const struct result_table *t = result__table(c->w->res, w->name);
+
+			if (b)
+				c->query(c, c->d->columns, h->name, sql__col, b);
+			if (!sql__done(b, &cols) && t)
+				sql__table_cols(c, t, &mine);
+			err = sql__misfit(c, w->name, cols, mine);
+			free(cols);
+			free(mine);
+		} else if (w) {
+			snprintf(what, sizeof(what), "%s \"%.64s\" changed", h->type, h->name);
+			err = sql__foreign(c, what);
+		} else if (sql__obj(&want, h->table, true)) {
+			snprintf(what, sizeof(what), "%s \"%.64s\" on \"%.64s\"", h->type, h->name,
+				 h->table);
+			err = sql__foreign(c, what);
+		}
+	}
+	sql__objs_exit(&have);
+	sql__objs_exit(&want);
+	return err;
+}
+
+static void sql__first_row(void *ctx, const char *const *col)
+{
+	char *what = ctx;
+
+	if (!*what)
+		snprintf(what, 256, "%s", col[0]);
+}
+
+/* "{"t:runs", ...}": this tool's tables, views and indexes, for sql_dialect.foreign */
+static int sql__names(const struct result *r, char **out)
+{
+	struct wbuf *b = sql__buf();
+	size_t i;
+
+	if (b) {
+		wbuf__puts(b, "{\"t:format_version\"");
+		for (i = 0; i < NR_BOOK_TABLES; i++)
+			wbuf__printf(b, ", \"t:%s\"", book_tables[i]);
+		for (i = 0; i < NR_SCHEMA_TABLES; i++)
+			wbuf__printf(b, ", \"t:%s\"", schema_tables[i].name);
+		for (i = 0; i < r->nr_tables; i++)	/* names checked: no '"' or '\' */
+			wbuf__printf(b, ", \"t:%s\"", r->tables[i]->name);
+		for (i = 0; i < NR_STORE_VIEWS; i++)
+			wbuf__printf(b, ", \"v:%s\"", store_views[i].name);
+		for (i = 0; i < NR_STORE_INDEXES; i++)
+			wbuf__printf(b, ", \"i:%s\"", store_indexes[i].name);
+		wbuf__puts(b, ", \"i:runs_created\", \"i:runs_label\"}");
+	}
+	return sql__done(b, out);
+}
+
+/* PostgreSQL: the tables the run writes locked against changes (triggers, rules, indexes,
+ * constraints, policies, defaults all take a stronger lock) until the commit; converters
+ * writing runs at once take the same weak lock and do not wait for each other. */
+static int sql__lock(struct sql_conn *c)
+{
+	const struct result *r = c->w->res;
+	struct wbuf *b = sql__buf();
+	char *sql;
+	size_t i;
+	int err;
+
+	if (b) {
+		wbuf__puts(b, "LOCK TABLE runs, run_meta, warnings");
+		for (i = 0; i < r->nr_tables; i++) {
+			wbuf__puts(b, ", ");
+			sql__ident(b, r->tables[i]->name);
+		}
+		wbuf__puts(b, " IN ROW EXCLUSIVE MODE");
+	}
+	err = sql__done(b, &sql);
+	if (!err)
+		err = c->exec(c, sql, "locking the tables");
+	free(sql);
+	return err;
+}
+
+int sql_schema__check(struct sql_conn *c)
+{
+	char what[256] = "", *names;
+	int n;
+
+	if (c->d->kind == SQL_SQLITE)
+		return c->ref ? sql__check_sqlite(c) : 0;
+	n = sql__lock(c);
+	n = n ? n : sql__names(c->w->res, &names);
+	if (n)
+		return n;
+	n = c->query(c, c->d->foreign, names, sql__first_row, what);
+	free(names);
+	return n < 0 ? n : n ? sql__foreign(c, what) : 0;
+}
+
+/* PostgreSQL: the view of this tool's name defined as select (0), or the logged error. */
+static int sql__check_view(struct sql_conn *c, const char *name, const char *select)
+{
+	char *sql = NULL, same[256] = "";
+	int err;
+
+	if (asprintf(&sql, "CREATE TEMPORARY VIEW sql_check_view AS %s", select) < 0)
+		return -ENOMEM;
+	err = c->exec(c, sql, "checking the views");
+	free(sql);
+	if (!err)
+		err = c->query(c, c->d->view_same, name, sql__first_row, same);
+	if (err >= 0)
+		err = c->exec(c, "DROP VIEW pg_temp.sql_check_view", "checking the views");
+	if (!err && strcmp(same, "t")) {
+		snprintf(same, sizeof(same), "view \"%s\" changed", name);
+		err = sql__foreign(c, same);
+	}
+	return err;
 }
 
 int sql_schema__create(struct sql_conn *c)
@@ -321,6 +645,8 @@ int sql_schema__create(struct sql_conn *c)
 	size_t i;
 	int err = sql__version(c);
 
+	if (err > 0)	/* an existing database of this version (PostgreSQL: checked later) */
+		err = c->d->kind == SQL_SQLITE ? sql_schema__check(c) : 0;
 	for (i = 0; !err && i < NR_BOOK_TABLES; i++) {
 		err = sql__check_table(c, book_tables[i], c->d->book[i]);
 		err = err > 0 ? 0 : err;
@@ -352,8 +678,11 @@ int sql_schema__create(struct sql_conn *c)
 
 		if (n < 0)
 			return n;
-		if (n > 0)
+		if (n > 0) {
+			if (c->d->view_same)
+				err = sql__check_view(c, store_views[i].name, select);
 			continue;
+		}
 		if (asprintf(&sql, "CREATE VIEW %s AS %s", store_views[i].name, select) < 0)
 			return -ENOMEM;
 		err = c->exec(c, sql, "creating the views");
@@ -377,24 +706,32 @@ int sql_schema__indexes(struct sql_conn *c)
 	return err;
 }
 
-int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t, char **sql)
+int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t,
+			 size_t rows, char **sql)
 {
 	bool copy = d->kind == SQL_PG;
 	struct wbuf *b = sql__buf();
-	size_t i;
+	size_t i, r;
 
-	if (b) {
-		wbuf__puts(b, copy ? "COPY " : "INSERT INTO ");
+	if (b && copy) {
+		wbuf__puts(b, "COPY ");
 		sql__ident(b, t->name);
-		wbuf__puts(b, copy ? " (run_id" : " VALUES (?");
+		wbuf__puts(b, " (run_id");
 		for (i = 0; i < t->nr_cols; i++) {
 			wbuf__puts(b, ", ");
-			if (copy)
-				sql__ident(b, t->cols[i].name);
-			else
-				wbuf__putc(b, '?');
+			sql__ident(b, t->cols[i].name);
 		}
-		wbuf__puts(b, copy ? ") FROM STDIN" : ")");
+		wbuf__puts(b, ") FROM STDIN");
+	} else if (b) {
+		wbuf__puts(b, "INSERT INTO ");
+		sql__ident(b, t->name);
+		wbuf__puts(b, " VALUES ");
+		for (r = 0; r < rows; r++) {
+			wbuf__puts(b, r ? ", (?" : "(?");
+			for (i = 0; i < t->nr_cols; i++)
+				wbuf__puts(b, ", ?");
+			wbuf__putc(b, ')');
+		}
 	}
 	return sql__done(b, sql);
 }

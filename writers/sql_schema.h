@@ -30,6 +30,16 @@ struct sql_dialect {
 	const char *insert_run;		/* adds the run ($1 the format version, $2.. the
 					 * writer__run_info columns label, host, recorded,
 					 * perf_version, file) */
+	/* SQLite: every object of the database (type, name, table, SQL text), compared with
+	 * those of a reference database made by the same SQL (sql_conn.ref) */
+	const char *objects;
+	/* PostgreSQL: what is attached to this tool's tables and views that it did not create
+	 * (triggers, rules, indexes, policies, constraints, defaults, objects of its names
+	 * that are not tables or views), one row each naming it; $1 the tool's names as a
+	 * text array of "t:TABLE", "v:VIEW", "i:INDEX" */
+	const char *foreign;
+	/* PostgreSQL: whether view $1 is defined as the temporary view sql_check_view */
+	const char *view_same;
 };
 extern const struct sql_dialect sql_sqlite, sql_pg;
 
@@ -40,28 +50,41 @@ extern const char sql_insert_meta[], sql_insert_warning[];
 struct sql_conn {
 	const struct sql_dialect *d;
 	struct writer_ctx *w;
+	/* SQLite, appending to an existing database: a connection to an empty database in
+	 * memory, where sql_schema__create() makes what it would make in an empty file */
+	struct sql_conn *ref;
 	/* Runs sql (no parameters): 0 or the error, logged with what failed. */
 	int (*exec)(struct sql_conn *c, const char *sql, const char *what);
 	/* Runs the query sql with the text parameter $1 (param; NULL: none), calling row()
-	 * (unless NULL) with the first two columns of each row as text ("" for NULL): the
-	 * number of rows or the logged error. */
+	 * (unless NULL) with the columns of each row as text (up to SQL_MAX_COLS; "" for NULL):
+	 * the number of rows or the logged error. */
 	int (*query)(struct sql_conn *c, const char *sql, const char *param,
-		     void (*row)(void *ctx, const char *a, const char *b), void *ctx);
+		     void (*row)(void *ctx, const char *const *col), void *ctx);
 };
+#define SQL_MAX_COLS 4
 
 /* Whether the result can be stored: no table of a reserved name (the bookkeeping tables,
  * the views, the indexes, the engines' own sqlite_* and pg_*), the tables of schema.h with
  * exactly its columns. 0 or -EINVAL (logged). */
 int sql_schema__check_result(struct writer_ctx *w);
-/* Checks the schema version (stores it in an empty database), then creates what is missing
- * of the bookkeeping tables, the tables of schema.h, the result's tables and the views, and
- * checks that the tables that exist have this run's columns (-HBBP_EFORMAT, logged). */
+/* Checks the schema version (stores it in an empty database; SQLite: then checks the
+ * existing database's objects as sql_schema__check), then creates what is missing of the
+ * bookkeeping tables, the tables of schema.h, the result's tables and the views, and checks
+ * that the tables and views that exist are this run's (-HBBP_EFORMAT, logged: a database of
+ * another layout, of another program, of another version). */
 int sql_schema__create(struct sql_conn *c);
+/* Whether the database runs only this tool's SQL when the run is added: SQLite, every
+ * object of this tool's names as the reference database has it and nothing else attached
+ * to its tables; PostgreSQL (in the run's transaction, after a lock that keeps anyone from
+ * changing the tables until the commit), nothing attached to its tables that it did not
+ * create. 0, or -HBBP_EFORMAT logged with what was found. */
+int sql_schema__check(struct sql_conn *c);
 /* Creates the indexes that are missing. */
 int sql_schema__indexes(struct sql_conn *c);
-/* The statement that sends the rows of t (malloc'd into *sql): SQLite an INSERT with one
- * parameter per column, run_id first; PostgreSQL a COPY FROM STDIN of run_id and the
- * columns. 0 or -ENOMEM. */
-int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t, char **sql);
+/* The statement that sends the rows of t (malloc'd into *sql): SQLite an INSERT of rows
+ * rows, one parameter per column and row, run_id first; PostgreSQL a COPY FROM STDIN of
+ * run_id and the columns. 0 or -ENOMEM. */
+int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t,
+			 size_t rows, char **sql);
 
 #endif

@@ -32,6 +32,7 @@ struct sqlite_wait {
 	struct writer_ctx *w;
 	double start;
 	bool said;
+	bool locked;		/* the write lock is held: what holds us up is readers */
 };
 
 struct sqlite_state {
@@ -100,20 +101,23 @@ static int sqlite__exec(struct sql_conn *c, const char *sql, const char *what)
 }
 
 static int sqlite__query(struct sql_conn *c, const char *sql, const char *param,
-			 void (*row)(void *ctx, const char *a, const char *b), void *ctx)
+			 void (*row)(void *ctx, const char *const *col), void *ctx)
 {
 	sqlite3 *db = ((struct sqlite_state *)c)->db;
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL), n = 0;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL), n = 0, i;
 
 	if (rc == SQLITE_OK && param)
 		rc = sqlite3_bind_text(st, 1, param, -1, SQLITE_STATIC);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *a = (const char *)sqlite3_column_text(st, 0);
-		const char *b = (const char *)sqlite3_column_text(st, 1);
+		const char *col[SQL_MAX_COLS];
 
+		for (i = 0; i < SQL_MAX_COLS; i++) {
+			col[i] = (const char *)sqlite3_column_text(st, i);
+			col[i] = col[i] ? col[i] : "";
+		}
 		if (row)
-			row(ctx, a ? a : "", b ? b : "");
+			row(ctx, col);
 		n++;
 		rc = SQLITE_OK;
 	}
@@ -143,8 +147,8 @@ static double sqlite__now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Another connection holds the lock: wait (1 to 50 ms at a time) up to SQLITE_BUSY_WAIT_S
- * seconds, saying so once after a second; give up at once when a signal came. */
+/* Another connection holds a lock: wait (1 to 50 ms at a time) up to SQLITE_BUSY_WAIT_S
+ * seconds, saying so (which) once after a second; give up at once when a signal came. */
 static int sqlite__busy(void *arg, int count)
 {
 	struct sqlite_wait *bw = arg;
@@ -158,7 +162,10 @@ static int sqlite__busy(void *arg, int count)
 	if (waited > SQLITE_BUSY_WAIT_S)
 		return 0;
 	if (waited > 1 && !bw->said) {
-		pr_info("%s: waiting for another writer to finish", bw->w->path);
+		/* before the write lock: another writer holds it; after: committing (or a
+		 * full cache) waits for readers to finish, as a rollback journal needs */
+		pr_info("%s: waiting for %s to finish", bw->w->path, bw->locked ?
+			"the database's readers" : "another writer");
 		bw->said = true;
 	}
 	usleep(count < 10 ? 1000 : count < 50 ? 10000 : 50000);
@@ -188,6 +195,7 @@ static int sqlite__add_run(struct writer_ctx *w, struct sqlite_state *s)
 	if (rc != SQLITE_DONE)
 		return sqlite__fail(w, s->db, rc, "adding the run");
 	s->run_id = sqlite3_last_insert_rowid(s->db);
+	snprintf(w->run_id, sizeof(w->run_id), "%lld", (long long)s->run_id);
 
 	rc = sqlite3_prepare_v2(s->db, sql_insert_meta, -1, &st, NULL);
 	for (i = 0; rc == SQLITE_OK && i < w->res->nr_meta; i++) {
@@ -217,32 +225,70 @@ static int sqlite__add_run(struct writer_ctx *w, struct sqlite_state *s)
 	return 0;
 }
 
+/* Opens path (SQLITE_OPEN_* flags). A database that
+ * another may have written (foreign) gets the defensive settings: no change of the schema
+ * tables by hand, no function of the schema's that is not harmless (trusted_schema off),
+ * no extension loaded, no trigger run (sql_schema__check refuses them first anyway). A
+ * file of our own may run without a journal (which the defensive mode forbids). */
+static int sqlite__connect(struct writer_ctx *w, struct sqlite_state *s, const char *path,
+			   int flags, bool foreign, const char *what)
+{
+	static const int off[] = { SQLITE_DBCONFIG_TRUSTED_SCHEMA,
+				   SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION,
+				   SQLITE_DBCONFIG_ENABLE_TRIGGER };
+	int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	size_t i;
+
+	if (rc == SQLITE_OK && foreign)
+		rc = sqlite3_db_config(s->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	for (i = 0; rc == SQLITE_OK && foreign && i < sizeof(off) / sizeof(off[0]); i++)
+		rc = sqlite3_db_config(s->db, off[i], 0, NULL);
+	if (rc != SQLITE_OK)
+		return sqlite__fail(w, s->db, rc, what);
+	sqlite3_extended_result_codes(s->db, 1);
+	s->sql = (struct sql_conn){ &sql_sqlite, w, NULL, sqlite__exec, sqlite__query };
+	return 0;
+}
+
+/* What this run's tables, views and indexes are in an empty database (in memory), for
+ * sql_schema__check to compare an existing one with. */
+static int sqlite__reference(struct writer_ctx *w, struct sqlite_state *ref)
+{
+	int err = sqlite__connect(w, ref, ":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY,
+				  false, "opening a database in memory");
+
+	err = err ? err : sql_schema__create(&ref->sql);
+	return err ? err : sql_schema__indexes(&ref->sql);
+}
+
 static int sqlite__open(struct writer_ctx *w)
 {
-	struct sqlite_state *s = calloc(1, sizeof(*s));
+	struct sqlite_state *s = calloc(1, sizeof(*s)), ref = { 0 };
 	struct sql_conn *c;
-	int rc, err;
+	int err;
 
 	if (!s)
 		return -ENOMEM;
 	w->priv = s;
 	c = &s->sql;
-	*c = (struct sql_conn){ &sql_sqlite, w, sqlite__exec, sqlite__query };
 	s->wait.w = w;
 	err = sql_schema__check_result(w);
+	if (!err)
+		err = sqlite__connect(w, s, w->db_path, SQLITE_OPEN_READWRITE, w->in_place,
+				      w->in_place ? "opening the database" :
+				      "opening the temporary database");
 	if (err)
 		return err;
-	rc = sqlite3_open_v2(w->db_path, &s->db, SQLITE_OPEN_READWRITE, NULL);
-	if (rc != SQLITE_OK)
-		return sqlite__fail(w, s->db, rc, w->in_place ? "opening the database" :
-				    "opening the temporary database");
-	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_handler(s->db, sqlite__busy, &s->wait);
 	if (w->in_place) {
 		/* the database's own journal mode and durability; the lock before any read */
 		err = sqlite__exec(c, "PRAGMA cache_size = -32768;", "setting up the database");
 		if (!err)
 			err = sqlite__exec(c, "BEGIN IMMEDIATE", "locking the database");
+		s->wait.locked = true;
+		if (!err)
+			err = sqlite__reference(w, &ref);
+		c->ref = &ref.sql;
 	} else {
 		err = sqlite__exec(c, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
 				   " PRAGMA cache_size = -32768;", "setting up the database");
@@ -251,6 +297,8 @@ static int sqlite__open(struct writer_ctx *w)
 	}
 	if (!err)
 		err = sql_schema__create(c);
+	c->ref = NULL;
+	sqlite3_close(ref.db);
 	return err ? err : sqlite__add_run(w, s);
 }
 
@@ -258,7 +306,7 @@ static int sqlite__begin(struct writer_ctx *w, const struct result_table *t)
 {
 	struct sqlite_state *s = w->priv;
 	char *sql;
-	int rc, err = sql_schema__rows_sql(&sql_sqlite, t, &sql);
+	int rc, err = sql_schema__rows_sql(&sql_sqlite, t, 1, &sql);
 
 	if (err)
 		return err;

@@ -281,6 +281,12 @@ static int writer__place(const char *target, const struct writer_ops *ops,
 		*place = PLACE_IN_PLACE;
 		return 0;
 	}
+	if (ops->sqlite && st.st_size && !opts->force) {	/* an archive, or another's file */
+		pr_err("%s: exists (a database, or another program's file): it is not replaced; "
+		       "add the run to a database with --append, or replace the file with --force",
+		       target);
+		return -HBBP_EUSAGE;
+	}
 	if (ops->sqlite) {
 		for (i = 0; i < sizeof(sidecars) / sizeof(sidecars[0]); i++) {
 			char side[PATH_MAX + 16];
@@ -333,7 +339,24 @@ static int writer__run(struct writer_ctx *w, const struct writer_ops *ops)
 	return ops->close(w, true);
 }
 
-/* Runs the writer on a place without a temporary file; a signal meanwhile rolls back. */
+/* From the commit on, a signal ends the process saying that the run (or the output) is
+ * stored, with exit code 0: a caller that retries what failed must not store it twice; 3
+ * when more runs were to follow in this process (they are not written). */
+static void writer__on_commit(const struct writer_ctx *w)
+{
+	bool more = w->opts->more;
+	char what[96];
+
+	if (w->run_id[0])
+		snprintf(what, sizeof(what), "run %s was committed: it is stored%s", w->run_id,
+			 more ? "; the runs after it are not written" : "");
+	else
+		snprintf(what, sizeof(what), "the output was complete: it is in place");
+	outfile__on_commit(w->path, what, more ? HBBP_EXIT_IO : HBBP_EXIT_OK, w->opts->last);
+}
+
+/* Runs the writer on a place without a temporary file; a signal before the commit rolls
+ * back, one after it is said as such. */
 static int writer__run_deferred(struct writer_ctx *w, const struct writer_ops *ops,
 				const char *what_on_signal)
 {
@@ -341,10 +364,13 @@ static int writer__run_deferred(struct writer_ctx *w, const struct writer_ops *o
 
 	outfile__defer_begin();
 	err = writer__run(w, ops);
+	if (!err) {
+		writer__on_commit(w);
+		outfile__committed();
+	}
 	outfile__defer_end();
 	if (outfile__pending())
-		outfile__exit_signalled(w->path, err ? what_on_signal :
-					"it came as the run was committed: the run is complete");
+		outfile__exit_signalled(w->path, what_on_signal);
 	return err;
 }
 
@@ -366,8 +392,10 @@ static int writer__write_file(struct writer_ctx *w, const struct writer_ops *ops
 		if (target)
 			err = writer__place(target, ops, w->opts, &place, &mode);
 	}
-	if (!target)
+	if (!target) {
+		pr_err("%s: out of memory", path);
 		return -ENOMEM;
+	}
 	if (err)
 		goto out;
 	w->path = target;
@@ -428,6 +456,7 @@ static int writer__write_file(struct writer_ctx *w, const struct writer_ops *ops
 			fd = -1;
 			goto out;
 		}
+		writer__on_commit(w);
 		err = outfile__commit(tmp, fd, target, mode,
 				      place == PLACE_NEW && ops->sqlite && w->opts->append);
 		fd = -1;
@@ -451,42 +480,6 @@ out:
 	return err;
 }
 
-/* A connection string for messages: the password of a URI (scheme://user:PASSWORD@) or of
- * a password= keyword replaced by "***". */
-static char *writer__redact(const char *conninfo)
-{
-	const char *scheme = strstr(conninfo, "://"), *at, *colon, *kw;
-	char *s;
-
-	if (scheme) {
-		scheme += 3;
-		at = strchr(scheme, '@');
-		colon = at ? memchr(scheme, ':', (size_t)(at - scheme)) : NULL;
-		if (colon && !memchr(scheme, '/', (size_t)(at - scheme))) {
-			if (asprintf(&s, "%.*s***%s", (int)(colon + 1 - conninfo), conninfo, at) < 0)
-				return NULL;
-			return s;
-		}
-	}
-	kw = strstr(conninfo, "password=");
-	if (kw && (kw == conninfo || strchr(" ?&", kw[-1]))) {
-		const char *end = kw + 9;
-
-		if (*end == '\'')
-			for (end++; *end && *end != '\''; end++)
-				if (*end == '\\' && end[1])
-					end++;
-		if (*end == '\'')
-			end++;
-		else
-			end += strcspn(end, " &");
-		if (asprintf(&s, "%.*s***%s", (int)(kw + 9 - conninfo), conninfo, end) < 0)
-			return NULL;
-		return s;
-	}
-	return strdup(conninfo);
-}
-
 int writer__write(const struct result *res, const char *path, enum writer_format fmt,
 		  const struct writer_opts *opts)
 {
@@ -495,47 +488,38 @@ int writer__write(const struct result *res, const char *path, enum writer_format
 	struct writer_ctx w = { 0 };
 	struct wbuf *out = NULL;
 	locale_t cloc, oldloc = (locale_t)0;
-	char *display = NULL;
+	char *display = path ? conninfo__mask(path, NULL) : NULL;
+	bool said = false;	/* the failure was logged */
 	int err;
 
-	if (!res || !path || !*path || !ops) {
-		pr_err("%s: no output format or nothing to write", path ? path : "(null)");
-		return -EINVAL;
+	if (!res || !display || !*display || !ops) {
+		pr_err("%s: no output format or nothing to write", display ? display : "(null)");
+		free(display);
+		return display ? -EINVAL : -ENOMEM;
 	}
 	if (!opts)
 		opts = &defaults;
-	if (ops->sqlite && !strcmp(path, "-")) {
-		pr_err("SQLite output cannot go to stdout: give a file name with -o");
-		return -HBBP_EUSAGE;
-	}
-	if (opts->append && !ops->sqlite && !ops->server) {
-		pr_err("%s: --append needs SQLite output", path);
+	if ((ops->sqlite && !strcmp(path, "-")) || (opts->append && !ops->sqlite && !ops->server)) {
+		pr_err(ops->sqlite ? "SQLite output cannot go to stdout: give a file name with -o" :
+		       "%s: --append needs SQLite output", display);
+		free(display);
 		return -HBBP_EUSAGE;
 	}
 	cloc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	if (cloc)
 		oldloc = uselocale(cloc);
 	err = outfile__signals_begin();
+	if (!err && !ops->sqlite && !ops->server && !(out = malloc(sizeof(*out))))
+		err = -ENOMEM;
 	if (err)
 		goto out;
-	if (!ops->sqlite && !ops->server) {
-		out = malloc(sizeof(*out));
-		if (!out) {
-			err = -ENOMEM;
-			goto out;
-		}
-	}
 	w.res = res;
 	w.opts = opts;
 	w.precision = opts->precision;
 	w.out = out;
 	w.fd = -1;
+	said = true;
 	if (ops->server) {
-		display = writer__redact(path);
-		if (!display) {
-			err = -ENOMEM;
-			goto out;
-		}
 		w.conninfo = path;
 		w.path = display;
 		err = writer__run_deferred(&w, ops, "the run was rolled back");
@@ -546,6 +530,8 @@ int writer__write(const struct result *res, const char *path, enum writer_format
 		err = writer__write_file(&w, ops, path);
 	}
 out:
+	if (err && !said)
+		pr_err("%s: cannot write: %s", display, hbbp_strerror(err));
 	outfile__signals_end();
 	if (cloc) {
 		uselocale(oldloc);

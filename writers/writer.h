@@ -22,6 +22,12 @@ enum writer_format {
 
 struct writer_opts {
 	bool append;		/* SQLite: add this run to an existing database */
+	bool force;		/* SQLite: replace an existing file (not empty) instead of refusing it */
+	/* A signal that comes once the output is complete (renamed into place, committed)
+	 * ends the process with exit code 0 saying so (writers/SCHEMA.md, Signals); more:
+	 * with 3, as more runs were to follow in this process; last: also after the write
+	 * returns, until the process ends (the handlers stay: its last output). */
+	bool more, last;
 	int precision;		/* significant digits for reals (0: 17, round-trip exact) */
 	const char *label;	/* SQLite, PostgreSQL: runs.label (NULL: none) */
 	/* Files read for this output ("-": stdin): the output must not be one of them. */
@@ -59,6 +65,14 @@ int writer__write(const struct result *res, const char *path, enum writer_format
  * double quote, CR or LF, begins or ends with a space, or is empty, a double quote inside
  * doubled. dst has room for 2 * n + 2 bytes; returns the bytes written. */
 size_t writer__csv_field(char *dst, const char *s, size_t n);
+
+/* A PostgreSQL connection string (a libpq URI or keyword/value string) for a message, with
+ * its secrets (the password of a URI, the values of password, passfile, sslpassword) as
+ * "***" (text NULL); or text, which may quote parts of conninfo (libpq's messages, a
+ * recording's metadata), with every secret of conninfo in it as "***". A string that is
+ * neither a URI nor holds '=' is returned as it is. malloc'd; NULL when out of memory.
+ * (writers/conninfo.c) */
+char *conninfo__mask(const char *conninfo, const char *text);
 
 /* Removes the partial output of the write in progress, if any; async-signal-safe, for a
  * handler of a fatal signal that then exits (util/mapguard.h). */

@@ -63,6 +63,7 @@ struct writer_ctx {
 	struct wbuf *out;	/* text writers */
 	void *priv;		/* per-format state */
 	size_t nr_tables_done;
+	char run_id[24];	/* SQLite, PostgreSQL: the run's id, once added */
 	bool logged;		/* the format already logged why it failed */
 };
 

@@ -94,7 +94,7 @@ static int check_output(struct cli_args *a, const char *const *inputs, size_t nr
 	enum writer_format *fmt = &a->conv.format;
 	const char *out = a->output && strcmp(a->output, "-") ? a->output : NULL;
 	bool db = *fmt == WRITER_SQLITE || *fmt == WRITER_POSTGRES;
-	struct writer_opts wo = { .inputs = inputs, .nr_inputs = nr };
+	struct writer_opts wo = { .force = a->force, .inputs = inputs, .nr_inputs = nr };
 	int err;
 
 	if (cli_check_output("-o", out))
@@ -103,9 +103,12 @@ static int check_output(struct cli_args *a, const char *const *inputs, size_t nr
 		*fmt = WRITER_TABLE;	/* a terminal reads a table, as perf report prints */
 	if (out && !cli_args__given(a, "format")) {
 		*fmt = writer_format_from_path(out);
-		if (*fmt == WRITER_NONE) {
+		if (*fmt == WRITER_NONE) {	/* a keyword connection string's password masked */
+			char *shown = conninfo__mask(out, NULL);
+
 			pr_err("-o %s: cannot tell the format from the extension (.csv, .json, "
-			       ".jsonl, .sqlite, .db); use -f", out);
+			       ".jsonl, .sqlite, .db); use -f", shown ? shown : "");
+			free(shown);
 			return HBBP_EXIT_USAGE;
 		}
 		db = *fmt == WRITER_SQLITE || *fmt == WRITER_POSTGRES;
@@ -143,6 +146,7 @@ struct inputs {
 	size_t nr, nfailed;
 	const char *first_failed;
 	bool wrote;		/* later runs are appended to the database */
+	bool more;		/* inputs follow the one being written */
 	int rc;			/* the first failure's exit code */
 };
 
@@ -152,7 +156,8 @@ static int write_run(struct inputs *in, struct convert_run *run, const struct co
 {
 	const struct cli_args *a = in->a;
 	const char *out = a->output && strcmp(a->output, "-") ? a->output : "-";
-	struct writer_opts wo = { .append = a->append || in->wrote, .label = a->label,
+	struct writer_opts wo = { .append = a->append || in->wrote, .force = a->force,
+				  .more = in->more, .last = !in->more, .label = a->label,
 				  .inputs = in->names, .nr_inputs = in->nr };
 	const struct result_table *mix = result__table(run->res, "mix");
 	double t = cli_now();
@@ -163,11 +168,8 @@ static int write_run(struct inputs *in, struct convert_run *run, const struct co
 		return cli_empty(run, o, "no row, nothing written");
 	err = writer__write(run->res, out, o->format, &wo);
 
-	if (err) {
-		pr_err("%s: cannot write: %s", strcmp(out, "-") ? out : "stdout",
-		       hbbp_strerror(err));
-		return HBBP_EXIT_IO;
-	}
+	if (err)	/* the writer said why, a connection string's password masked */
+		return hbbp_exit_code(err);
 	if (!a->quiet)
 		cli_summary(run, o, cli_now() - t);
 	return HBBP_EXIT_OK;
@@ -182,6 +184,7 @@ static void input_done(void *ctx, size_t i, struct convert_run *run, const struc
 
 	hbbp_log_subject(o->input);
 	cli_print_notes(run, o->input);
+	in->more = i + 1 < in->nr;
 	if (rc == HBBP_EXIT_OK)
 		rc = write_run(in, run, o);
 	if (rc == HBBP_EXIT_OK)
@@ -197,18 +200,21 @@ static void input_done(void *ctx, size_t i, struct convert_run *run, const struc
 static int convert_many(struct inputs *in)
 {
 	const struct cli_args *a = in->a;
+	char *shown;
 
 	if (convert__run_many(&a->conv, in->names, in->nr, (unsigned)a->jobs, input_done, in)) {
 		pr_err("out of memory");
 		return HBBP_EXIT_IO;
 	}
 	hbbp_log_subject(NULL);
+	shown = conninfo__mask(a->output, NULL);
 	if (in->nfailed && in->wrote)
 		pr_err("%zu of %zu inputs failed (the first: %s): %s holds the runs of the "
-		       "other %zu only", in->nfailed, in->nr, in->first_failed, a->output,
-		       in->nr - in->nfailed);
+		       "other %zu only", in->nfailed, in->nr, in->first_failed,
+		       shown ? shown : "the output", in->nr - in->nfailed);
 	else if (in->nfailed)
 		pr_err("all %zu inputs failed: nothing written", in->nr);
+	free(shown);
 	return in->rc;
 }
 

@@ -218,6 +218,8 @@ static const struct cli_option options[] = {
 	  "extension", NULL, parse_format, F(conv.format) },
 	{ .name = "append", 0, NULL, CMD(CONVERT), "Output", "add this run to an existing "
 	  "SQLite database", NULL, parse_true, F(append) },
+	{ .name = "force", 0, NULL, CMD(CONVERT), "Output", "replace an existing SQLite file "
+	  "(a database and its runs, another program's file)", NULL, parse_true, F(force) },
 	{ .name = "label", 0, "TEXT", CMD(CONVERT), "Output", "the runs.label of a database "
 	  "output", NULL, parse_str, F(label) },
 	{ .name = "by", 0, "KEYS", CMD(CONVERT), "Output", "pivot keys: pid tid comm module "

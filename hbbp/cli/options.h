@@ -34,7 +34,7 @@ struct cli_args {
 	enum cli_cmd cmd;
 	struct convert_opts conv;	/* the conversion's options */
 	const char *output;		/* -o */
-	bool append;
+	bool append, force;
 	const char *label;
 	const char *by;			/* --by (NULL: the default keys) */
 	const char *taxonomy_file;

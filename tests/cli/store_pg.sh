@@ -10,8 +10,15 @@
 #  - a converter killed (SIGKILL) in the middle of sending its rows leaves no row of its
 #    run; SIGTERM there rolls back, exits 3 and says so;
 #  - the PG* environment variables are honoured (-o postgresql:// alone);
-#  - a run with other mix columns is refused (exit 2); a connection failure exits 3 with a
-#    message that does not show the password.
+#  - a run with other mix columns is refused (exit 2) with the options that made both;
+#  - secrets: a role with a password (scram-sha-256 in pg_hba.conf); every failure (wrong
+#    password, missing database, missing role, server down, other mix columns, a foreign
+#    trigger, the server stopped in the middle of COPY), in the URI and keyword forms, the
+#    password also percent-encoded and in the run's metadata: the cause is libpq's message
+#    (exit 3, or 2 for the layout) and the password is nowhere: not in stdout, stderr, the
+#    runs, run_meta and warnings rows;
+#  - the database runs only the tool's SQL: a trigger, a rule, an index of its own on a
+#    table of the tool's, a changed view: refused (exit 2) naming it, no run added.
 # Skips only where the server binaries are absent.
 . "$(dirname "$0")/../lib.sh"
 W=$BUILD/tools/writetest
@@ -48,6 +55,8 @@ if ! $as_server "$PGBIN/initdb" -D "$D/data" -U hbbp --auth=trust -E UTF8 --no-l
 	cat "$TMP/initdb.log" >&2
 	exit 0
 fi
+# the superuser hbbp without a password; every other role with its password
+$as_server sh -c "printf 'local all hbbp trust\nlocal all all scram-sha-256\n' > '$D/data/pg_hba.conf'"
 if ! $as_server "$PGBIN/pg_ctl" -D "$D/data" -w -t 60 -l "$D/log" \
 	-o "-c listen_addresses='' -k $D -c fsync=off -c max_connections=40" start \
 	> "$TMP/pgctl.log" 2>&1; then
@@ -171,14 +180,85 @@ check "store_pg: -o postgresql:// takes host, user and database from PG* variabl
 "$W" -t a postgresql "postgresql:///other?host=$D" 2> /dev/null
 "$W" -x -t b postgresql "postgresql:///other?host=$D" > /dev/null 2> "$TMP/err"
 rc=$?
-grep -q 'table "mix" of the database has other columns' "$TMP/err" || rc="$rc, no message"
+grep -q 'does not fit the database: its runs were written with --by module,symbol,mnemonic,n, this one with --by module,symbol,mnemonic,n --diagnostics; runs of one database share --by, --taxonomy and --diagnostics' "$TMP/err" || rc="$rc, no message"
 check "store_pg: a run with other mix columns is refused (exit 2), one run kept" \
 	[ "$rc" = 2 -a "$(DB=other sql 'select count(*) from runs')" = 1 ]
-"$W" postgresql "postgresql://hbbp:s3cr3t@/nodb?host=$D/nowhere" > /dev/null 2> "$TMP/err"
-rc=$?
-grep -q "cannot connect" "$TMP/err" || rc="$rc, no message"
-grep -q "s3cr3t" "$TMP/err" && rc="$rc, password shown"
-check "store_pg: connection failure: exit 3, message without the password" [ "$rc" = 3 ]
+# ---- secrets: no password in any output ----
+# carol's password, and wrong ones, share "ecretPw": grep finds every one of them, also
+# percent-encoded (%53 is S)
+PW=hbbpSecretPw42
+$PSQL -q -d postgres -c "create role carol login password '$PW'" \
+	-c 'create database sec owner carol' > /dev/null 2>&1 || fail "store_pg: create role"
+S=$TMP/secret
+mkdir "$S"
+n=0
+# pg_secret EXIT MESSAGE [hbbp-convert] WRITETEST_ARGS...: one write (by writetest, or by
+# hbbp-convert), its stdout and stderr kept
+pg_secret() {
+	want=$1 msg=$2
+	shift 2
+	n=$((n + 1))
+	prog=$W
+	[ "$1" = hbbp-convert ] && prog=$HBBP && shift
+	env -u PGHOST -u PGUSER "$prog" "$@" > "$S/out.$n" 2> "$S/err.$n"
+	rc=$?
+	[ -z "$msg" ] || grep -q -- "$msg" "$S/err.$n" || rc="$rc, not '$msg'"
+	grep -q "cannot write:\|Connection refused" "$S/err.$n" && rc="$rc, a second line"
+	expect "store_pg: secrets: $* : exit $rc (want $want), libpq's message" \
+		'[ "$rc" = "$want" ]'
+}
+GOOD="postgresql://carol:$PW@/sec?host=$D"
+pg_secret 0 "" -t "ok $PW" postgresql "$GOOD"
+pg_secret 0 "" -t "percent-encoded" postgresql "postgresql://carol:hbbp%53ecretPw42@/sec?host=$D"
+pg_secret 0 "" -t "keywords" postgresql "host=$D dbname=sec user=carol password='$PW'"
+pg_secret 3 "password authentication failed for user \"carol\"" postgresql \
+	"postgresql://carol:WrongSecretPw@/sec?host=$D"
+pg_secret 3 "password authentication failed for user \"carol\"" postgresql \
+	"host=$D dbname=sec user=carol password=Wr0ngSecretPw"
+pg_secret 3 "password authentication failed for user \"carol\"" postgresql \
+	"postgresql:///sec?host=$D&user=carol&password=WrongSecretPw%21"
+pg_secret 3 'database "nodb" does not exist' postgresql "postgresql://carol:$PW@/nodb?host=$D"
+pg_secret 3 'password authentication failed for user "ghost"' postgresql \
+	"postgresql://ghost:$PW@/sec?host=$D"
+pg_secret 3 "No such file or directory" postgresql "postgresql://carol:$PW@/sec?host=$D/nowhere"
+pg_secret 3 "No such file or directory" postgresql "host=$D/nowhere user=carol password=$PW"
+pg_secret 2 "this run does not fit the database: its runs were written with --by module,symbol,mnemonic,n, this one with --by module,symbol,mnemonic,n --diagnostics; runs of one database share --by, --taxonomy and --diagnostics" \
+	-x -t "other $PW" postgresql "$GOOD"
+if [ -f "$TMP/in.data" ]; then	# the converter's messages too, in a database of its runs
+	$PSQL -q -d postgres -c 'create database secc owner carol' > /dev/null 2>&1
+	SECC="postgresql://carol:$PW@/secc?host=$D"
+	pg_secret 2 "holds the runs of the other 1 only" hbbp-convert -q $BIN -o "$SECC" \
+		"$TMP/in.data" "$TMP/none.data"
+	pg_secret 3 "password authentication failed for user \"carol\"" hbbp-convert -q $BIN \
+		-o "postgresql://carol:WrongSecretPw@/secc?host=$D" "$TMP/in.data"
+	pg_secret 1 "cannot tell the format" hbbp-convert -q $BIN \
+		-o "host=$D dbname=secc user=carol password=$PW" "$TMP/in.data"
+	pg_secret 2 "does not fit the database" hbbp-convert -q $BIN --by symbol -f postgresql \
+		-o "host=$D dbname=secc user=carol password=$PW" "$TMP/in.data"
+fi
+DB=sec sql 'create function evil() returns trigger language plpgsql as $$ begin
+	delete from blocks; return new; end $$;
+	create trigger evil after insert on runs execute function evil();
+	alter table runs owner to carol' > /dev/null
+pg_secret 2 'the database has trigger "evil" on "runs", not this tool'"'"'s' \
+	-t "trigger $PW" postgresql "$GOOD"
+DB=sec sql 'drop trigger evil on runs' > /dev/null
+
+# the stores run only their own SQL: each of these refused, exit 2, no run added
+runs=$(DB=sec sql 'select count(*) from runs')
+for obj in "rule r as on insert to warnings do also delete from blocks|rule \"r\" on \"warnings\"|drop rule r on warnings" \
+	   "index extra on blocks (count)|index \"extra\" on \"blocks\"|drop index extra" \
+	   "or replace view mix_by_isa as select run_id, category as isa, count, count_lo,
+	    count_hi, 2 * share as share from mix_by_category|view \"mix_by_isa\" changed|drop view mix_by_isa"; do
+	DB=sec sql "create ${obj%%|*}" > /dev/null
+	rest=${obj#*|}
+	env -u PGHOST -u PGUSER "$W" -t foreign postgresql "$GOOD" > /dev/null 2> "$TMP/err"
+	rc=$?
+	grep -qF "the database has ${rest%%|*}, not this tool's" "$TMP/err" || rc="$rc, no message"
+	expect "store_pg: the database's ${rest%%|*}: refused (exit $rc), no run added" \
+		'[ "$rc" = 2 ] && [ "$(DB=sec sql "select count(*) from runs")" = "$runs" ]'
+	DB=sec sql "${rest#*|}" > /dev/null
+done
 
 # ---- the dashboard queries of writers/SCHEMA.md ----
 if [ -f "$TMP/in.data" ]; then
@@ -201,3 +281,27 @@ if [ -f "$TMP/in.data" ]; then
 	check "store_pg: the dashboard queries of SCHEMA.md run: AVX-512 share '$a' (want 0), categories per nightly run counted '$b', deltas '$c' (want 0)" \
 		[ "$a" = 0 -a -n "$b" -a "$(echo "$b" | wc -l)" = 1 -a "$c" = 0 ]
 fi
+
+# ---- the server stopped in the middle of COPY (the last case: the server is gone) ----
+DB=sec sql "select 'rows', r.*, m.key, m.value from runs r left join run_meta m using (run_id)
+	union all select 'warning', null, null, null, null, null, null, null, null, null,
+	message from warnings" > "$S/rows"
+env -u PGHOST -u PGUSER "$W" -n 200000 -b 200000 -t "stopped $PW" postgresql "$GOOD" \
+	> "$S/out.stop" 2> "$S/err.stop" &
+pid=$!
+i=0
+while [ $i -lt 500 ] && [ "$(DB=sec sql "select count(*) from pg_stat_activity
+		where query like 'COPY %' and state = 'active'")" = 0 ]; do
+	sleep 0.02
+	i=$((i + 1))
+done
+$as_server "$PGBIN/pg_ctl" -D "$D/data" -m immediate stop > /dev/null 2>&1
+wait $pid
+rc=$?
+grep -q "server closed the connection\|terminating connection\|connection to server" \
+	"$S/err.stop" || rc="$rc, not libpq's message"
+expect "store_pg: secrets: the server stopped during COPY: exit $rc (want 3), libpq's message" \
+	'[ "$rc" = 3 ]'
+leaks=$(grep -l "ecretPw\|%53ecret" "$S"/* | tr '\n' ' ')
+expect "store_pg: secrets: $n writes with passwords, stdout, stderr and the stored rows: no password (${leaks:-none} leaks; $(grep -c '^rows' "$S/rows") metadata rows read)" \
+	'[ -z "$leaks" ] && grep -q "ok \*\*\*" "$S/rows" && grep -q "|keywords$" "$S/rows"'

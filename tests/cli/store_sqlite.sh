@@ -270,8 +270,8 @@ mkdir "$d"
 "$W" -t first sqlite "$d/u.sqlite" 2> /dev/null
 : > "$d/u.sqlite-wal"
 sum=$(cksum < "$d/u.sqlite")
-"$W" sqlite "$d/u.sqlite" > /dev/null 2> "$TMP/err"
-check "store_sqlite: replacing a database with a -wal beside it is refused, it is kept" \
+"$W" -f sqlite "$d/u.sqlite" > /dev/null 2> "$TMP/err"
+check "store_sqlite: replacing (--force) a database with a -wal beside it is refused, it is kept" \
 	[ $? = 3 -a "$(cksum < "$d/u.sqlite")" = "$sum" ]
 
 # ---- compare: its output must not be one of its inputs either ----

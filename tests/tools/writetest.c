@@ -1,9 +1,10 @@
 /* writetest: writes a synthetic conversion result through writer__write(), for the writer
  * shell tests (fault shim, kill, paths, round trips through independent readers).
  *
- *   writetest [-a] [-l] [-x] [-r] [-n ROWS] [-b BLOCKS] [-k SCALE] [-t TAG] FORMAT PATH
+ *   writetest [-a] [-f] [-l] [-x] [-r] [-n ROWS] [-b BLOCKS] [-k SCALE] [-t TAG] FORMAT PATH
  *
- *   -a  --append (SQLite)          -l  use the environment's locale (setlocale "")
+ *   -a  --append (SQLite)          -f  --force (replace an existing database)
+ *   -l  use the environment's locale (setlocale "")
  *   -x  an extra mix column "extra" (a schema that differs from the default)
  *   -n  mix rows (default 12)      -b  blocks (default 3; 4 instructions each)
  *   -k  thread_blocks counts are multiplied by SCALE (default 1)
@@ -193,7 +194,7 @@ static int fill(struct result *r, long rows, long blocks, long scale, const char
 
 int main(int argc, char **argv)
 {
-	struct writer_opts opts = { 0 };
+	struct writer_opts opts = { .last = true };	/* one output, as the converter's */
 	long rows = 12, blocks = 3, scale = 1;
 	const char *tag = "";
 	struct result *r = NULL;
@@ -201,9 +202,10 @@ int main(int argc, char **argv)
 	int opt, err, extra = 0, own_alarm = 0;
 
 	hbbp_log_set(log_stderr, NULL, HBBP_LOG_WARN);
-	while ((opt = getopt(argc, argv, "alxrn:b:k:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "aflxrn:b:k:t:")) != -1) {
 		switch (opt) {
 		case 'a': opts.append = true; break;
+		case 'f': opts.force = true; break;
 		case 'l': setlocale(LC_ALL, ""); break;
 		case 'x': extra = 1; break;
 		case 'r': own_alarm = 1; break;
@@ -240,7 +242,7 @@ int main(int argc, char **argv)
 	result__delete(r);
 	return hbbp_exit_code(err);
 usage:
-	fprintf(stderr, "usage: writetest [-a] [-l] [-x] [-r] [-n ROWS] [-b BLOCKS] [-k SCALE]"
+	fprintf(stderr, "usage: writetest [-a] [-f] [-l] [-x] [-r] [-n ROWS] [-b BLOCKS] [-k SCALE]"
 		" [-t TAG] csv|json|jsonl|sqlite PATH\n");
 	return HBBP_EXIT_USAGE;
 }

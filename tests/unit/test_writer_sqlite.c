@@ -284,9 +284,13 @@ static void test_writer_sqlite_append_failures(void)
 	free(after);
 	unlink(junk);
 
-	/* Without --append an existing database is replaced by a one-run database. */
-	after = NULL;
-	CHECK(writer__write(r, db_path, WRITER_SQLITE, NULL) == 0);
+	/* Without --append an existing database is not replaced; with --force it is, by a
+	 * one-run database. */
+	CHECK(writer__write(r, db_path, WRITER_SQLITE, NULL) == -HBBP_EUSAGE);
+	after = slurp(db_path, &n2);
+	CHECK(after && n1 == n2 && !memcmp(before, after, n1));
+	free(after);
+	CHECK(writer__write(r, db_path, WRITER_SQLITE, &(struct writer_opts){ .force = true }) == 0);
 	CHECK_QUERY("SELECT run_id FROM runs", "1\n");
 	CHECK_QUERY("SELECT count(*) FROM instructions", "9\n");
 	result__delete(r);
