@@ -6,9 +6,12 @@
  * empty string is written as "" and NULL as an empty field (the PostgreSQL convention);
  * integers are exact; reals use the shortest round-trip decimal form (or the precision of
  * the options); NaN is NULL and infinities are written inf and -inf. Bytes of text are
- * written as they are (UTF-8 in, UTF-8 out). Depends on writers/writer_int.h and libc.
+ * written as they are (UTF-8 in, UTF-8 out), except that a text cell a spreadsheet would
+ * evaluate (one that begins with = + - @, a tab or CR) is quoted with a single quote
+ * before it, as OWASP's "CSV Injection" advises; numbers are never changed. Depends on writers/writer_int.h and libc.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +23,19 @@ static const char *const csv_tables[] = { "mix", NULL };
 
 size_t writer__csv_field(char *dst, const char *s, size_t n)
 {
+	bool formula = n && strchr("=+-@\t\r", s[0]);	/* a spreadsheet would evaluate it */
 	char *p = dst;
 	size_t i;
 
 	for (i = 0; i < n && s[i] != ',' && s[i] != '"' && s[i] != '\r' && s[i] != '\n'; i++)
 		;
-	if (i == n && n && s[0] != ' ' && s[n - 1] != ' ') {
+	if (i == n && n && !formula && s[0] != ' ' && s[n - 1] != ' ') {
 		memcpy(dst, s, n);
 		return n;
 	}
 	*p++ = '"';
+	if (formula)
+		*p++ = '\'';
 	for (i = 0; i < n; i++) {
 		if (s[i] == '"')
 			*p++ = '"';
@@ -44,8 +50,8 @@ static void csv__text(struct wbuf *out, const char *s)
 	size_t n = strlen(s);
 	char *p;
 
-	if (n > (sizeof(out->buf) - 2) / 2) {	/* longer than the buffer holds quoted */
-		p = n < SIZE_MAX / 2 - 1 ? malloc(2 * n + 2) : NULL;
+	if (n > (sizeof(out->buf) - 3) / 2) {	/* longer than the buffer holds quoted */
+		p = n < SIZE_MAX / 2 - 2 ? malloc(2 * n + 3) : NULL;
 		if (p)
 			wbuf__put(out, p, writer__csv_field(p, s, n));
 		else if (!out->err)
@@ -53,7 +59,7 @@ static void csv__text(struct wbuf *out, const char *s)
 		free(p);
 		return;
 	}
-	p = wbuf__room(out, 2 * n + 2);
+	p = wbuf__room(out, 2 * n + 3);
 	if (p)
 		out->len += writer__csv_field(p, s, n);
 }

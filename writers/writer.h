@@ -63,7 +63,8 @@ int writer__write(const struct result *res, const char *path, enum writer_format
 
 /* s[0..n) as a CSV field (RFC 4180, writers/SCHEMA.md): quoted when it holds a comma, a
  * double quote, CR or LF, begins or ends with a space, or is empty, a double quote inside
- * doubled. dst has room for 2 * n + 2 bytes; returns the bytes written. */
+ * doubled; quoted with a single quote first when it begins with = + - @, tab or CR (a
+ * spreadsheet's formula). dst has room for 2 * n + 3 bytes; returns the bytes written. */
 size_t writer__csv_field(char *dst, const char *s, size_t n);
 
 /* A PostgreSQL connection string (a libpq URI or keyword/value string) for a message, with

@@ -122,6 +122,47 @@ static void test_writer_csv_bytes(void)
 	result__delete(r);
 }
 
+/* Cells a spreadsheet would evaluate (OWASP, "CSV Injection"): text beginning with = + - @,
+ * tab or CR gets a single quote before it, inside the quotes; text with those elsewhere and
+ * numbers (negative ones too) are written as they are. */
+static void test_writer_csv_formula(void)
+{
+	static const char *const cols[] = { "module:text", "n:int", "count:real" };
+	static const char *const text[] = { "=1+2", "+x", "-bash", "@SUM(A1)", "\tx", "\rx",
+					     "a=b", "-", "\"=q\"" };
+	static const char expect[] =
+		"module,n,count\n"
+		"\"'=1+2\",-5,-0.5\n"
+		"\"'+x\",-5,-0.5\n"
+		"\"'-bash\",-5,-0.5\n"
+		"\"'@SUM(A1)\",-5,-0.5\n"
+		"\"'\tx\",-5,-0.5\n"
+		"\"'\rx\",-5,-0.5\n"
+		"a=b,-5,-0.5\n"
+		"\"'-\",-5,-0.5\n"
+		"\"\"\"=q\"\"\",-5,-0.5\n";
+	struct result *r = NULL;
+	struct result_table *t = NULL;
+	struct result_cell *c;
+	char path[128], *got;
+	size_t i;
+
+	CHECK(!result__new(&r) && !result__add_table(r, "mix", cols, 3, &t));
+	for (i = 0; t && i < sizeof(text) / sizeof(text[0]); i++) {
+		c = result_table__add_row(t);
+		result_cell__text(t, &c[0], text[i]);
+		result_cell__int(&c[1], -5);
+		result_cell__real(&c[2], -0.5);
+	}
+	snprintf(path, sizeof(path), "%s/f.csv", dir);
+	CHECK(writer__write(r, path, WRITER_CSV, NULL) == 0);
+	got = slurp(path);
+	CHECK_STR(got, expect);
+	free(got);
+	unlink(path);
+	result__delete(r);
+}
+
 static void test_writer_json_bytes(void)
 {
 	static const char expect[] =
@@ -417,6 +458,7 @@ int main(void)
 		return 1;
 	}
 	RUN_TEST(test_writer_csv_bytes);
+	RUN_TEST(test_writer_csv_formula);
 	RUN_TEST(test_writer_json_bytes);
 	RUN_TEST(test_writer_reals);
 	RUN_TEST(test_writer_reals_shortest);
