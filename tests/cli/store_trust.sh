@@ -54,6 +54,11 @@ rc=$?
 expect "store_trust: a CSV file is replaced by a CSV output, as the shell's > would (exit $rc)" \
 	'[ "$rc" = 0 ] && head -1 "$d/mine.csv" | grep -q "^module,symbol,mnemonic,count"'
 
+conv -o "$d"
+rc=$?
+expect "store_trust: a directory as output: exit $rc (want 1), one line" \
+	'[ "$rc" = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "a directory" "$TMP/err"'
+
 # ---- only the tool's SQL runs ----
 conv -o "$d/db.sqlite"
 sqlite3 "$d/db.sqlite" "create table mine (x); create index mine_x on mine (x);
