@@ -119,7 +119,7 @@ for s in $sizes; do
 	echo "== $f: $mib MiB, $samples samples, $runs runs"
 	cat "$f" > /dev/null
 	measure_read_limit "$s" "$mib" "$samples" "$f"
-	measure "$s" hbbp-sqlite plain "$mib" "$samples" "$HBBP" -q -o "$dir/out.db" "$f"
+	measure "$s" hbbp-sqlite plain "$mib" "$samples" "$HBBP" -q --force -o "$dir/out.db" "$f"
 	measure "$s" hbbp-dump plain "$mib" "$samples" "$HBBP" dump "$f"
 	if [ $perf_ok = 1 ]; then
 		measure "$s" perf-script plain "$mib" "$samples" perf script -i "$f" -F ip,brstack
