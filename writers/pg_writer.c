@@ -449,7 +449,7 @@ static int pg__begin(struct writer_ctx *w, const struct result_table *t)
 	struct pg_state *s = w->priv;
 	PGresult *res;
 	char *sql;
-	int err = sql_schema__rows_sql(&sql_pg, t, 1, &sql);
+	int err = sql_schema__rows_sql(&sql_pg, t, &sql);
 
 	if (err)
 		return err;

@@ -706,32 +706,24 @@ int sql_schema__indexes(struct sql_conn *c)
 	return err;
 }
 
-int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t,
-			 size_t rows, char **sql)
+int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t, char **sql)
 {
 	bool copy = d->kind == SQL_PG;
 	struct wbuf *b = sql__buf();
-	size_t i, r;
+	size_t i;
 
-	if (b && copy) {
-		wbuf__puts(b, "COPY ");
+	if (b) {
+		wbuf__puts(b, copy ? "COPY " : "INSERT INTO ");
 		sql__ident(b, t->name);
-		wbuf__puts(b, " (run_id");
+		wbuf__puts(b, copy ? " (run_id" : " VALUES (?");
 		for (i = 0; i < t->nr_cols; i++) {
 			wbuf__puts(b, ", ");
-			sql__ident(b, t->cols[i].name);
+			if (copy)
+				sql__ident(b, t->cols[i].name);
+			else
+				wbuf__putc(b, '?');
 		}
-		wbuf__puts(b, ") FROM STDIN");
-	} else if (b) {
-		wbuf__puts(b, "INSERT INTO ");
-		sql__ident(b, t->name);
-		wbuf__puts(b, " VALUES ");
-		for (r = 0; r < rows; r++) {
-			wbuf__puts(b, r ? ", (?" : "(?");
-			for (i = 0; i < t->nr_cols; i++)
-				wbuf__puts(b, ", ?");
-			wbuf__putc(b, ')');
-		}
+		wbuf__puts(b, copy ? ") FROM STDIN" : ")");
 	}
 	return sql__done(b, sql);
 }

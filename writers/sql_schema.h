@@ -81,10 +81,9 @@ int sql_schema__create(struct sql_conn *c);
 int sql_schema__check(struct sql_conn *c);
 /* Creates the indexes that are missing. */
 int sql_schema__indexes(struct sql_conn *c);
-/* The statement that sends the rows of t (malloc'd into *sql): SQLite an INSERT of rows
- * rows, one parameter per column and row, run_id first; PostgreSQL a COPY FROM STDIN of
- * run_id and the columns. 0 or -ENOMEM. */
-int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t,
-			 size_t rows, char **sql);
+/* The statement that sends the rows of t (malloc'd into *sql): SQLite an INSERT with one
+ * parameter per column, run_id first; PostgreSQL a COPY FROM STDIN of run_id and the
+ * columns. 0 or -ENOMEM. */
+int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t, char **sql);
 
 #endif

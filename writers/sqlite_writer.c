@@ -306,7 +306,7 @@ static int sqlite__begin(struct writer_ctx *w, const struct result_table *t)
 {
 	struct sqlite_state *s = w->priv;
 	char *sql;
-	int rc, err = sql_schema__rows_sql(&sql_sqlite, t, 1, &sql);
+	int rc, err = sql_schema__rows_sql(&sql_sqlite, t, &sql);
 
 	if (err)
 		return err;
