@@ -104,7 +104,7 @@ expect "store_trust: --append to a future format version: exit $rc (want 2), unc
 	'[ $rc = 2 ] && cmp -s "$d/v3.sqlite" "$d/v3.orig" && grep -q "database format version 3, this tool writes version 2" "$TMP/err"'
 
 # ---- who holds the lock ----
-# hold HOW: a sqlite3 session on db.sqlite holding a write (BEGIN IMMEDIATE) or a read
+# hold HOW: a sqlite3 process on db.sqlite holding a write (BEGIN IMMEDIATE) or a read
 # transaction (BEGIN; SELECT) while the converter appends; released after 2.5 s
 hold() {
 	mkfifo "$d/cmd.$1"
