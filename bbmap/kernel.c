@@ -3,14 +3,17 @@
  * (elf), the vmlinux path the recording names (under --symfs, then as is), vmlinux
  * candidates (perf's list, with the recording's osrelease; only when the recording has a
  * kernel build-id to check them against), then names only from --kallsyms,
- * kcore_dir/kallsyms or the cache's kallsyms (DSO_NO_CODE). Modules: --binary, kcore,
- * build-id cache, the recorded path, /lib/modules/<osrelease>. Knows nothing of perf.data.
+ * kcore_dir/kallsyms, the cache's kallsyms or, last, this machine's /proc/kallsyms when the
+ * recording was made here (DSO_NO_CODE). Modules: --binary, kcore, build-id cache, the
+ * recorded path, /lib/modules/<osrelease>, then names only from the same kallsyms files.
+ * Knows nothing of perf.data.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "bbmap/session_priv.h"
@@ -18,6 +21,9 @@
 #include "util/open_file.h"
 
 #define KALLSYMS_LINE_MAX 4096
+
+/* This machine's kernel symbols, at the addresses of this boot */
+static const char host_kallsyms[] = "/proc/kallsyms";
 
 const char *bbmap_kernel__ref_symbol(const char *mmap_name, bool *is_guest)
 {
@@ -107,7 +113,7 @@ static void kernel__use_vmlinux(struct bbmap_dso *d)
 static void kernel__load_names(struct bbmap_dso *d, const char *path, const char *how)
 {
 	bbmap_names__exit(&d->names);
-	if (bbmap_names__load_kallsyms(&d->names, path, NULL) || !d->names.n) {
+	if (bbmap_session__load_kallsyms(d->session, &d->names, path, NULL) || !d->names.n) {
 		bbmap_names__exit(&d->names);
 		return;
 	}
@@ -118,6 +124,51 @@ static void kernel__load_names(struct bbmap_dso *d, const char *path, const char
 		bbmap_dso__set_detail(d, "%s: names only from %s (%s), no code", d->name, path,
 				      how);
 	}
+}
+
+/* Whether the recording was made on this machine running this kernel (hostname and
+ * release as uname tells them), with no kernel file given: /proc/kallsyms may name it. */
+static bool kernel__recorded_here(const struct bbmap_find_opts *o)
+{
+	struct utsname u;
+
+	return !o->vmlinux && !o->kallsyms && o->hostname && o->osrelease && !uname(&u) &&
+	       !strcmp(u.nodename, o->hostname) && !strcmp(u.release, o->osrelease);
+}
+
+/* Names at run-time addresses of this boot fit the recording when its reference symbol
+ * (_text) is where the recording saw it (0: hidden, nothing to compare); else the kernel
+ * was booted again since, at another address (KASLR). */
+static bool kernel__same_boot(const struct bbmap_dso *d, uint64_t *here)
+{
+	size_t i;
+
+	for (i = 0; d->ref_addr && d->ref_sym && i < d->names.n; i++)
+		if (!strcmp(d->names.v[i].name, d->ref_sym)) {
+			*here = d->names.v[i].start;
+			return *here == d->ref_addr;
+		}
+	return true;
+}
+
+/* The last resort: this machine's /proc/kallsyms, said in the run's notes. */
+static void kernel__host_names(struct bbmap_dso *d)
+{
+	uint64_t here = 0;
+
+	kernel__load_names(d, host_kallsyms, "this machine's: the recording was made here");
+	if (!d->names_loaded)
+		return;
+	if (kernel__same_boot(d, &here)) {
+		bbmap_session__count_host_kallsyms(d->session);
+		return;
+	}
+	bbmap_names__exit(&d->names);
+	d->names_loaded = false;
+	d->status = DSO_MISSING;
+	bbmap_dso__set_detail(d, "%s: %s has %s at %#" PRIx64 ", the recording at %#" PRIx64
+			      " (booted again since)", d->name, host_kallsyms, d->ref_sym, here,
+			      d->ref_addr);
 }
 
 static bool kernel__try_candidates(struct bbmap_dso *d, const struct bbmap_find_opts *o)
@@ -233,6 +284,8 @@ void bbmap_dso__find_kernel(struct bbmap_dso *d)
 		kernel__load_names(d, file, "build-id cache");
 		free(file);
 	}
+	if (!d->names_loaded && kernel__recorded_here(o))
+		kernel__host_names(d);
 	if (d->status == DSO_OK || d->status == DSO_NO_CODE)
 		return;
 	if (d->build_id_size)
@@ -257,7 +310,8 @@ static void kmodule__name(const struct bbmap_dso *d, char *buf, size_t size)
 	snprintf(buf, size, "%s", d->short_name);
 }
 
-/* Names only: the module's entries of --kallsyms or kcore_dir/kallsyms (run-time addresses). */
+/* Names only: the module's entries of --kallsyms, kcore_dir/kallsyms or, when the
+ * recording was made here, /proc/kallsyms (run-time addresses). */
 static bool kmodule__names(struct bbmap_dso *d, const struct bbmap_find_opts *o,
 			   const char *mod)
 {
@@ -271,7 +325,10 @@ static bool kmodule__names(struct bbmap_dso *d, const struct bbmap_find_opts *o,
 			return false;
 		src = path;
 	}
-	if (!src || bbmap_names__load_kallsyms(&d->names, src, want) || !d->names.n) {
+	if (!src && kernel__recorded_here(o))
+		src = host_kallsyms;
+	if (!src || bbmap_session__load_kallsyms(d->session, &d->names, src, want) ||
+	    !d->names.n) {
 		bbmap_names__exit(&d->names);
 		free(path);
 		return false;
@@ -280,6 +337,8 @@ static bool kmodule__names(struct bbmap_dso *d, const struct bbmap_find_opts *o,
 	d->status = DSO_NO_CODE;
 	d->addr_mode = DSO_ADDR_RUNTIME;
 	bbmap_dso__set_detail(d, "%s: names only from %s, no code", d->name, src);
+	if (src == host_kallsyms)
+		bbmap_session__count_host_kallsyms(d->session);
 	free(path);
 	return true;
 }

@@ -67,6 +67,8 @@ struct bbmap_session {
 	bool modidx_built;
 	struct bbmap_session_stats stats;
 	char *vmlinux_name;	/* kernel image path from the recording's build-id table */
+	char **refused;		/* kallsyms files refused (their warning said it once) */
+	size_t nr_refused;
 };
 
 /* ---- session ---- */
@@ -158,6 +160,9 @@ void bbmap_session__delete(struct bbmap_session *s)
 	free(s->modidx);
 	free(s->buildid_dir);
 	free(s->vmlinux_name);
+	for (i = 0; i < s->nr_refused; i++)
+		free(s->refused[i]);
+	free(s->refused);
 	for (i = 0; s->ovr && i < s->opts.nr_binaries; i++)
 		free(s->ovr[i].detail);
 	free(s->ovr);
@@ -191,6 +196,33 @@ static bool name_is_kernel_image_path(const char *name)
 const char *bbmap_session__vmlinux_name(const struct bbmap_session *s)
 {
 	return s->vmlinux_name;
+}
+
+int bbmap_session__load_kallsyms(struct bbmap_session *s, struct bbmap_names *t,
+				 const char *path, const char *module)
+{
+	char **v, *dup;
+	size_t i;
+	int err;
+
+	for (i = 0; i < s->nr_refused; i++)
+		if (!strcmp(s->refused[i], path))
+			return -HBBP_EREFUSED;
+	err = bbmap_names__load_kallsyms(t, path, module);
+	if (err != -HBBP_EREFUSED)
+		return err;
+	v = realloc(s->refused, (s->nr_refused + 1) * sizeof(*v));
+	dup = v ? strdup(path) : NULL;
+	if (v)
+		s->refused = v;
+	if (dup)
+		s->refused[s->nr_refused++] = dup;
+	return err;
+}
+
+void bbmap_session__count_host_kallsyms(struct bbmap_session *s)
+{
+	s->stats.nr_host_kallsyms++;
 }
 
 int bbmap_session__add_build_id(struct bbmap_session *s, bool kernel, const char *filename,

@@ -36,6 +36,10 @@ struct bbmap_find_opts {
 	const char *kallsyms;
 	const char *kcore_dir;		/* <perf.data dir>/kcore_dir */
 	const char *osrelease;		/* of the recording, for /lib/modules/<rel> */
+	const char *hostname;		/* of the recording: with osrelease equal to this
+					 * machine's (uname), /proc/kallsyms names the kernel
+					 * when nothing else does and neither --vmlinux nor
+					 * --kallsyms is given */
 	const char *const *search_dirs;	/* extra directories searched by basename (NULL-ended) */
 	bool no_lines;			/* source lines not wanted: skip reading DWARF */
 	bool no_operands;		/* no instruction is listed: no operand text */
@@ -122,6 +126,8 @@ struct bbmap_session_stats {
 	uint64_t nr_kernel_fallback;	/* user-mode lookups resolved in the kernel maps */
 	uint64_t nr_guest_unsupported;	/* guest user-space mmaps and lookups (not followed) */
 	uint64_t nr_procs, nr_dsos;
+	uint64_t nr_host_kallsyms;	/* kernel and modules named by this machine's
+					 * /proc/kallsyms (the recording was made here) */
 };
 void bbmap_session__stats(const struct bbmap_session *s, struct bbmap_session_stats *st);
 

@@ -98,6 +98,12 @@ void bbmap_session__override_note(struct bbmap_session *s, size_t i, enum bbmap_
 				  const char *detail);
 /* The kernel image path recorded in the build-id table (e.g. "/tmp/vmlinux"), or NULL. */
 const char *bbmap_session__vmlinux_name(const struct bbmap_session *s);
+/* bbmap_names__load_kallsyms, but a file refused once is not opened again: one warning
+ * per file however many modules look in it. */
+int bbmap_session__load_kallsyms(struct bbmap_session *s, struct bbmap_names *t,
+				 const char *path, const char *module);
+/* Counts a dso named by this machine's /proc/kallsyms (nr_host_kallsyms). */
+void bbmap_session__count_host_kallsyms(struct bbmap_session *s);
 /* Lazily built index of /lib/modules/<osrelease>: path of module name, or NULL. */
 const char *bbmap_session__module_path(struct bbmap_session *s, const char *modname);
 

@@ -169,6 +169,7 @@ int convert__new_session(struct bbmap_session **out, const struct perf_reader *r
 		fo.kcore_dir = h->kcore_dir;
 	if (!fo.osrelease)
 		fo.osrelease = h->osrelease;
+	fo.hostname = h->hostname;	/* with osrelease: made here? (/proc/kallsyms) */
 	err = bbmap_session__new(out, &fo);
 	if (err) {
 		pr_err("cannot start the address-space session: %s", hbbp_strerror(err));

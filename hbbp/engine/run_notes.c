@@ -262,7 +262,10 @@ static void notes_binaries(struct notes *n)
 	double total = 0, missing = 0;
 	char miss[512] = "";
 	size_t i, nr = 0, len = 0, nmiss = 0;
-	bool user_missing = false;
+	bool user_missing = false, kernel_missing = false;
+	const struct perf_header_info *h = perf_reader__header(run->reader);
+	struct bbmap_session_stats bs;
+	char kfix[512];
 
 	for (i = 0; i < o->find.nr_binaries; i++) {
 		const char *detail;
@@ -309,20 +312,29 @@ static void notes_binaries(struct notes *n)
 
 			missing += all;
 			nmiss++;
-			if (k == DSO_KIND_USER)
-				user_missing = true;
+			user_missing |= k == DSO_KIND_USER;
+			kernel_missing |= k != DSO_KIND_USER;
 			wn = nmiss <= 4 ? snprintf(miss + len, sizeof(miss) - len, "%s%s",
 						   len ? ", " : "", s) : 0;
 			if (wn > 0 && (size_t)wn < sizeof(miss) - len)
 				len += (size_t)wn;
 		}
 	}
+	snprintf(kfix, sizeof(kfix), "%sthe kernel with --vmlinux FILE or --kallsyms FILE (a copy "
+		 "of /proc/kallsyms of host '%s', kernel %s, made while it ran the recording)",
+		 user_missing ? " and " : "", h->hostname ? h->hostname : "?",
+		 h->osrelease ? h->osrelease : "?");
 	if (nmiss)
 		note(n, "no code found for %zu module%s (%s%s): %.1f%% of the weight is counted "
-		     "as [no code]; %s", nmiss, nmiss > 1 ? "s" : "", miss, nmiss > 4 ? ", ..." : "",
-		     100 * missing / total, user_missing ?
-		     "give the binaries with --binary NAME=PATH, --symfs DIR or --buildid-dir DIR" :
-		     "give the kernel with --vmlinux FILE or --kallsyms FILE");
+		     "as [no code]; give %s%s", nmiss, nmiss > 1 ? "s" : "", miss,
+		     nmiss > 4 ? ", ..." : "", 100 * missing / total, user_missing ?
+		     "the binaries with --binary NAME=PATH, --symfs DIR or --buildid-dir DIR" : "",
+		     kernel_missing ? kfix : "");
+	bbmap_session__stats(run->session, &bs);
+	if (bs.nr_host_kallsyms)
+		note(n, "kernel names from this machine's /proc/kallsyms: the recording holds no "
+		     "kernel image or symbols and was made here (host '%s', kernel %s)",
+		     h->hostname, h->osrelease);
 	free(w);
 }
 
