@@ -1,10 +1,11 @@
 #!/bin/sh
 # Files opened on the recording's word are what they claim: a JIT map /tmp/perf-PID.map
 # planted as a FIFO, as a link to /dev/zero or owned by another user; a --symfs binary and
-# a build-id cache entry that are FIFOs; a --kallsyms that is a FIFO. Each conversion
-# finishes within 10 s with one warning naming the file and why; a JIT map that is a
-# regular file of this user names the JIT code (the control: the same recording, the same
-# path, read).
+# a build-id cache entry that are FIFOs; a --kallsyms that is a FIFO (one warning, though the
+# kernel and two modules look in it); a debuglink target, a build-id cache debug file and a
+# source file annotate reads that are FIFOs. Each command finishes within 10 s with one
+# warning naming the file and why; a JIT map that is a regular file of this user names the
+# JIT code (the control: the same recording, the same path, read).
 . "$(dirname "$0")/../lib.sh"
 
 GEN=$BUILD/tools/perfgen
@@ -21,6 +22,8 @@ comm pid=$PID tid=$PID name=jit exec
 mmap pid=-1 tid=0 start=0xffffffff81000000 len=0x1000000 pgoff=0xffffffff81000000 file=[kernel.kallsyms]_text misc=kernel
 mmap2 pid=$PID tid=$PID start=0x7f0000000000 len=0x10000 pgoff=0 file=//anon prot=5
 mmap2 pid=$PID tid=$PID start=0x400000 len=0x1000 pgoff=0 file=/opt/lib/libplant.so buildid=$ID prot=5
+mmap pid=-1 tid=0 start=0xffffffffc0000000 len=0x10000 pgoff=0 file=[plant_a] misc=kernel
+mmap pid=-1 tid=0 start=0xffffffffc0010000 len=0x10000 pgoff=0 file=[plant_b] misc=kernel
 repeat 20
 sample pid=$PID tid=$PID ip=0x7f0000000010 time=+1000
 end
@@ -28,6 +31,8 @@ repeat 5
 sample pid=$PID tid=$PID ip=0x400010 time=+1000
 end
 sample misc=kernel pid=$PID tid=$PID ip=0xffffffff81000010 time=+1000
+sample misc=kernel pid=$PID tid=$PID ip=0xffffffffc0000010 time=+1000
+sample misc=kernel pid=$PID tid=$PID ip=0xffffffffc0010010 time=+1000
 EOF
 "$GEN" "$TMP/jit.spec" "$TMP/jit.data" || { fail "open_refuse: perfgen"; exit 0; }
 
@@ -81,5 +86,5 @@ expect "open_refuse: a FIFO as a build-id cache entry: no hang, one warning (exi
 
 mkfifo "$TMP/kallsyms"
 run kallsyms --kallsyms "$TMP/kallsyms"
-expect "open_refuse: a FIFO as --kallsyms: no hang, one warning (exit $rc)" \
+expect "open_refuse: a FIFO as --kallsyms for the kernel and two modules: no hang, one warning (exit $rc)" \
 	'refused kallsyms "$TMP/kallsyms" "a FIFO, not a regular file"'
