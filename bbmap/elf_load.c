@@ -448,8 +448,9 @@ out:
 	return err;
 }
 
-/* Opens a debug file candidate; keeps it when it is ELF and its build-id agrees. */
-static bool try_debug(struct bbmap_module *m, const char *p)
+/* Opens a debug file candidate; keeps it (0) when it is ELF and its build-id agrees, else a
+ * negative code (-HBBP_EREFUSED: hbbp_open_file said why). */
+static int try_debug(struct bbmap_module *m, const char *p)
 {
 	int fd;
 	Elf *e;
@@ -457,28 +458,28 @@ static bool try_debug(struct bbmap_module *m, const char *p)
 	size_t n, sz = 0;
 
 	if (!p || !strcmp(p, m->path))
-		return false;
+		return -HBBP_ENOTFOUND;
 	fd = hbbp_open_file(p, 0, HBBP_OPEN_ELF_MAX, NULL);
 	if (fd < 0)
-		return false;
+		return fd;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || !elf_rawfile(e, &sz)) {
 		if (e)
 			elf_end(e);
 		close(fd);
-		return false;
+		return -HBBP_EFORMAT;
 	}
 	n = elf_build_id(e, sz, id, sizeof(id));
 	if (m->build_id_size && n && (n != m->build_id_size || memcmp(id, m->build_id, n))) {
 		pr_warn("%s: debug file '%s' has another build-id: ignored", m->path, p);
 		elf_end(e);
 		close(fd);
-		return false;
+		return -HBBP_EFORMAT;
 	}
 	m->dbg_fd = fd;
 	m->dbg_elf = e;
 	m->debug_file = strdup(p);
-	return true;
+	return 0;
 }
 
 static const char *debuglink_name(struct bbmap_module *m)
@@ -528,7 +529,9 @@ static void find_debug(struct bbmap_module *m, const char *debug_path)
 	size_t i, n;
 
 	if (debug_path) {
-		if (!try_debug(m, debug_path))
+		int err = try_debug(m, debug_path);
+
+		if (err && err != -HBBP_EREFUSED)	/* a refusal was its own warning */
 			pr_warn("%s: debug file '%s' not usable", m->path, debug_path);
 		return;
 	}
@@ -539,7 +542,7 @@ static void find_debug(struct bbmap_module *m, const char *debug_path)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%02x", m->build_id[i]);
 		if (n + 7 < sizeof(buf)) {
 			memcpy(buf + n, ".debug", 7);
-			if (try_debug(m, buf))
+			if (!try_debug(m, buf))
 				return;
 		}
 	}
@@ -551,9 +554,9 @@ static void find_debug(struct bbmap_module *m, const char *debug_path)
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - m->path), m->path);
 	else
 		snprintf(dir, sizeof(dir), ".");
-	if (path_fmt(buf, "%s/%s", dir, link) && try_debug(m, buf))
+	if (path_fmt(buf, "%s/%s", dir, link) && !try_debug(m, buf))
 		return;
-	if (path_fmt(buf, "%s/.debug/%s", dir, link) && try_debug(m, buf))
+	if (path_fmt(buf, "%s/.debug/%s", dir, link) && !try_debug(m, buf))
 		return;
 	if (path_fmt(buf, "/usr/lib/debug%s%s/%s", dir[0] == '/' ? "" : "/", dir, link))
 		try_debug(m, buf);

@@ -88,3 +88,61 @@ mkfifo "$TMP/kallsyms"
 run kallsyms --kallsyms "$TMP/kallsyms"
 expect "open_refuse: a FIFO as --kallsyms for the kernel and two modules: no hang, one warning (exit $rc)" \
 	'refused kallsyms "$TMP/kallsyms" "a FIFO, not a regular file"'
+
+# a program with line tables: its debuglink target, its build-id cache debug file and its
+# source file planted as FIFOs
+if ! command -v cc >/dev/null 2>&1 || ! command -v objcopy >/dev/null 2>&1 ||
+   ! command -v readelf >/dev/null 2>&1; then
+	skip "open_refuse: cc, objcopy or readelf absent (debug files and sources)"; exit 0
+fi
+P=$TMP/prog
+mkdir -p "$P" && printf 'int work(int n)\n{\n\tint s = 0, i;\n\n\tfor (i = 0; i < n; i++)\n\t\ts += i * i;\n\treturn s;\n}\n\nint main(void)\n{\n\treturn work(1000) & 1;\n}\n' > "$P/plant.c"
+(cd "$P" && cc -g -O1 -no-pie -Wl,--build-id -o plant.g "$P/plant.c" &&
+ objcopy --only-keep-debug plant.g plant.debug &&
+ objcopy --strip-debug --add-gnu-debuglink=plant.debug plant.g plant) ||
+	{ fail "open_refuse: cannot build the program"; exit 0; }
+PID2=$(readelf -n "$P/plant" | awk '/Build ID/ { print $3 }')
+WORK=$(nm "$P/plant.g" | awk '$3 == "work" { print $1 }')
+# recording FILE BINARY: 20 samples in work, the binary mapped as the loader maps it
+recording() {
+	cat > "$TMP/$1.spec" <<EOS
+event name=cpu-clock type=1 config=0 period=1000 sample_type=ip,tid,time,id,period
+comm pid=77 tid=77 name=plant exec
+mmap2 pid=77 tid=77 start=0x401000 len=0x1000 pgoff=0x1000 file=$2 buildid=$PID2 prot=5
+repeat 20
+sample pid=77 tid=77 ip=0x$WORK time=+1000
+end
+EOS
+	"$GEN" "$TMP/$1.spec" "$TMP/$1.data"
+}
+recording link "$P/plant" && recording cache /opt/none/plant && recording src "$P/plant.g" ||
+	{ fail "open_refuse: perfgen (program)"; exit 0; }
+# lines NAME [OPTIONS]: by srcline within 10 s; rc, $TMP/NAME.out, $TMP/NAME.err
+lines() {
+	n=$1; shift
+	timeout 10 "$HBBP" --ebs-event cpu-clock --by srcline "$@" > "$TMP/$n.out" 2> "$TMP/$n.err"
+	rc=$?
+}
+lines linkok "$TMP/link.data"
+expect "open_refuse: the debuglink target gives the lines (exit $rc)" \
+	'[ $rc -eq 0 ] && grep -q "^$P/plant.c:[0-9]*," "$TMP/linkok.out"'
+mv "$P/plant.debug" "$P/plant.dbg" && mkfifo "$P/plant.debug"
+lines link "$TMP/link.data"
+expect "open_refuse: a FIFO as the debuglink target: no hang, one warning (exit $rc)" \
+	'refused link "$P/plant.debug" "a FIFO, not a regular file" && [ "$(grep -c warning: "$TMP/link.err")" -eq 3 ]'
+CD=$TMP/cache2/.build-id/$(echo "$PID2" | cut -c1-2)/$(echo "$PID2" | cut -c3-)
+mkdir -p "$CD" && cp "$P/plant" "$CD/elf" && cp "$P/plant.dbg" "$CD/debug"
+lines cacheok --buildid-dir "$TMP/cache2" "$TMP/cache.data"
+rm "$CD/debug" && mkfifo "$CD/debug"
+lines cache2 --buildid-dir "$TMP/cache2" "$TMP/cache.data"
+expect "open_refuse: a FIFO as the build-id cache's debug file: no hang, one warning (exit $rc)" \
+	'grep -q "^$P/plant.c:[0-9]*," "$TMP/cacheok.out" &&
+	 refused cache2 "$CD/debug" "a FIFO, not a regular file" && [ "$(grep -c warning: "$TMP/cache2.err")" -eq 3 ]'
+timeout 10 "$HBBP" annotate --ebs-event cpu-clock "$TMP/src.data" > "$TMP/srcok.out" 2> "$TMP/srcok.err"
+mv "$P/plant.c" "$P/plant.c.txt" && mkfifo "$P/plant.c"
+timeout 10 "$HBBP" annotate --ebs-event cpu-clock "$TMP/src.data" > "$TMP/src.out" 2> "$TMP/src.err"
+rc=$?
+expect "open_refuse: a FIFO as the source annotate reads: no hang, one warning, lines by number (exit $rc)" \
+	'grep -q "^plant.c:[0-9]*  *for (i = 0; i < n; i++)" "$TMP/srcok.out" &&
+	 refused src "$P/plant.c" "a FIFO, not a regular file" &&
+	 grep -q "^plant.c:[0-9]*$" "$TMP/src.out" && ! grep -q "for (i = 0" "$TMP/src.out"'
