@@ -277,7 +277,7 @@ static const struct cli_option options[] = {
 	{ .name = "vmlinux", 0, "FILE", CONVERTING, "Binaries", "the kernel image", NULL,
 	  parse_str, F(conv.find.vmlinux) },
 	{ .name = "kallsyms", 0, "FILE", CONVERTING, "Binaries", "kernel symbols (a copy of "
-	  "/proc/kallsyms)", NULL, parse_str, F(conv.find.kallsyms) },
+	  "/proc/kallsyms; without it, this machine's when the recording was made here)", NULL, parse_str, F(conv.find.kallsyms) },
 	{ .name = "demangle", 0, "MODE", CONVERTING, "Binaries", "C++ names: short (as perf "
 	  "report), full or none", "short", parse_choice, F(conv.find.demangle),
 	  .choices = demangles, .bad = "'%s': short, full or none" },
