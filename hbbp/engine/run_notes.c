@@ -321,9 +321,10 @@ static void notes_binaries(struct notes *n)
 		}
 	}
 	snprintf(kfix, sizeof(kfix), "%sthe kernel with --vmlinux FILE or --kallsyms FILE (a copy "
-		 "of /proc/kallsyms of host '%s', kernel %s, made while it ran the recording)",
-		 user_missing ? " and " : "", h->hostname ? h->hostname : "?",
-		 h->osrelease ? h->osrelease : "?");
+		 "of /proc/kallsyms of %s%s%s%s%s, made while it ran the recording)",
+		 user_missing ? " and " : "", h->hostname ? "host '" : "the recording machine",
+		 h->hostname ? h->hostname : "", h->hostname ? "'" : "",
+		 h->osrelease ? ", kernel " : "", h->osrelease ? h->osrelease : "");
 	if (nmiss)
 		note(n, "no code found for %zu module%s (%s%s): %.1f%% of the weight is counted "
 		     "as [no code]; give %s%s", nmiss, nmiss > 1 ? "s" : "", miss,
@@ -522,7 +523,7 @@ void convert__empty_why(const struct convert_run *run, const struct convert_opts
 		snprintf(buf, size, "no code found for %s; give the binaries with --binary "
 			 "NAME=PATH, --symfs DIR or --buildid-dir DIR", names);
 	} else if (dso_list(run, true, false, names, sizeof(names))) {
-		snprintf(buf, size, "no code found for %s; give the kernel with --vmlinux FILE, or "
+		snprintf(buf, size, "no code found for %s; give the kernel with --vmlinux FILE or --kallsyms FILE, or "
 			 "record with perf record --kcore", names);
 	} else {
 		snprintf(buf, size, "no sample was attributed to code");
