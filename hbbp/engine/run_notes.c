@@ -523,8 +523,8 @@ void convert__empty_why(const struct convert_run *run, const struct convert_opts
 		snprintf(buf, size, "no code found for %s; give the binaries with --binary "
 			 "NAME=PATH, --symfs DIR or --buildid-dir DIR", names);
 	} else if (dso_list(run, true, false, names, sizeof(names))) {
-		snprintf(buf, size, "no code found for %s; give the kernel with --vmlinux FILE or --kallsyms FILE, or "
-			 "record with perf record --kcore", names);
+		snprintf(buf, size, "no code found for %s; give the kernel with --vmlinux FILE or "
+			 "--kallsyms FILE, or record with perf record --kcore", names);
 	} else {
 		snprintf(buf, size, "no sample was attributed to code");
 	}
