@@ -114,9 +114,13 @@ static int csv_record(struct csv *c)
 	return 1;
 }
 
+/* Field i; a cell our CSV writer defused for spreadsheets ('=..., '+..., '-..., '@...,
+ * '<tab>..., '<CR>...: writers/SCHEMA.md) read back as the text it stands for. */
 static const char *csv_field(const struct csv *c, size_t i)
 {
-	return c->buf + c->off[i];
+	const char *f = c->buf + c->off[i];
+
+	return f[0] == '\'' && f[1] && strchr("=+-@\t\r", f[1]) ? f + 1 : f;
 }
 
 static int parse_count(const struct csv *c, const char *s, double *out)
