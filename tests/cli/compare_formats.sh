@@ -29,3 +29,27 @@ check "compare_formats: CSV, JSON, JSON Lines and SQLite mixes compare alike aga
 "$HBBP" compare --ref "$TMP/mix.csv" "$TMP/mix.db" > "$TMP/self" 2>&1
 check "compare_formats: a mix against itself (CSV vs SQLite) has no error" \
 	test "$(tail -n 1 "$TMP/self")" = "average weighted error 0.00%"
+
+# a key our CSV defused for spreadsheets ("'-bash", "'=cmd": writers/SCHEMA.md) reads back as
+# its text: the CSV mix of command names starting with - and = equals its JSON twin
+GEN=$BUILD/tools/perfgen
+if [ -x "$GEN" ]; then
+	cat > "$TMP/f.spec" <<'SPEC'
+event name=instructions sample_type=ip,tid,time,period period=1000
+comm pid=7 tid=7 name=-bash time=1
+sample pid=7 tid=7 ip=0x401000 time=10
+sample pid=7 tid=7 ip=0x401000 time=11
+comm pid=8 tid=8 name==cmd time=1
+sample pid=8 tid=8 ip=0x401000 time=12
+SPEC
+	"$GEN" "$TMP/f.spec" "$TMP/f.data" > /dev/null
+	"$HBBP" -q --by comm -o "$TMP/f.csv" "$TMP/f.data" 2> /dev/null
+	"$HBBP" -q --by comm -o "$TMP/f.json" "$TMP/f.data" 2> /dev/null
+	"$HBBP" compare --by comm --ref "$TMP/f.json" "$TMP/f.csv" > "$TMP/f.out" 2>&1
+	expect "compare_formats: defused CSV cells ('-bash, '=cmd) equal their JSON text" \
+		'grep -q "^\"'"'"'-bash\",2000," "$TMP/f.csv" &&
+		 grep -q "^keys: 2 compared, 0 only in the reference" "$TMP/f.out" &&
+		 [ "$(tail -n 1 "$TMP/f.out")" = "average weighted error 0.00%" ]'
+else
+	fail "compare_formats: $GEN not built"
+fi
