@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bbmap/comm_timeline.h"
 #include "bbmap/session_priv.h"
 #include "util/hbbp_err.h"
 #include "util/grow.h"
@@ -49,7 +50,7 @@ struct bbmap_session {
 	} *ovr;
 	char **search_dirs;
 	struct hmap procs;	/* pid -> struct proc * */
-	struct hmap comms;	/* pid << 32 | tid -> char *comm */
+	struct comm_timeline comms;	/* every thread's names over time */
 	struct proc *last_proc;
 	struct bbmap_maps kmaps, guest_kmaps;
 	struct bbmap_dso **dsos;
@@ -116,7 +117,7 @@ int bbmap_session__new(struct bbmap_session **out, const struct bbmap_find_opts 
 	if (!s)
 		return -ENOMEM;
 	hmap__init(&s->procs, 1, sizeof(struct proc *));
-	hmap__init(&s->comms, 1, sizeof(char *));
+	comm_timeline__init(&s->comms);
 	hmap__init_bytes(&s->dso_by_name, sizeof(struct bbmap_dso *));
 	err = session__copy_opts(s, opts);
 	if (err) {
@@ -131,7 +132,6 @@ void bbmap_session__delete(struct bbmap_session *s)
 {
 	const uint64_t *key;
 	struct proc **p;
-	char **comm;
 	size_t i;
 
 	if (!s)
@@ -141,9 +141,7 @@ void bbmap_session__delete(struct bbmap_session *s)
 		free(*p);
 	}
 	hmap__exit(&s->procs);
-	hmap__for_each(&s->comms, i, key, comm)
-		free(*comm);
-	hmap__exit(&s->comms);
+	comm_timeline__exit(&s->comms);
 	bbmap_maps__exit(&s->kmaps);
 	bbmap_maps__exit(&s->guest_kmaps);
 	for (i = 0; i < s->nr_dsos; i++)
@@ -398,13 +396,6 @@ static struct proc *session__proc_of(const struct bbmap_session *s, uint32_t pid
 	return p ? *p : NULL;
 }
 
-static char *session__comm_at(const struct bbmap_session *s, uint64_t key)
-{
-	char **c = hmap__find(&s->comms, &key);
-
-	return c ? *c : NULL;
-}
-
 static struct proc *session__proc(struct bbmap_session *s, uint32_t pid, bool create)
 {
 	struct proc *p;
@@ -514,21 +505,18 @@ int bbmap_session__mmap(struct bbmap_session *s, int cpumode, uint32_t pid, uint
 	return bbmap_maps__insert(&p->maps, &map, false);
 }
 
-static int session__set_comm(struct bbmap_session *s, uint64_t key, const char *comm);
-
 int bbmap_session__fork(struct bbmap_session *s, uint32_t pid, uint32_t ppid, uint32_t tid,
 			uint32_t ptid)
 {
 	struct proc *child, *parent;
-	uint64_t ckey = (uint64_t)pid << 32 | tid;
-	const char *pcomm = bbmap_session__comm_of(s, ppid, ptid);
+	const char *pcomm = comm_timeline__now(&s->comms, ppid, ptid);
 
+	if (!pcomm)
+		pcomm = comm_timeline__now(&s->comms, ppid, ppid);
 	/* a child keeps its parent's comm until it execs (perf's thread__set_comm on fork) */
-	if (pcomm && !session__comm_at(s, ckey)) {
-		char *copy = strdup(pcomm);	/* the parent's entry may move */
-		int err = copy ? session__set_comm(s, ckey, copy) : -ENOMEM;
+	if (pcomm && !comm_timeline__now(&s->comms, pid, tid)) {
+		int err = comm_timeline__set(&s->comms, pid, tid, pcomm);
 
-		free(copy);
 		if (err)
 			return err;
 	}
@@ -548,24 +536,10 @@ int bbmap_session__fork(struct bbmap_session *s, uint32_t pid, uint32_t ppid, ui
 	return bbmap_maps__copy(&child->maps, &parent->maps);
 }
 
-static int session__set_comm(struct bbmap_session *s, uint64_t key, const char *comm)
-{
-	char *dup = strdup(comm ? comm : ""), **c;
-
-	c = dup ? hmap__get(&s->comms, &key, NULL) : NULL;
-	if (!c) {
-		free(dup);
-		return -ENOMEM;
-	}
-	free(*c);
-	*c = dup;
-	return 0;
-}
-
 int bbmap_session__comm(struct bbmap_session *s, uint32_t pid, uint32_t tid, const char *comm,
 			bool exec)
 {
-	int err = session__set_comm(s, (uint64_t)pid << 32 | tid, comm);
+	int err = comm_timeline__set(&s->comms, pid, tid, comm);
 
 	if (err)
 		return err;
@@ -677,11 +651,17 @@ void bbmap_session__stats(const struct bbmap_session *s, struct bbmap_session_st
 	st->nr_dsos = s->nr_dsos;
 }
 
-const char *bbmap_session__comm_of(const struct bbmap_session *s, uint32_t pid, uint32_t tid)
+uint32_t bbmap_session__thread_key(const struct bbmap_session *s, uint32_t pid, uint32_t tid)
 {
-	const char *c = session__comm_at(s, (uint64_t)pid << 32 | tid);
+	return comm_timeline__key(&s->comms, pid, tid);
+}
 
-	return c ? c : session__comm_at(s, (uint64_t)pid << 32 | pid);
+const char *bbmap_session__comm_of(const struct bbmap_session *s, uint32_t pid, uint32_t key,
+				   uint32_t *tid)
+{
+	const char *c = comm_timeline__name(&s->comms, pid, key, tid);
+
+	return c ? c : comm_timeline__now(&s->comms, pid, pid);
 }
 
 /* ---- /lib/modules index ---- */

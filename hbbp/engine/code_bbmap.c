@@ -98,9 +98,9 @@ static const char *dso_name(void *ctx, const struct bbmap_dso *d)
 	return bbmap_dso__name(d);
 }
 
-static const char *code_comm(void *ctx, uint32_t pid, uint32_t tid)
+static const char *code_comm(void *ctx, uint32_t pid, uint32_t key, uint32_t *tid)
 {
-	return bbmap_session__comm_of(ctx, pid, tid);
+	return bbmap_session__comm_of(ctx, pid, key, tid);
 }
 
 /* ---- struct hbbp_code_ops ---- */

@@ -42,10 +42,12 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* The task the method sums a sample of thread pid/tid under: 0/0 without per_thread. */
+/* The task the method sums a sample of thread pid/tid under: 0/0 without per_thread, else
+ * the thread under its name now (bbmap_session__thread_key: perf's comm at the sample's
+ * time; the stacks in the cache are summed before a COMM record is applied). */
 static inline uint64_t driver_task(const struct hbbp_driver *d, uint32_t pid, uint32_t tid)
 {
-	return d->per_thread ? (uint64_t)pid << 32 | tid : 0;
+	return d->per_thread ? (uint64_t)pid << 32 | bbmap_session__thread_key(d->s, pid, tid) : 0;
 }
 
 /* The range slot of addr in pid's address space (struct hbbp_range_slot). */

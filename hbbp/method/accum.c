@@ -120,9 +120,15 @@ int hbbp_accum__unresolved_add(struct hbbp_accum *a, struct bbmap_dso *dso, bool
 	return 0;
 }
 
-const char *hbbp_accum__comm(const struct hbbp_accum *a, uint32_t pid, uint32_t tid)
+const char *hbbp_accum__comm(const struct hbbp_accum *a, uint32_t pid, uint32_t key,
+			     uint32_t *tid)
 {
-	return a->code && a->code->comm ? a->code->comm(a->code->ctx, pid, tid) : NULL;
+	uint32_t t = key;
+	const char *c = a->code && a->code->comm ? a->code->comm(a->code->ctx, pid, key, &t) : NULL;
+
+	if (tid)
+		*tid = t;
+	return c;
 }
 
 /* method.md §7: the values are cumulative; the latest (largest) per counter is kept. */

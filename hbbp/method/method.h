@@ -54,8 +54,9 @@ struct hbbp_code {
 	/* The name of a symbol in a dso without code (kallsyms, perf map), or NULL. */
 	const char *(*dso_symbol)(void *ctx, struct bbmap_dso *d, uint64_t vaddr, uint64_t *start);
 	const char *(*dso_name)(void *ctx, const struct bbmap_dso *d);	/* recorded name */
-	/* The name of task pid/tid (its last COMM, else its process's), or NULL. */
-	const char *(*comm)(void *ctx, uint32_t pid, uint32_t tid);
+	/* The name of task pid/key (the name its thread had then, else its process's), or NULL,
+	 * and the thread's tid in *tid (a renamed thread's tasks have keys of their own). */
+	const char *(*comm)(void *ctx, uint32_t pid, uint32_t key, uint32_t *tid);
 };
 
 enum hbbp_method { HBBP_METHOD_HBBP, HBBP_METHOD_EBS, HBBP_METHOD_LBR };
@@ -272,8 +273,10 @@ int hbbp_accum__lbr(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 		    const struct hbbp_bsum *bs);
 /* method.md §7: sums the read values per event and sets each event's scale. */
 void hbbp_accum__scale(struct hbbp_accum *a);
-/* The comm of task pid/tid (through the code), or NULL. */
-const char *hbbp_accum__comm(const struct hbbp_accum *a, uint32_t pid, uint32_t tid);
+/* The comm of task pid/key (through the code), or NULL; the thread's tid in *tid (may be
+ * NULL): a task's tid is the thread key of its name (the tid under its first). */
+const char *hbbp_accum__comm(const struct hbbp_accum *a, uint32_t pid, uint32_t key,
+			     uint32_t *tid);
 /* Adds weight to dso's (NULL: unmapped) unresolved EBS (lbr false) or LBR accounting. */
 int hbbp_accum__unresolved_add(struct hbbp_accum *a, struct bbmap_dso *dso, bool lbr,
 			       uint64_t n, double weight);

@@ -133,14 +133,19 @@ static void key_pid(const struct key_at *at, struct key_val *v)
 	v->num = at->t->pid;
 }
 
+/* a thread block's tid is its thread key: the tid under the thread's first name, another
+ * number under each later one (hbbp_accum__thread_key) */
 static void key_tid(const struct key_at *at, struct key_val *v)
 {
-	v->num = at->t->tid;
+	uint32_t tid;
+
+	hbbp_accum__comm(at->x->d, at->t->pid, at->t->tid, &tid);
+	v->num = tid;
 }
 
 static void key_comm(const struct key_at *at, struct key_val *v)
 {
-	const char *s = hbbp_accum__comm(at->x->d, at->t->pid, at->t->tid);
+	const char *s = hbbp_accum__comm(at->x->d, at->t->pid, at->t->tid, NULL);
 
 	v->text = s && *s ? s : MARK_UNKNOWN;
 }
@@ -376,7 +381,7 @@ static bool filter_elem(const struct mix_ctx *x, const struct hbbp_tblock *t, in
 		snprintf(num, sizeof(num), "%" PRIu32, t->pid);
 		return elem_matches(p, len, num);
 	case FILTER_COMM:
-		v = hbbp_accum__comm(x->d, t->pid, t->tid);
+		v = hbbp_accum__comm(x->d, t->pid, t->tid, NULL);
 		return v && elem_matches(p, len, v);
 	case FILTER_MODULE:
 		return elem_matches(p, len, mix__dso_short(x, b->dso)) ||

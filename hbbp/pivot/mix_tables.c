@@ -520,7 +520,8 @@ static int table_thread_blocks(struct result *res, const struct mix_ctx *x,
 		struct hbbp_tblock tmp;
 		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, order[i], &tmp);
 		struct result_cell *cell = result_table__add_row(t);
-		const char *comm = hbbp_accum__comm(x->d, tb->pid, tb->tid);
+		uint32_t tid;
+		const char *comm = hbbp_accum__comm(x->d, tb->pid, tb->tid, &tid);
 		double bx[HBBP_BATCHES];
 		bool lbr;
 
@@ -529,7 +530,7 @@ static int table_thread_blocks(struct result *res, const struct mix_ctx *x,
 			break;
 		}
 		result_cell__int(&cell[0], tb->pid);
-		result_cell__int(&cell[1], tb->tid);
+		result_cell__int(&cell[1], tid);
 		if (comm)
 			err = result_cell__text(t, &cell[2], comm);
 		result_cell__int(&cell[3], ids->block_id[tb->block]);

@@ -82,9 +82,10 @@ static enum bbmap_dso_kind f_kind(void *ctx, const struct bbmap_dso *d)
 }
 
 /* The thread names the address-space session would hold after COMM records. */
-static const char *f_comm(void *ctx, uint32_t pid, uint32_t tid)
+static const char *f_comm(void *ctx, uint32_t pid, uint32_t key, uint32_t *tid)
 {
-	return pid != 7 ? NULL : tid == 8 ? "worker" : "prog";
+	*tid = key;
+	return pid != 7 ? NULL : key == 8 ? "worker" : "prog";
 }
 
 static const struct hbbp_code_ops ops = {

@@ -83,6 +83,44 @@ static void test_overlap_replaces(void)
 	bbmap_session__delete(s);
 }
 
+/* The name of thread pid/tid now: the name of its key now. */
+static const char *comm_now(const struct bbmap_session *s, uint32_t pid, uint32_t tid)
+{
+	uint32_t t;
+
+	return bbmap_session__comm_of(s, pid, bbmap_session__thread_key(s, pid, tid), &t);
+}
+
+/* Every name a thread takes keeps its own key; the first name's key is the tid, so that a
+ * sample before the first COMM takes that name (perf overrides its ":tid" placeholder). */
+static void test_comm_timeline(void)
+{
+	struct bbmap_session *s = new_session(NULL);
+	uint32_t k0, k1, k2, tid = 0;
+
+	k0 = bbmap_session__thread_key(s, 10, 11);		/* no name yet */
+	CHECK(!bbmap_session__comm(s, 10, 10, "sh", false));
+	CHECK(!bbmap_session__fork(s, 10, 10, 11, 10));	/* a thread: the process's name */
+	CHECK(bbmap_session__thread_key(s, 10, 11) == 11 && k0 == 11);
+	CHECK(!bbmap_session__comm(s, 10, 11, "sed", true));
+	k1 = bbmap_session__thread_key(s, 10, 11);
+	CHECK(!bbmap_session__comm(s, 10, 11, "sed", false));	/* the same name again */
+	CHECK(bbmap_session__thread_key(s, 10, 11) == k1);
+	CHECK(!bbmap_session__comm(s, 10, 11, "awk", false));
+	k2 = bbmap_session__thread_key(s, 10, 11);
+	CHECK(k1 != 11 && k2 != 11 && k1 != k2);
+	CHECK_STR(bbmap_session__comm_of(s, 10, 11, &tid), "sh");
+	CHECK(tid == 11);
+	CHECK_STR(bbmap_session__comm_of(s, 10, k1, &tid), "sed");
+	CHECK(tid == 11);
+	CHECK_STR(bbmap_session__comm_of(s, 10, k2, &tid), "awk");
+	CHECK(tid == 11);
+	CHECK_STR(bbmap_session__comm_of(s, 10, 10, &tid), "sh");
+	/* a renamed key is its pid's only */
+	CHECK(bbmap_session__comm_of(s, 99, k1, &tid) == NULL && tid == k1);
+	bbmap_session__delete(s);
+}
+
 static void test_fork_exec_exit(void)
 {
 	struct bbmap_session *s = new_session(NULL);
@@ -98,13 +136,13 @@ static void test_fork_exec_exit(void)
 	CHECK(!bbmap_session__fork(s, 200, 100, 200, 100));
 	CHECK_STR(dso_at(s, 200, U, 0x400010, NULL), "/bin/p");
 	CHECK_STR(dso_at(s, 200, U, 0x500010, NULL), "/lib/t.so");
-	CHECK_STR(bbmap_session__comm_of(s, 100, 101), "parent");
+	CHECK_STR(comm_now(s, 100, 101), "parent");
 	/* ... and its parent's comm until it execs (perf's thread__set_comm on fork) */
-	CHECK_STR(bbmap_session__comm_of(s, 200, 200), "parent");
+	CHECK_STR(comm_now(s, 200, 200), "parent");
 	CHECK(!bbmap_session__comm(s, 100, 100, "renamed", false));
-	CHECK_STR(bbmap_session__comm_of(s, 100, 100), "renamed");
-	CHECK_STR(bbmap_session__comm_of(s, 100, 101), "parent");	/* copied at its fork */
-	CHECK_STR(bbmap_session__comm_of(s, 200, 200), "parent");
+	CHECK_STR(comm_now(s, 100, 100), "renamed");
+	CHECK_STR(comm_now(s, 100, 101), "parent");	/* copied at its fork */
+	CHECK_STR(comm_now(s, 200, 200), "parent");
 	/* the child's new map is its own */
 	CHECK(!bbmap_session__mmap(s, U, 200, 200, 0x600000, 0x1000, 0, "/lib/c.so", NULL, 0,
 				   true));
@@ -116,8 +154,8 @@ static void test_fork_exec_exit(void)
 	CHECK(!bbmap_session__mmap(s, U, 200, 200, 0x400000, 0x2000, 0, "/bin/q", NULL, 0, true));
 	CHECK_STR(dso_at(s, 200, U, 0x401000, NULL), "/bin/q");
 	CHECK_STR(dso_at(s, 100, U, 0x400010, NULL), "/bin/p");	/* parent untouched */
-	CHECK_STR(bbmap_session__comm_of(s, 200, 200), "child");
-	CHECK_STR(bbmap_session__comm_of(s, 200, 201), "child");	/* falls back to pid */
+	CHECK_STR(comm_now(s, 200, 200), "child");
+	CHECK_STR(comm_now(s, 200, 201), "child");	/* falls back to pid */
 	/* a thread's exit ends nothing */
 	CHECK(!bbmap_session__exit(s, 100, 101));
 	CHECK_STR(dso_at(s, 100, U, 0x500010, NULL), "/lib/t.so");
@@ -134,7 +172,7 @@ static void test_fork_exec_exit(void)
 	/* fork from an unknown parent: empty */
 	CHECK(!bbmap_session__fork(s, 300, 999, 300, 999));
 	CHECK(dso_at(s, 300, U, 0x401000, NULL) == NULL);
-	CHECK(bbmap_session__comm_of(s, 300, 300) == NULL);
+	CHECK(comm_now(s, 300, 300) == NULL);
 	bbmap_session__delete(s);
 }
 
@@ -444,6 +482,7 @@ int main(void)
 		return 1;
 	}
 	RUN_TEST(test_overlap_replaces);
+	RUN_TEST(test_comm_timeline);
 	RUN_TEST(test_fork_exec_exit);
 	RUN_TEST(test_exit_keeps_late_samples);
 	RUN_TEST(test_kernel_maps);

@@ -1,0 +1,70 @@
+#!/bin/sh
+# The comm at the time of each sample, as perf's thread model keeps it: a shell loop of
+# >= 500 processes (sed, awk and sort forked by sh, recorded here with -e cpu-clock), whose
+# children run under sh's name until they exec. Checked against perf report on the same
+# recording: `--by comm` shares equal `perf report --sort comm` to 0.01 points, row for row;
+# `--by comm,module` equals `perf report --sort comm,dso` (so no `sed` row in `dash`);
+# `--comm sh` keeps all of sh's time; the SQLite view mix_by_thread sums to perf's comm
+# shares. Skips when perf cannot record here.
+. "$(dirname "$0")/../lib.sh"
+
+if ! command -v perf >/dev/null 2>&1; then skip "perf_comm: perf not installed"; exit 0; fi
+cat > "$TMP/loop.sh" <<'EOF'
+i=0
+while [ $i -lt 170 ]; do
+	echo "a b c $i" | sed 's/a/x/' | awk '{ print $2 }' | sort > /dev/null
+	i=$((i + 1))
+done
+EOF
+if ! perf record -q -e cpu-clock -c 50000 -o "$TMP/loop.data" sh "$TMP/loop.sh" > /dev/null 2>&1; then
+	skip "perf_comm: perf cannot record here (perf_event_paranoid?)"
+	exit 0
+fi
+T="--ebs-event cpu-clock"
+nproc=$(perf script -i "$TMP/loop.data" --show-task-events 2>/dev/null | grep -c 'PERF_RECORD_COMM exec')
+
+# perf's rows as "key<TAB>percent", ours the same from the CSV's share
+perf report -i "$TMP/loop.data" --sort comm --stdio 2>/dev/null |
+	awk '/^ *[0-9.]+%/ { sub("%", "", $1); print $2 "\t" $1 }' > "$TMP/perf.comm"
+perf report -i "$TMP/loop.data" --sort comm,dso --stdio 2>/dev/null |
+	awk '/^ *[0-9.]+%/ { sub("%", "", $1); print $2 "/" $3 "\t" $1 }' > "$TMP/perf.cdso"
+"$HBBP" $T -q --by comm -f csv "$TMP/loop.data" > "$TMP/by_comm.csv" 2> /dev/null
+awk -F, 'NR > 1 { print $1 "\t" $NF * 100 }' "$TMP/by_comm.csv" > "$TMP/ours.comm"
+"$HBBP" $T -q --by comm,module -f csv "$TMP/loop.data" 2> /dev/null |
+	awk -F, 'NR > 1 { print $1 "/" $2 "\t" $NF * 100 }' > "$TMP/ours.cdso"
+# same_rows PERF OURS: every row of either within 0.01 points of the other's (a row perf
+# prints as 0.00% may be absent from ours, and one of ours under 0.005% from perf's)
+same_rows() {
+	awk -F'\t' 'NR == FNR { p[$1] = $2; next }
+		{ o[$1] = $2 }
+		END { for (k in p) { d = p[k] - o[k]; if (d > 0.01 || d < -0.01) { print "differs: " k " perf " p[k] " ours " o[k]; bad = 1 } }
+		      for (k in o) if (!(k in p) && o[k] >= 0.005) { print "not in perf: " k " " o[k]; bad = 1 }
+		      exit bad }' "$1" "$2" >&2
+}
+echo "perf_comm: $nproc execs; perf: $(tr '\t\n' '= ' < "$TMP/perf.comm"); ours: $(tr '\t\n' '= ' < "$TMP/ours.comm")" >&2
+expect "perf_comm: --by comm shares equal perf report --sort comm to 0.01 points ($nproc execs)" \
+	'[ "$nproc" -ge 500 ] && [ -s "$TMP/perf.comm" ] && same_rows "$TMP/perf.comm" "$TMP/ours.comm"'
+expect "perf_comm: --by comm,module equals perf report --sort comm,dso (no sed in dash)" \
+	'[ -s "$TMP/perf.cdso" ] && same_rows "$TMP/perf.cdso" "$TMP/ours.cdso" &&
+	 ! grep -q "^sed/dash" "$TMP/ours.cdso" && grep -q "^sed/sed	" "$TMP/ours.cdso"'
+
+# --comm sh keeps every sample sh's name was on (before: only the samples of the processes
+# whose last name was sh): its share of the whole recording is perf's sh row
+total=$(awk -F, 'NR > 1 { s += $2 } END { printf "%.0f", s }' "$TMP/by_comm.csv")
+sh_only=$("$HBBP" $T -q --comm sh --by module -f csv "$TMP/loop.data" 2> /dev/null |
+	awk -F, -v t="$total" 'NR > 1 { s += $2 } END { if (t > 0) printf "%.4f", s * 100 / t }')
+sh_perf=$(awk -F'\t' '$1 == "sh" { print $2 }' "$TMP/perf.comm")
+expect "perf_comm: --comm sh counts all of sh's time ($sh_only% of the total, perf $sh_perf%)" \
+	'[ -n "$sh_only" ] && [ -n "$sh_perf" ] &&
+	 awk -v a="$sh_only" -v b="$sh_perf" "BEGIN { d = a - b; exit !(d <= 0.01 && d >= -0.01) }"'
+
+# the store's thread view: its rows by comm sum to perf's shares
+if command -v sqlite3 > /dev/null 2>&1; then
+	"$HBBP" $T -q -o "$TMP/loop.sqlite" "$TMP/loop.data" 2> /dev/null
+	sqlite3 -separator '	' "$TMP/loop.sqlite" \
+		'SELECT comm, SUM(share) * 100 FROM mix_by_thread GROUP BY comm' > "$TMP/view.comm" 2> /dev/null
+	expect "perf_comm: mix_by_thread by comm equals perf report --sort comm" \
+		'[ -s "$TMP/view.comm" ] && same_rows "$TMP/perf.comm" "$TMP/view.comm"'
+else
+	skip "perf_comm: sqlite3 not installed"
+fi
