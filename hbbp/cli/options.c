@@ -204,6 +204,7 @@ static const char *const methods[] = { "hbbp", "ebs", "lbr", NULL };
 static const char *const lbr_weights[] = { "auto", "plain", "time", NULL };
 static const char *const demangles[] = { "short", "full", "none", NULL };
 static const char *const text_csv[] = { "text", "csv", NULL };
+static const char *const percentages[] = { "absolute", "relative", NULL };
 
 static const struct cli_option options[] = {
 	{ .name = "input", 'i', "FILE", CONVERTING | CMD(DUMP) | CMD(STATS), "Input", "a "
@@ -227,6 +228,10 @@ static const struct cli_option options[] = {
 	  HBBP_DEFAULT_KEYS, parse_str, F(by), .alias = "sort" },
 	{ .name = "top", 0, "N", CMD(CONVERT), "Output", "keep the N largest rows (shares of "
 	  "all rows)", NULL, parse_uint, F(conv.mix.top), .max = 1UL << 30 },
+	{ .name = "percentage", 0, "absolute|relative", CMD(CONVERT), "Output", "a filtered "
+	  "row's share: of every sample, as perf report (absolute) or of the rows kept",
+	  "absolute", parse_choice, F(conv.mix.percentage), .choices = percentages,
+	  .bad = "'%s': absolute or relative" },
 	{ .name = "diagnostics", 0, NULL, CMD(CONVERT), "Output", "add the columns of the "
 	  "sources and the bias, and the figures of the pass to the summary", NULL, parse_true,
 	  F(conv.mix.diagnostics) },

@@ -202,8 +202,10 @@ static void summary_top(const struct convert_run *run, const struct convert_opts
 
 	if (!mix)
 		return;
-	fprintf(stderr, "top of the mix (%zu rows, total %.0f%s%s; share, count [95%% interval]):\n",
-		mix->nr_rows, run->total, unit_shown ? " " : "", unit_shown ? unit : "");
+	fprintf(stderr, "top of the mix (%zu rows, total %.0f%s%s; share%s, count [95%% "
+		"interval]):\n", mix->nr_rows, run->total, unit_shown ? " " : "",
+		unit_shown ? unit : "", !hbbp_mix__filtered(&o->mix) ? "" :
+		o->mix.percentage == HBBP_SHARE_ABSOLUTE ? " of every sample" : " of the rows kept");
 	for (i = 0; i < mix->nr_rows && i < 10; i++) {
 		const struct result_cell *c = &mix->cells[i * mix->nr_cols];
 		double count = 0, share = 0, lo = 0, hi = 0;

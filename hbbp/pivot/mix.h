@@ -30,6 +30,8 @@ struct hbbp_key;
 #define HBBP_KEY_LINES	(1u << 2)	/* source lines (DWARF) */
 
 #define HBBP_MAX_KEYS 16
+
+enum { HBBP_SHARE_ABSOLUTE, HBBP_SHARE_RELATIVE };	/* struct hbbp_mix_opts.percentage */
 #define HBBP_DEFAULT_KEYS "module,symbol,mnemonic"
 
 /* What the mix reads of the code (hbbp/engine/code_bbmap.c binds it to a bbmap session, unit
@@ -67,6 +69,9 @@ struct hbbp_mix_opts {
 	size_t top;			/* 0: all rows */
 	const char *comm, *module, *symbol, *pid;	/* comma-separated lists, NULL: any */
 	bool user_only, kernel_only;
+	/* the share's whole: HBBP_SHARE_ABSOLUTE every thread block's count, the rows the
+	 * filters leave out included (perf report's default), HBBP_SHARE_RELATIVE the rows' */
+	int percentage;
 	bool diagnostics;
 	const struct hbbp_taxonomy *taxonomy;	/* NULL: no taxonomy column */
 	bool mix_only;			/* only the tables mix and events (for an output that
@@ -80,6 +85,9 @@ struct hbbp_mix_opts {
  * taxonomy_column is not NULL). Returns 0 or -HBBP_EUSAGE with a message in err. */
 int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *taxonomy_column,
 			 char *err, size_t errlen);
+/* Whether any of the filters --pid, --comm, --module, --symbol, --user-only, --kernel-only
+ * is set. */
+bool hbbp_mix__filtered(const struct hbbp_mix_opts *o);
 /* The HBBP_KEY_* flags of the keys of o, or'ed. */
 unsigned hbbp_mix__needs(const struct hbbp_mix_opts *o);
 /* The column name of key i of o ("pid", ..., the taxonomy's column). */

@@ -408,7 +408,7 @@ static bool filter_any(const struct mix_ctx *x, const struct hbbp_tblock *t, int
 	return false;
 }
 
-bool mix__filtered(const struct hbbp_mix_opts *o)
+bool hbbp_mix__filtered(const struct hbbp_mix_opts *o)
 {
 	return o->pid || o->comm || o->module || o->symbol || o->user_only || o->kernel_only;
 }

@@ -67,9 +67,7 @@ const char *mix__dso_full(const struct mix_ctx *x, const struct bbmap_dso *dso);
 /* "file:line" of in, its path normalized ("" without line information). */
 void mix__srcline(const struct bbmap_insn *in, char *out, size_t size);
 
-/* Whether any of the filters --pid, --comm, --module, --symbol, --user-only, --kernel-only
- * is set, and whether thread block t passes them. */
-bool mix__filtered(const struct hbbp_mix_opts *o);
+/* Whether thread block t passes the filters (hbbp_mix__filtered). */
 bool mix__passes(const struct mix_ctx *x, const struct hbbp_tblock *t);
 
 #endif

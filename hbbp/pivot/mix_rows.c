@@ -224,8 +224,13 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 		struct hbbp_tblock tmp;
 		const struct hbbp_tblock *t = hbbp_counts__tblock_sums(c, i, &tmp);
 
+		const struct hbbp_block *b = &c->blocks[t->block];
+
 		if (t->count > 0 && mix__passes(x, t))
 			err = sum_tblock(&s, i, t);
+		else if (t->count > 0)
+			r->filtered_out += t->count *
+					   (b->kind == HBBP_BLK_CODE ? (double)b->nr_insns : 1);
 	}
 	free(s.valued);
 	free(s.vals);

@@ -36,6 +36,7 @@ struct mix_rows {
 	size_t nr_names, alloc_names;
 	bool diag;
 	double ratio_ebs[HBBP_BATCHES], ratio_lbr[HBBP_BATCHES];
+	double filtered_out;		/* the count of the thread blocks the filters left out */
 };
 
 /* Sums the thread blocks of x->c that pass the filters into r (initialized here; free it

@@ -144,6 +144,10 @@ static int table_mix(struct result *res, const struct mix_ctx *x, double *total_
 	nr = mix_rows__nr(&rows);
 	for (i = 0; i < nr && !err; i++)
 		total += mix_rows__row(&rows, i)->count;
+	if (total_out)
+		*total_out = total;
+	if (o->percentage == HBBP_SHARE_ABSOLUTE)	/* perf's: of every sample */
+		total += rows.filtered_out;
 	if (!err)
 		order = malloc((nr ? nr : 1) * sizeof(*order));
 	if (!err)
@@ -159,8 +163,6 @@ static int table_mix(struct result *res, const struct mix_ctx *x, double *total_
 			__builtin_prefetch(mix_rows__ids(&rows, order[i + 8]));
 		err = mix_cells(t, &rows, order[i], o, total);
 	}
-	if (total_out)
-		*total_out = total;
 	free(order);
 	mix_rows__exit(&rows);
 	return err;
