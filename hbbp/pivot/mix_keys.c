@@ -241,22 +241,22 @@ static void key_taxonomy(const struct key_at *at, struct key_val *v)
 }
 
 static const struct hbbp_key keys[] = {
-	{ "pid",	KEY_INT,  HBBP_KEY_THREAD,		key_pid },
-	{ "tid",	KEY_INT,  HBBP_KEY_THREAD,		key_tid },
-	{ "comm",	KEY_TEXT, HBBP_KEY_THREAD,		key_comm },
-	{ "module",	KEY_TEXT, 0,				key_module },
-	{ "symbol",	KEY_TEXT, 0,				key_symbol },
-	{ "block",	KEY_TEXT, 0,				key_block },
-	{ "srcline",	KEY_TEXT, HBBP_KEY_INSN | HBBP_KEY_LINES, key_srcline },
-	{ "mnemonic",	KEY_TEXT, HBBP_KEY_INSN,		key_mnemonic },
-	{ "iclass",	KEY_TEXT, HBBP_KEY_INSN,		key_iclass },
-	{ "isa",	KEY_TEXT, HBBP_KEY_INSN,		key_isa },
-	{ "isa_set",	KEY_TEXT, HBBP_KEY_INSN,		key_isa_set },
-	{ "category",	KEY_TEXT, HBBP_KEY_INSN,		key_category },
-	{ "packing",	KEY_TEXT, HBBP_KEY_INSN,		key_packing },
-	{ "width",	KEY_INT,  HBBP_KEY_INSN,		key_width },
-	{ "mem",	KEY_TEXT, HBBP_KEY_INSN,		key_mem },
-	{ NULL,		KEY_TEXT, HBBP_KEY_INSN,		key_taxonomy },
+	{ "pid",	KEY_INT,  HBBP_KEY_THREAD,		key_pid, NULL },
+	{ "tid",	KEY_INT,  HBBP_KEY_THREAD,		key_tid, NULL },
+	{ "comm",	KEY_TEXT, HBBP_KEY_THREAD,		key_comm, NULL },
+	{ "module",	KEY_TEXT, 0,				key_module, "dso" },
+	{ "symbol",	KEY_TEXT, 0,				key_symbol, "sym" },
+	{ "block",	KEY_TEXT, 0,				key_block, NULL },
+	{ "srcline",	KEY_TEXT, HBBP_KEY_INSN | HBBP_KEY_LINES, key_srcline, NULL },
+	{ "mnemonic",	KEY_TEXT, HBBP_KEY_INSN,		key_mnemonic, NULL },
+	{ "iclass",	KEY_TEXT, HBBP_KEY_INSN,		key_iclass, NULL },
+	{ "isa",	KEY_TEXT, HBBP_KEY_INSN,		key_isa, NULL },
+	{ "isa_set",	KEY_TEXT, HBBP_KEY_INSN,		key_isa_set, NULL },
+	{ "category",	KEY_TEXT, HBBP_KEY_INSN,		key_category, NULL },
+	{ "packing",	KEY_TEXT, HBBP_KEY_INSN,		key_packing, NULL },
+	{ "width",	KEY_INT,  HBBP_KEY_INSN,		key_width, NULL },
+	{ "mem",	KEY_TEXT, HBBP_KEY_INSN,		key_mem, NULL },
+	{ NULL,		KEY_TEXT, HBBP_KEY_INSN,		key_taxonomy, NULL },
 };
 #define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -268,7 +268,8 @@ static const struct hbbp_key *key_find(const char *p, size_t len, const char *ta
 	for (k = 0; k < NR_KEYS; k++) {
 		const char *name = keys[k].name ? keys[k].name : taxonomy_column;
 
-		if (name && strlen(name) == len && !strncmp(p, name, len))
+		if ((name && strlen(name) == len && !strncmp(p, name, len)) ||
+		    (keys[k].alias && strlen(keys[k].alias) == len && !strncmp(p, keys[k].alias, len)))
 			return &keys[k];
 	}
 	return NULL;
@@ -284,7 +285,9 @@ static void unknown_key(const char *p, size_t len, const char *taxonomy_column, 
 		const char *name = keys[k].name ? keys[k].name : taxonomy_column;
 
 		if (name)
-			n += (size_t)snprintf(err + n, errlen - n, "%s %s", k ? "," : "", name);
+			n += (size_t)snprintf(err + n, errlen - n, "%s %s%s%s", k ? "," : "", name,
+					      keys[k].alias ? "/" : "",
+					      keys[k].alias ? keys[k].alias : "");
 	}
 	if (n < errlen)
 		snprintf(err + n, errlen - n, ")");

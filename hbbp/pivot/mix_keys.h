@@ -50,6 +50,7 @@ struct hbbp_key {
 	 * a key that reads neither once a block) */
 	unsigned needs;
 	void (*value)(const struct key_at *at, struct key_val *v);
+	const char *alias;		/* perf's name for the same key (the column keeps name) */
 };
 
 /* The markers of missing values in key columns, one per kind (writers/SCHEMA.md): the code

@@ -6,7 +6,7 @@
 # recording: `--by comm` shares equal `perf report --sort comm` to 0.01 points, row for row;
 # `--by comm,module` equals `perf report --sort comm,dso` (so no `sed` row in `dash`);
 # `--comm sh` keeps all of sh's time; the SQLite view mix_by_thread sums to perf's comm
-# shares. perf's percentages: under --module libc.so.6 the shares are of every sample
+# shares. perf's key names dso and sym are module and symbol. perf's percentages: under --module libc.so.6 the shares are of every sample
 # (perf report --dso libc.so.6, --percentage absolute by default) or, with --percentage
 # relative, of the rows kept; the CSV's share column, the table and the summary say so.
 # Skips when perf cannot record here.
@@ -51,6 +51,16 @@ expect "perf_attribution: --by comm shares equal perf report --sort comm to 0.01
 expect "perf_attribution: --by comm,module equals perf report --sort comm,dso (no sed in dash)" \
 	'[ -s "$TMP/perf.cdso" ] && same_rows "$TMP/perf.cdso" "$TMP/ours.cdso" &&
 	 ! grep -q "^sed/dash" "$TMP/ours.cdso" && grep -q "^sed/sed	" "$TMP/ours.cdso"'
+
+# perf's key names: --sort comm,dso is --by comm,module (the columns keep their names),
+# and sym is symbol
+"$HBBP" $T -q --by comm,module -f csv -o "$TMP/cm.csv" "$TMP/loop.data" 2> /dev/null
+"$HBBP" $T -q --sort comm,dso -f csv -o "$TMP/cd.csv" "$TMP/loop.data" 2> /dev/null
+"$HBBP" $T -q --by module,symbol -f csv -o "$TMP/ms.csv" "$TMP/loop.data" 2> /dev/null
+"$HBBP" $T -q --sort dso,sym -f csv -o "$TMP/ds.csv" "$TMP/loop.data" 2> /dev/null
+expect "perf_attribution: the keys dso and sym are module and symbol, under those column names" \
+	'[ -s "$TMP/cd.csv" ] && cmp -s "$TMP/cm.csv" "$TMP/cd.csv" && cmp -s "$TMP/ms.csv" "$TMP/ds.csv" &&
+	 head -n 1 "$TMP/ds.csv" | grep -qx "module,symbol,count,count_lo,count_hi,share"'
 
 # --comm sh keeps every sample sh's name was on (before: only the samples of the processes
 # whose last name was sh): its share of the whole recording is perf's sh row
