@@ -178,9 +178,18 @@ static const char script[] =
 #define PLOT_W		260
 #define VALUE_W		70
 
-/* A horizontal bar chart of table t (key column key): bar = share, whisker = interval. */
+/* The unit of a run's counts (its metadata's count_unit): instructions, or ns, cycles, ... */
+static const char *count_unit(const struct result *r)
+{
+	const struct result_kv *u = meta(r, "count_unit");
+
+	return u && u->val.type == RES_TEXT && u->val.s ? u->val.s : "instructions";
+}
+
+/* A horizontal bar chart of table t (key column key): bar = share, whisker = interval; the
+ * counts in unit. */
 static void bar_chart(struct wbuf *f, const char *title, const char *chart, const struct result_table *t,
-		      const char *key, double total)
+		      const char *key, double total, const char *unit)
 {
 	size_t i, n = t ? t->nr_rows : 0;
 	double max = 0;
@@ -215,7 +224,7 @@ static void bar_chart(struct wbuf *f, const char *title, const char *chart, cons
 		wbuf__printf(f, "><title>");
 		esc(f, *k ? k : "(none)");
 		fmt_count(cs, sizeof(cs), c);
-		wbuf__printf(f, ": %s instructions, %.2f%%", cs, 100 * share);
+		wbuf__printf(f, ": %s %s, %.2f%%", cs, unit, 100 * share);
 		if (isfinite(lo) && isfinite(hi))
 			wbuf__printf(f, ", 95%% interval [%.0f, %.0f]", lo, hi);
 		wbuf__printf(f, "</title><text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", LABEL_W - 4,
@@ -381,11 +390,11 @@ static void recording(struct wbuf *f, const struct result *r)
 		{ "file", "file" }, { "hostname", "host" }, { "cpudesc", "CPU" },
 		{ "perf_version", "perf version" }, { "cmdline", "command line" },
 		{ "events", "events (name=role/period)" }, { "method", "method" },
-		{ "method_requested", "method requested" }, { "cutoff", "cutoff (instructions)" },
+		{ "method_requested", "method requested" }, { "cutoff", "cutoff (block length)" },
 		{ "ebs_samples_used", "EBS samples used" }, { "lbr_samples_used", "LBR samples used" },
 		{ "lbr_streams", "LBR streams" }, { "lost_records", "LOST records" },
 		{ "lost_samples", "lost samples" }, { "throttled", "THROTTLE records" },
-		{ "unresolved_ebs_weight", "unresolved EBS weight (instructions)" },
+		{ "unresolved_ebs_weight", "unresolved EBS weight" },
 		{ "unresolved_lbr_weight", "unresolved LBR weight" },
 		{ "biased_branches", "biased branches" },
 	};
@@ -508,6 +517,7 @@ static void function_mix(struct wbuf *f, const struct result_table *fm, const st
 
 static void functions(struct wbuf *f, const struct result *r, double total)
 {
+	const char *unit = count_unit(r);
 	const struct result_table *fn = result__table(r, "functions");
 	const struct result_table *fm = result__table(r, "function_mix");
 	size_t i;
@@ -515,9 +525,9 @@ static void functions(struct wbuf *f, const struct result *r, double total)
 	if (!fn)
 		return;
 	wbuf__printf(f, "<h3>Hot functions</h3>\n<table class=\"sortable\" data-table=\"functions\">"
-		"<thead><tr><th>module</th><th>function</th><th class=\"n\">instructions</th>"
+		"<thead><tr><th>module</th><th>function</th><th class=\"n\">%s</th>"
 		"<th class=\"n\">share</th><th class=\"n\">95%% interval</th><th>mix by category"
-		"</th></tr></thead><tbody>\n");
+		"</th></tr></thead><tbody>\n", unit);
 	for (i = 0; i < fn->nr_rows; i++) {
 		const char *m = text(fn, i, "module"), *s = text(fn, i, "symbol");
 		double c = num(fn, i, "count");
@@ -590,7 +600,7 @@ static void listings(struct wbuf *f, const struct result *r)
 		esc(f, sym);
 		wbuf__printf(f, "</code> (");
 		esc(f, mod);
-		wbuf__printf(f, "): %zu instructions listed</summary>\n<table class=\"asm\">"
+		wbuf__printf(f, "): %zu listing rows</summary>\n<table class=\"asm\">"
 			"<thead><tr><th class=\"n\">count</th><th class=\"n\">share</th>"
 			"<th class=\"n\">95%% interval</th><th class=\"n\">address</th>"
 			"<th>instruction</th></tr></thead><tbody>\n", end - i);
@@ -637,20 +647,22 @@ static void run_section(struct wbuf *f, const struct result *r, const char *name
 {
 	const struct result_table *cat = result__table(r, "by_category");
 	double total = table_total(cat);
+	const char *unit = count_unit(r);
 	char cs[32];
 
 	wbuf__printf(f, "<section class=\"run\" id=\"run%zu\" data-total=\"%.17g\"><h2>", idx, total);
 	esc(f, name);
 	fmt_count(cs, sizeof(cs), total);
-	wbuf__printf(f, "</h2>\n<p>%s instructions estimated.</p>\n", cs);
+	wbuf__printf(f, "</h2>\n<p>%s %s estimated.</p>\n", cs, unit);
 	recording(f, r);
-	wbuf__printf(f, "<h3>Instruction mix</h3>\n<p class=\"note\">Bars: share of all instructions; "
+	wbuf__printf(f, "<h3>Instruction mix</h3>\n<p class=\"note\">Bars: share of the total; "
 		"whiskers: the 95%% interval (sampling noise only).</p>\n<div class=\"charts\">\n");
-	bar_chart(f, "by category", "category", cat, "category", total);
-	bar_chart(f, "by ISA extension", "isa", result__table(r, "by_isa"), "isa", total);
+	bar_chart(f, "by category", "category", cat, "category", total, unit);
+	bar_chart(f, "by ISA extension", "isa", result__table(r, "by_isa"), "isa", total, unit);
 	bar_chart(f, "by vector width (bits)", "width", result__table(r, "by_width"), "width",
-		  total);
-	bar_chart(f, "by mnemonic", "mnemonic", result__table(r, "by_mnemonic"), "mnemonic", total);
+		  total, unit);
+	bar_chart(f, "by mnemonic", "mnemonic", result__table(r, "by_mnemonic"), "mnemonic", total,
+		  unit);
 	wbuf__printf(f, "</div>\n");
 	functions(f, r, total);
 	listings(f, r);
@@ -671,7 +683,7 @@ static void page(struct wbuf *f, const struct result *const *runs, const char *c
 		nr == 1 ? "" : "s");
 	if (tf && ti && tm)
 		wbuf__printf(f, "The page is bounded: the %" PRId64 " hottest functions with at most %"
-			PRId64 " instructions each, the %" PRId64 " most frequent mnemonics (the "
+			PRId64 " listing rows each, the %" PRId64 " most frequent mnemonics (the "
 			"rest as one row). ", tf->val.i, ti->val.i, tm->val.i);
 	wbuf__printf(f, "Click a column heading to sort.</p>\n");
 	if (nr > 1) {

@@ -420,6 +420,8 @@ int convert__notes(struct convert_run *run, const struct convert_opts *o)
 
 	notes_reader(&n);
 	notes_events(&n);
+	if (!n.err)	/* the unit of the count columns, for the stores and the report */
+		n.err = result__meta_text(run->res, "count_unit", convert__count_unit(run));
 	if (!n.err && (o->mix.pid || o->mix.comm || o->mix.module || o->mix.symbol))
 		n.err = n.err ? n.err : hbbp_mix__unmatched(&run->counts, &run->drv.acc, &run->ops,
 							    &o->mix, unmatched_cb, &n);

@@ -292,7 +292,7 @@ int report__build(struct result *out, const struct result *run_res, const struct
 	}
 	for (i = 0; a && !err && i < a->nr_funcs; i++)
 		if (a->funcs[i].nr_insns < a->funcs[i].nr_insns_all)
-			err = result__warn(out, "%s: %zu of %zu instructions listed (the hottest)",
+			err = result__warn(out, "%s: the hottest %zu of %zu listed",
 					   a->funcs[i].symbol, a->funcs[i].nr_insns,
 					   a->funcs[i].nr_insns_all);
 	if (!err && a && o->filters && (o->filters->comm || o->filters->pid ||

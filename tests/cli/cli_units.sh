@@ -2,8 +2,9 @@
 # Honest units: a time-based recording (perf record -e cpu-clock of a small program, made
 # here, converted with --ebs-event cpu-clock) is counted in ns, and the summary, annotate and
 # diff say ns and never call its counts "instructions" (the whole stdout and stderr of each
-# are grepped for the word). The same commands on the demo, an instructions recording, say
-# "instructions" where the counts are: the grep can fail.
+# are grepped for the word); so does the HTML report (page and stderr), and the stores' run
+# metadata name the unit (count_unit: ns in JSON and SQLite). The same commands on the demo,
+# an instructions recording, say "instructions" where the counts are: the grep can fail.
 . "$(dirname "$0")/../lib.sh"
 
 if ! command -v perf >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
@@ -38,11 +39,25 @@ expect "cli_units: diff: both runs' counts in ns, no 'instructions' (exit $rc)" 
 	'[ $rc -eq 0 ] && grep -qx "A: $TMP/a.data (counts in ns)" "$TMP/diff.out" &&
 	 grep -qx "B: $TMP/b.data (counts in ns)" "$TMP/diff.out" && ! says_insns "$TMP/diff.out" "$TMP/diff.err"'
 
+"$HBBP" report $T -o "$TMP/a.html" "$TMP/a.data" 2> "$TMP/html.err"
+rc=$?
+expect "cli_units: report: the page counts ns, no 'instructions' (exit $rc)" \
+	'[ $rc -eq 0 ] && grep -q "[0-9.kMG]* ns estimated\." "$TMP/a.html" &&
+	 grep -q "<th class=\"n\">ns</th>" "$TMP/a.html" && ! says_insns "$TMP/a.html" "$TMP/html.err"'
+"$HBBP" $T -q -f json -o "$TMP/a.json" "$TMP/a.data" 2> /dev/null
+"$HBBP" $T -q -o "$TMP/a.sqlite" "$TMP/a.data" 2> /dev/null
+u_sql=$(sqlite3 "$TMP/a.sqlite" "SELECT value FROM run_meta WHERE key = 'count_unit'" 2> /dev/null)
+expect "cli_units: the stores' run metadata: count_unit ns (JSON, SQLite '$u_sql')" \
+	'grep -q "\"count_unit\": \"ns\"" "$TMP/a.json" && [ "$u_sql" = ns ]'
+
 # the demo counts instructions: annotate says so, diff names no unit
 D=$ROOT/samples/demo/perf.data
 B="--binary vector=$ROOT/samples/demo/vector"
 "$HBBP" annotate $B --no-source --symbol main "$D" > "$TMP/demo.out" 2> /dev/null
 "$HBBP" diff $B --by module "$D" "$D" > "$TMP/ddiff.out" 2> /dev/null
-expect "cli_units: the demo (instructions): annotate says instructions, diff names no unit" \
+"$HBBP" report $B -o "$TMP/demo.html" "$D" 2> /dev/null
+"$HBBP" -q $B -f json -o "$TMP/demo.json" "$D" 2> /dev/null
+expect "cli_units: the demo (instructions): annotate, report and the metadata say instructions, diff names no unit" \
 	'grep -q "^main (vector, 0x4014f0): [0-9]* instructions, " "$TMP/demo.out" &&
-	 grep -qx "A: $D" "$TMP/ddiff.out"'
+	 grep -qx "A: $D" "$TMP/ddiff.out" && grep -q "[0-9.kMG]* instructions estimated\." "$TMP/demo.html" &&
+	 grep -q "\"count_unit\": \"instructions\"" "$TMP/demo.json"'
