@@ -49,15 +49,27 @@ _Static_assert(SCHEMA_BATCHES == 10, "the views below spell out 10 batches");
 	" LEFT JOIN (SELECT run_id, block_id, COUNT(*) AS n FROM instructions"		\
 	" GROUP BY run_id, block_id) ni ON ni.run_id = tb.run_id AND ni.block_id = tb.block_id"
 #define VIEW_NI_WHERE " WHERE tb.count > 0 AND (ni.n IS NOT NULL OR b.length IS NULL)"
+/* a module's short name (its recorded name's last component), as the CSV's */
+#define VIEW_MODULE(name)								\
+	"COALESCE(replace(" name ", rtrim(" name ", replace(" name ", '/', '')), ''), '[unmapped]')"
 /* block_detail, with the address as hex text (the tables keep the 64-bit value as a signed
- * integer, so kernel addresses are negative there): the one dialect difference. */
+ * integer, so kernel addresses are negative there): the one dialect difference. A block's
+ * executions (blocks.count) and the instructions they ran (x length; a block without code,
+ * length NULL, has no executions: its count is already instructions), each with its
+ * interval, named apart from the mix's count (instructions). */
 #define VIEW_BLOCK_DETAIL(hex_address)							\
 	"SELECT b.run_id AS run_id,"							\
-	" b.block_id AS block_id, m.name AS module, m.path AS module_path,"		\
+	" b.block_id AS block_id, " VIEW_MODULE("m.name") " AS module,"		\
+	" m.path AS module_path,"							\
 	" s.name AS symbol, " hex_address " AS address,"				\
 	" b.address - s.address AS symbol_offset,"					\
-	" b.length AS length, b.bytes AS bytes, b.srcline AS srcline, b.count AS count," \
-	" b.count_lo AS count_lo, b.count_hi AS count_hi,"				\
+	" b.length AS length, b.bytes AS bytes, b.srcline AS srcline,"		\
+	" CASE WHEN b.length IS NULL THEN NULL ELSE b.count END AS executions,"		\
+	" CASE WHEN b.length IS NULL THEN NULL ELSE b.count_lo END AS executions_lo,"	\
+	" CASE WHEN b.length IS NULL THEN NULL ELSE b.count_hi END AS executions_hi,"	\
+	" b.count * COALESCE(b.length, 1) AS instructions,"				\
+	" b.count_lo * COALESCE(b.length, 1) AS instructions_lo,"			\
+	" b.count_hi * COALESCE(b.length, 1) AS instructions_hi,"			\
 	" b.ebs_count AS ebs_count, b.lbr_count AS lbr_count, b.source AS source,"	\
 	" b.ebs_samples AS ebs_samples, b.lbr_streams AS lbr_streams, b.biased AS biased," \
 	" b.bias_share AS bias_share"							\
@@ -77,8 +89,7 @@ static const struct {
 	{ "mix_by_function",
 	  VIEW_HEAD("module, symbol")
 	  " (SELECT tb.run_id AS run_id,"
-	  " COALESCE(replace(m.name, rtrim(m.name, replace(m.name, '/', '')), ''), '[unmapped]')"
-	  " AS module, COALESCE(s.name, '[unknown]') AS symbol,"
+	  " " VIEW_MODULE("m.name") " AS module, COALESCE(s.name, '[unknown]') AS symbol,"
 	  " SUM(tb.count * COALESCE(ni.n, 1)) AS count" VIEW_BATCHES(" * COALESCE(ni.n, 1)")
 	  " FROM thread_blocks tb" VIEW_NI
 	  " LEFT JOIN modules m ON m.run_id = b.run_id AND m.module_id = b.module_id"
