@@ -5,7 +5,8 @@
  *  mix            the pivot rows: the --by key columns in the order given, then count,
  *                 count_lo, count_hi (its 95% interval for the sampling noise), share
  *                 (and with --diagnostics: source, ebs_count, lbr_count, ebs_samples,
- *                 lbr_streams, biased). Columns vary with --by, so they are not listed here.
+ *                 lbr_streams, biased), and with a block key length and executions.
+ *                 Columns vary with --by, so they are not listed here.
  *  events         one row per perf event of the recording
  *  modules        one row per binary (dso) that samples landed in
  *  symbols        functions with executed blocks

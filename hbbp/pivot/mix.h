@@ -28,6 +28,7 @@ struct hbbp_key;
 #define HBBP_KEY_THREAD	(1u << 0)	/* the thread: the sums kept per thread */
 #define HBBP_KEY_INSN	(1u << 1)	/* each instruction of a block (no thread) */
 #define HBBP_KEY_LINES	(1u << 2)	/* source lines (DWARF) */
+#define HBBP_KEY_BLOCK	(1u << 3)	/* one block a row: its length and executions shown */
 
 #define HBBP_MAX_KEYS 16
 

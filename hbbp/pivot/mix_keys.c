@@ -246,7 +246,7 @@ static const struct hbbp_key keys[] = {
 	{ "comm",	KEY_TEXT, HBBP_KEY_THREAD,		key_comm, NULL },
 	{ "module",	KEY_TEXT, 0,				key_module, "dso" },
 	{ "symbol",	KEY_TEXT, 0,				key_symbol, "sym" },
-	{ "block",	KEY_TEXT, 0,				key_block, NULL },
+	{ "block",	KEY_TEXT, HBBP_KEY_BLOCK,		key_block, NULL },
 	{ "srcline",	KEY_TEXT, HBBP_KEY_INSN | HBBP_KEY_LINES, key_srcline, NULL },
 	{ "mnemonic",	KEY_TEXT, HBBP_KEY_INSN,		key_mnemonic, NULL },
 	{ "iclass",	KEY_TEXT, HBBP_KEY_INSN,		key_iclass, NULL },

@@ -109,6 +109,16 @@ static int row_add(struct summing *s, const struct hbbp_tblock *t, size_t ti,
 	if (!row)
 		return -ENOMEM;
 	dg = (struct mix_row_diag *)(row + 1);
+	if (r->blk_off) {
+		struct mix_row_block *bk = (void *)((char *)row + r->blk_off);
+
+		if (!bk->stamp) {
+			bk->stamp = ti + 1;
+			bk->length = b->kind == HBBP_BLK_CODE ? b->nr_insns : 0;
+		}
+		if (bk->stamp == ti + 1)
+			bk->per_exec += (uint32_t)n;
+	}
 	for (; n; n--) {
 		row->count += t->count;
 		for (k = 0; k < HBBP_BATCHES; k++)	/* hbbp_counts__batch_estimates */
@@ -204,8 +214,11 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 
 	memset(r, 0, sizeof(*r));
 	r->diag = o->diagnostics;
-	hmap__init(&r->map, o->nr_keys,
-		   sizeof(struct mix_row) + (r->diag ? sizeof(struct mix_row_diag) : 0));
+	if (hbbp_mix__needs(o) & HBBP_KEY_BLOCK)
+		r->blk_off = sizeof(struct mix_row) + (r->diag ? sizeof(struct mix_row_diag) : 0);
+	hmap__init(&r->map, o->nr_keys, sizeof(struct mix_row) +
+		   (r->diag ? sizeof(struct mix_row_diag) : 0) +
+		   (r->blk_off ? sizeof(struct mix_row_block) : 0));
 	hmap__init_bytes(&r->names_idx, sizeof(uint64_t));
 	for (i = 0; i < HBBP_BATCHES; i++) {	/* hbbp_counts__batch_estimates' factors */
 		r->ratio_ebs[i] = c->ratio ? c->ebs_ratio.b[i] : HBBP_BATCHES;

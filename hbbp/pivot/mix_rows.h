@@ -19,6 +19,14 @@ struct mix_row {
 					 * counts times their role's ratio factor) */
 };
 
+/* A row's block, after it (and its diagnostics) when a key is the block (HBBP_KEY_BLOCK):
+ * the row's count over per_exec is the block's executions */
+struct mix_row_block {
+	size_t stamp;		/* the first thread block counted (+ 1) */
+	uint32_t per_exec;	/* the row's instructions in one execution of the block */
+	uint32_t length;	/* the block's instructions; 0 for a block without code */
+};
+
 /* A row's --diagnostics, after it in the map when they are asked */
 struct mix_row_diag {
 	double ebs_count, lbr_count;
@@ -35,6 +43,7 @@ struct mix_rows {
 	char **names;			/* name id -> text */
 	size_t nr_names, alloc_names;
 	bool diag;
+	size_t blk_off;			/* where a row's struct mix_row_block is; 0: none */
 	double ratio_ebs[HBBP_BATCHES], ratio_lbr[HBBP_BATCHES];
 	double filtered_out;		/* the count of the thread blocks the filters left out */
 };
@@ -64,6 +73,10 @@ static inline const struct mix_row *mix_rows__row(const struct mix_rows *r, size
 static inline const struct mix_row_diag *mix_rows__diag(const struct mix_rows *r, size_t i)
 {
 	return (const struct mix_row_diag *)(mix_rows__row(r, i) + 1);
+}
+static inline const struct mix_row_block *mix_rows__block(const struct mix_rows *r, size_t i)
+{
+	return r->blk_off ? (const void *)((const char *)mix_rows__row(r, i) + r->blk_off) : NULL;
 }
 
 #endif

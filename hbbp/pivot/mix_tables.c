@@ -75,11 +75,12 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o,
 	static const char *const counts[] = {
 		"count:real", "count_lo:real", "count_hi:real", "share:real",
 	};
+	static const char *const block[] = { "length:int", "executions:real" };
 	static const char *const diag[] = {
 		"source:text", "ebs_count:real", "lbr_count:real", "ebs_samples:int",
 		"lbr_streams:int", "biased:int", "lbr_count_plain:real",
 	};
-	const char *cols[HBBP_MAX_KEYS + 12];
+	const char *cols[HBBP_MAX_KEYS + 16];
 	char spec[HBBP_MAX_KEYS][128];
 	size_t i, nc = 0;
 
@@ -92,6 +93,8 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o,
 		cols[nc++] = counts[i];
 	for (i = 0; o->diagnostics && i < sizeof(diag) / sizeof(diag[0]); i++)
 		cols[nc++] = diag[i];
+	for (i = 0; (hbbp_mix__needs(o) & HBBP_KEY_BLOCK) && i < 2; i++)
+		cols[nc++] = block[i];
 	return result__add_table(res, "mix", cols, nc, t);
 }
 
@@ -102,6 +105,7 @@ static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t
 	const uint64_t *ids = mix_rows__ids(rows, i);
 	const struct mix_row *row = mix_rows__row(rows, i);
 	const struct mix_row_diag *dg = mix_rows__diag(rows, i);
+	const struct mix_row_block *bk = mix_rows__block(rows, i);
 	struct result_cell *cell = result_table__add_row(t);
 	double lo, hi;
 	size_t j;
@@ -128,6 +132,10 @@ static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t
 		result_cell__int(&cell[j++], (int64_t)dg->lbr_streams);
 		result_cell__int(&cell[j++], dg->biased);
 		result_cell__real(&cell[j++], hbbp_round_count(dg->lbr_count_plain));
+	}
+	if (bk && bk->length) {	/* empty without code: its count is not executions x length */
+		result_cell__int(&cell[j], bk->length);
+		result_cell__real(&cell[j + 1], hbbp_round_count(row->count / bk->per_exec));
 	}
 	return err;
 }

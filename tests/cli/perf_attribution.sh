@@ -102,3 +102,12 @@ for pc in absolute relative; do
 done
 expect "perf_attribution: the summary names the share's whole" \
 	'grep -q "share of every sample," "$TMP/absolute.err" && grep -q "share of the rows kept," "$TMP/relative.err"'
+
+# a block's executions under thread sums (a filter keeps the sums per thread: the same block
+# in many processes): count = executions x length on every row with code
+"$HBBP" $T -q --comm 'sed,awk,sort,sh' --by block -f csv -o "$TMP/blk.csv" "$TMP/loop.data" 2> /dev/null
+nb=$(awk -F, 'NR > 1 && $(NF - 1) != "" { n++ } END { print n + 0 }' "$TMP/blk.csv")
+off=$(awk -F, 'NR > 1 && $(NF - 1) != "" { d = $2 - $(NF - 1) * $NF; if (d < 0) d = -d
+	if (d > 0.5 * $(NF - 1) + 1e-6 * $2) n++ } END { print n + 0 }' "$TMP/blk.csv")
+expect "perf_attribution: --by block over many threads: count = executions x length ($nb rows, $off off)" \
+	'[ "$nb" -gt 100 ] && [ "$off" = 0 ]'
