@@ -224,7 +224,7 @@ static const struct cli_option options[] = {
 	{ .name = "label", 0, "TEXT", CMD(CONVERT), "Output", "the runs.label of a database "
 	  "output", NULL, parse_str, F(label) },
 	{ .name = "by", 0, "KEYS", CMD(CONVERT), "Output", "pivot keys: pid tid comm module (dso) "
-	  "symbol (sym) block srcline mnemonic iclass isa isa_set category packing width mem taxonomy",
+	  "symbol (sym) block srcline mnemonic iclass isa isa_set category packing elem width mem taxonomy",
 	  HBBP_DEFAULT_KEYS, parse_str, F(by), .alias = "sort" },
 	{ .name = "top", 0, "N", CMD(CONVERT), "Output", "keep the N largest rows (shares of "
 	  "all rows)", NULL, parse_uint, F(conv.mix.top), .max = 1UL << 30 },

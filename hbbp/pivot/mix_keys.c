@@ -217,6 +217,15 @@ static void key_packing(const struct key_at *at, struct key_val *v)
 	v->text = at->in ? bbmap_packing_name(at->in->packing) : no_insn(at);
 }
 
+/* the element type and size of the first operand shown that is not an immediate (i8 ..
+ * i128, f16, bf16, f32, f64, f80; none where the decoder gives none) */
+static void key_elem(const struct key_at *at, struct key_val *v)
+{
+	const char *s = at->in ? bbmap_elem_name(at->in->elem) : no_insn(at);
+
+	v->text = *s ? s : MARK_NONE;
+}
+
 /* a number column: NULL without code */
 static void key_width(const struct key_at *at, struct key_val *v)
 {
@@ -254,6 +263,7 @@ static const struct hbbp_key keys[] = {
 	{ "isa_set",	KEY_TEXT, HBBP_KEY_INSN,		key_isa_set, NULL },
 	{ "category",	KEY_TEXT, HBBP_KEY_INSN,		key_category, NULL },
 	{ "packing",	KEY_TEXT, HBBP_KEY_INSN,		key_packing, NULL },
+	{ "elem",	KEY_TEXT, HBBP_KEY_INSN,		key_elem, NULL },
 	{ "width",	KEY_INT,  HBBP_KEY_INSN,		key_width, NULL },
 	{ "mem",	KEY_TEXT, HBBP_KEY_INSN,		key_mem, NULL },
 	{ NULL,		KEY_TEXT, HBBP_KEY_INSN,		key_taxonomy, NULL },

@@ -98,3 +98,16 @@ sed 1d "$TMP/set.csv" | cut -d, -f1,2 > "$TMP/set.got"
 expect "disasm_avx512: --by isa_set counts the ISA set of each instruction (XED's names)" \
 	'head -n 1 "$TMP/set.csv" | grep -q "^isa_set,count," && cmp -s "$TMP/set.want" "$TMP/set.got"'
 diff -u "$TMP/set.want" "$TMP/set.got" >&2 || cat "$TMP/s.err" >&2
+
+# --by iclass,elem: the element type and size of the first operand shown that is not an
+# immediate, by hand from the SDM where it is plain: VADDPS packed singles (f32), VMOVDQU64
+# quadwords (i64, the store's memory operand), VPDPBUSD dword accumulators (i32); RET and
+# TILERELEASE show no operand (none). 100 executions each instruction.
+"$HBBP" -q --method ebs --binary /avx/prog="$PROG" --by iclass,elem -o "$TMP/elem.csv" "$TMP/a.data" \
+	2>"$TMP/e.err"
+expect "disasm_avx512: --by elem gives the element type and size (f32, i64, i32, none)" \
+	'head -n 1 "$TMP/elem.csv" | grep -q "^iclass,elem,count," &&
+	 grep -q "^VADDPS,f32,200," "$TMP/elem.csv" && grep -q "^VMOVDQU64,i64,100," "$TMP/elem.csv" &&
+	 grep -q "^VPDPBUSD,i32,300," "$TMP/elem.csv" && grep -q "^RET_NEAR,none,100," "$TMP/elem.csv" &&
+	 grep -q "^TILERELEASE,none,100," "$TMP/elem.csv"'
+grep -q "^VADDPS,f32,200," "$TMP/elem.csv" || cat "$TMP/elem.csv" "$TMP/e.err" >&2
