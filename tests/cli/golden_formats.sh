@@ -25,7 +25,7 @@ args="--by pid,comm,module,symbol,block,mnemonic,isa,mem --diagnostics"
 ok=1
 conv $args -o "$TMP/o.csv" && conv $args -o "$TMP/o.json" && conv $args -o "$TMP/o.jsonl" &&
 	conv $args -o "$TMP/o.sqlite" || ok=0
-cols="pid,comm,module,symbol,block,mnemonic,isa,mem,count,count_lo,count_hi,share,source,ebs_count,lbr_count,ebs_samples,lbr_streams,biased,lbr_count_plain"
+cols="pid,comm,module,symbol,block,mnemonic,isa,mem,count,count_lo,count_hi,share,source,ebs_count,lbr_count,ebs_samples,lbr_streams,biased,lbr_count_plain,length,executions"
 [ $ok = 1 ] && sqlite3 -csv -header "$TMP/o.sqlite" "select $cols from mix order by rowid" > "$TMP/o.sql.csv" || ok=0
 if [ $ok = 1 ] && python3 - "$TMP/o.csv" "$TMP/o.json" "$TMP/o.jsonl" "$TMP/o.sql.csv" <<'PY'
 import csv, json, sys

@@ -289,25 +289,32 @@ static void test_mix_isa_set(void)
 	result__delete(res);
 }
 
-/* Filters: --user-only drops the kernel row; --comm worker keeps tid 8 only. */
+/* Filters: --user-only drops the kernel row; --comm worker keeps tid 8 only. The share of a
+ * filtered row is of every thread block (perf's --percentage absolute, the default: 44 of
+ * 44 + the kernel's 30) or of the rows kept (relative). */
 static void test_mix_filters(void)
 {
 	struct hbbp_mix_opts o;
 	struct result *res;
 	struct result_table *t;
 	double total = 0;
+	int pc;
 
-	memset(&o, 0, sizeof(o));
-	o.user_only = true;
-	t = run(&res, "module,symbol", &o, &total);
-	CHECK(t && t->nr_rows == 1);
-	CHECK_EQ_DBL(total, 44, 0);		/* A 12 x 3 + B 4 x 2 */
-	if (t && t->nr_rows == 1) {
-		CHECK_STR(text(t, 0, "module"), "prog");
-		CHECK_STR(text(t, 0, "symbol"), "f");
-		CHECK_EQ_DBL(real(t, 0, "share"), 1, 0);
+	for (pc = HBBP_SHARE_ABSOLUTE; pc <= HBBP_SHARE_RELATIVE; pc++) {
+		memset(&o, 0, sizeof(o));
+		o.user_only = true;
+		o.percentage = pc;
+		t = run(&res, "module,symbol", &o, &total);
+		CHECK(t && t->nr_rows == 1);
+		CHECK_EQ_DBL(total, 44, 0);		/* A 12 x 3 + B 4 x 2 */
+		if (t && t->nr_rows == 1) {
+			CHECK_STR(text(t, 0, "module"), "prog");
+			CHECK_STR(text(t, 0, "symbol"), "f");
+			CHECK_EQ_DBL(real(t, 0, "share"),
+				     pc == HBBP_SHARE_ABSOLUTE ? 0.594595 : 1, 5e-7);
+		}
+		result__delete(res);
 	}
-	result__delete(res);
 	memset(&o, 0, sizeof(o));
 	o.comm = "worker";
 	o.kernel_only = true;
