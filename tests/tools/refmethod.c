@@ -6,7 +6,8 @@
  * first pass over the file; then the leaders (§3), EBS (§4), the stream walk (§5), the
  * multiplexing scale (§7), the bias flag (§5), the hybrid rule (§6) and the intervals (§10).
  * What it takes from the library is not the method's arithmetic: the records (reader/),
- * address spaces, blocks and symbols (bbmap/, its functions decoded in full, not lazily),
+ * address spaces, blocks, symbols and each thread's name at a sample (bbmap/: its thread
+ * keys, a renamed thread's samples apart; its functions decoded in full, not lazily),
  * which event has which role and which counts time (tables of encodings: roles.h,
  * lbr_time.h), and the constants of method.h and interval.h.
  * Prints tab-separated lines: B (block), T (thread block, with --threads), E (event), R
@@ -395,8 +396,9 @@ static void ref_ebs(struct ref *r, const struct perf_record *rec, unsigned int b
 	} else {
 		r->ev[rec->evidx].used++;
 	}
-	v = tab_put(&r->ebs, (uint64_t[5]){ s->pid, s->tid, (uintptr_t)loc.dso, loc.vaddr,
-					    (uint64_t)rec->evidx });
+	v = tab_put(&r->ebs, (uint64_t[5]){ s->pid, bbmap_session__thread_key(r->sess, s->pid,
+									     s->tid),
+					    (uintptr_t)loc.dso, loc.vaddr, (uint64_t)rec->evidx });
 	ksum_add(&v->w, (double)s->period);
 	v->n++;
 	ksum_add(&v->bs[b], (double)s->period);
@@ -467,8 +469,11 @@ static void ref_stream(struct ref *r, const struct perf_record *rec, uint64_t k,
 		ksum_add(&r->rej_w[why], w);
 		return;
 	}
-	v = tab_put(&r->streams, (uint64_t[6]){ rec->sample.pid, rec->sample.tid, (uintptr_t)to->dso,
-						 to->vaddr, from->vaddr, (uint64_t)rec->evidx });
+	v = tab_put(&r->streams, (uint64_t[6]){ rec->sample.pid,
+						 bbmap_session__thread_key(r->sess, rec->sample.pid,
+									   rec->sample.tid),
+						 (uintptr_t)to->dso, to->vaddr, from->vaddr,
+						 (uint64_t)rec->evidx });
 	ksum_add(&v->w, w);
 	ksum_add(&v->wp, wp);
 	v->n++;
