@@ -19,6 +19,7 @@
 static const char usage_text[] =
 "usage: hbbp-convert [OPTIONS] [PERF_DATA]    (default ./perf.data)\n"
 "       hbbp-convert [OPTIONS] -o FILE.sqlite [--append] PERF_DATA...   (one run each)\n"
+"       hbbp-convert [OPTIONS] -o FILE.csv|FILE.jsonl PERF_DATA...   (a run column)\n"
 "       hbbp-convert [OPTIONS] -o postgresql://[USER@]HOST/DB PERF_DATA...   (one run each)\n"
 "       hbbp-convert annotate|report|diff ...    (listings, an HTML page, two runs)\n"
 "       hbbp-convert compare --ref REF MIX       (accuracy against a reference mix)\n"
@@ -123,9 +124,13 @@ static int check_output(struct cli_args *a, const char *const *inputs, size_t nr
 	}
 	if (out && writer_format_is_file(*fmt) && check_output_dir(out))
 		return HBBP_EXIT_IO;
-	if (!db && (nr > 1 || a->append || a->label)) {
-		pr_err(nr > 1 ? "several input files need SQLite output (-o FILE.sqlite): one run "
-		       "each" : a->append ? "--append works with SQLite output only" :
+	if (nr > 1 && !db && *fmt != WRITER_CSV && *fmt != WRITER_JSONL) {
+		pr_err("several input files need CSV, JSON Lines (a run column) or SQLite output "
+		       "(-o FILE.sqlite: one run each)");
+		return HBBP_EXIT_USAGE;
+	}
+	if (!db && (a->append || a->label)) {
+		pr_err(a->append ? "--append works with SQLite output only" :
 		       "--label works with SQLite and PostgreSQL output only");
 		return HBBP_EXIT_USAGE;
 	}
@@ -147,8 +152,67 @@ struct inputs {
 	const char *first_failed;
 	bool wrote;		/* later runs are appended to the database */
 	bool more;		/* inputs follow the one being written */
+	size_t cur;		/* the input being written */
 	int rc;			/* the first failure's exit code */
+	struct result *runs;	/* CSV, JSON Lines of several inputs: their rows, a run column
+				 * first, written once all are in */
 };
+
+/* The mix of input i (its result res) appended to in->runs under a first column `run` (the
+ * input's name as given), its warnings with the name before them; the inputs' key and value
+ * columns must be the same. */
+static int merge_run(struct inputs *in, size_t i, const struct result *res)
+{
+	const struct result_table *mix = result__table(res, "mix");
+	static const char *const type[] = { "text", "int", "real", "text" };
+	struct result_table *t = result__table(in->runs, "mix");
+	size_t r, c;
+	int err = 0;
+
+	if (!t) {
+		char **cols = calloc(mix->nr_cols + 1, sizeof(*cols));
+
+		for (c = 0; cols && c <= mix->nr_cols && !err; c++)
+			if (asprintf(&cols[c], "%s:%s", c ? mix->cols[c - 1].name : "run",
+				     type[c ? mix->cols[c - 1].type : RES_TEXT]) < 0)
+				err = -ENOMEM;
+		err = !cols ? -ENOMEM : err ? err :
+		      result__add_table(in->runs, "mix", (const char *const *)cols,
+					mix->nr_cols + 1, &t);
+		for (c = 0; cols && c <= mix->nr_cols; c++)
+			free(cols[c]);
+		free(cols);
+		if (err)
+			return err;
+	}
+	for (c = 0; c < mix->nr_cols && t->nr_cols == mix->nr_cols + 1; c++)
+		if (strcmp(t->cols[c + 1].name, mix->cols[c].name))
+			break;
+	if (t->nr_cols != mix->nr_cols + 1 || c < mix->nr_cols) {
+		pr_err("%s: its columns differ from the first input's: one CSV or JSON Lines "
+		       "output holds runs of one layout (write them to SQLite instead)",
+		       in->names[i]);
+		return -HBBP_EUNSUPP;
+	}
+	for (r = 0; r < res->nr_warnings && !err; r++)
+		err = result__warn(in->runs, "%s: %s", in->names[i], res->warnings[r]);
+	for (r = 0; r < mix->nr_rows && !err; r++) {
+		const struct result_cell *from = result_table__row(mix, r);
+		struct result_cell *to = result_table__add_row(t);
+
+		if (!to)
+			return -ENOMEM;
+		err = result_cell__text(t, &to[0], in->names[i]);
+		for (c = 0; c < mix->nr_cols && !err; c++) {
+			to = result_table__row(t, t->nr_rows - 1);
+			if (from[c].type == RES_TEXT)
+				err = result_cell__text(t, &to[c + 1], from[c].s);
+			else
+				to[c + 1] = from[c];
+		}
+	}
+	return err;
+}
 
 /* Writes a computed run (appended after the first written) and prints its summary; a run
  * with no row is not written. */
@@ -166,7 +230,10 @@ static int write_run(struct inputs *in, struct convert_run *run, const struct co
 	/* under --diagnostics the no-code rows are what was asked for */
 	if (o->mix.diagnostics ? !mix || !mix->nr_rows : convert__mix_empty(mix))
 		return cli_empty(run, o, "no row, nothing written");
-	err = writer__write(run->res, out, o->format, &wo);
+	if (in->runs)
+		err = merge_run(in, in->cur, run->res);
+	else
+		err = writer__write(run->res, out, o->format, &wo);
 
 	if (err)	/* the writer said why, a connection string's password masked */
 		return hbbp_exit_code(err);
@@ -185,6 +252,7 @@ static void input_done(void *ctx, size_t i, struct convert_run *run, const struc
 	hbbp_log_subject(o->input);
 	cli_print_notes(run, o->input);
 	in->more = i + 1 < in->nr;
+	in->cur = i;
 	if (rc == HBBP_EXIT_OK)
 		rc = write_run(in, run, o);
 	if (rc == HBBP_EXIT_OK)
@@ -200,13 +268,39 @@ static void input_done(void *ctx, size_t i, struct convert_run *run, const struc
 static int convert_many(struct inputs *in)
 {
 	const struct cli_args *a = in->a;
+	enum writer_format fmt = a->conv.format;
 	char *shown;
+	size_t i;
+	int err;
 
-	if (convert__run_many(&a->conv, in->names, in->nr, (unsigned)a->jobs, input_done, in)) {
+	if ((fmt == WRITER_CSV || fmt == WRITER_JSONL) && result__new(&in->runs)) {
 		pr_err("out of memory");
 		return HBBP_EXIT_IO;
 	}
+	if (convert__run_many(&a->conv, in->names, in->nr, (unsigned)a->jobs, input_done, in)) {
+		pr_err("out of memory");
+		result__delete(in->runs);
+		return HBBP_EXIT_IO;
+	}
 	hbbp_log_subject(NULL);
+	if (in->runs && in->wrote) {	/* the runs' rows in one output */
+		struct writer_opts wo = { .force = a->force, .last = true, .inputs = in->names,
+					  .nr_inputs = in->nr };
+		char key[32];
+
+		err = result__meta_int(in->runs, "runs", (int64_t)(in->nr - in->nfailed));
+		for (i = 0; i < in->nr && !err; i++) {
+			snprintf(key, sizeof(key), "input_%zu", i + 1);
+			err = result__meta_text(in->runs, key, in->names[i]);
+		}
+		err = err ? err : writer__write(in->runs, a->output ? a->output : "-", fmt, &wo);
+		if (err) {
+			in->wrote = false;
+			if (in->rc == HBBP_EXIT_OK)
+				in->rc = hbbp_exit_code(err);
+		}
+	}
+	result__delete(in->runs);
 	shown = conninfo__mask(a->output, NULL);
 	if (in->nfailed && in->wrote)
 		pr_err("%zu of %zu inputs failed (the first: %s): %s holds the runs of the "

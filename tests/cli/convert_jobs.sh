@@ -6,7 +6,7 @@
 # run of the golden recording gives the hand-computed mix (tests/golden/golden_hbbp.expected);
 # in the late-map variant the first sample's period (1000) lands in [unmapped] (300 + 1000);
 # -j 1 and -j 2 write identical databases; each run equals the file converted alone;
-# several inputs need SQLite output and -j 0 is refused. One file with -j 2 gives the same CSV
+# several inputs need SQLite, CSV or JSON Lines output (JSON is refused) and -j 0 is refused. One file with -j 2 gives the same CSV
 # and database as -j 1.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
@@ -88,11 +88,11 @@ for f in $inputs; do
 done
 check "convert_jobs_single: each run equals its file converted alone" [ $ok = 1 ]
 
-"$HBBP" $BIN -o "$TMP/x.csv" "$TMP/g.data" "$TMP/late.data" 2>/dev/null
+"$HBBP" $BIN -o "$TMP/x.json" "$TMP/g.data" "$TMP/late.data" 2>/dev/null
 rc_csv=$?
 "$HBBP" $BIN -j 0 -o "$TMP/x.db" "$TMP/g.data" 2>/dev/null
 rc_j0=$?
-expect "convert_jobs_usage: CSV with two inputs and -j 0 are usage errors ($rc_csv, $rc_j0)" \
+expect "convert_jobs_usage: JSON with two inputs and -j 0 are usage errors ($rc_csv, $rc_j0)" \
 	'[ $rc_csv -eq 1 ] && [ $rc_j0 -eq 1 ] && [ ! -e "$TMP/x.csv" ] && [ ! -e "$TMP/x.db" ]'
 
 ok=1
