@@ -277,6 +277,7 @@ void convert__run_exit(struct convert_run *run)
 		hbbp_driver__exit(&run->drv);
 	if (run->lbr_time_ok)
 		hbbp_lbr_time__exit(&run->lbr_time);
+	hbbp_lbr_defer__exit(&run->lbr_defer);
 	result__delete(run->res);
 	while (run->nr_notes)
 		free(run->notes[--run->nr_notes]);
@@ -308,8 +309,7 @@ static int run_meta_weights(struct convert_run *run)
 /* The events of the opened recording and their roles (method.md §2: decided once; events the
  * reader meets after open, in pipe mode, have none), the mode, the session and the driver.
  * 0 or an error (reported). */
-static int run_prepare(struct convert_run *run, const struct convert_opts *o,
-		       const struct perf_reader_opts *ro)
+static int run_prepare(struct convert_run *run, const struct convert_opts *o)
 {
 	const struct perf_header_info *h = perf_reader__header(run->reader);
 	char msg[512];
@@ -341,7 +341,7 @@ static int run_prepare(struct convert_run *run, const struct convert_opts *o,
 	run->drv.per_thread = run_wants_threads(o);
 	/* the samples' batches interleave over the recorded time span (interval.h) */
 	run->drv.acc.batch_slot = hbbp_batch__slot(h->first_sample_time, h->last_sample_time);
-	return convert__lbr_weighting(run, o, ro);
+	return convert__lbr_weighting(run, o);
 }
 
 /* The result tables of the computed counts and their metadata. 0 or an error (reported). */
@@ -396,12 +396,13 @@ int convert__compute(struct convert_run *run, const struct convert_opts *o)
 	}
 	err = result__new(&run->res);
 	if (!err)
-		err = run_prepare(run, o, &ro);
+		err = run_prepare(run, o);
 	if (err)
 		return err;
 	t = now_s();
 	err = run_pass(run, o);
 	run->t_read = now_s() - t;
+	err = err ? err : convert__lbr_weighting_end(run);
 	if (err)
 		return err;
 	run->nr_streams = run->drv.acc.streams.nr;

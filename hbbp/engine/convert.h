@@ -70,6 +70,7 @@ struct convert_run {
 	bool drv_ok, counts_ok;
 	size_t nr_streams;		/* distinct streams accumulated (hbbp_accum.streams) */
 	struct hbbp_lbr_time lbr_time;	/* its durations (method.md §5b) */
+	struct hbbp_lbr_defer lbr_defer;	/* its stacks' weights until the pass ends */
 	bool lbr_time_ok;		/* lbr_time initialised (the event counts time) */
 };
 
@@ -177,9 +178,10 @@ int convert__figures(const struct convert_run *run, struct convert_figures *f);
 void convert__figures_exit(struct convert_figures *f);
 
 /* The LBR weight of the run (hbbp/engine/lbr_weighting.c): after the driver is set up and
- * before the pass; reads the input once more for the time-weighted estimate. */
-int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o,
-			   const struct perf_reader_opts *ro);
+ * before the pass (the time-weighted estimate's weights wait for the end of the pass); then
+ * after the pass, convert__lbr_weighting_end says which weight it was. */
+int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o);
+int convert__lbr_weighting_end(struct convert_run *run);
 /* Its metadata (lbr_weighting, lbr_time_*) into run->res. */
 int convert__lbr_weighting_meta(const struct convert_run *run);
 const char *convert__lbr_weighting_name(int w);	/* "time", "plain", "auto" */

@@ -166,8 +166,11 @@ static int driver_lbr(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpu
 		if (st[k])
 			hmap__prefetch(&a->streams, h[2 * k + 1], 1);
 	}
-	return hbbp_accum__lbr(a, (uint32_t)(task >> 32), (uint32_t)task, evidx, &s, weight,
-			       period, cnt, bs);
+	err = hbbp_accum__lbr(a, (uint32_t)(task >> 32), (uint32_t)task, evidx, &s, weight,
+			      period, cnt, bs);
+	if (!err && d->defer)
+		err = hbbp_lbr_defer__stack(d->defer, a, &s, pid, task, evidx, e[0].to);
+	return err;
 }
 
 /* The stacks summed in the cache, resolved and summed into the accumulator in insertion
@@ -175,7 +178,7 @@ static int driver_lbr(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpu
 static int driver_flush(struct hbbp_driver *d)
 {
 	struct perf_branch_entry e[HBBP_STACK_CACHE_DEPTH];
-	size_t i;
+	size_t i, base = d->defer ? d->defer->nr_stacks : 0;
 	int err = 0;
 
 	for (i = 0; i < d->stacks.nr && !err; i++) {
@@ -192,6 +195,8 @@ static int driver_flush(struct hbbp_driver *d)
 				 (int)((key[1] >> 16) & 0xffff), (int)(key[1] & 0xffff), e, n,
 				 v->period, v->period_plain, v->n, &v->bs);
 	}
+	if (d->defer)	/* entry i is stack base + i */
+		hbbp_lbr_defer__settle(d->defer, base);
 	hbbp_stack_cache__clear(&d->stacks);
 	return err;
 }
@@ -225,22 +230,26 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 	uint64_t key[HBBP_STACK_KEY_WORDS], h;
 	struct hbbp_stack_val *v;
 	struct hbbp_bsum bs;
+	int err;
 
 	if (!stack_key(d, it, key)) {
 		d->sstats.stacks++;
 		d->sstats.direct++;
 		memset(&bs, 0, sizeof(bs));
 		bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] = it->weight;
-		return driver_lbr(d, it->pid, it->tid, it->cpumode, it->evidx, it->raw, it->nr,
-				  it->weight, (double)it->period, 1, &bs);
+		err = driver_lbr(d, it->pid, it->tid, it->cpumode, it->evidx, it->raw, it->nr,
+				 it->weight, (double)it->period, 1, &bs);
+		if (!err && d->defer)
+			err = hbbp_lbr_defer__sample(d->defer, (uint32_t)(d->defer->nr_stacks - 1),
+						     it->ip, it->period, it->batch);
+		return err;
 	}
 	h = hbbp_stack_cache__hash(key);
 	hbbp_stack_stats__note(&d->sstats, h);
 	d->sstats.cached++;
 	v = hbbp_stack_cache__get(&d->stacks, key, h);
 	if (!v && d->stacks.nr >= HBBP_STACK_CACHE_MAX) {
-		int err = driver_flush(d);
-
+		err = driver_flush(d);
 		if (err)
 			return err;
 		v = hbbp_stack_cache__get(&d->stacks, key, h);
@@ -251,7 +260,10 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 	v->period_plain += (double)it->period;
 	v->n++;
 	v->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += it->weight;
-	return 0;
+	if (!d->defer)
+		return 0;
+	return hbbp_lbr_defer__sample(d->defer, HBBP_DEFER_PENDING |
+				      (uint32_t)(v - d->stacks.vals), it->ip, it->period, it->batch);
 }
 
 /* An EBS item (method.md §4): its IP resolved, its period queued for its sum. */
@@ -291,6 +303,13 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, d->acc.lbr_time,
 				    d->acc.batch_slot, rec, &it);
 		err = hbbp_accum__count_item(&d->acc, &it);
+		if (!err && it.kind == HBBP_ITEM_LBR && d->defer) {
+			/* its weight comes at the end (hbbp_driver__finish); its streams'
+			 * durations now */
+			it.weight = 0;
+			if (it.evidx == d->defer->evidx)
+				err = hbbp_lbr_time__add_stack(d->defer->t, it.pid, it.raw, it.nr);
+		}
 		if (!err && it.kind == HBBP_ITEM_EBS)
 			err = driver_ebs(d, &it);
 		else if (!err && it.kind == HBBP_ITEM_LBR)
@@ -319,6 +338,11 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 	int err = driver_flush(d);
 
 	err = err ? err : hbbp_sum_queue__drain(&d->ebsq, &d->acc.ebs);
+	if (!err && d->defer) {
+		err = hbbp_lbr_time__finish(d->defer->t);
+		err = err ? err : hbbp_lbr_defer__apply(d->defer, &d->acc,
+				d->defer->t->status == HBBP_LBR_TIME_OK ? d->defer->t : NULL);
+	}
 	d->sstats.inserts = d->stacks.nr_inserts;
 	hbbp_stack_cache__exit(&d->stacks);	/* flushed: its memory is of no more use */
 	if (err && !d->flush_err)

@@ -22,6 +22,7 @@
 #include "bbmap/session.h"
 #include "hbbp/engine/stack_cache.h"
 #include "hbbp/engine/sum_queue.h"
+#include "hbbp/method/lbr_defer.h"
 #include "hbbp/method/method.h"
 
 /* The ranges of addresses that resolve alike (bbmap_session__lookup_range: a segment of a
@@ -55,6 +56,9 @@ struct hbbp_driver {
 	struct hbbp_stack_stats sstats;	/* the stacks seen, distinct, cached or not */
 	uint64_t nr_record_errors;	/* address-space errors on non-sample records */
 	int flush_err;			/* error of a flush inside hbbp_driver__finish */
+	/* The time-weighted LBR estimate in one pass (hbbp/method/lbr_defer.h), or NULL: the
+	 * stacks are summed with weight 0, their weights added by hbbp_driver__finish. */
+	struct hbbp_lbr_defer *defer;
 	struct hbbp_end *ends;		/* one stack's ends and flags (reused) */
 	uint8_t *flags;
 	size_t alloc_ends, alloc_flags;
@@ -68,8 +72,9 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code *code,
 void hbbp_driver__exit(struct hbbp_driver *d);
 /* Feeds one record (any type). Returns 0 or -ENOMEM; anomalies are counted, never fatal. */
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);
-/* Ends the pass: sums what is cached or queued (an error is kept in flush_err), sums the
- * multiplexing times per event and sets the scales. */
+/* Ends the pass: sums what is cached or queued (an error is kept in flush_err), with defer
+ * the stream durations finished and the LBR weights added, sums the multiplexing times per
+ * event and sets the scales. */
 void hbbp_driver__finish(struct hbbp_driver *d);
 
 #endif

@@ -1,11 +1,10 @@
-/* Chooses the LBR weight of a run (method.md §5 plain, §5b time-weighted) and, for the
- * time-weighted one, reads the recording once before the pass to learn the stream durations
- * (hbbp/method/lbr_time.h): the weight of a stack needs the mean duration of streams seen
- * anywhere in the recording, so it must be known before the first stack is summed. A pipe
- * cannot be read twice: then the plain weight, with a warning. Every way of falling back to
- * the plain weight is a warning naming the reason.
- * Depends on the reader, hbbp/method/lbr_time.h and hbbp/engine/convert.h; prints through
- * hbbp_log only.
+/* Chooses the LBR weight of a run (method.md §5 plain, §5b time-weighted). The time weight of
+ * a stack needs the durations of streams seen anywhere in the recording: the pass learns them
+ * while it sums the stacks, and their weights are added at its end (hbbp/method/lbr_defer.h),
+ * so a pipe is time-weighted too. Every way of falling back to the plain weight is a warning
+ * naming the reason.
+ * Depends on the reader, hbbp/method/lbr_time.h, hbbp/method/lbr_defer.h and
+ * hbbp/engine/convert.h; prints through hbbp_log only.
  */
 #include <errno.h>
 #include <string.h>
@@ -19,47 +18,7 @@ const char *convert__lbr_weighting_name(int w)
 	return w == HBBP_LBR_WEIGHT_TIME ? "time" : w == HBBP_LBR_WEIGHT_PLAIN ? "plain" : "auto";
 }
 
-/* Reads every stack of event evidx into t. */
-static int lbr_time_read(struct hbbp_lbr_time *t, const char *path, int evidx,
-			 const char *name, const struct perf_reader_opts *ro)
-{
-	struct perf_reader *r = NULL;
-	const struct perf_record *rec;
-	const char *errmsg = NULL;
-	struct perf_reader_opts ro2 = *ro;
-	int ret, err;
-
-	err = perf_reader__open(&r, path, &ro2, &errmsg);
-
-	if (err) {
-		pr_err("%s", errmsg ? errmsg : hbbp_strerror(err));
-		return err;
-	}
-	while ((ret = perf_reader__next(r, &rec)) > 0) {
-		const struct perf_branch_entry *e = rec->sample.branches;
-		uint64_t n = rec->sample.nr_branches;
-
-		if (rec->type != PERF_RECORD_SAMPLE || rec->evidx != evidx || !e)
-			continue;
-		/* the 0/0 padding of a partly filled LBR, as hbbp_driver__digest drops it */
-		while (n && !e[n - 1].from && !e[n - 1].to)
-			n--;
-		if (n < 2)
-			continue;
-		err = hbbp_lbr_time__add_stack(t, rec->sample.pid, e, n);
-		if (err)
-			break;
-	}
-	if (!err && ret < 0) {
-		pr_err("%s", perf_reader__errmsg(r));
-		err = ret;
-	}
-	perf_reader__delete(r);
-	return err ? err : hbbp_lbr_time__finish(t);
-}
-
-int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o,
-			   const struct perf_reader_opts *ro)
+int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o)
 {
 	const struct perf_event_info *lbr = NULL;
 	const char *name;
@@ -96,18 +55,24 @@ int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o
 	if (!is_time)
 		pr_warn("--lbr-weighting time: '%s' does not count time; its stacks are weighted "
 			"by stream duration all the same", name);
-	if (perf_reader__header(run->reader)->is_pipe) {
-		pr_warn("'%s' samples the branch stacks on time, but the time-weighted LBR "
-			"estimate reads the input twice and a pipe cannot be: plain weight, "
-			"biased toward code before slow code", name);
-		return result__warn(run->res, "LBR stacks sampled on time weighted plain: the "
-				    "input is a pipe (the time weight reads it twice)");
-	}
 	hbbp_lbr_time__init(&run->lbr_time);
 	run->lbr_time_ok = true;
-	err = lbr_time_read(&run->lbr_time, o->input, evidx, lbr->name, ro);
-	if (err)
-		return err;
+	hbbp_lbr_defer__init(&run->lbr_defer, &run->lbr_time, evidx);
+	run->drv.defer = &run->lbr_defer;
+	return 0;
+}
+
+int convert__lbr_weighting_end(struct convert_run *run)
+{
+	const struct perf_event_info *lbr;
+	const char *name;
+
+	if (!run->drv.defer)
+		return 0;
+	hbbp_lbr_defer__exit(&run->lbr_defer);	/* its weights are added */
+	run->drv.defer = NULL;
+	lbr = run->events[run->lbr_defer.evidx];
+	name = lbr->name ? lbr->name : "?";
 	if (run->lbr_time.status != HBBP_LBR_TIME_OK) {
 		const struct hbbp_lbr_time_stats *st = &run->lbr_time.st;
 
@@ -122,7 +87,6 @@ int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o
 				    hbbp_lbr_time__status_name(run->lbr_time.status));
 	}
 	run->lbr_weighting = HBBP_LBR_WEIGHT_TIME;
-	run->drv.acc.lbr_time = &run->lbr_time;
 	if (lbr->attr.type == PERF_TYPE_SOFTWARE) {
 		/* cpu-clock, task-clock: the period is in nanoseconds, D(Y) in cycles */
 		pr_warn("'%s' counts nanoseconds, the stream durations are cycles: the LBR counts "

@@ -379,8 +379,7 @@ bool hbbp_accum__branch_key(const struct hbbp_stack *s, uint64_t k, uint64_t *ke
 	return lf->dso || lt->dso;
 }
 
-/* method.md §5: whether the stream e[k].to .. e[k-1].from is kept (REJ__COUNT) or why not. */
-static enum hbbp_reject stream_class(const struct hbbp_stack *s, uint64_t k)
+enum hbbp_reject hbbp_stack__stream_class(const struct hbbp_stack *s, uint64_t k)
 {
 	const struct hbbp_end *lto = &s->ends[2 * k + 1], *lfrom = &s->ends[2 * (k - 1)];
 
@@ -413,7 +412,7 @@ bool hbbp_accum__stream_key(const struct hbbp_stack *s, uint64_t k, uint64_t tas
 			    uint64_t *key)
 {
 	stream_key(s, k, task, evidx, key);
-	return stream_class(s, k) == REJ__COUNT;
+	return hbbp_stack__stream_class(s, k) == REJ__COUNT;
 }
 
 /* Per branch (from, to) of a stack: method.md §5 (bias, decision) slot counters, oldest slot
@@ -499,7 +498,7 @@ int hbbp_accum__lbr(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 	}
 	for (k = 1; k < n && !err; k++) {
 		struct bbmap_dso *dto = s->ends[2 * k + 1].dso, *dfrom = s->ends[2 * (k - 1)].dso;
-		enum hbbp_reject r = stream_class(s, k);
+		enum hbbp_reject r = hbbp_stack__stream_class(s, k);
 
 		if (r == REJ_UNMAPPED)
 			pr_debug("stream %s .. %s: unmapped (entries %" PRIu64 "/%" PRIu64 ")",

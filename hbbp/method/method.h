@@ -258,6 +258,9 @@ int hbbp_accum__ebs(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 bool hbbp_accum__branch_key(const struct hbbp_stack *s, uint64_t k, uint64_t *key);
 bool hbbp_accum__stream_key(const struct hbbp_stack *s, uint64_t k, uint64_t task, int evidx,
 			    uint64_t *key);
+/* method.md §5: whether the stream e[k].to .. e[k-1].from of s (k >= 1) is kept (REJ__COUNT)
+ * or why not. */
+enum hbbp_reject hbbp_stack__stream_class(const struct hbbp_stack *s, uint64_t k);
 /* hbbp_accum__ebs without the sum: the samples counted, the key of a->ebs their sums go to
  * into key[0..4), for a caller that sums them itself into a struct hbbp_ebs_val. */
 void hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
