@@ -579,14 +579,16 @@ static int decode_counts(struct perf_reader *r, const uint8_t *p, uint32_t size,
 		rec->throttle.time = rd64(r, p + 8);
 		rec->throttle.id = rd64(r, p + 16);
 		rec->throttle.stream_id = rd64(r, p + 24);
+		idx = perf_reader__event_of_id(r, rec->throttle.id);
+		if (idx < 0 && r->nr_events == 1)
+			idx = 0;
+		if (rec->evidx < 0)	/* the event the record names */
+			rec->evidx = idx;
 		if (rec->type == PERF_RECORD_UNTHROTTLE) {
 			r->stats.nr_unthrottle++;
 			return 0;
 		}
-		idx = perf_reader__event_of_id(r, rec->throttle.id);
 		r->stats.nr_throttle++;
-		if (idx < 0 && r->nr_events == 1)
-			idx = 0;
 		if (idx >= 0)
 			r->events[idx].info.nr_throttle++;
 		return 0;

@@ -269,6 +269,9 @@ static const struct cli_option options[] = {
 	  "by its stream's duration (default for a time event with cycle counts) or "
 	  "period/(n-1)", NULL, parse_choice, F(conv.lbr_weighting), .choices = lbr_weights,
 	  .bad = "'%s': expected time or plain" },
+	{ .name = "no-throttle-correction", 0, NULL, CONVERTING, "Method", "leave the absolute "
+	  "counts of a throttled event unscaled (default: scaled by its sampled span over the "
+	  "span less the throttled time)", NULL, parse_true, F(conv.no_throttle_correction) },
 
 	{ .name = "binary", 0, "NAME=PATH", CONVERTING, "Binaries", "the file of the module "
 	  "recorded as NAME (repeatable)", NULL, parse_binary, F(binaries) },

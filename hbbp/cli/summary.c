@@ -160,8 +160,13 @@ static void summary_events(const struct convert_run *run, const struct convert_o
 		if (e->role == HBBP_ROLE_LBR)
 			fprintf(stderr, ", %" PRIu64 " stacks, %" PRIu64 " streams", e->used,
 				e->streams);
-		if (e->scale != 1.0)
-			fprintf(stderr, ", multiplexed x%.3f", e->scale);
+		if (e->scale != e->throttle_scale)
+			fprintf(stderr, ", multiplexed x%.3f", e->scale / e->throttle_scale);
+		if (e->throttled_frac > 0)
+			fprintf(stderr, ", throttled %.2f%% of its span: %s x%.4f",
+				100.0 * e->throttled_frac, e->throttle_scale != 1.0 ? "scaled" :
+				"not scaled (--no-throttle-correction), would be",
+				1.0 / (1.0 - e->throttled_frac));
 		if (e->role == HBBP_ROLE_UNUSED && e->role_reason)
 			fprintf(stderr, " (%s)", e->role_reason);
 		fputc('\n', stderr);

@@ -339,6 +339,7 @@ static int run_prepare(struct convert_run *run, const struct convert_opts *o)
 		return err;
 	run->drv_ok = true;
 	run->drv.per_thread = run_wants_threads(o);
+	run->drv.acc.no_throttle = o->no_throttle_correction;
 	/* the samples' batches interleave over the recorded time span (interval.h) */
 	run->drv.acc.batch_slot = hbbp_batch__slot(h->first_sample_time, h->last_sample_time);
 	return convert__lbr_weighting(run, o);

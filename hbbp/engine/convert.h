@@ -28,6 +28,7 @@ struct convert_opts {
 	const char *ebs_event, *lbr_event;
 	struct bbmap_find_opts find;	/* binaries, search paths, demangling */
 	int lbr_weighting;		/* enum hbbp_lbr_weighting (--lbr-weighting) */
+	bool no_throttle_correction;	/* --no-throttle-correction (method.md §7) */
 	bool keep_batch_sums;		/* the counts' sums per batch (hbbp_counts.block_bs)
 					 * and the accumulators' sums kept after the
 					 * attribution (for comparisons) */
@@ -138,7 +139,9 @@ struct convert_event_figures {
 	uint64_t samples;
 	uint64_t used;			/* EBS: samples resolved; LBR: stacks */
 	uint64_t streams;
-	double scale;			/* multiplexing (1: none) */
+	double scale;			/* multiplexing times throttling (1: none) */
+	double throttle_scale;		/* throttling (1: none or not corrected) */
+	double throttled_frac;		/* the throttled share of its sampled span */
 	double stream_weight, stream_weight_plain;
 	/* the time weight (method.md §5b): stacks weighted by their start's streams, of them
 	 * refined by the IP, and weighted by the recording's mean */

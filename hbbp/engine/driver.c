@@ -300,6 +300,10 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
+		if ((rec->sample.present & PERF_SAMPLE_TIME) && rec->evidx >= 0 &&
+		    hbbp_throttle__sample(&d->acc.throttle, rec->evidx, rec->sample.cpu,
+					  rec->sample.time))
+			return -ENOMEM;
 		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, d->acc.lbr_time,
 				    d->acc.batch_slot, rec, &it);
 		err = hbbp_accum__count_item(&d->acc, &it);
@@ -315,6 +319,12 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 		else if (!err && it.kind == HBBP_ITEM_LBR)
 			err = driver_stack(d, &it);
 		return err;
+	case PERF_RECORD_THROTTLE: case PERF_RECORD_UNTHROTTLE:
+		if (rec->evidx < 0)
+			return 0;
+		return hbbp_throttle__record(&d->acc.throttle, rec->evidx,
+					     rec->has_sid ? rec->sid.cpu : 0, rec->throttle.time,
+					     rec->type == PERF_RECORD_THROTTLE);
 	case PERF_RECORD_READ:
 		return hbbp_accum__read_value(&d->acc, rec->read.pid, rec->read.tid,
 					      rec->has_sid ? rec->sid.cpu : 0, rec->evidx,

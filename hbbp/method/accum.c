@@ -68,6 +68,7 @@ int hbbp_accum__init(struct hbbp_accum *a, const struct hbbp_code *code,
 	hmap__init(&a->bias, 4, sizeof(struct hbbp_bias_val));
 	hmap__init(&a->unres, 1, sizeof(struct hbbp_unresolved));
 	hmap__init(&a->reads, 3, 2 * sizeof(uint64_t));
+	hbbp_throttle__init(&a->throttle);
 	return 0;
 }
 
@@ -81,6 +82,7 @@ void hbbp_accum__exit(struct hbbp_accum *a)
 	hmap__exit(&a->bias);
 	hmap__exit(&a->unres);
 	hmap__exit(&a->reads);
+	hbbp_throttle__exit(&a->throttle);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -179,6 +181,11 @@ void hbbp_accum__scale(struct hbbp_accum *a)
 		e->scale = 1.0;
 		if (e->time_running && e->time_running < e->time_enabled)
 			e->scale = (double)e->time_enabled / (double)e->time_running;
+		e->throttle_scale = hbbp_throttle__factor(&a->throttle, (int)i,
+							  &e->throttled_frac);
+		if (a->no_throttle)
+			e->throttle_scale = 1.0;
+		e->scale *= e->throttle_scale;
 	}
 }
 

@@ -24,6 +24,7 @@
 #include "hbbp/method/lbr_time.h"
 #include "hbbp/method/leaders.h"
 #include "hbbp/method/roles.h"
+#include "hbbp/method/throttle.h"
 #include "reader/perf_reader.h"
 #include "util/hmap.h"
 
@@ -93,7 +94,10 @@ struct hbbp_event_state {
 	 * recording's mean duration (fallback) and with the IP refinement */
 	uint64_t lbr_time_stacks, lbr_time_fallback, lbr_time_by_ip;
 	uint64_t time_enabled, time_running;	/* summed over the counters read (READ) */
-	double scale;			/* enabled / running, 1 when not multiplexed */
+	double scale;			/* enabled / running, 1 when not multiplexed, times ... */
+	double throttle_scale;		/* ... span / (span - throttled time) (§7), 1 when not
+					 * throttled or not corrected */
+	double throttled_frac;		/* the throttled share of its sampled span */
 	struct hbbp_bsum bs;		/* periods of its used samples (EBS, LBR stacks) per batch */
 };
 
@@ -139,6 +143,8 @@ struct hbbp_accum {
 	struct hmap bias;
 	struct hmap unres;	/* (dso) -> struct hbbp_unresolved */
 	struct hmap reads;	/* (task, cpu, ev) -> last time_enabled, time_running */
+	struct hbbp_throttle throttle;	/* the counters' throttled times (§7) */
+	bool no_throttle;	/* the caller's: leave the estimates unscaled for throttling */
 	uint64_t rejected[REJ__COUNT];
 	double rejected_weight[REJ__COUNT];
 	uint64_t nr_samples, nr_unused_samples;
@@ -274,7 +280,8 @@ void hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int e
 int hbbp_accum__lbr(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 		    const struct hbbp_stack *s, double weight, double period, uint64_t cnt,
 		    const struct hbbp_bsum *bs);
-/* method.md §7: sums the read values per event and sets each event's scale. */
+/* method.md §7: sums the read values per event and sets each event's scale: enabled over
+ * running, times its throttle factor (a->throttle) unless a->no_throttle. */
 void hbbp_accum__scale(struct hbbp_accum *a);
 /* The comm of task pid/key (through the code), or NULL; the thread's tid in *tid (may be
  * NULL): a task's tid is the thread key of its name (the tid under its first). */

@@ -717,12 +717,29 @@ static int mix_meta(struct result *res, const struct mix_ctx *x)
 				   "%" PRIu64 " lost samples, %" PRIu64 " THROTTLE records): the "
 				   "estimate is biased", lost_records, rs->nr_lost_samples,
 				   rs->nr_throttle);
-	for (i = 0; i < d->nr_events && !err; i++)
-		if (d->ev[i].role != HBBP_ROLE_UNUSED && d->ev[i].scale != 1.0)
+	for (i = 0; i < d->nr_events && !err; i++) {
+		const struct hbbp_event_state *e = &d->ev[i];
+		double mux = e->scale / e->throttle_scale;
+
+		if (e->role == HBBP_ROLE_UNUSED)
+			continue;
+		if (mux != 1.0)
 			err = result__warn(res, "event '%s' was multiplexed (running %.1f%% of the "
 					   "time): its estimates are scaled by %.4f",
-					   d->ev[i].name ? d->ev[i].name : "?",
-					   100.0 / d->ev[i].scale, d->ev[i].scale);
+					   e->name ? e->name : "?", 100.0 / mux, mux);
+		if (!err && e->throttled_frac > 0)
+			err = result__warn(res, "event '%s' was throttled %.2f%% of its sampled "
+					   "span: its estimates are %s", e->name ? e->name : "?",
+					   100.0 * e->throttled_frac, e->throttle_scale != 1.0 ?
+					   "scaled by the factor throttle_scale_N" :
+					   "not scaled (--no-throttle-correction)");
+		if (!err && e->throttled_frac > 0) {
+			char mkey[48];
+
+			snprintf(mkey, sizeof(mkey), "throttle_scale_%zu", i);
+			err = result__meta_real(res, mkey, e->throttle_scale);
+		}
+	}
 	return err;
 }
 
