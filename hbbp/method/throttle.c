@@ -47,6 +47,7 @@ int hbbp_throttle__record(struct hbbp_throttle *t, int evidx, uint32_t cpu, uint
 
 	if (!c)
 		return -ENOMEM;
+	hbbp_throttle__seen(t, time);
 	if (on && !c->since)
 		c->since = time ? time : 1;
 	else if (!on && c->since) {
