@@ -243,6 +243,8 @@ void cli_summary(const struct convert_run *run, const struct convert_opts *o, do
 {
 	const char *unit = convert__ebs_unit(run), *count_unit = convert__count_unit(run);
 	struct convert_figures f;
+	uint64_t throttled;
+	size_t i;
 
 	if (convert__figures(run, &f)) {
 		pr_err("%s: out of memory for the summary", o->input);
@@ -257,7 +259,11 @@ void cli_summary(const struct convert_run *run, const struct convert_opts *o, do
 		fprintf(stderr, "  LBR weight touching modules with code: %.4g, %.2f%% of it "
 			"attributed\n", f.code_weight, 100 * (f.code_weight - f.code_rejected) /
 			f.code_weight);
-	if (f.lost_records || f.lost_samples || f.throttled)
+	throttled = f.throttled;
+	for (i = 0; i < f.nr_events; i++)	/* throttling corrected: no bias left to warn of */
+		if (f.ev[i].throttle_scale != 1.0)
+			throttled = 0;
+	if (f.lost_records || f.lost_samples || throttled)
 		fprintf(stderr, "  warning: %" PRIu64 " LOST records (%" PRIu64 " events), %" PRIu64
 			" lost samples, %" PRIu64 " THROTTLE records: the estimate is biased\n",
 			f.lost_records, f.lost_events, f.lost_samples, f.throttled);

@@ -663,7 +663,7 @@ static int mix_meta(struct result *res, const struct mix_ctx *x)
 	const struct perf_reader_stats *rs = x->rs;
 	const struct hbbp_unresolved *u;
 	const uint64_t *ukey;
-	uint64_t lost_records = rs->nr_records[PERF_RECORD_LOST];
+	uint64_t lost_records = rs->nr_records[PERF_RECORD_LOST], throttled = rs->nr_throttle;
 	uint64_t ebs_used = 0, lbr_used = 0, streams = 0;
 	double unres_ebs = 0, unres_lbr = 0, sweight = 0;
 	char key[64];
@@ -712,7 +712,10 @@ static int mix_meta(struct result *res, const struct mix_ctx *x)
 	err = err ? err : result__meta_real(res, "unresolved_lbr_weight", hbbp_round_count(unres_lbr));
 	err = err ? err : result__meta_int(res, "biased_branches",
 					   (int64_t)x->c->nr_biased_branches);
-	if (!err && (lost_records || rs->nr_lost_samples || rs->nr_throttle))
+	for (i = 0; i < d->nr_events; i++)	/* throttling corrected: no bias left to warn of */
+		if (d->ev[i].throttle_scale != 1.0)
+			throttled = 0;
+	if (!err && (lost_records || rs->nr_lost_samples || throttled))
 		err = result__warn(res, "samples were lost or throttled (%" PRIu64 " LOST records, "
 				   "%" PRIu64 " lost samples, %" PRIu64 " THROTTLE records): the "
 				   "estimate is biased", lost_records, rs->nr_lost_samples,
