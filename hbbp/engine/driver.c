@@ -298,6 +298,11 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 	struct hbbp_sample_item it;
 	int err;
 
+	/* the end of the throttle spans: the last time of any record (an EXIT's too) */
+	if (rec->type != PERF_RECORD_SAMPLE && rec->has_sid)
+		hbbp_throttle__seen(&d->acc.throttle, rec->sid.time);
+	if (rec->type == PERF_RECORD_EXIT || rec->type == PERF_RECORD_FORK)
+		hbbp_throttle__seen(&d->acc.throttle, rec->task.time);
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
 		if ((rec->sample.present & PERF_SAMPLE_TIME) && rec->evidx >= 0 &&
@@ -332,11 +337,6 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 	default:
 		break;
 	}
-	/* the end of the throttle spans: the last time of any record (an EXIT's too) */
-	if (rec->has_sid)
-		hbbp_throttle__seen(&d->acc.throttle, rec->sid.time);
-	if (rec->type == PERF_RECORD_EXIT || rec->type == PERF_RECORD_FORK)
-		hbbp_throttle__seen(&d->acc.throttle, rec->task.time);
 	if (record_keeps_maps(rec->type))	/* LOST, THROTTLE: counted by the reader */
 		return 0;
 	err = d->stacks.nr ? driver_flush(d) : 0;

@@ -115,7 +115,7 @@ expect lbr_time_zero "blocks '$TMP/plain.exp' '$TMP/z.csv' && grep -q 'no cycle 
 expect lbr_time_saturated "blocks '$TMP/plain.exp' '$TMP/s.csv' && grep -q 'saturated.*cannot be corrected' '$TMP/s.err' && ! grep -qi 'nan\|inf' '$TMP/s.csv'"
 # a pipe is read once, like a file: the time weight all the same
 "$HBBP" - $BIN --by block -o "$TMP/p.csv" < "$TMP/p.data" 2>"$TMP/p.err"
-expect lbr_time_pipe "blocks '$TMP/time.exp' '$TMP/p.csv' && ! grep -q 'plain' '$TMP/p.err'"
+expect lbr_time_pipe "blocks '$TMP/time.exp' '$TMP/p.csv' && grep -q 'LBR weight: time' '$TMP/p.err'"
 # a bad --lbr-weighting is a usage error (exit 1) naming the choices
 "$HBBP" "$TMP/t.data" $BIN --lbr-weighting bogus -o "$TMP/u.csv" 2>"$TMP/u.err"
 st=$?

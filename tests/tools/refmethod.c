@@ -198,6 +198,10 @@ struct ref {
 	struct tab streams;	/* (pid, tid, dso, to, from, ev) -> struct stream_val */
 	struct tab branches;	/* (dso from, from, dso to, to) -> struct branch_val */
 	struct tab reads;	/* (pid, tid, cpu, ev) -> last time_enabled, time_running */
+	/* §7 throttling: (ev, cpu) -> first time + 1, throttled since + 1 (0: sampling), time
+	 * throttled; and the last time of the recording */
+	struct tab thr;
+	uint64_t last_time;
 	struct tab starts;	/* §5b: (pid, start) -> first index in durs, count */
 	struct dur *durs;	/* §5b: per (pid, start, end), sorted */
 	double mean_dur;
@@ -587,12 +591,44 @@ static void ref_code_record(struct ref *r, const struct perf_record *rec)
 	}
 }
 
+/* §7: a counter (event, cpu) seen at time t: sampling (on < 0), throttled (1), unthrottled (0) */
+static void ref_throttle(struct ref *r, int evidx, uint32_t cpu, uint64_t t, int on)
+{
+	uint64_t key[2] = { (uint64_t)evidx, cpu }, *v;
+
+	if (evidx < 0)
+		return;
+	v = tab_put(&r->thr, key);
+	if (!v[0] || t + 1 < v[0])
+		v[0] = t + 1;
+	if (on == 1 && !v[1])
+		v[1] = t + 1;
+	if (on == 0 && v[1]) {
+		v[2] += t + 1 > v[1] ? t + 1 - v[1] : 0;
+		v[1] = 0;
+	}
+}
+
 static int ref_pass(struct ref *r)
 {
 	const struct perf_record *rec;
 	int ret;
 
 	while ((ret = perf_reader__next(r->rd, &rec)) > 0) {
+		uint64_t t = rec->type == PERF_RECORD_SAMPLE ? rec->sample.time :
+			     rec->type == PERF_RECORD_THROTTLE || rec->type == PERF_RECORD_UNTHROTTLE ?
+			     rec->throttle.time : rec->has_sid ? rec->sid.time : 0;
+
+		if ((rec->type == PERF_RECORD_EXIT || rec->type == PERF_RECORD_FORK) &&
+		    rec->task.time > t)
+			t = rec->task.time;
+		if (t > r->last_time)
+			r->last_time = t;
+		if (rec->type == PERF_RECORD_SAMPLE && (rec->sample.present & PERF_SAMPLE_TIME))
+			ref_throttle(r, rec->evidx, rec->sample.cpu, t, -1);
+		if (rec->type == PERF_RECORD_THROTTLE || rec->type == PERF_RECORD_UNTHROTTLE)
+			ref_throttle(r, rec->evidx, rec->has_sid ? rec->sid.cpu : 0, t,
+				     rec->type == PERF_RECORD_THROTTLE);
 		if (rec->type == PERF_RECORD_SAMPLE)
 			ref_sample(r, rec);
 		else if (rec->type == PERF_RECORD_READ)
@@ -616,9 +652,21 @@ static void ref_scale(struct ref *r)
 	}
 	for (i = 0; i < r->nr_ev; i++) {
 		struct rev *e = &r->ev[i];
+		uint64_t span = 0, off = 0;
+		size_t j;
 
 		e->scale = e->running && e->running < e->enabled ?
 			   (double)e->enabled / (double)e->running : 1.0;
+		/* throttling: the counters' spans to the end over those spans less their gaps
+		 * (a gap still open runs to the end) */
+		tab_for_each(&r->thr, j, key, v) {
+			if (key[0] != i || r->last_time + 1 <= v[0])
+				continue;
+			span += r->last_time + 1 - v[0];
+			off += v[2] + (v[1] && r->last_time + 1 > v[1] ? r->last_time + 1 - v[1] : 0);
+		}
+		if (off && off < span)
+			e->scale *= (double)span / (double)(span - off);
 	}
 }
 
@@ -1119,6 +1167,7 @@ static int ref_open(struct ref *r, const struct ref_opts *o)
 	tab_init(&r->streams, 6, sizeof(struct stream_val));
 	tab_init(&r->branches, 4, sizeof(struct branch_val));
 	tab_init(&r->reads, 4, 2 * sizeof(uint64_t));
+	tab_init(&r->thr, 2, 3 * sizeof(uint64_t));
 	tab_init(&r->blocks, 3, sizeof(struct blk));
 	tab_init(&r->tblocks, 5, sizeof(struct blk));
 	return 0;
