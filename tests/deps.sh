@@ -26,6 +26,9 @@ if [ "$need" = check ]; then
 	command -v perf >/dev/null || pkgs="$pkgs linux-perf"
 	command -v zstd >/dev/null || pkgs="$pkgs zstd"
 	command -v jq >/dev/null || pkgs="$pkgs jq"
+	command -v strace >/dev/null || pkgs="$pkgs strace"	# a file read once
+	command -v g++ >/dev/null || pkgs="$pkgs g++"		# C++ names as perf shows them
+	command -v python3 >/dev/null || pkgs="$pkgs python3"	# recordings edited in tests
 	command -v aarch64-linux-gnu-objdump >/dev/null || pkgs="$pkgs binutils-aarch64-linux-gnu"
 	# headless rendering of the HTML report (tests/cli/report.sh)
 	command -v chromium >/dev/null || pkgs="$pkgs chromium"
