@@ -53,15 +53,11 @@ int bbmap_names__load_kallsyms(struct bbmap_names *t, const char *path, const ch
 {
 	char line[KALLSYMS_LINE_MAX], name[KALLSYMS_LINE_MAX], mod[KALLSYMS_LINE_MAX];
 	uint64_t nread = 0;
-	int fd = hbbp_open_file(path, 0, HBBP_OPEN_TEXT_MAX, NULL), err = 0;
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	int err = 0;
+	FILE *f = hbbp_open_text(path, 0, &err);
 
-	if (!f) {
-		err = fd < 0 ? fd : -errno;
-		if (fd >= 0)
-			close(fd);
+	if (!f)
 		return err;
-	}
 	/* /proc/kallsyms tells no size: what is read is bounded here */
 	while (fgets(line, sizeof(line), f) && (nread += strlen(line)) <= HBBP_OPEN_TEXT_MAX) {
 		unsigned long long addr;

@@ -22,15 +22,11 @@ int bbmap_names__load_perfmap(struct bbmap_names *t, const char *path, unsigned 
 {
 	char line[PERFMAP_LINE_MAX];
 	uint64_t nread = 0;
-	int fd = hbbp_open_file(path, flags, HBBP_OPEN_TEXT_MAX, NULL), err = 0;
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	int err = 0;
+	FILE *f = hbbp_open_text(path, flags, &err);
 
-	if (!f) {
-		err = fd < 0 ? fd : -errno;
-		if (fd >= 0)
-			close(fd);
+	if (!f)
 		return err;
-	}
 	while (fgets(line, sizeof(line), f) && (nread += strlen(line)) <= HBBP_OPEN_TEXT_MAX) {
 		unsigned long long start, size;
 		char *p = line, *end, *name;

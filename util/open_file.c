@@ -83,3 +83,16 @@ int hbbp_open_file(const char *path, unsigned int flags, uint64_t max_size, uint
 		*size = (uint64_t)fst.st_size;
 	return fd;
 }
+
+FILE *hbbp_open_text(const char *path, unsigned int flags, int *err)
+{
+	int fd = hbbp_open_file(path, flags, HBBP_OPEN_TEXT_MAX, NULL);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+
+	if (!f) {
+		*err = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	return f;
+}

@@ -13,6 +13,7 @@
 #define HBBP_OPEN_FILE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #define HBBP_OPEN_OWNED		1u	/* owned by the effective user or root */
 
@@ -24,5 +25,8 @@
  * when it cannot be opened (ENOENT and the like: no warning, a search goes on), or
  * -HBBP_EREFUSED after the warning. */
 int hbbp_open_file(const char *path, unsigned int flags, uint64_t max_size, uint64_t *size);
+/* The same for a text file read line by line (JIT maps, kallsyms, sources, at most
+ * HBBP_OPEN_TEXT_MAX): a stdio stream, or NULL with *err the negative error. */
+FILE *hbbp_open_text(const char *path, unsigned int flags, int *err);
 
 #endif

@@ -52,7 +52,7 @@ static struct src_file *src_load(struct src_cache *c, const char *path)
 {
 	struct src_file *s;
 	FILE *fp;
-	int fd;
+	int err;
 	size_t i, n, size;
 	long len;
 
@@ -68,13 +68,9 @@ static struct src_file *src_load(struct src_cache *c, const char *path)
 		return NULL;
 	c->nr++;
 	/* a path the debug info names: hbbp_open_file refuses what is not a regular file */
-	fd = hbbp_open_file(path, 0, HBBP_OPEN_TEXT_MAX, NULL);
-	fp = fd >= 0 ? fdopen(fd, "r") : NULL;
-	if (!fp) {
-		if (fd >= 0)
-			close(fd);
+	fp = hbbp_open_text(path, 0, &err);
+	if (!fp)
 		return s;
-	}
 	if (fseek(fp, 0, SEEK_END) || (len = ftell(fp)) < 0 || (size_t)len > SRC_MAX_SIZE ||
 	    fseek(fp, 0, SEEK_SET))
 		goto out;
