@@ -35,10 +35,10 @@ void hbbp_lbr_defer__exit(struct hbbp_lbr_defer *d)
 static int defer_dso(struct hbbp_lbr_defer *d, struct hbbp_defer_stack *st,
 		     struct bbmap_dso *dso, bool rej)
 {
-	struct hbbp_defer_dso *x = d->dsos + st->first_dso;
+	struct hbbp_defer_dso *x;
 	uint32_t i;
 
-	for (i = 0; i < st->nr_dso && x[i].dso != dso; i++)
+	for (i = 0; i < st->nr_dso && d->dsos[st->first_dso + i].dso != dso; i++)
 		;
 	if (i == st->nr_dso) {
 		if (grow_one((void **)&d->dsos, &d->alloc_dsos, sizeof(*d->dsos), d->nr_dsos))
@@ -49,6 +49,7 @@ static int defer_dso(struct hbbp_lbr_defer *d, struct hbbp_defer_stack *st,
 		st->nr_dso++;
 		d->nr_dsos++;
 	}
+	x = d->dsos + st->first_dso;
 	x[i].total++;
 	x[i].rejected += rej;
 	return 0;

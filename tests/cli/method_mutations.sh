@@ -7,7 +7,8 @@
 # Mutations: (a) the stream weight divided by n instead of n-1; (b) e[0].to counted as a stream
 # start (streams paired e[k-1].to .. e[k].from, the stack read oldest first); (c) the bias flag
 # inverted; (d) the hybrid cutoff compared with < instead of <=; (e) D(Y) of the time weight
-# taken from the oldest entry's target instead of the interrupted newest stream's start.
+# taken from the oldest entry's target instead of the interrupted newest stream's start (the
+# start the engine hands the one-pass time weight, hbbp/method/lbr_defer.c).
 # Minutes (a build and five runs of method_reference.sh): make check-slow runs it.
 . "$(dirname "$0")/../lib.sh"
 T=$TMP/tree
@@ -49,5 +50,5 @@ mutate "(c) bias flag inverted" hbbp/method/blocks.c \
 	's|v->target = \(v->all >= HBBP_BIAS_MIN_OCC && v->expected > HBBP_BIAS_FACTOR \* chance\);|v->target = !(\1);|'
 mutate "(d) cutoff compared with <" hbbp/method/blocks.c \
 	's|if (nr_insns <= cutoff)|if (nr_insns < cutoff)|'
-mutate "(e) D(Y) from the oldest entry" hbbp/method/lbr_time.c \
-	's|it->raw\[0\]\.to|it->raw[it->nr - 1].to|'
+mutate "(e) D(Y) from the oldest entry" hbbp/engine/driver.c \
+	's|evidx, e\[0\]\.to);|evidx, e[n - 1].to);|'
