@@ -21,31 +21,15 @@
 #    table of the tool's, a changed view: refused (exit 2) naming it, no run added.
 # Skips only where the server binaries are absent.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/pg_lib.sh"
 W=$BUILD/tools/writetest
 [ -x "$W" ] || { fail "store_pg: $W not built"; exit 0; }
-PGBIN=
-for b in /usr/lib/postgresql/*/bin; do [ -x "$b/initdb" ] && [ -x "$b/pg_ctl" ] && PGBIN=$b; done
+pg_find
 if [ -z "$PGBIN" ]; then
 	skip "store_pg: PostgreSQL server binaries absent (Debian: apt-get install postgresql)"
 	exit 0
 fi
-PSQL=$PGBIN/psql
-[ -x "$PSQL" ] || PSQL=psql
-
-as_server=
-if [ "$(id -u)" -eq 0 ]; then
-	u=postgres
-	id "$u" > /dev/null 2>&1 || u=nobody
-	as_server="runuser -u $u --"
-fi
-chmod 755 "$TMP"
-D=$TMP/pg
-mkdir "$D"
-[ -n "$as_server" ] && chown "$u" "$D"
-pg_stop() {
-	[ -f "$D/data/postmaster.pid" ] &&
-		$as_server "$PGBIN/pg_ctl" -D "$D/data" -m fast -t 30 stop > /dev/null 2>&1
-}
+pg_dir
 trap 'pg_stop; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM HUP PIPE QUIT
 

@@ -11,6 +11,7 @@
 # caller that runs the write again after a non-zero exit ends with the run stored exactly
 # once. The trials must have hit each phase (before, during, committed) at least once.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/pg_lib.sh"
 W=$BUILD/tools/writetest
 SHIM=$BUILD/shim/faultshim.so
 [ -x "$W" ] && [ -f "$SHIM" ] || { fail "store_signals: writetest or faultshim.so not built"; exit 0; }
@@ -94,22 +95,10 @@ trials cli 10
 [ "$(sqlite3 "$DB" 'pragma integrity_check')$(sqlite3 "$DBC" 'pragma integrity_check')" = okok ] ||
 	bad="$bad; integrity check"
 
-PGBIN=
-for b in /usr/lib/postgresql/*/bin; do [ -x "$b/initdb" ] && [ -x "$b/pg_ctl" ] && PGBIN=$b; done
+pg_find
 if [ -n "$PGBIN" ]; then
-	PSQL=$PGBIN/psql
-	as_server=
-	if [ "$(id -u)" -eq 0 ]; then
-		u=postgres
-		id "$u" > /dev/null 2>&1 || u=nobody
-		as_server="runuser -u $u --"
-	fi
-	chmod 755 "$TMP"
-	D=$TMP/pg
-	mkdir "$D"
-	[ -n "$as_server" ] && chown "$u" "$D"
-	trap '[ -f "$D/data/postmaster.pid" ] && $as_server "$PGBIN/pg_ctl" -D "$D/data" -m fast \
-		-t 30 stop > /dev/null 2>&1; rm -rf "$TMP"' EXIT
+	pg_dir
+	trap 'pg_stop; rm -rf "$TMP"' EXIT
 	if $as_server "$PGBIN/initdb" -D "$D/data" -U hbbp --auth=trust -E UTF8 --no-locale \
 		> /dev/null 2>&1 && $as_server "$PGBIN/pg_ctl" -D "$D/data" -w -t 60 -l "$D/log" \
 		-o "-c listen_addresses='' -k $D -c fsync=off" start > /dev/null 2>&1; then
