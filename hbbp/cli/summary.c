@@ -167,6 +167,8 @@ static void summary_events(const struct convert_run *run, const struct convert_o
 				100.0 * e->throttled_frac, e->throttle_scale != 1.0 ? "scaled" :
 				"not scaled (--no-throttle-correction), would be",
 				1.0 / (1.0 - e->throttled_frac));
+		if (e->throttle_spread > 0)
+			fprintf(stderr, ", intervals +-%.2f%%", 100.0 * e->throttle_spread);
 		if (e->role == HBBP_ROLE_UNUSED && e->role_reason)
 			fprintf(stderr, " (%s)", e->role_reason);
 		fputc('\n', stderr);

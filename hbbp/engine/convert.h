@@ -142,6 +142,8 @@ struct convert_event_figures {
 	double scale;			/* multiplexing times throttling (1: none) */
 	double throttle_scale;		/* throttling (1: none or not corrected) */
 	double throttled_frac;		/* the throttled share of its sampled span */
+	double throttle_spread;		/* the factor's uncertainty, relative: the intervals'
+					 * widening (method.md §7) */
 	double stream_weight, stream_weight_plain;
 	/* the time weight (method.md §5b): stacks weighted by their start's streams, of them
 	 * refined by the IP, and weighted by the recording's mean */

@@ -307,7 +307,7 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 	case PERF_RECORD_SAMPLE:
 		if ((rec->sample.present & PERF_SAMPLE_TIME) && rec->evidx >= 0 &&
 		    hbbp_throttle__sample(&d->acc.throttle, rec->evidx, rec->sample.cpu,
-					  rec->sample.time))
+					  rec->sample.time, rec->sample.period))
 			return -ENOMEM;
 		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, d->acc.lbr_time,
 				    d->acc.batch_slot, rec, &it);

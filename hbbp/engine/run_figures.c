@@ -83,6 +83,7 @@ int convert__figures(const struct convert_run *run, struct convert_figures *f)
 		fe->scale = e->scale;
 		fe->throttle_scale = e->throttle_scale;
 		fe->throttled_frac = e->throttled_frac;
+		fe->throttle_spread = e->throttle_spread;
 		fe->stream_weight = e->stream_weight;
 		fe->stream_weight_plain = e->stream_weight_plain;
 		fe->lbr_time_stacks = e->lbr_time_stacks;

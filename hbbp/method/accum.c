@@ -182,9 +182,10 @@ void hbbp_accum__scale(struct hbbp_accum *a)
 		if (e->time_running && e->time_running < e->time_enabled)
 			e->scale = (double)e->time_enabled / (double)e->time_running;
 		e->throttle_scale = hbbp_throttle__factor(&a->throttle, (int)i,
-							  &e->throttled_frac);
+							  &e->throttled_frac,
+							  &e->throttle_spread);
 		if (a->no_throttle)
-			e->throttle_scale = 1.0;
+			e->throttle_scale = 1.0, e->throttle_spread = 0;
 		e->scale *= e->throttle_scale;
 	}
 }

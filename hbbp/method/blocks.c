@@ -458,6 +458,7 @@ static void count_interval(const struct hbbp_counts *c, const struct hbbp_block 
 
 	hbbp_counts__batch_estimates(c, lbr ? NULL : bs, lbr ? bs : NULL, bx);
 	hbbp_interval__estimates(count, bx, HBBP_BATCHES, lo, hi);
+	hbbp_interval__widen(count, c->widen, lo, hi);
 }
 
 /* The ratio factors of each role (see struct hbbp_counts): its events' used periods per batch,
@@ -469,11 +470,16 @@ static void counts_ratio(struct hbbp_counts *c, const struct hbbp_accum *a)
 
 	memset(&we, 0, sizeof(we));
 	memset(&wl, 0, sizeof(wl));
+	c->widen = 0;
 	for (i = 0; i < a->nr_events; i++) {
 		if (a->ev[i].role == HBBP_ROLE_EBS)
 			hbbp_bsum__axpy(&we, a->ev[i].scale, &a->ev[i].bs);
 		else if (a->ev[i].role == HBBP_ROLE_LBR)
 			hbbp_bsum__axpy(&wl, a->ev[i].scale, &a->ev[i].bs);
+		else
+			continue;
+		if (a->ev[i].throttle_spread > c->widen)
+			c->widen = a->ev[i].throttle_spread;
 	}
 	hbbp_interval__ratio(&we, &c->ebs_ratio);
 	hbbp_interval__ratio(&wl, &c->lbr_ratio);

@@ -72,3 +72,13 @@ void hbbp_interval__estimates(double est, const double *x, size_t k, double *lo,
 	*lo = est - half > 0 ? est - half : 0;
 	*hi = est + half < DBL_MAX ? est + half : DBL_MAX;
 }
+
+void hbbp_interval__widen(double est, double rel, double *lo, double *hi)
+{
+	double d = rel * est;
+
+	if (!(d > 0) || !isfinite(d))
+		return;
+	*lo = *lo - d > 0 ? *lo - d : 0;
+	*hi = *hi + d < DBL_MAX ? *hi + d : DBL_MAX;
+}

@@ -98,5 +98,8 @@ void hbbp_interval__batch_means(double est, const double *batch, size_t k, doubl
 /* The same from the batch estimates x[0..k) of est (x[i] = k * batch[i] above, or a batch's
  * sum times its ratio factor). */
 void hbbp_interval__estimates(double est, const double *x, size_t k, double *lo, double *hi);
+/* [lo, hi] widened by rel * est on each side (a relative uncertainty beyond the sampling
+ * noise: throttling's, method.md §7), lo not below 0. */
+void hbbp_interval__widen(double est, double rel, double *lo, double *hi);
 
 #endif

@@ -98,6 +98,7 @@ struct hbbp_event_state {
 	double throttle_scale;		/* ... span / (span - throttled time) (§7), 1 when not
 					 * throttled or not corrected */
 	double throttled_frac;		/* the throttled share of its sampled span */
+	double throttle_spread;		/* the factor's uncertainty, relative (throttle.h) */
 	struct hbbp_bsum bs;		/* periods of its used samples (EBS, LBR stacks) per batch */
 };
 
@@ -394,6 +395,9 @@ struct hbbp_counts {
 	 * of all samples sum to a known total); HBBP_BATCHES where no factor (ratio false). */
 	bool ratio;
 	struct hbbp_bsum ebs_ratio, lbr_ratio;
+	/* How much wider, relative to the count, every interval is for throttling: the largest
+	 * throttle_spread of the events used (method.md §7) */
+	double widen;
 	struct counts_ctx *make;	/* the steps' indexes (hbbp/method/blocks.c), until end */
 };
 

@@ -20,8 +20,9 @@ struct hbbp_throttle {
 
 void hbbp_throttle__init(struct hbbp_throttle *t);
 void hbbp_throttle__exit(struct hbbp_throttle *t);
-/* A sample of event evidx on cpu at time. 0 or -ENOMEM. */
-int hbbp_throttle__sample(struct hbbp_throttle *t, int evidx, uint32_t cpu, uint64_t time);
+/* A sample of event evidx on cpu at time, of period. 0 or -ENOMEM. */
+int hbbp_throttle__sample(struct hbbp_throttle *t, int evidx, uint32_t cpu, uint64_t time,
+			  uint64_t period);
 /* Any other record at time: the spans run to the last time seen. */
 static inline void hbbp_throttle__seen(struct hbbp_throttle *t, uint64_t time)
 {
@@ -32,7 +33,10 @@ static inline void hbbp_throttle__seen(struct hbbp_throttle *t, uint64_t time)
 int hbbp_throttle__record(struct hbbp_throttle *t, int evidx, uint32_t cpu, uint64_t time,
 			  bool on);
 /* Event evidx's factor span / (span - throttled) (1: never throttled), *frac the throttled
- * share of its span. */
-double hbbp_throttle__factor(const struct hbbp_throttle *t, int evidx, double *frac);
+ * share of its span; *spread (when not NULL) how far, relative to it, the factor is from the
+ * one that fills each gap at its counter's rate since its last UNTHROTTLE (the uncertainty
+ * of assuming the program alike in and out of the gaps; 0 when never throttled). */
+double hbbp_throttle__factor(const struct hbbp_throttle *t, int evidx, double *frac,
+			     double *spread);
 
 #endif

@@ -100,7 +100,7 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o,
 
 /* Row i of rows as the table's next row: the keys' values formatted, the counts rounded. */
 static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t i,
-		     const struct hbbp_mix_opts *o, double total)
+		     const struct hbbp_mix_opts *o, double total, double widen)
 {
 	const uint64_t *ids = mix_rows__ids(rows, i);
 	const struct mix_row *row = mix_rows__row(rows, i);
@@ -120,6 +120,7 @@ static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t
 			result_cell__int(&cell[j], (int64_t)ids[j]);
 	}
 	hbbp_interval__estimates(row->count, row->bx.b, HBBP_BATCHES, &lo, &hi);
+	hbbp_interval__widen(row->count, widen, &lo, &hi);
 	result_cell__real(&cell[j++], hbbp_round_count(row->count));
 	result_cell__real(&cell[j++], hbbp_round_count(lo));
 	result_cell__real(&cell[j++], hbbp_round_count(hi));
@@ -169,7 +170,7 @@ static int table_mix(struct result *res, const struct mix_ctx *x, double *total_
 		/* the rows are read in the table's order, not in memory's: the one ahead asked */
 		if (i + 8 < n)
 			__builtin_prefetch(mix_rows__ids(&rows, order[i + 8]));
-		err = mix_cells(t, &rows, order[i], o, total);
+		err = mix_cells(t, &rows, order[i], o, total, x->c->widen);
 	}
 	free(order);
 	mix_rows__exit(&rows);
@@ -734,13 +735,16 @@ static int mix_meta(struct result *res, const struct mix_ctx *x)
 			err = result__warn(res, "event '%s' was throttled %.2f%% of its sampled "
 					   "span: its estimates are %s", e->name ? e->name : "?",
 					   100.0 * e->throttled_frac, e->throttle_scale != 1.0 ?
-					   "scaled by the factor throttle_scale_N" :
+					   "scaled by the factor throttle_scale_N, the intervals "
+					   "widened by its uncertainty throttle_spread_N" :
 					   "not scaled (--no-throttle-correction)");
 		if (!err && e->throttled_frac > 0) {
 			char mkey[48];
 
 			snprintf(mkey, sizeof(mkey), "throttle_scale_%zu", i);
 			err = result__meta_real(res, mkey, e->throttle_scale);
+			snprintf(mkey, sizeof(mkey), "throttle_spread_%zu", i);
+			err = err ? err : result__meta_real(res, mkey, e->throttle_spread);
 		}
 	}
 	return err;

@@ -105,6 +105,15 @@ else
 			both "$1 $2, stacks on $ev" "$TMP/$1_$ev.data"
 		done
 	done
+	# throttled (at most 10 samples an event a tick: a quarter of them missing): the scale
+	# and the intervals' widening of method.md §7
+	if "$PMUSIM" --clock-hz 10000000 --hz 250 --throttle-rate 2500 --effects none \
+		--ebs-period 1000 --lbr-period 100 --lbr-depth 8 -o "$TMP/throttled.data" \
+		-- "$TMP/wl/primes" 8000 >/dev/null 2>"$TMP/thr.err"; then
+		both "primes 8000, throttled" "$TMP/throttled.data"
+	else
+		fail "method_reference: throttled primes: pmusim failed"; cat "$TMP/thr.err" >&2
+	fi
 	# the taken-branch recordings tiled into 16 MiB as the benchmark tiles them (two CPUs'
 	# samples overlapping in rounds of 512 KiB): many rounds and processes
 	if "$BUILD/tools/benchgen" --mb 16 -o "$TMP/tiled.data" "$TMP/primes_taken.data" \

@@ -202,6 +202,7 @@ struct ref {
 	 * throttled; and the last time of the recording */
 	struct tab thr;
 	uint64_t last_time;
+	double widen;		/* §7: every interval's widening for throttling, relative */
 	struct tab starts;	/* §5b: (pid, start) -> first index in durs, count */
 	struct dur *durs;	/* §5b: per (pid, start, end), sorted */
 	double mean_dur;
@@ -591,22 +592,45 @@ static void ref_code_record(struct ref *r, const struct perf_record *rec)
 	}
 }
 
-/* §7: a counter (event, cpu) seen at time t: sampling (on < 0), throttled (1), unthrottled (0) */
-static void ref_throttle(struct ref *r, int evidx, uint32_t cpu, uint64_t t, int on)
+/* §7: a counter (event, cpu) seen at time t: a sample of period (on < 0), throttled (1),
+ * unthrottled (0). Its slots: first time + 1, throttled since + 1 (0: sampling), time
+ * throttled, start + 1 of the stretch sampled since the last UNTHROTTLE, the periods of that
+ * stretch, all its periods, and (as doubles) its rate when throttled and the periods that
+ * rate gives its gaps. */
+static void ref_throttle(struct ref *r, int evidx, uint32_t cpu, uint64_t t, int on,
+			 uint64_t period)
 {
 	uint64_t key[2] = { (uint64_t)evidx, cpu }, *v;
+	double rate, gaps;
 
 	if (evidx < 0)
 		return;
 	v = tab_put(&r->thr, key);
 	if (!v[0] || t + 1 < v[0])
 		v[0] = t + 1;
-	if (on == 1 && !v[1])
-		v[1] = t + 1;
-	if (on == 0 && v[1]) {
-		v[2] += t + 1 > v[1] ? t + 1 - v[1] : 0;
-		v[1] = 0;
+	memcpy(&rate, &v[6], sizeof(rate));
+	memcpy(&gaps, &v[7], sizeof(gaps));
+	if (on < 0) {
+		if (!v[3])
+			v[3] = v[0];
+		v[4] += period;
+		v[5] += period;
 	}
+	if (on == 1 && !v[1]) {
+		v[1] = t + 1;
+		rate = v[3] && t + 1 > v[3] ? (double)v[4] / (double)(t + 1 - v[3]) : 0;
+	}
+	if (on == 0 && v[1]) {
+		if (t + 1 > v[1]) {
+			v[2] += t + 1 - v[1];
+			gaps += rate * (double)(t + 1 - v[1]);
+		}
+		v[1] = 0;
+		v[3] = t + 1;
+		v[4] = 0;
+	}
+	memcpy(&v[6], &rate, sizeof(rate));
+	memcpy(&v[7], &gaps, sizeof(gaps));
 }
 
 static int ref_pass(struct ref *r)
@@ -625,10 +649,10 @@ static int ref_pass(struct ref *r)
 		if (t > r->last_time)
 			r->last_time = t;
 		if (rec->type == PERF_RECORD_SAMPLE && (rec->sample.present & PERF_SAMPLE_TIME))
-			ref_throttle(r, rec->evidx, rec->sample.cpu, t, -1);
+			ref_throttle(r, rec->evidx, rec->sample.cpu, t, -1, rec->sample.period);
 		if (rec->type == PERF_RECORD_THROTTLE || rec->type == PERF_RECORD_UNTHROTTLE)
 			ref_throttle(r, rec->evidx, rec->has_sid ? rec->sid.cpu : 0, t,
-				     rec->type == PERF_RECORD_THROTTLE);
+				     rec->type == PERF_RECORD_THROTTLE, 0);
 		if (rec->type == PERF_RECORD_SAMPLE)
 			ref_sample(r, rec);
 		else if (rec->type == PERF_RECORD_READ)
@@ -652,7 +676,8 @@ static void ref_scale(struct ref *r)
 	}
 	for (i = 0; i < r->nr_ev; i++) {
 		struct rev *e = &r->ev[i];
-		uint64_t span = 0, off = 0;
+		uint64_t span = 0, off = 0, all = 0;
+		double gaps = 0, fill;
 		size_t j;
 
 		e->scale = e->running && e->running < e->enabled ?
@@ -662,11 +687,29 @@ static void ref_scale(struct ref *r)
 		tab_for_each(&r->thr, j, key, v) {
 			if (key[0] != i || r->last_time + 1 <= v[0])
 				continue;
+			memcpy(&fill, &v[7], sizeof(fill));
+			gaps += fill;
+			if (v[1] && r->last_time + 1 > v[1]) {
+				memcpy(&fill, &v[6], sizeof(fill));
+				gaps += fill * (double)(r->last_time + 1 - v[1]);
+			}
+			all += v[5];
 			span += r->last_time + 1 - v[0];
 			off += v[2] + (v[1] && r->last_time + 1 > v[1] ? r->last_time + 1 - v[1] : 0);
 		}
-		if (off && off < span)
-			e->scale *= (double)span / (double)(span - off);
+		if (!off || off >= span)
+			continue;
+		e->scale *= (double)span / (double)(span - off);
+		/* the intervals widen by how far the gaps filled at each counter's rate before
+		 * it was throttled are from the gaps filled at the average rate, the largest of
+		 * the events used */
+		if (all && (e->role == HBBP_ROLE_EBS || e->role == HBBP_ROLE_LBR)) {
+			double f_avg = (double)span / (double)(span - off);
+			double f_rate = ((double)all + gaps) / (double)all;
+
+			if (fabs(f_rate / f_avg - 1.0) > r->widen)
+				r->widen = fabs(f_rate / f_avg - 1.0);
+		}
 	}
 }
 
@@ -929,8 +972,9 @@ static void ref_ratio(const struct ref *r, enum hbbp_role role, double *f)
 }
 
 /* §10: the count's 95% interval from its estimate in each batch: batch means, Student's t with
- * K-1 = 9 degrees of freedom (2.26215716, from a table to 9 digits); [0, 0] for no count. */
-static void ref_interval(struct blk *b, const double *x)
+ * K-1 = 9 degrees of freedom (2.26215716, from a table to 9 digits); [0, 0] for no count;
+ * then wider by widen times the count on each side (§7). */
+static void ref_interval(struct blk *b, const double *x, double widen)
 {
 	double ss = 0, half, t9 = 2.26215716;
 	unsigned int i;
@@ -945,12 +989,16 @@ static void ref_interval(struct blk *b, const double *x)
 		half = t9 * b->count;
 	b->lo = b->count - half > 0 ? b->count - half : 0;
 	b->hi = b->count + half < DBL_MAX ? b->count + half : DBL_MAX;
+	if (widen > 0) {
+		b->lo = b->lo - widen * b->count > 0 ? b->lo - widen * b->count : 0;
+		b->hi = b->hi + widen * b->count < DBL_MAX ? b->hi + widen * b->count : DBL_MAX;
+	}
 }
 
 /* A block's (or thread block's) estimates and count under the source src (§4-§6), and its
  * interval (§10). */
 static void ref_count(struct blk *b, enum kind kind, uint32_t len, enum src src,
-		      const double *fe, const double *fl)
+		      const double *fe, const double *fl, double widen)
 {
 	bool lbr = src == S_LBR || src == S_LBR_FB, ebs = src == S_EBS || src == S_EBS_FB;
 	double x[NB];
@@ -969,7 +1017,7 @@ static void ref_count(struct blk *b, enum kind kind, uint32_t len, enum src src,
 		else if (ebs && len)
 			x[i] = ksum_val(&b->ebs_bs[i]) / len * fe[i];
 	}
-	ref_interval(b, x);
+	ref_interval(b, x, widen);
 }
 
 static void ref_choose(struct ref *r)
@@ -986,12 +1034,12 @@ static void ref_choose(struct ref *r)
 		enum src src = key[1] != K_CODE ? (r->method != M_LBR && has_e ? S_EBS : S_NONE) :
 			       ref_rule(r, b->len, has_e, has_l);
 
-		ref_count(b, key[1], b->len, src, fe, fl);
+		ref_count(b, key[1], b->len, src, fe, fl, r->widen);
 	}
 	tab_for_each(&r->tblocks, i, key, b) {
 		const struct blk *blk = tab_find(&r->blocks, key);
 
-		ref_count(b, key[1], blk->len, blk->source, fe, fl);
+		ref_count(b, key[1], blk->len, blk->source, fe, fl, r->widen);
 	}
 }
 
@@ -1167,7 +1215,7 @@ static int ref_open(struct ref *r, const struct ref_opts *o)
 	tab_init(&r->streams, 6, sizeof(struct stream_val));
 	tab_init(&r->branches, 4, sizeof(struct branch_val));
 	tab_init(&r->reads, 4, 2 * sizeof(uint64_t));
-	tab_init(&r->thr, 2, 3 * sizeof(uint64_t));
+	tab_init(&r->thr, 2, 8 * sizeof(uint64_t));
 	tab_init(&r->blocks, 3, sizeof(struct blk));
 	tab_init(&r->tblocks, 5, sizeof(struct blk));
 	return 0;

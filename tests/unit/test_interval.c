@@ -1,13 +1,15 @@
 /* Unit tests of the interval arithmetic (hbbp/method/interval.c) on hand-computed values:
  * Student's t quantiles against the printed tables, the batch-means interval of a spread
  * worked out by hand, a row from one sample (wide, finite), rows with no weight and
- * non-finite inputs (never NaN or inf, lo >= 0), and the batch hash (every batch in range,
- * each about a tenth of consecutive times).
+ * non-finite inputs (never NaN or inf, lo >= 0), the batch hash (every batch in range,
+ * each about a tenth of consecutive times), and throttling's factor, its uncertainty and the
+ * widening it gives an interval.
  */
 #include <math.h>
 #include <string.h>
 
 #include "hbbp/method/interval.h"
+#include "hbbp/method/throttle.h"
 #include "tests/harness.h"
 
 static void test_t975(void)
@@ -152,6 +154,41 @@ static void test_batch_hash(void)
 	CHECK(hbbp_batch__of(123, 456, 7) == hbbp_batch__of(123, 456, 7));
 }
 
+static void test_throttle(void)
+{
+	struct hbbp_throttle t;
+	double frac, spread, lo = 90, hi = 110;
+
+	/* event 0 on cpu 0: samples of period 10 at 100, 200, 300; throttled at 300 (30 in 200
+	 * ns: 0.15 a ns), unthrottled at 400 (a gap of 100: 15 at that rate); samples at 500,
+	 * 600. Span 500, gap 100: factor 500/400 = 1.25; filled at the rate, (50 + 15)/50 = 1.3,
+	 * 1.3/1.25 - 1 = 0.04 apart */
+	hbbp_throttle__init(&t);
+	CHECK(!hbbp_throttle__sample(&t, 0, 0, 100, 10));
+	CHECK(!hbbp_throttle__sample(&t, 0, 0, 200, 10));
+	CHECK(!hbbp_throttle__sample(&t, 0, 0, 300, 10));
+	CHECK(!hbbp_throttle__record(&t, 0, 0, 300, true));
+	CHECK(!hbbp_throttle__record(&t, 0, 0, 400, false));
+	CHECK(!hbbp_throttle__sample(&t, 0, 0, 500, 10));
+	CHECK(!hbbp_throttle__sample(&t, 0, 0, 600, 10));
+	CHECK_EQ_DBL(hbbp_throttle__factor(&t, 0, &frac, &spread), 1.25, 1e-12);
+	CHECK_EQ_DBL(frac, 0.2, 1e-12);
+	CHECK_EQ_DBL(spread, 0.04, 1e-12);
+	/* another event: never throttled, factor 1, no spread */
+	CHECK_EQ_DBL(hbbp_throttle__factor(&t, 1, &frac, &spread), 1.0, 0);
+	CHECK(spread == 0 && frac == 0);
+	hbbp_throttle__exit(&t);
+	/* 100 in [90, 110] widened by 4%: [86, 114]; lo stays at least 0; no widening by 0 */
+	hbbp_interval__widen(100, 0.04, &lo, &hi);
+	CHECK_EQ_DBL(lo, 86, 1e-12);
+	CHECK_EQ_DBL(hi, 114, 1e-12);
+	lo = 2;
+	hbbp_interval__widen(100, 0.04, &lo, &hi);
+	CHECK(lo == 0);
+	hbbp_interval__widen(100, 0, &lo, &hi);
+	CHECK_EQ_DBL(hi, 118, 1e-12);
+}
+
 int main(void)
 {
 	RUN_TEST(test_t975);
@@ -159,5 +196,6 @@ int main(void)
 	RUN_TEST(test_degenerate);
 	RUN_TEST(test_ratio);
 	RUN_TEST(test_batch_hash);
+	RUN_TEST(test_throttle);
 	return TEST_EXIT();
 }
