@@ -25,7 +25,7 @@ start=$(ms)
 n=0
 for t in "$BUILD"/tests/test_* tests/cli/*.sh; do
 	[ -e "$t" ] || continue
-	case $t in *.d|*.o) continue ;; esac
+	case $t in *.d|*.o|*_lib.sh) continue ;; esac	# *_lib.sh: sourced by the tests
 	case $t in *.sh) cmd="sh $t" src=$t ;; *) cmd=$t src=tests/unit/${t##*/}.c ;; esac
 	if [ -n "$ONLY" ] && ! echo "$t" | grep -q "$ONLY"; then continue; fi
 	tier=$(sed -nE 's@^(#|/\*) tier: ([a-z]+).*@\2@p' "$src" 2>/dev/null | head -n 1)
