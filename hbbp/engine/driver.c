@@ -39,6 +39,7 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	hbbp_stack_cache__exit(&d->stacks);
 	free(d->ends);
 	free(d->flags);
+	free(d->cyc);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -138,18 +139,19 @@ static int driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
  * miss the CPU caches, and their loads overlap this way (their hashes go with the stack). */
 static int driver_lbr(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpumode, int evidx,
 		      const struct perf_branch_entry *e, uint64_t n, double weight, double period,
-		      uint64_t cnt, const struct hbbp_bsum *bs)
+		      uint64_t cnt, const struct hbbp_bsum *bs, const double *cyc)
 {
 	uint64_t h[2 * DRIVER_PREFETCH], key[5], k, task = driver_task(d, pid, tid);
 	bool b[DRIVER_PREFETCH], st[DRIVER_PREFETCH];
 	struct hbbp_accum *a = &d->acc;
-	struct hbbp_stack s = { n, NULL, NULL, n <= DRIVER_PREFETCH ? h : NULL };
+	struct hbbp_stack s = { n, NULL, NULL, n <= DRIVER_PREFETCH ? h : NULL, NULL };
 	int err = driver_resolve(d, pid, cpumode, e, n);
 
 	if (err)
 		return err;
 	s.flags = d->flags;
 	s.ends = d->ends;
+	s.cyc = cyc;
 	for (k = 0; k < n && s.hash; k++) {
 		b[k] = hbbp_accum__branch_key(&s, k, key);
 		h[2 * k] = b[k] ? hmap__hash(&a->bias, key) : 0;
@@ -193,7 +195,8 @@ static int driver_flush(struct hbbp_driver *d)
 		}
 		err = driver_lbr(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
 				 (int)((key[1] >> 16) & 0xffff), (int)(key[1] & 0xffff), e, n,
-				 v->period, v->period_plain, v->n, &v->bs);
+				 v->period, v->period_plain, v->n, &v->bs,
+				 hbbp_stack_cache__cyc(&d->stacks, v));
 	}
 	if (d->defer)	/* entry i is stack base + i */
 		hbbp_lbr_defer__settle(d->defer, base);
@@ -237,8 +240,13 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 		d->sstats.direct++;
 		memset(&bs, 0, sizeof(bs));
 		bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] = it->weight;
+		if (grow_array((void **)&d->cyc, &d->alloc_cyc, sizeof(*d->cyc), 2 * it->nr,
+			       SIZE_MAX))
+			return -ENOMEM;
+		memset(d->cyc, 0, 2 * it->nr * sizeof(*d->cyc));
+		hbbp_cycles__stack(it->raw, it->nr, it->weight, d->cyc);
 		err = driver_lbr(d, it->pid, it->tid, it->cpumode, it->evidx, it->raw, it->nr,
-				 it->weight, (double)it->period, 1, &bs);
+				 it->weight, (double)it->period, 1, &bs, d->cyc);
 		if (!err && d->defer)
 			err = hbbp_lbr_defer__sample(d->defer, (uint32_t)(d->defer->nr_stacks - 1),
 						     it->ip, it->period, it->batch);
@@ -257,6 +265,7 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 	if (!v)
 		return -ENOMEM;
 	v->period += it->weight;
+	hbbp_cycles__stack(it->raw, it->nr, it->weight, hbbp_stack_cache__cyc(&d->stacks, v));
 	v->period_plain += (double)it->period;
 	v->n++;
 	v->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += it->weight;

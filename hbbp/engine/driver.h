@@ -61,7 +61,8 @@ struct hbbp_driver {
 	struct hbbp_lbr_defer *defer;
 	struct hbbp_end *ends;		/* one stack's ends and flags (reused) */
 	uint8_t *flags;
-	size_t alloc_ends, alloc_flags;
+	double *cyc;			/* an uncached stack's cycle sums (reused) */
+	size_t alloc_ends, alloc_flags, alloc_cyc;
 };
 
 /* events[i] and roles[i] describe event i (see hbbp_accum__init); code: the method's code,

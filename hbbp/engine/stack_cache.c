@@ -23,6 +23,7 @@ void hbbp_stack_cache__exit(struct hbbp_stack_cache *c)
 	free(c->slot);
 	free(c->keys);
 	free(c->vals);
+	free(c->cyc);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -65,7 +66,9 @@ static int cache_alloc(struct hbbp_stack_cache *c)
 	c->slot = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->slot));
 	c->keys = malloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
 	c->vals = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->vals));
-	if (c->index && c->slot && c->keys && c->vals)
+	c->cyc = malloc((size_t)HBBP_STACK_CACHE_MAX * 2 * HBBP_STACK_CACHE_DEPTH *
+			sizeof(*c->cyc));
+	if (c->index && c->slot && c->keys && c->vals && c->cyc)
 		return 0;
 	hbbp_stack_cache__exit(c);
 	return -1;
@@ -95,6 +98,7 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
 	c->slot[e] = (uint32_t)i;
 	c->index[i] = (uint32_t)(e + 1);
 	memset(&c->vals[e], 0, sizeof(c->vals[e]));
+	memset(hbbp_stack_cache__cyc(c, &c->vals[e]), 0, (words - 2) * sizeof(*c->cyc));
 	return &c->vals[e];
 }
 

@@ -32,6 +32,7 @@ struct hbbp_stack_cache {
 	uint32_t *slot;			/* per entry: its index slot */
 	uint64_t *keys;			/* per entry: HBBP_STACK_KEY_WORDS words */
 	struct hbbp_stack_val *vals;	/* per entry */
+	double *cyc;			/* per entry: 2 * DEPTH cycle sums (hbbp_cycles__stack) */
 	size_t nr;
 	uint64_t nr_inserts;		/* entries made since init (cumulative over flushes) */
 };
@@ -48,6 +49,12 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
 static inline const uint64_t *hbbp_stack_cache__key(const struct hbbp_stack_cache *c, size_t i)
 {
 	return c->keys + i * HBBP_STACK_KEY_WORDS;
+}
+/* The cycle sums of value v (hbbp/method/cycles.h: 2n of them, zeroed on insert). */
+static inline double *hbbp_stack_cache__cyc(const struct hbbp_stack_cache *c,
+					    const struct hbbp_stack_val *v)
+{
+	return c->cyc + (size_t)(v - c->vals) * 2 * HBBP_STACK_CACHE_DEPTH;
 }
 /* Empties the cache, keeping its memory. */
 void hbbp_stack_cache__clear(struct hbbp_stack_cache *c);

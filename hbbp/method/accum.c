@@ -462,7 +462,7 @@ static int stack_branches(struct hbbp_accum *a, const struct hbbp_stack *s, uint
  * only when only >= 0). */
 static int stream_add(struct hbbp_accum *a, uint64_t task, int evidx, const struct hbbp_stack *s,
 		      uint64_t k, double w, double wp, uint64_t cnt, const struct hbbp_bsum *wbs,
-		      int only)
+		      int only, double weight)
 {
 	uint64_t key[5];
 	struct hbbp_stream_val *v;
@@ -479,6 +479,8 @@ static int stream_add(struct hbbp_accum *a, uint64_t task, int evidx, const stru
 		v->bs.b[only] += wbs->b[only];
 	else
 		hbbp_bsum__axpy(&v->bs, 1.0, wbs);
+	if (s->cyc && hbbp_cycles__stream(&v->cyc, s->cyc, k, s->n, weight, wbs, only))
+		a->cycles_streams += cnt;
 	return 0;
 }
 
@@ -512,7 +514,7 @@ int hbbp_accum__lbr(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 			pr_debug("stream %s .. %s: unmapped (entries %" PRIu64 "/%" PRIu64 ")",
 				 dto ? "mapped" : "unmapped", dfrom ? "mapped" : "unmapped", k, n);
 		if (r == REJ__COUNT) {
-			err = stream_add(a, task, evidx, s, k, w, wp, cnt, &wbs, only);
+			err = stream_add(a, task, evidx, s, k, w, wp, cnt, &wbs, only, weight);
 		} else {
 			a->rejected[r] += cnt;
 			a->rejected_weight[r] += w;

@@ -123,8 +123,11 @@ static long counts_tblock(struct counts_ctx *x, uint64_t task, size_t bi)
 /* Adds the sums of one accumulator entry of task (EBS, or LBR with its plain weight wp) to
  * block bi and to the task's share of it: w scaled, n samples or streams, bs per batch times
  * scale. */
-static int counts_add(struct counts_ctx *x, uint64_t task, long bi, bool lbr, double w, double wp,
-		      uint64_t n, const struct hbbp_bsum *bs, double scale)
+/* counts_add with a stream's durations cv (NULL: none) spread to the block by frac of its
+ * instructions (method.md §11). */
+static int counts_add_cycles(struct counts_ctx *x, uint64_t task, long bi, bool lbr, double w,
+			     double wp, uint64_t n, const struct hbbp_bsum *bs, double scale,
+			     const struct hbbp_cycles_val *cv, double frac)
 {
 	struct hbbp_counts *c = x->c;
 	long ti = bi < 0 || x->one_task ? bi : counts_tblock(x, task, (size_t)bi);
@@ -139,6 +142,8 @@ static int counts_add(struct counts_ctx *x, uint64_t task, long bi, bool lbr, do
 		b->lbr_sum_plain += wp;
 		b->lbr_streams += n;
 		hbbp_bsum__axpy(&c->block_bs[bi].lbr, scale, bs);
+		if (cv)
+			hbbp_cycles__spread(&b->cyc, &c->block_bs[bi].cyc, cv, frac, scale);
 	} else {
 		b->ebs_sum += w;
 		b->ebs_samples += n;
@@ -152,12 +157,20 @@ static int counts_add(struct counts_ctx *x, uint64_t task, long bi, bool lbr, do
 		t->lbr_sum_plain += wp;
 		t->lbr_streams += n;
 		hbbp_bsum__axpy(&c->tblock_bs[ti].lbr, scale, bs);
+		if (cv)
+			hbbp_cycles__spread(&t->cyc, &c->tblock_bs[ti].cyc, cv, frac, scale);
 	} else {
 		t->ebs_sum += w;
 		t->ebs_samples += n;
 		hbbp_bsum__axpy(&c->tblock_bs[ti].ebs, scale, bs);
 	}
 	return 0;
+}
+
+static int counts_add(struct counts_ctx *x, uint64_t task, long bi, bool lbr, double w, double wp,
+		      uint64_t n, const struct hbbp_bsum *bs, double scale)
+{
+	return counts_add_cycles(x, task, bi, lbr, w, wp, n, bs, scale, NULL, 0);
 }
 
 /* The unresolved accounting of dso in the counts, made on first use; NULL when out of memory. */
@@ -272,19 +285,23 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	double scale = x->a->ev[key[4]].scale, w = v->weight * scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
 	size_t nr, i;
+	double len = 0;
 	int r = mod ? walk(x, mod, key[2], key[3], &nr) : REJ_NO_CODE;
 
 	if (r < 0)
 		return r;
 	if (r != REJ__COUNT)
 		return counts_reject(x, r, w, dso, v->n, v->weight);
+	for (i = 0; i < nr; i++)
+		len += x->path[i].nr_insns;
 	for (i = 0; i < nr && r >= 0; i++) {
 		long bi = counts_block(x, HBBP_BLK_CODE, dso, mod, &x->path[i]);
 
 		if (bi >= 0)
 			x->c->blocks[bi].may_be_bad = x->path[i].may_be_bad;
-		r = counts_add(x, key[0], bi, true, w, v->weight_plain * scale, v->n, &v->bs,
-			       scale);
+		r = counts_add_cycles(x, key[0], bi, true, w, v->weight_plain * scale, v->n,
+				      &v->bs, scale, len > 0 ? &v->cyc : NULL,
+				      x->path[i].nr_insns / len);
 	}
 	x->c->lbr_weight_attributed += w;
 	return r < 0 ? r : 0;
@@ -496,7 +513,8 @@ static int counts_choose(struct hbbp_counts *c, const struct hbbp_accum *a)
 	counts_ratio(c, a);
 	if (!c->tblocks) {
 		c->block_count_bs = malloc((c->nr_blocks + 1) * sizeof(*c->block_count_bs));
-		if (!c->block_count_bs)
+		c->block_cycles_bs = malloc((c->nr_blocks + 1) * sizeof(*c->block_cycles_bs));
+		if (!c->block_count_bs || !c->block_cycles_bs)
 			return -ENOMEM;
 		c->nr_tblocks = c->nr_blocks;
 	}
@@ -508,6 +526,10 @@ static int counts_choose(struct hbbp_counts *c, const struct hbbp_accum *a)
 		count_interval(c, b, b->count, &bs, &b->count_lo, &b->count_hi);
 		if (!c->tblocks)
 			c->block_count_bs[i] = bs;
+		hbbp_cycles__finish(&b->cyc, b->count, &c->block_bs[i].cyc, &bs);
+		if (!c->tblocks)
+			c->block_cycles_bs[i] = bs;
+		c->has_cycles |= b->cyc.w > 0;
 	}
 	for (i = 0; c->tblocks && i < c->nr_tblocks; i++) {
 		struct hbbp_tblock *t = &c->tblocks[i];
@@ -520,6 +542,7 @@ static int counts_choose(struct hbbp_counts *c, const struct hbbp_accum *a)
 		t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
 		block_count_bs(b, &c->tblock_bs[i], &t->count_bs);
 		count_interval(c, b, t->count, &t->count_bs, &t->count_lo, &t->count_hi);
+		hbbp_cycles__finish(&t->cyc, t->count, &c->tblock_bs[i].cyc, &t->cycles_bs);
 	}
 	return 0;
 }
@@ -536,7 +559,8 @@ const struct hbbp_tblock *hbbp_counts__tblock(const struct hbbp_counts *c, size_
 		.ebs_sum = b->ebs_sum, .lbr_sum = b->lbr_sum, .ebs_samples = b->ebs_samples,
 		.lbr_streams = b->lbr_streams, .ebs_est = b->ebs_est, .lbr_est = b->lbr_est,
 		.count = b->count, .lbr_sum_plain = b->lbr_sum_plain, .count_lo = b->count_lo,
-		.count_hi = b->count_hi, .count_bs = c->block_count_bs[i],
+		.count_hi = b->count_hi, .count_bs = c->block_count_bs[i], .cyc = b->cyc,
+		.cycles_bs = c->block_cycles_bs[i],
 	};
 	return tmp;
 }
@@ -800,6 +824,7 @@ void hbbp_counts__exit(struct hbbp_counts *c)
 	free(c->blocks);
 	free(c->tblocks);
 	free(c->block_count_bs);
+	free(c->block_cycles_bs);
 	hmap__exit(&c->unres);
 	counts_made(c);
 	memset(c, 0, sizeof(*c));

@@ -20,6 +20,7 @@
 
 #include "bbmap/module.h"
 #include "bbmap/session.h"
+#include "hbbp/method/cycles.h"
 #include "hbbp/method/interval.h"
 #include "hbbp/method/lbr_time.h"
 #include "hbbp/method/leaders.h"
@@ -121,7 +122,8 @@ struct hbbp_ebs_val { double period; uint64_t n; struct hbbp_bsum bs; };
 /* weight: the streams' summed weight (period/(n-1) each, or with the time-weighted LBR
  * estimate period/((n-1) D(Y))), bs the same per batch; weight_plain: with the plain weight
  * period/(n-1) */
-struct hbbp_stream_val { double weight; uint64_t n; double weight_plain; struct hbbp_bsum bs; };
+struct hbbp_stream_val { double weight; uint64_t n; double weight_plain; struct hbbp_bsum bs;
+			 struct hbbp_cycles_val cyc; };
 /* target: the branch's target starts a block (§3: mapped, seen off the wrong path) */
 struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; uint64_t target; };
 
@@ -154,6 +156,7 @@ struct hbbp_accum {
 	 * (unres, dso NULL) by hbbp_accum__scale: after the streams' entries */
 	uint64_t ebs_unmapped_n;
 	double ebs_unmapped_w;
+	uint64_t cycles_streams;	/* kept streams whose duration was recorded (cycles.h) */
 };
 
 /* events[i] and roles[i] describe event i (its name and role are copied; method.md §2: an
@@ -182,6 +185,9 @@ struct hbbp_stack {
 	const uint8_t *flags;
 	const struct hbbp_end *ends;
 	const uint64_t *hash;
+	/* the streams' recorded durations (hbbp/method/cycles.h): cyc[2k], cyc[2k+1] for stream
+	 * k >= 1, summed over the cnt stacks; NULL: none recorded */
+	const double *cyc;
 };
 
 /* Whether a branch entry is flagged wrong-path speculative (method.md §5: rejected). */
@@ -346,6 +352,7 @@ struct hbbp_block {
 	double count;			/* chosen estimate (0: no data for the chosen method) */
 	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
 	double bias_share;		/* highest oldest/newest-slot share of its branches */
+	struct hbbp_block_cycles cyc;	/* its cycles (cycles.h); cyc.w 0: no cycle data */
 };
 
 /* A task's share of a block */
@@ -358,11 +365,13 @@ struct hbbp_tblock {
 	double lbr_sum_plain;		/* lbr_sum with the plain weight (method.md §5) */
 	double count_lo, count_hi;	/* its 95% interval (method.md §10) */
 	struct hbbp_bsum count_bs;	/* count per batch (the block's source in every batch) */
+	struct hbbp_block_cycles cyc;	/* its cycles (cycles.h); cyc.w 0: no cycle data */
+	struct hbbp_bsum cycles_bs;	/* cyc.cycles per batch (hbbp_cycles__batch) */
 };
 
 /* ebs_sum and lbr_sum of a block or task block per batch: what its interval is computed from */
 struct hbbp_batch_sums {
-	struct hbbp_bsum ebs, lbr;
+	struct hbbp_bsum ebs, lbr, cyc;	/* cyc: the spread cycles (cycles.h) */
 };
 
 struct hbbp_counts {
@@ -377,7 +386,8 @@ struct hbbp_counts {
 	struct hbbp_tblock *tblocks;
 	size_t nr_tblocks, alloc_tblocks;
 	uint64_t task;
-	struct hbbp_bsum *block_count_bs;
+	struct hbbp_bsum *block_count_bs, *block_cycles_bs;
+	bool has_cycles;		/* some block has cycle data (cycles.h) */
 	/* per block, per task block (index for index): their sums per batch, NULL after
 	 * hbbp_counts__drop_batch_sums */
 	struct hbbp_batch_sums *block_bs, *tblock_bs;

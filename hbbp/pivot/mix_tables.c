@@ -69,18 +69,21 @@ static const char *source_name(unsigned bits)
 }
 
 /* The mix table: a column per key, the counts, with --diagnostics theirs. */
-static int mix_columns(struct result *res, const struct hbbp_mix_opts *o,
+static int mix_columns(struct result *res, const struct hbbp_mix_opts *o, bool cyc,
 		       struct result_table **t)
 {
 	static const char *const counts[] = {
 		"count:real", "count_lo:real", "count_hi:real", "share:real",
 	};
 	static const char *const block[] = { "length:int", "executions:real" };
+	static const char *const cycles[] = {
+		"cycles:real", "cycles_lo:real", "cycles_hi:real", "ipc:real", "cycles_share:real",
+	};
 	static const char *const diag[] = {
 		"source:text", "ebs_count:real", "lbr_count:real", "ebs_samples:int",
 		"lbr_streams:int", "biased:int", "lbr_count_plain:real",
 	};
-	const char *cols[HBBP_MAX_KEYS + 16];
+	const char *cols[HBBP_MAX_KEYS + 21];
 	char spec[HBBP_MAX_KEYS][128];
 	size_t i, nc = 0;
 
@@ -91,6 +94,8 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o,
 	}
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		cols[nc++] = counts[i];
+	for (i = 0; cyc && i < sizeof(cycles) / sizeof(cycles[0]); i++)
+		cols[nc++] = cycles[i];
 	for (i = 0; o->diagnostics && i < sizeof(diag) / sizeof(diag[0]); i++)
 		cols[nc++] = diag[i];
 	for (i = 0; (hbbp_mix__needs(o) & HBBP_KEY_BLOCK) && i < 2; i++)
@@ -99,8 +104,24 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o,
 }
 
 /* Row i of rows as the table's next row: the keys' values formatted, the counts rounded. */
+/* The cycles cells of row (method.md §11) from cell c: empty where its blocks have no cycle
+ * data; ipc over the instructions of its blocks with cycle data. */
+static void cycles_cells(struct result_cell *c, const struct mix_row *row, double total)
+{
+	double lo, hi;
+
+	if (!(row->cyc_count > 0) || !(row->cycles > 0))
+		return;
+	hbbp_interval__estimates(row->cycles, row->cx.b, HBBP_BATCHES, &lo, &hi);
+	result_cell__real(&c[0], hbbp_round_count(row->cycles));
+	result_cell__real(&c[1], hbbp_round_count(lo));
+	result_cell__real(&c[2], hbbp_round_count(hi));
+	result_cell__real(&c[3], round_sig(row->cyc_count / row->cycles, 6));
+	result_cell__real(&c[4], hbbp_round_share(total > 0 ? row->cycles / total : 0));
+}
+
 static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t i,
-		     const struct hbbp_mix_opts *o, double total, double widen)
+		     const struct hbbp_mix_opts *o, double total, double widen, double total_cyc)
 {
 	const uint64_t *ids = mix_rows__ids(rows, i);
 	const struct mix_row *row = mix_rows__row(rows, i);
@@ -125,6 +146,10 @@ static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t
 	result_cell__real(&cell[j++], hbbp_round_count(lo));
 	result_cell__real(&cell[j++], hbbp_round_count(hi));
 	result_cell__real(&cell[j++], hbbp_round_share(total > 0 ? row->count / total : 0));
+	if (total_cyc >= 0) {
+		cycles_cells(&cell[j], row, total_cyc);
+		j += 5;
+	}
 	if (o->diagnostics && !err) {
 		err = result_cell__text(t, &cell[j++], source_name(dg->sources));
 		result_cell__real(&cell[j++], hbbp_round_count(dg->ebs_count));
@@ -147,12 +172,15 @@ static int table_mix(struct result *res, const struct mix_ctx *x, double *total_
 	struct mix_rows rows;
 	struct result_table *t;
 	size_t *order = NULL, i, nr, n;
-	double total = 0;
+	double total = 0, total_cyc = x->c->has_cycles ? 0 : -1;
 	int err = mix_rows__sum(&rows, x);
 
 	nr = mix_rows__nr(&rows);
-	for (i = 0; i < nr && !err; i++)
+	for (i = 0; i < nr && !err; i++) {
 		total += mix_rows__row(&rows, i)->count;
+		if (total_cyc >= 0)
+			total_cyc += mix_rows__row(&rows, i)->cycles;
+	}
 	if (total_out)
 		*total_out = total;
 	if (o->percentage == HBBP_SHARE_ABSOLUTE)	/* perf's: of every sample */
@@ -162,7 +190,7 @@ static int table_mix(struct result *res, const struct mix_ctx *x, double *total_
 	if (!err)
 		err = order ? mix_rows__order(&rows, o, order) : -ENOMEM;
 	if (!err)
-		err = mix_columns(res, o, &t);
+		err = mix_columns(res, o, total_cyc >= 0, &t);
 	n = o->top && o->top < nr ? o->top : nr;
 	if (!err)
 		err = result_table__reserve(t, n);
@@ -170,7 +198,7 @@ static int table_mix(struct result *res, const struct mix_ctx *x, double *total_
 		/* the rows are read in the table's order, not in memory's: the one ahead asked */
 		if (i + 8 < n)
 			__builtin_prefetch(mix_rows__ids(&rows, order[i + 8]));
-		err = mix_cells(t, &rows, order[i], o, total, x->c->widen);
+		err = mix_cells(t, &rows, order[i], o, total, x->c->widen, total_cyc);
 	}
 	free(order);
 	mix_rows__exit(&rows);
