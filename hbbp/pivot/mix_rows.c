@@ -123,11 +123,11 @@ static int row_add(struct summing *s, const struct hbbp_tblock *t, size_t ti,
 		row->count += t->count;
 		for (k = 0; k < HBBP_BATCHES; k++)	/* hbbp_counts__batch_estimates */
 			row->bx.b[k] += t->count_bs.b[k] * ratio[k];
-		if (t->cyc.w > 0) {	/* spread from LBR streams: their ratio */
-			row->cycles += t->cyc.cycles;
+		if (t->cyc.w > 0 && b->nr_insns) {	/* one instruction's: its block's / length */
+			row->cycles += t->cyc.cycles / b->nr_insns;
 			row->cyc_count += t->count;
-			for (k = 0; k < HBBP_BATCHES; k++)
-				row->cx.b[k] += t->cycles_bs.b[k] * r->ratio_lbr[k];
+			for (k = 0; k < HBBP_BATCHES; k++)	/* spread from LBR streams */
+				row->cx.b[k] += t->cycles_bs.b[k] * r->ratio_lbr[k] / b->nr_insns;
 		}
 		if (!r->diag)
 			continue;
