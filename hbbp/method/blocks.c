@@ -124,7 +124,7 @@ static long counts_tblock(struct counts_ctx *x, uint64_t task, size_t bi)
  * block bi and to the task's share of it: w scaled, n samples or streams, bs per batch times
  * scale. */
 /* counts_add with a stream's durations cv (NULL: none) spread to the block by frac of its
- * instructions (method.md §11). */
+ * instructions (docs/METHOD-cycles.md). */
 static int counts_add_cycles(struct counts_ctx *x, uint64_t task, long bi, bool lbr, double w,
 			     double wp, uint64_t n, const struct hbbp_bsum *bs, double scale,
 			     const struct hbbp_cycles_val *cv, double frac)

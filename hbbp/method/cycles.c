@@ -1,4 +1,4 @@
-/* Cycles per block (method.md §11, hbbp/method/cycles.h): the complete streams' recorded
+/* Cycles per block (docs/METHOD-cycles.md, hbbp/method/cycles.h): the complete streams' recorded
  * durations, summed with the streams' weights, spread over their blocks by instructions.
  * Depends on hbbp/method/cycles.h and reader/perf_format.h only.
  */

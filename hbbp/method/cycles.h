@@ -1,4 +1,4 @@
-/* Cycles per block from the branch entries' cycle counts (method.md §11): entry e[k-1]'s count
+/* Cycles per block from the branch entries' cycle counts (docs/METHOD-cycles.md): entry e[k-1]'s count
  * is the recorded duration of the complete stream e[k].to .. e[k-1].from (k >= 1); each
  * complete stream's duration is spread over its blocks in proportion to their instructions,
  * weighed as the stream's LBR count is (period / (n-1), or the time weight of §5b). A block's

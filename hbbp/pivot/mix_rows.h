@@ -17,7 +17,7 @@ struct mix_row {
 	double count;
 	struct hbbp_bsum bx;		/* the count's estimate in each batch (the batches'
 					 * counts times their role's ratio factor) */
-	/* method.md §11: the cycles of its blocks with cycle data, their instructions
+	/* docs/METHOD-cycles.md: the cycles of its blocks with cycle data, their instructions
 	 * (cyc_count; 0: no cycle data) and the cycles' estimate in each batch */
 	double cycles, cyc_count;
 	struct hbbp_bsum cx;

@@ -104,7 +104,7 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o, bool c
 }
 
 /* Row i of rows as the table's next row: the keys' values formatted, the counts rounded. */
-/* The cycles cells of row (method.md §11) from cell c: empty where its blocks have no cycle
+/* The cycles cells of row (docs/METHOD-cycles.md) from cell c: empty where its blocks have no cycle
  * data; ipc over the instructions of its blocks with cycle data. */
 static void cycles_cells(struct result_cell *c, const struct mix_row *row, double total)
 {

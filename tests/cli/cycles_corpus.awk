@@ -1,5 +1,5 @@
 # Cycles per instruction of every instruction of a binary from `perf script -F period,ip,brstack`
-# (method.md §11 done again, sharing no code with the converter): each complete stream
+# (docs/METHOD-cycles.md done again, sharing no code with the converter): each complete stream
 # e[k].to .. e[k-1].from (k >= 1, padding 0/0 entries dropped) with both ends in the binary's
 # mappings, to <= from, no jmp/call/ret before from, weighs period / (n-1); its duration
 # e[k-1].cycles (0: not reported, skipped) spread over its L instructions gives each of them

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Cycles per block (method.md §11) on real recordings:
+# Cycles per block (docs/METHOD-cycles.md) on real recordings:
 # - autofdo's propeller_sample.perfdata (Skylake-SP, branch entries with cycle counts): every
 #   block's cycles per instruction (cycles / count of its --by block row) equals what
 #   tests/cli/cycles_corpus.awk computes from `perf script -F period,ip,brstack` and objdump,
