@@ -237,7 +237,7 @@ static int feed(struct hbbp_accum *a, const struct perf_record *r)
 				       (double)it.period, 1, &bs);
 	hbbp_stack__resolve(a->code, it.pid, it.cpumode, it.raw, it.nr, ends, flags);
 	return hbbp_accum__lbr(a, it.pid, it.tid, it.evidx,
-			       &(struct hbbp_stack){ it.nr, flags, ends, NULL }, it.weight,
+			       &(struct hbbp_stack){ it.nr, flags, ends, NULL, NULL }, it.weight,
 			       (double)it.period, 1, &bs);
 }
 
