@@ -103,10 +103,14 @@ static int csv__open(struct writer_ctx *w)
 static int csv__begin(struct writer_ctx *w, const struct result_table *t)
 {
 	size_t i;
+	bool first = true;
 
 	for (i = 0; i < t->nr_cols; i++) {
-		if (i)
+		if (t->cols[i].unset)
+			continue;
+		if (!first)
 			wbuf__putc(w->out, ',');
+		first = false;
 		csv__text(w->out, t->cols[i].name);
 	}
 	wbuf__putc(w->out, '\n');
@@ -117,10 +121,14 @@ static int csv__row(struct writer_ctx *w, const struct result_table *t, size_t r
 {
 	const struct result_cell *c = &t->cells[row * t->nr_cols];
 	size_t i;
+	bool first = true;
 
 	for (i = 0; i < t->nr_cols; i++) {
-		if (i)
+		if (t->cols[i].unset)
+			continue;
+		if (!first)
 			wbuf__putc(w->out, ',');
+		first = false;
 		csv__cell(w->out, &c[i], w->precision);
 	}
 	wbuf__putc(w->out, '\n');

@@ -89,11 +89,15 @@ static void json__object(struct writer_ctx *w, const struct result_table *t, siz
 	const struct result_cell *c = &t->cells[row * t->nr_cols];
 	struct wbuf *out = w->out;
 	size_t i;
+	bool first = true;
 
 	wbuf__putc(out, '{');
 	for (i = 0; i < t->nr_cols; i++) {
-		if (i)
+		if (t->cols[i].unset)
+			continue;
+		if (!first)
 			wbuf__puts(out, ", ");
+		first = false;
 		json__string(out, t->cols[i].name);
 		wbuf__puts(out, ": ");
 		json__value(out, &c[i], w->precision);

@@ -25,6 +25,10 @@ struct result_cell {
 struct result_column {
 	char *name;
 	enum result_type type;		/* declared type (cells may be RES_NULL) */
+	/* no row has a value, the input having none (e.g. no cycle counts recorded): the SQL
+	 * stores keep the column (NULL) so that every run has their columns, the other formats
+	 * leave it out */
+	bool unset;
 };
 
 struct result_table {

@@ -149,7 +149,7 @@ static int table__fields(struct table_state *st, const struct result_table *t)
 	for (i = 0; i < t->nr_cols; i++) {
 		bool in_interval = lo >= 0 && hi >= 0 && ((int)i == lo || (int)i == hi);
 
-		if ((int)i == share || (int)i == count || in_interval)
+		if ((int)i == share || (int)i == count || in_interval || t->cols[i].unset)
 			continue;
 		st->f[st->nr++] = (struct field){ count < 0 || (int)i < count ? FIELD_KEY :
 						  FIELD_OTHER, i, 0, t->cols[i].name, 0 };

@@ -257,6 +257,9 @@ void cli_summary(const struct convert_run *run, const struct convert_opts *o, do
 		summary_diagnostics(run, &f, t_write);
 	summary_streams(&f);
 	summary_lbr_weighting(run, &f);
+	if (f.no_cycles)
+		fprintf(stderr, "  no cycle counts in the branch entries (recorded before Skylake, "
+			"on AMD or with --no-lbr-cycles): no cycles columns\n");
 	if (f.code_weight > 0)
 		fprintf(stderr, "  LBR weight touching modules with code: %.4g, %.2f%% of it "
 			"attributed\n", f.code_weight, 100 * (f.code_weight - f.code_rejected) /

@@ -1,6 +1,7 @@
 /* Run-to-run difference of two pivot tables and the significance rule (hbbp/compare/diff.h).
  * The join sorts both sides' rows by their joined key text and merges them.
- * Depends on writers/result.h, sqlite3 and libc; never prints (errors through hbbp_log).
+ * Depends on writers/result.h, hbbp/compare/ref.h (the value columns), sqlite3 and libc;
+ * never prints (errors through hbbp_log).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "hbbp/compare/diff.h"
+#include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
 
 #define MAX_KEYS 32
@@ -37,15 +39,7 @@ int diff__significant(double a, double a_lo, double a_hi, double b, double b_lo,
 
 bool diff__value_column(const char *name)
 {
-	static const char *const v[] = { "run_id", "count", "count_lo", "count_hi", "share",
-					 "source", "ebs_count", "lbr_count", "ebs_samples",
-					 "lbr_streams", "biased", "bias_share" };
-	size_t i;
-
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		if (!strcmp(name, v[i]))
-			return true;
-	return false;
+	return !strcmp(name, "run_id") || ref_mix__value_column(name);
 }
 
 struct side {

@@ -57,7 +57,8 @@ int ref_mix__add_ip(struct ref_mix *m, const char *module, uint64_t addr, double
 int ref_mix__set_note(struct ref_mix *m, const char *note);
 /* Opens path for reading: 0, or -errno after logging "PATH: cannot open: why". */
 int ref_mix__fopen(const char *path, const char *mode, FILE **f);
-/* Whether a column of our own outputs is a value (count, share, diagnostics), not a key. */
+/* Whether a column of our own outputs is a value (count, share, cycles, diagnostics), not a
+ * key. */
 bool ref_mix__value_column(const char *name);
 
 /* The format readers (m is created by them). */

@@ -141,7 +141,8 @@ bool ref_mix__value_column(const char *name)
 {
 	static const char *const v[] = { "count", "count_lo", "count_hi", "share", "source",
 					 "ebs_count", "lbr_count", "ebs_samples", "lbr_streams",
-					 "biased", "bias_share" };
+					 "biased", "bias_share", "cycles", "cycles_lo", "cycles_hi",
+					 "ipc", "cycles_share" };
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)

@@ -263,9 +263,6 @@ static int run_attribution(struct convert_run *run, const struct convert_opts *o
 	if (drop)
 		hmap__exit(&a->bias);
 	err = err ? err : hbbp_counts__end(c, a);
-	if (!err && !c->has_cycles && c->lbr_weight_attributed > 0)
-		pr_warn("no cycle counts in the branch entries (recorded before Skylake, on AMD "
-			"or with --no-lbr-cycles): no cycles columns");
 	err = err ? err : hbbp_accum__add_counts(a, c);
 	if (drop)
 		hbbp_counts__drop_batch_sums(c);

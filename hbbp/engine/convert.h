@@ -176,6 +176,8 @@ struct convert_figures {
 	size_t nr_streams;			/* distinct streams */
 	bool per_thread;			/* sums kept per thread */
 	size_t nr_blocks, nr_code_blocks;	/* blocks with data, decoded ones */
+	bool no_cycles;				/* LBR streams counted, none with a cycle
+						 * count (docs/METHOD-cycles.md) */
 };
 
 /* 0 or -ENOMEM; convert__figures_exit after. */

@@ -94,6 +94,7 @@ int convert__figures(const struct convert_run *run, struct convert_figures *f)
 	memcpy(f->rejected_weight, d->rejected_weight, sizeof(f->rejected_weight));
 	f->lbr_weight_attributed = run->counts.lbr_weight_attributed;
 	f->ebs_weight_attributed = run->counts.ebs_weight_attributed;
+	f->no_cycles = !run->counts.has_cycles && f->lbr_weight_attributed > 0;
 	f->lbr_time_mean = run->lbr_time_ok ? run->lbr_time.st.mean : 0;
 	convert__code_module_weight(run, &f->code_weight, &f->code_rejected);
 	f->lost_records = rs->nr_records[PERF_RECORD_LOST];

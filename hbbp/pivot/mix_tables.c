@@ -68,7 +68,8 @@ static const char *source_name(unsigned bits)
 	return "mixed";
 }
 
-/* The mix table: a column per key, the counts, with --diagnostics theirs. */
+/* The mix table: a column per key, the counts, the cycles (unset without cycle data: only the SQL
+ * stores write them), with --diagnostics theirs. */
 static int mix_columns(struct result *res, const struct hbbp_mix_opts *o, bool cyc,
 		       struct result_table **t)
 {
@@ -85,7 +86,8 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o, bool c
 	};
 	const char *cols[HBBP_MAX_KEYS + 21];
 	char spec[HBBP_MAX_KEYS][128];
-	size_t i, nc = 0;
+	size_t i, nc = 0, nk;
+	int err;
 
 	for (i = 0; i < o->nr_keys; i++) {
 		snprintf(spec[i], sizeof(spec[i]), "%s:%s", hbbp_mix__key_name(o, i),
@@ -94,16 +96,19 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o, bool c
 	}
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		cols[nc++] = counts[i];
-	for (i = 0; cyc && i < sizeof(cycles) / sizeof(cycles[0]); i++)
+	nk = nc;
+	for (i = 0; i < sizeof(cycles) / sizeof(cycles[0]); i++)
 		cols[nc++] = cycles[i];
 	for (i = 0; o->diagnostics && i < sizeof(diag) / sizeof(diag[0]); i++)
 		cols[nc++] = diag[i];
 	for (i = 0; (hbbp_mix__needs(o) & HBBP_KEY_BLOCK) && i < 2; i++)
 		cols[nc++] = block[i];
-	return result__add_table(res, "mix", cols, nc, t);
+	err = result__add_table(res, "mix", cols, nc, t);
+	for (i = 0; !err && i < sizeof(cycles) / sizeof(cycles[0]); i++)
+		(*t)->cols[nk + i].unset = !cyc;
+	return err;
 }
 
-/* Row i of rows as the table's next row: the keys' values formatted, the counts rounded. */
 /* The cycles cells of row (docs/METHOD-cycles.md) from cell c: empty where its blocks have no cycle
  * data; ipc over the instructions of its blocks with cycle data. */
 static void cycles_cells(struct result_cell *c, const struct mix_row *row, double total)
@@ -120,6 +125,7 @@ static void cycles_cells(struct result_cell *c, const struct mix_row *row, doubl
 	result_cell__real(&c[4], hbbp_round_share(total > 0 ? row->cycles / total : 0));
 }
 
+/* Row i of rows as the table's next row: the keys' values formatted, the counts rounded. */
 static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t i,
 		     const struct hbbp_mix_opts *o, double total, double widen, double total_cyc)
 {
@@ -146,10 +152,9 @@ static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t
 	result_cell__real(&cell[j++], hbbp_round_count(lo));
 	result_cell__real(&cell[j++], hbbp_round_count(hi));
 	result_cell__real(&cell[j++], hbbp_round_share(total > 0 ? row->count / total : 0));
-	if (total_cyc >= 0) {
+	if (total_cyc >= 0)
 		cycles_cells(&cell[j], row, total_cyc);
-		j += 5;
-	}
+	j += 5;
 	if (o->diagnostics && !err) {
 		err = result_cell__text(t, &cell[j++], source_name(dg->sources));
 		result_cell__real(&cell[j++], hbbp_round_count(dg->ebs_count));

@@ -6,7 +6,9 @@
 #   to 1e-9 relative (blocks whose rounded cycles and count are >= 1e9: their rounding is
 #   below 5e-10);
 # - autofdo's hierarchical_discriminator_test (Haswell-E, no cycle counts): no cycles columns,
-#   and one line on stderr says why.
+#   and one line on stderr says why (a line of the summary: not under -q);
+# - both into one SQLite store: its mix table has the cycles columns, NULL for the run without
+#   cycle counts.
 . "$(dirname "$0")/../lib.sh"
 A=$CORPUS/autofdo
 if ! have_corpus || [ ! -f "$A/propeller_sample.perfdata" ] || [ ! -f "$A/propeller_sample_old.bin" ]; then
@@ -44,6 +46,23 @@ if [ -f "$H" ] && [ -f "$H.perf.data" ]; then
 	expect "cycles_corpus: no cycle counts, no cycles columns and one line saying why" \
 		"! head -1 '$TMP/h.csv' | grep -q cycles && head -1 '$TMP/h.csv' | grep -q '^mnemonic,count,' &&
 		 [ \$(grep -c 'no cycle counts in the branch entries.*no cycles columns' '$TMP/h.err') = 1 ]"
+	"$HBBP" -q "$H.perf.data" --binary "hierarchical_discriminator_test=$H" --by mnemonic \
+		-o "$TMP/q.csv" 2>"$TMP/q.err"
+	expect "cycles_corpus: no cycle counts under -q: the same CSV, the line not on stderr" \
+		"cmp -s '$TMP/h.csv' '$TMP/q.csv' && [ -s '$TMP/q.err' ] && ! grep -q 'no cycles columns' '$TMP/q.err'"
+	if command -v sqlite3 >/dev/null 2>&1; then
+		"$HBBP" -q "$H.perf.data" --binary "hierarchical_discriminator_test=$H" \
+			--by mnemonic -o "$TMP/r.sqlite" 2>/dev/null
+		"$HBBP" -q "$A/propeller_sample.perfdata" --by mnemonic --append -o "$TMP/r.sqlite" \
+			--binary "propeller_sample.bin=$A/propeller_sample_old.bin" 2>/dev/null
+		sqlite3 "$TMP/r.sqlite" "SELECT run_id, COUNT(*), COUNT(cycles), COUNT(ipc),
+			COUNT(cycles_share) FROM mix GROUP BY run_id ORDER BY run_id" > "$TMP/r.txt" 2>&1
+		expect "cycles_corpus: one SQLite store, runs with and without cycle counts: NULL for the latter" \
+			"[ \$(wc -l < '$TMP/r.txt') = 2 ] && grep -q '^1|[1-9][0-9]*|0|0|0\$' '$TMP/r.txt' &&
+			 awk -F'|' 'NR == 2 && \$3 > 0 && \$3 == \$4 { ok = 1 } END { exit !ok }' '$TMP/r.txt'"
+	else
+		skip "cycles_corpus: sqlite3 not installed"
+	fi
 else
 	skip "cycles_corpus: hierarchical_discriminator_test absent"
 fi
