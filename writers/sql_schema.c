@@ -241,7 +241,7 @@ static void sql__col(void *ctx, const char *const *col)
 }
 
 /* The options that make a mix table's columns (", name type" after run_id): "--by KEYS",
- * with " --diagnostics" when columns follow share. */
+ * with " --diagnostics" when columns follow share (other than the cycles columns). */
 static void sql__layout(char *buf, size_t size, const char *cols)
 {
 	const char *p = strchr(cols + 2, ',');	/* past run_id */
@@ -257,7 +257,8 @@ static void sql__layout(char *buf, size_t size, const char *cols)
 		else if (keys)
 			n += (size_t)snprintf(buf + n, size - n, "%s%.*s", first ? "" : ",",
 					      (int)len, name), first = false;
-		else if (!(len == 5 && !strncmp(name, "share", 5)) && strncmp(name, "count_", 6))
+		else if (!(len == 5 && !strncmp(name, "share", 5)) && strncmp(name, "count_", 6) &&
+			 strncmp(name, "cycles", 6) && !(len == 3 && !strncmp(name, "ipc", 3)))
 			diag = true;
 	}
 	if (diag && n < size)
