@@ -184,9 +184,12 @@ static int merge_run(struct inputs *in, size_t i, const struct result *res)
 		free(cols);
 		if (err)
 			return err;
+		for (c = 0; c < mix->nr_cols; c++)
+			t->cols[c + 1].unset = mix->cols[c].unset;
 	}
 	for (c = 0; c < mix->nr_cols && t->nr_cols == mix->nr_cols + 1; c++)
-		if (strcmp(t->cols[c + 1].name, mix->cols[c].name))
+		if (strcmp(t->cols[c + 1].name, mix->cols[c].name) ||
+		    t->cols[c + 1].unset != mix->cols[c].unset)
 			break;
 	if (t->nr_cols != mix->nr_cols + 1 || c < mix->nr_cols) {
 		pr_err("%s: its columns differ from the first input's: one CSV or JSON Lines "

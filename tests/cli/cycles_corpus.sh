@@ -50,6 +50,12 @@ if [ -f "$H" ] && [ -f "$H.perf.data" ]; then
 		-o "$TMP/q.csv" 2>"$TMP/q.err"
 	expect "cycles_corpus: no cycle counts under -q: the same CSV, the line not on stderr" \
 		"cmp -s '$TMP/h.csv' '$TMP/q.csv' && [ -s '$TMP/q.err' ] && ! grep -q 'no cycles columns' '$TMP/q.err'"
+	"$HBBP" -q "$H.perf.data" "$A/propeller_sample.perfdata" --by mnemonic -o "$TMP/two.csv" \
+		--binary "hierarchical_discriminator_test=$H" \
+		--binary "propeller_sample.bin=$A/propeller_sample_old.bin" 2>"$TMP/two.err"
+	rc=$?
+	expect "cycles_corpus: one CSV of runs without and with cycle counts: the second refused (exit $rc)" \
+		"[ $rc = 2 ] && ! head -1 '$TMP/two.csv' | grep -q cycles && grep -q 'columns differ' '$TMP/two.err'"
 	if command -v sqlite3 >/dev/null 2>&1; then
 		"$HBBP" -q "$H.perf.data" --binary "hierarchical_discriminator_test=$H" \
 			--by mnemonic -o "$TMP/r.sqlite" 2>/dev/null
