@@ -249,7 +249,8 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 				 it->weight, (double)it->period, 1, &bs, d->cyc);
 		if (!err && d->defer)
 			err = hbbp_lbr_defer__sample(d->defer, (uint32_t)(d->defer->nr_stacks - 1),
-						     it->ip, it->period, it->batch);
+						     it->ip, it->period, it->batch, it->raw,
+						     it->nr);
 		return err;
 	}
 	h = hbbp_stack_cache__hash(key);
@@ -272,7 +273,8 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 	if (!d->defer)
 		return 0;
 	return hbbp_lbr_defer__sample(d->defer, HBBP_DEFER_PENDING |
-				      (uint32_t)(v - d->stacks.vals), it->ip, it->period, it->batch);
+				      (uint32_t)(v - d->stacks.vals), it->ip, it->period, it->batch,
+				      it->raw, it->nr);
 }
 
 /* An EBS item (method.md §4): its IP resolved, its period queued for its sum. */

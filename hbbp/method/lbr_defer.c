@@ -2,13 +2,15 @@
  * weight goes to, kept while the stacks are summed with weight 0, and the weights added at
  * the end as hbbp_accum__lbr (hbbp/method/accum.c) adds them: the same sums in the same order.
  * Never prints; never opens files.
- * Depends on hbbp/method/lbr_defer.h, hbbp/method/method.h, util/grow.h and util/hmap.h only.
+ * Depends on hbbp/method/lbr_defer.h, hbbp/method/method.h, reader/perf_format.h, util/grow.h
+ * and util/hmap.h only.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hbbp/method/lbr_defer.h"
+#include "reader/perf_format.h"
 #include "util/grow.h"
 
 #define DEFER_REJECTED	0x80000000u	/* a code: the stream was rejected, for the reason below */
@@ -28,6 +30,7 @@ void hbbp_lbr_defer__exit(struct hbbp_lbr_defer *d)
 	free(d->codes);
 	free(d->dsos);
 	free(d->samples);
+	free(d->cycles);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -100,9 +103,24 @@ int hbbp_lbr_defer__stack(struct hbbp_lbr_defer *d, struct hbbp_accum *a,
 }
 
 int hbbp_lbr_defer__sample(struct hbbp_lbr_defer *d, uint32_t stack, uint64_t ip,
-			   uint64_t period, unsigned int batch)
+			   uint64_t period, unsigned int batch,
+			   const struct perf_branch_entry *e, uint64_t n)
 {
 	struct hbbp_defer_sample *x;
+	uint32_t first = HBBP_DEFER_NO_CYCLES;
+	uint64_t k;
+
+	for (k = 1; k < n && !PERF_BR_CYCLES(e[k - 1].flags); k++)
+		;
+	if (k < n) {	/* some stream's duration was recorded */
+		if (d->nr_cycles + n > HBBP_DEFER_NO_CYCLES ||
+		    grow_array((void **)&d->cycles, &d->alloc_cycles, sizeof(*d->cycles),
+			       d->nr_cycles + n - 1, (size_t)-1))
+			return -ENOMEM;
+		first = (uint32_t)d->nr_cycles;
+		for (k = 1; k < n; k++)
+			d->cycles[d->nr_cycles++] = (uint16_t)PERF_BR_CYCLES(e[k - 1].flags);
+	}
 
 	if (grow_one((void **)&d->samples, &d->alloc_samples, sizeof(*d->samples),
 		     d->nr_samples))
@@ -112,6 +130,7 @@ int hbbp_lbr_defer__sample(struct hbbp_lbr_defer *d, uint32_t stack, uint64_t ip
 	x->period = period;
 	x->stack = stack;
 	x->batch = batch < HBBP_BATCHES ? batch : 0;
+	x->first_cyc = first;
 	return 0;
 }
 
@@ -126,10 +145,11 @@ void hbbp_lbr_defer__settle(struct hbbp_lbr_defer *d, size_t base)
 	d->first_pending = d->nr_samples;
 }
 
-/* Stack st's weight (its samples' weights summed, per batch bs) added as hbbp_accum__lbr
- * adds a stack's weight. */
+/* Stack st's weight (its cnt samples' weights summed, per batch bs; their cycle sums cyc as
+ * hbbp_cycles__stack's, NULL without) added as hbbp_accum__lbr adds a stack's weight. */
 static void defer_add(const struct hbbp_lbr_defer *d, struct hbbp_accum *a,
-		      const struct hbbp_defer_stack *st, double weight, const struct hbbp_bsum *bs)
+		      const struct hbbp_defer_stack *st, double weight, const struct hbbp_bsum *bs,
+		      const double *cyc, uint64_t cnt)
 {
 	double w = weight / (double)(st->n - 1);
 	struct hbbp_bsum wbs;
@@ -153,6 +173,9 @@ static void defer_add(const struct hbbp_lbr_defer *d, struct hbbp_accum *a,
 				v->bs.b[only] += wbs.b[only];
 			else
 				hbbp_bsum__axpy(&v->bs, 1.0, &wbs);
+			if (cyc && hbbp_cycles__stream(&v->cyc, cyc, k + 1, st->n, weight, &wbs,
+						       only))
+				a->cycles_streams += cnt;
 			continue;
 		}
 		code &= ~DEFER_REJECTED;
@@ -177,7 +200,8 @@ int hbbp_lbr_defer__apply(struct hbbp_lbr_defer *d, struct hbbp_accum *a,
 {
 	uint32_t *first = calloc(d->nr_stacks + 1, sizeof(*first));
 	uint32_t *order = calloc(d->nr_samples ? d->nr_samples : 1, sizeof(*order));
-	size_t i, j;
+	double *cyc = NULL;
+	size_t i, j, alloc_cyc = 0;
 
 	if (!first || !order) {
 		free(first);
@@ -201,8 +225,21 @@ int hbbp_lbr_defer__apply(struct hbbp_lbr_defer *d, struct hbbp_accum *a,
 		struct hbbp_event_state *ev = &a->ev[st->evidx];
 		struct hbbp_bsum bs;
 		double weight = 0;
+		bool has_cyc = false;
+		uint32_t k;
 
 		memset(&bs, 0, sizeof(bs));
+		for (j = first[i]; j < first[i + 1] && !has_cyc; j++)
+			has_cyc = d->samples[order[j]].first_cyc != HBBP_DEFER_NO_CYCLES;
+		if (has_cyc) {
+			if (grow_array((void **)&cyc, &alloc_cyc, sizeof(*cyc), 2 * (size_t)st->n,
+				       (size_t)-1)) {
+				free(first);
+				free(order);
+				return -ENOMEM;
+			}
+			memset(cyc, 0, 2 * (size_t)st->n * sizeof(*cyc));
+		}
 		for (j = first[i]; j < first[i + 1]; j++) {
 			const struct hbbp_defer_sample *x = &d->samples[order[j]];
 			double w = (double)x->period;
@@ -218,9 +255,18 @@ int hbbp_lbr_defer__apply(struct hbbp_lbr_defer *d, struct hbbp_accum *a,
 			}
 			weight += w;
 			bs.b[x->batch] += w;
+			for (k = 1; x->first_cyc != HBBP_DEFER_NO_CYCLES && k < st->n; k++) {
+				unsigned int c = d->cycles[x->first_cyc + k - 1];
+
+				if (!c)	/* as hbbp_cycles__stack: not reported */
+					continue;
+				cyc[2 * k] += w * c;
+				cyc[2 * k + 1] += w;
+			}
 		}
-		defer_add(d, a, st, weight, &bs);
+		defer_add(d, a, st, weight, &bs, has_cyc ? cyc : NULL, first[i + 1] - first[i]);
 	}
+	free(cyc);
 	free(first);
 	free(order);
 	return 0;
