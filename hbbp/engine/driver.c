@@ -183,9 +183,13 @@ static int driver_flush(struct hbbp_driver *d)
 	size_t i, base = d->defer ? d->defer->nr_stacks : 0;
 	int err = 0;
 
+	if (d->stacks.cyc && grow_array((void **)&d->cyc, &d->alloc_cyc, sizeof(*d->cyc),
+					2 * HBBP_STACK_CACHE_DEPTH, SIZE_MAX))
+		return -ENOMEM;
 	for (i = 0; i < d->stacks.nr && !err; i++) {
 		const uint64_t *key = hbbp_stack_cache__key(&d->stacks, i);
 		const struct hbbp_stack_val *v = &d->stacks.vals[i];
+		const double *row = hbbp_stack_cache__cyc(&d->stacks, v);
 		uint64_t n = key[1] >> 32, k;
 
 		for (k = 0; k < n; k++) {
@@ -193,10 +197,13 @@ static int driver_flush(struct hbbp_driver *d)
 			e[k].to = key[3 + 2 * k];
 			e[k].flags = 0;
 		}
+		if (row)
+			hbbp_cycles__row_sums(row, hbbp_stack_cache__pres(&d->stacks, v), n,
+					      v->period, d->cyc);
 		err = driver_lbr(d, (uint32_t)(key[0] >> 32), (uint32_t)key[0],
 				 (int)((key[1] >> 16) & 0xffff), (int)(key[1] & 0xffff), e, n,
 				 v->period, v->period_plain, v->n, &v->bs,
-				 hbbp_stack_cache__cyc(&d->stacks, v));
+				 row ? d->cyc : NULL);
 	}
 	if (d->defer)	/* entry i is stack base + i */
 		hbbp_lbr_defer__settle(d->defer, base);
@@ -233,6 +240,7 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 	uint64_t key[HBBP_STACK_KEY_WORDS], h;
 	struct hbbp_stack_val *v;
 	struct hbbp_bsum bs;
+	bool cyc;
 	int err;
 
 	if (!stack_key(d, it, key)) {
@@ -240,13 +248,16 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 		d->sstats.direct++;
 		memset(&bs, 0, sizeof(bs));
 		bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] = it->weight;
-		if (grow_array((void **)&d->cyc, &d->alloc_cyc, sizeof(*d->cyc), 2 * it->nr,
-			       SIZE_MAX))
-			return -ENOMEM;
-		memset(d->cyc, 0, 2 * it->nr * sizeof(*d->cyc));
-		hbbp_cycles__stack(it->raw, it->nr, it->weight, d->cyc);
+		cyc = !d->defer && hbbp_cycles__any(it->raw, it->nr);
+		if (cyc) {
+			if (grow_array((void **)&d->cyc, &d->alloc_cyc, sizeof(*d->cyc),
+				       2 * it->nr, SIZE_MAX))
+				return -ENOMEM;
+			memset(d->cyc, 0, 2 * it->nr * sizeof(*d->cyc));
+			hbbp_cycles__stack(it->raw, it->nr, it->weight, d->cyc);
+		}
 		err = driver_lbr(d, it->pid, it->tid, it->cpumode, it->evidx, it->raw, it->nr,
-				 it->weight, (double)it->period, 1, &bs, d->cyc);
+				 it->weight, (double)it->period, 1, &bs, cyc ? d->cyc : NULL);
 		if (!err && d->defer)
 			err = hbbp_lbr_defer__sample(d->defer, (uint32_t)(d->defer->nr_stacks - 1),
 						     it->ip, it->period, it->batch, it->raw,
@@ -265,8 +276,16 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 	}
 	if (!v)
 		return -ENOMEM;
+	/* the cycle sums: none with the time weight in one pass (the deferred samples keep
+	 * their counts), none made before a stack with a count comes */
+	if (!d->defer && !d->stacks.cyc && hbbp_cycles__any(it->raw, it->nr) &&
+	    hbbp_stack_cache__cycles(&d->stacks))
+		return -ENOMEM;
+	if (!d->defer && d->stacks.cyc)
+		hbbp_cycles__row_add(hbbp_stack_cache__cyc(&d->stacks, v),
+				     hbbp_stack_cache__pres(&d->stacks, v), it->raw, it->nr,
+				     it->weight, v->period);
 	v->period += it->weight;
-	hbbp_cycles__stack(it->raw, it->nr, it->weight, hbbp_stack_cache__cyc(&d->stacks, v));
 	v->period_plain += (double)it->period;
 	v->n++;
 	v->bs.b[it->batch < HBBP_BATCHES ? it->batch : 0] += it->weight;

@@ -24,6 +24,7 @@ void hbbp_stack_cache__exit(struct hbbp_stack_cache *c)
 	free(c->keys);
 	free(c->vals);
 	free(c->cyc);
+	free(c->pres);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -66,9 +67,7 @@ static int cache_alloc(struct hbbp_stack_cache *c)
 	c->slot = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->slot));
 	c->keys = malloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
 	c->vals = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->vals));
-	c->cyc = malloc((size_t)HBBP_STACK_CACHE_MAX * 2 * HBBP_STACK_CACHE_DEPTH *
-			sizeof(*c->cyc));
-	if (c->index && c->slot && c->keys && c->vals && c->cyc)
+	if (c->index && c->slot && c->keys && c->vals)
 		return 0;
 	hbbp_stack_cache__exit(c);
 	return -1;
@@ -98,8 +97,26 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
 	c->slot[e] = (uint32_t)i;
 	c->index[i] = (uint32_t)(e + 1);
 	memset(&c->vals[e], 0, sizeof(c->vals[e]));
-	memset(hbbp_stack_cache__cyc(c, &c->vals[e]), 0, (words - 2) * sizeof(*c->cyc));
+	if (c->cyc)
+		memset(hbbp_stack_cache__cyc(c, &c->vals[e]), 0, (words - 2) / 2 * sizeof(*c->cyc));
 	return &c->vals[e];
+}
+
+int hbbp_stack_cache__cycles(struct hbbp_stack_cache *c)
+{
+	size_t i;
+
+	c->cyc = calloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_CACHE_DEPTH, sizeof(*c->cyc));
+	c->pres = calloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_CACHE_DEPTH, sizeof(*c->pres));
+	if (!c->cyc || !c->pres) {
+		free(c->cyc);
+		free(c->pres);
+		c->cyc = c->pres = NULL;
+		return -1;
+	}
+	for (i = 0; i < c->nr; i++)	/* their stacks had no count: no stream's weight */
+		c->cyc[i * HBBP_STACK_CACHE_DEPTH] = 1;
+	return 0;
 }
 
 void hbbp_stack_cache__clear(struct hbbp_stack_cache *c)

@@ -32,7 +32,9 @@ struct hbbp_stack_cache {
 	uint32_t *slot;			/* per entry: its index slot */
 	uint64_t *keys;			/* per entry: HBBP_STACK_KEY_WORDS words */
 	struct hbbp_stack_val *vals;	/* per entry */
-	double *cyc;			/* per entry: 2 * DEPTH cycle sums (hbbp_cycles__stack) */
+	/* per entry: DEPTH cycle sums and DEPTH weights (hbbp_cycles__row_add); NULL until a
+	 * stack with a cycle count comes */
+	double *cyc, *pres;
 	size_t nr;
 	uint64_t nr_inserts;		/* entries made since init (cumulative over flushes) */
 };
@@ -50,12 +52,20 @@ static inline const uint64_t *hbbp_stack_cache__key(const struct hbbp_stack_cach
 {
 	return c->keys + i * HBBP_STACK_KEY_WORDS;
 }
-/* The cycle sums of value v (hbbp/method/cycles.h: 2n of them, zeroed on insert). */
+/* The cycle sums of value v (hbbp_cycles__row_add: n of them, zeroed on insert) and its
+ * weights; NULL before hbbp_stack_cache__cycles. */
 static inline double *hbbp_stack_cache__cyc(const struct hbbp_stack_cache *c,
 					    const struct hbbp_stack_val *v)
 {
-	return c->cyc + (size_t)(v - c->vals) * 2 * HBBP_STACK_CACHE_DEPTH;
+	return c->cyc ? c->cyc + (size_t)(v - c->vals) * HBBP_STACK_CACHE_DEPTH : NULL;
 }
+static inline double *hbbp_stack_cache__pres(const struct hbbp_stack_cache *c,
+					     const struct hbbp_stack_val *v)
+{
+	return c->pres + (size_t)(v - c->vals) * HBBP_STACK_CACHE_DEPTH;
+}
+/* Makes the cycle sums (the entries so far had no cycle count): 0 or -1. */
+int hbbp_stack_cache__cycles(struct hbbp_stack_cache *c);
 /* Empties the cache, keeping its memory. */
 void hbbp_stack_cache__clear(struct hbbp_stack_cache *c);
 

@@ -479,7 +479,8 @@ static int stream_add(struct hbbp_accum *a, uint64_t task, int evidx, const stru
 		v->bs.b[only] += wbs->b[only];
 	else
 		hbbp_bsum__axpy(&v->bs, 1.0, wbs);
-	if (s->cyc && hbbp_cycles__stream(&v->cyc, s->cyc, k, s->n, weight, wbs, only))
+	if (s->cyc && hbbp_cycles__stream(&v->cyc, s->cyc, k, s->n, weight, w, wbs,
+					     only))
 		a->cycles_streams += cnt;
 	return 0;
 }

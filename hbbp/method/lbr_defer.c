@@ -173,8 +173,8 @@ static void defer_add(const struct hbbp_lbr_defer *d, struct hbbp_accum *a,
 				v->bs.b[only] += wbs.b[only];
 			else
 				hbbp_bsum__axpy(&v->bs, 1.0, &wbs);
-			if (cyc && hbbp_cycles__stream(&v->cyc, cyc, k + 1, st->n, weight, &wbs,
-						       only))
+			if (cyc && hbbp_cycles__stream(&v->cyc, cyc, k + 1, st->n, weight, w,
+						       &wbs, only))
 				a->cycles_streams += cnt;
 			continue;
 		}
