@@ -34,6 +34,7 @@ struct cmp {
 	const char *keys[MAX_KEYS];
 	size_t nr_keys;
 	bool normalize;
+	const char *value;	/* the column compared: count or cycles (--value) */
 	size_t top;
 	struct cmp_row *rows;
 	size_t nr;
@@ -48,7 +49,7 @@ struct cmp {
 
 static const char usage_text[] =
 "usage: hbbp-convert compare --ref REF [--by KEYS] [--normalize] [--top N]\n"
-"                            [-o OUT.csv|.json] MIX\n"
+"                            [--value count|cycles] [-o OUT.csv|.json] MIX\n"
 "REF and MIX: hbbp-convert CSV/JSON/SQLite output, pmusim --truth or --truth-insns\n"
 "CSV, valgrind callgrind profile (--dump-instr=yes), Intel SDE -mix output.\n"
 "\n";
@@ -459,7 +460,8 @@ static int compare(struct cmp *c, const char *refp, const char *mixp, const char
 	int err;
 	size_t k;
 
-	if ((err = ref_mix__read(refp, &ref)) || (err = ref_mix__read(mixp, &meas)))
+	if ((err = ref_mix__read(refp, c->value, &ref)) ||
+	    (err = ref_mix__read(mixp, c->value, &meas)))
 		goto out;
 	snprintf(bybuf, sizeof(bybuf), "%s", by ? by : default_key(ref, meas));
 	if (split_keys(c, bybuf)) {
@@ -521,6 +523,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	c.normalize = a.normalize;
+	c.value = a.cycles_value ? "cycles" : "count";
 	c.top = a.top;
 	err = compare(&c, a.refs.v[0], a.operands[0], a.by, a.output);
 	free(c.rows);

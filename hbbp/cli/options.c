@@ -205,6 +205,7 @@ static const char *const lbr_weights[] = { "auto", "plain", "time", NULL };
 static const char *const demangles[] = { "short", "full", "none", NULL };
 static const char *const text_csv[] = { "text", "csv", NULL };
 static const char *const percentages[] = { "absolute", "relative", NULL };
+static const char *const values[] = { "count", "cycles", NULL };
 
 static const struct cli_option options[] = {
 	{ .name = "input", 'i', "FILE", CONVERTING | CMD(DUMP) | CMD(STATS), "Input", "a "
@@ -336,6 +337,9 @@ static const struct cli_option options[] = {
 	  "(default mnemonic; iclass for SDE)", NULL, parse_str, F(by) },
 	{ .name = "normalize", 0, NULL, CMD(COMPARE), "compare", "compare shares of each "
 	  "side's total", NULL, parse_true, F(normalize) },
+	{ .name = "value", 0, "count|cycles", CMD(COMPARE), "compare", "the column compared "
+	  "(cycles: CSV mixes only)", "count", parse_choice, F(cycles_value), .choices = values,
+	  .bad = "unknown value '%s' (count, cycles)" },
 	{ .name = "top", 0, "N", CMD(COMPARE), "compare", "keys listed", "20", parse_uint,
 	  F(top), .max = 1UL << 30 },
 	{ .name = "output", 'o', "OUT", CMD(COMPARE), "compare", "the comparison also as .csv, "

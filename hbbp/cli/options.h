@@ -45,6 +45,7 @@ struct cli_args {
 	unsigned long jobs;		/* 0: the command's own default */
 	unsigned long top, insns, mnemonics;
 	int csv;			/* -f text|csv: 1 for csv */
+	int cycles_value;		/* compare --value count|cycles: 1 for cycles */
 	bool no_color, no_source, shares, normalize, no_sort;
 	unsigned long limit;
 	struct cli_strings refs;	/* --ref, repeatable */

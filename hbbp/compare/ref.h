@@ -24,6 +24,7 @@ struct ref_ip {
 	char *mnemonic;		/* bbmap's, as --by mnemonic names it; NULL unknown */
 	char *iclass;		/* XED-style, as --by iclass names it; NULL unknown */
 	char *symbol;		/* NULL unknown */
+	const char *category;	/* bbmap's (static), as --by category names it; NULL unknown */
 };
 
 struct ref_mix {
@@ -44,8 +45,10 @@ struct ref_mix {
 	bool named;		/* ref_decode__name_ips has run */
 };
 
-/* Reads path, detecting the format from its content (and extension for SQLite). */
-int ref_mix__read(const char *path, struct ref_mix **out);
+/* Reads path, detecting the format from its content (and extension for SQLite); value: the
+ * column read as the count ("count", or "cycles": CSV only, our output or pmusim's truth with
+ * --truth-cycles). */
+int ref_mix__read(const char *path, const char *value, struct ref_mix **out);
 void ref_mix__delete(struct ref_mix *m);
 
 /* Builders shared by the readers. */
@@ -62,7 +65,7 @@ int ref_mix__fopen(const char *path, const char *mode, FILE **f);
 bool ref_mix__value_column(const char *name);
 
 /* The format readers (m is created by them). */
-int ref_csv__read(const char *path, struct ref_mix **out);	/* CSV, pmusim truth */
+int ref_csv__read(const char *path, const char *value, struct ref_mix **out);	/* CSV, pmusim */
 int ref_json__read(const char *path, struct ref_mix **out);	/* our JSON / JSONL */
 int ref_sqlite__read(const char *path, struct ref_mix **out);	/* our SQLite, last run */
 int ref_callgrind__read(const char *path, struct ref_mix **out);

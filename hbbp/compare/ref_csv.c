@@ -153,21 +153,25 @@ static int parse_u64(const struct csv *c, const char *s, uint64_t *out)
 	return 0;
 }
 
+/* pmusim --truth-insns, with its cycles column under --truth-cycles */
 static bool is_insns_header(const struct csv *c)
 {
-	static const char *const h[] = { "module", "offset", "address", "count", "mnemonic" };
+	static const char *const h[] = { "module", "offset", "address", "count", "mnemonic",
+					 "cycles" };
 	size_t i;
 
-	if (c->nr != 5)
+	if (c->nr != 5 && c->nr != 6)
 		return false;
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < c->nr; i++)
 		if (strcmp(csv_field(c, i), h[i]))
 			return false;
 	return true;
 }
 
-static int read_insns(struct csv *c, struct ref_mix *m)
+/* The rows of --truth-insns, the count read from field vi (3 the count, 5 the cycles). */
+static int read_insns(struct csv *c, struct ref_mix *m, size_t vi)
 {
+	size_t nf = c->nr;
 	unsigned long nofile = 0;
 	int r, err = 0;
 
@@ -177,13 +181,13 @@ static int read_insns(struct csv *c, struct ref_mix *m)
 
 		if (c->nr == 1 && !*csv_field(c, 0))
 			continue;
-		if (c->nr != 5) {
-			pr_err("%s:%lu: %zu fields, expected 5", c->path, c->rec_line, c->nr);
+		if (c->nr != nf) {
+			pr_err("%s:%lu: %zu fields, expected %zu", c->path, c->rec_line, c->nr, nf);
 			return -HBBP_EFORMAT;
 		}
 		if ((err = parse_u64(c, csv_field(c, 1), &off)) ||
 		    (err = parse_u64(c, csv_field(c, 2), &addr)) ||
-		    (err = parse_count(c, csv_field(c, 3), &cnt)))
+		    (err = parse_count(c, csv_field(c, vi), &cnt)))
 			return err;
 		/* the file offset names the instruction whatever the load address was */
 		if (ref_decode__offset_to_vaddr(csv_field(c, 0), off, &vaddr)) {
@@ -199,7 +203,7 @@ static int read_insns(struct csv *c, struct ref_mix *m)
 	return r;
 }
 
-int ref_csv__read(const char *path, struct ref_mix **out)
+int ref_csv__read(const char *path, const char *value, struct ref_mix **out)
 {
 	struct csv c = { .path = path, .line = 1 };
 	const char *cols[MAX_FIELDS], *keys[MAX_FIELDS];
@@ -219,10 +223,17 @@ int ref_csv__read(const char *path, struct ref_mix **out)
 	}
 	if (is_insns_header(&c)) {
 		static const char *const none[1] = { NULL };
+		size_t vi = strcmp(value, "count") ? 5 : 3;
 
+		if (vi >= c.nr || strcmp(csv_field(&c, vi), value)) {
+			pr_err("%s:1: no column '%s' (pmusim --truth-cycles writes cycles)", path,
+			       value);
+			err = -HBBP_EFORMAT;
+			goto out;
+		}
 		err = ref_mix__new(path, "pmusim-insns", none, 0, &m);
 		if (!err)
-			err = read_insns(&c, m);
+			err = read_insns(&c, m, vi);
 		goto out;
 	}
 	for (i = 0; i < c.nr; i++) {
@@ -235,7 +246,7 @@ int ref_csv__read(const char *path, struct ref_mix **out)
 				err = -HBBP_EFORMAT;
 				goto out;
 			}
-		if (!strcmp(cols[i], "count"))
+		if (!strcmp(cols[i], value))
 			ci = i;
 		else if (!ref_mix__value_column(cols[i])) {
 			if (!*cols[i]) {
@@ -248,14 +259,15 @@ int ref_csv__read(const char *path, struct ref_mix **out)
 		}
 	}
 	if (ci == MAX_FIELDS || !nk) {
-		pr_err("%s:1: not an instruction mix: the header needs key columns and 'count'",
-		       path);
+		pr_err("%s:1: not an instruction mix: the header needs key columns and '%s'",
+		       path, value);
 		err = -HBBP_EFORMAT;
 		goto out;
 	}
 	{
 		size_t nf = c.nr;
-		const char *kind = nf == 2 && nk == 1 && !strcmp(keys[0], "mnemonic") ?
+		const char *kind = (nf == 2 || (nf == 3 && !strcmp(cols[2], "cycles"))) &&
+				   nk == 1 && !strcmp(keys[0], "mnemonic") ?
 				   "pmusim-truth" : "csv";
 		char *hdr = malloc(c.len);
 
@@ -279,6 +291,8 @@ int ref_csv__read(const char *path, struct ref_mix **out)
 				err = -HBBP_EFORMAT;
 				break;
 			}
+			if (strcmp(value, "count") && !*csv_field(&c, ci))
+				continue;	/* a row without cycle data: none to compare */
 			if ((err = parse_count(&c, csv_field(&c, ci), &cnt)))
 				break;
 			for (i = 0; i < nk; i++)

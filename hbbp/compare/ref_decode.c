@@ -143,6 +143,7 @@ int ref_decode__name_ips(struct ref_mix *m)
 			return -ENOMEM;
 		if (!ip->iclass && in->iclass && !(ip->iclass = strdup(in->iclass)))
 			return -ENOMEM;
+		ip->category = bbmap_category_name(in->category);
 		if (!ip->symbol && blk->sym && blk->sym->name &&
 		    !(ip->symbol = strdup(blk->sym->name)))
 			return -ENOMEM;
