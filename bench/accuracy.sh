@@ -4,7 +4,8 @@
 # hbbp, sweeps the cutoff from 4 to 40 (re-converting only), compares every mix against the
 # exact truth with `hbbp-convert compare`, and writes a Markdown table (default
 # bench/ACCURACY.md), then appends the calibration of the intervals (bench/calibrate.sh,
-# twenty more recordings of each workload without hardware effects). Depends only on
+# twenty more recordings of each workload without hardware effects), and the cycles and IPC
+# against pmusim's cycle accounting (bench/accuracy_cycles.sh). Depends only on
 # ./hbbp-convert, ./pmusim, qemu-x86_64, a C compiler and tests/tools/blocklen (built by
 # make check-build).
 # Usage: bench/accuracy.sh [-o OUT.md] [-w WORKDIR] [WORKLOAD...]
@@ -73,7 +74,7 @@ for w in $all; do
 	set -- $(params "$w")
 	size=$1 pe=$2 pl=$3
 	d=$work/$w.data
-	cmd="$PMUSIM --effects realistic --seed $SEED --lbr-depth $DEPTH --ebs-period $pe --lbr-period $pl -o $d --truth $work/$w.truth.csv --truth-insns $work/$w.insns.csv -- $work/bin/$w $size $(extra $w)"
+	cmd="$PMUSIM --effects realistic --truth-cycles --seed $SEED --lbr-depth $DEPTH --ebs-period $pe --lbr-period $pl -o $d --truth $work/$w.truth.csv --truth-insns $work/$w.insns.csv -- $work/bin/$w $size $(extra $w)"
 	echo "$cmd" >"$work/$w.cmd"
 	if true; then	# record every run: build.sh has just rebuilt the binaries
 		echo "recording $w ($size)" >&2
@@ -146,6 +147,9 @@ for w in $all; do
 	echo "$w cycles: plain $p% time $t% (absolute $a%)" >&2
 done
 
+# cycles and IPC against the exact cycle accounting, on the same recordings
+HBBP=$HBBP sh "$top/bench/accuracy_cycles.sh" "$work" $all >"$work/cycles_acc.md"
+
 sh "$top/tests/cli/accuracy_callgrind_lbr.sh" >"$work/callgrind.log" 2>&1 || true
 cgline=$(sed -n 's/^ *LBR-only/LBR-only/p' "$work/callgrind.log")
 {
@@ -215,6 +219,8 @@ cgline=$(sed -n 's/^ *LBR-only/LBR-only/p' "$work/callgrind.log")
 		END { printf "| **average** | | | %.2f%% | %.2f%% | %.2f%% | |\n\n", p/n, t/n, a/n;
 			printf "Time-weighted at most a third of plain wherever plain exceeds 1%%: %s; average %.2f%% (<= 1%%: %s).\n",
 				(bad ? "not held on " bad " workload(s)" : "held"), t/n, (t/n <= 1 ? "held" : "not held") }' "$ctab"
+	echo
+	cat "$work/cycles_acc.md"
 	echo
 	if [ -n "$cgline" ]; then
 		echo "Real LBR recording vs callgrind (tests/cli/accuracy_callgrind_lbr.sh): autofdo's"
