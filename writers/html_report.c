@@ -139,7 +139,7 @@ static const char style[] =
 ".warn{color:#a04000}.note{color:#666;font-size:.9em}"
 ".charts{display:flex;flex-wrap:wrap;gap:1em}.chart{border:1px solid #ddd;padding:.5em}"
 ".chart h4{margin:.2em 0}svg text{font:11px sans-serif;fill:#222}"
-"svg .whisker{stroke:#000;stroke-width:1}"
+"svg .whisker{stroke:#000;stroke-width:1}svg text.cycles{font-size:9px;fill:#a04000}"
 "table.asm{font:12px/1.3 ui-monospace,monospace}table.asm td{border:0;padding:0 6px}"
 "table.asm tr.blk td{border-top:1px solid #99b;color:#336;padding-top:4px}"
 "table.asm tr.src td{color:#2a5db0}details{margin:.4em 0}summary{cursor:pointer}"
@@ -177,6 +177,7 @@ static const char script[] =
 #define LABEL_W		150
 #define PLOT_W		260
 #define VALUE_W		70
+#define CYC_H		10	/* the cycles bar and its gap, with cycles */
 
 /* The unit of a run's counts (its metadata's count_unit): instructions, or ns, cycles, ... */
 static const char *count_unit(const struct result *r)
@@ -186,31 +187,45 @@ static const char *count_unit(const struct result *r)
 	return u && u->val.type == RES_TEXT && u->val.s ? u->val.s : "instructions";
 }
 
+/* Whether table t has cycles (docs/METHOD-cycles.md): some row's cycles share. */
+static bool has_cycles(const struct result_table *t)
+{
+	size_t i;
+
+	for (i = 0; t && i < t->nr_rows; i++)
+		if (isfinite(num(t, i, "cycles_share")))
+			return true;
+	return false;
+}
+
 /* A horizontal bar chart of table t (key column key): bar = share, whisker = interval; the
- * counts in unit. */
+ * counts in unit. With cycles, a thin bar under each: its share of the cycles (same scale). */
 static void bar_chart(struct wbuf *f, const char *title, const char *chart, const struct result_table *t,
 		      const char *key, double total, const char *unit)
 {
-	size_t i, n = t ? t->nr_rows : 0;
+	size_t i, n = t ? t->nr_rows : 0, row_h = BAR_H + 4 + (has_cycles(t) ? CYC_H : 0);
 	double max = 0;
 
 	for (i = 0; i < n; i++) {
 		double hi = num(t, i, "count_hi"), c = num(t, i, "count");
+		double cy = num(t, i, "cycles_share") * total;
 
 		if (isfinite(c) && c > max)
 			max = c;
 		if (isfinite(hi) && hi > max)
 			max = hi;
+		if (isfinite(cy) && cy > max)
+			max = cy;
 	}
 	wbuf__printf(f, "<div class=\"chart\"><h4>");
 	esc(f, title);
 	wbuf__printf(f, "</h4>\n<svg width=\"%d\" height=\"%zu\" role=\"img\" data-chart=\"%s\">\n",
-		LABEL_W + PLOT_W + VALUE_W, n * (BAR_H + 4) + 4, chart);
+		LABEL_W + PLOT_W + VALUE_W, n * row_h + 4, chart);
 	for (i = 0; i < n; i++) {
 		double c = num(t, i, "count"), lo = num(t, i, "count_lo"), hi = num(t, i, "count_hi");
-		double share = total > 0 ? c / total : 0;
+		double share = total > 0 ? c / total : 0, cs_share = num(t, i, "cycles_share");
 		double w = max > 0 ? PLOT_W * c / max : 0;
-		size_t y = i * (BAR_H + 4) + 2;
+		size_t y = i * row_h + 2;
 		char kb[32], cs[32];
 		const char *k = key_text(t, i, key, kb, sizeof(kb));
 
@@ -221,12 +236,17 @@ static void bar_chart(struct wbuf *f, const char *title, const char *chart, cons
 		dnum(f, "lo", lo);
 		dnum(f, "hi", hi);
 		dnum(f, "share", share);
+		if (row_h > BAR_H + 4)
+			dnum(f, "cycles-share", cs_share);
 		wbuf__printf(f, "><title>");
 		esc(f, *k ? k : "(none)");
 		fmt_count(cs, sizeof(cs), c);
 		wbuf__printf(f, ": %s %s, %.2f%%", cs, unit, 100 * share);
 		if (isfinite(lo) && isfinite(hi))
 			wbuf__printf(f, ", 95%% interval [%.0f, %.0f]", lo, hi);
+		if (isfinite(cs_share))
+			wbuf__printf(f, "; %.2f%% of the cycles, IPC %.2f", 100 * cs_share,
+				     num(t, i, "ipc"));
 		wbuf__printf(f, "</title><text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", LABEL_W - 4,
 			y + BAR_H - 4);
 		esc(f, *k ? k : "(none)");
@@ -239,6 +259,12 @@ static void bar_chart(struct wbuf *f, const char *title, const char *chart, cons
 			wbuf__printf(f, "<path class=\"whisker\" d=\"M%.1f %zuH%.1fM%.1f %zuV%zuM%.1f %zuV%zu\"/>",
 				x1, ym, x2, x1, ym - 4, ym + 4, x2, ym - 4, ym + 4);
 		}
+		if (isfinite(cs_share) && max > 0)
+			wbuf__printf(f, "<rect class=\"cycles\" x=\"%d\" y=\"%zu\" width=\"%.1f\" "
+				"height=\"%d\" fill=\"%s\"/><text class=\"cycles\" x=\"%d\" y=\"%zu\">"
+				"%.2f%%</text>", LABEL_W, y + BAR_H + 1, PLOT_W * cs_share * total / max,
+				CYC_H - 2, palette[1], LABEL_W + PLOT_W + 4, y + BAR_H + CYC_H,
+				100 * cs_share);
 		wbuf__printf(f, "<text x=\"%d\" y=\"%zu\">%.2f%%</text></g>\n", LABEL_W + PLOT_W + 4,
 			y + BAR_H - 4, 100 * share);
 	}
@@ -520,14 +546,16 @@ static void functions(struct wbuf *f, const struct result *r, double total)
 	const char *unit = count_unit(r);
 	const struct result_table *fn = result__table(r, "functions");
 	const struct result_table *fm = result__table(r, "function_mix");
+	bool cyc = has_cycles(fn);
 	size_t i;
 
 	if (!fn)
 		return;
 	wbuf__printf(f, "<h3>Hot functions</h3>\n<table class=\"sortable\" data-table=\"functions\">"
 		"<thead><tr><th>module</th><th>function</th><th class=\"n\">%s</th>"
-		"<th class=\"n\">share</th><th class=\"n\">95%% interval</th><th>mix by category"
-		"</th></tr></thead><tbody>\n", unit);
+		"<th class=\"n\">share</th><th class=\"n\">95%% interval</th>%s<th>mix by category"
+		"</th></tr></thead><tbody>\n", unit, cyc ? "<th class=\"n\">cycles share</th>"
+		"<th class=\"n\">IPC</th>" : "");
 	for (i = 0; i < fn->nr_rows; i++) {
 		const char *m = text(fn, i, "module"), *s = text(fn, i, "symbol");
 		double c = num(fn, i, "count");
@@ -548,6 +576,16 @@ static void functions(struct wbuf *f, const struct result *r, double total)
 			"<td class=\"n\" data-v=\"%.17g\">%.2f%%</td>", c, cs,
 			total > 0 ? c / total : 0, total > 0 ? 100 * c / total : 0);
 		interval_cell(f, num(fn, i, "count_lo"), num(fn, i, "count_hi"));
+		if (cyc) {
+			double cyc_s = num(fn, i, "cycles_share"), ipc = num(fn, i, "ipc");
+
+			if (isfinite(cyc_s))
+				wbuf__printf(f, "<td class=\"n\" data-v=\"%.17g\">%.2f%%</td>"
+					"<td class=\"n\" data-v=\"%.17g\">%.2f</td>", cyc_s, 100 * cyc_s,
+					ipc, ipc);
+			else
+				wbuf__printf(f, "<td class=\"n\">n/a</td><td class=\"n\">n/a</td>");
+		}
 		wbuf__printf(f, "<td>");
 		if (m && s)
 			function_mix(f, fm, result__table(r, "by_category"), m, s);
@@ -618,6 +656,10 @@ static void listings(struct wbuf *f, const struct result *r)
 				esc(f, s && *s ? s : "no source");
 				if (num(a, j, "biased") > 0)
 					wbuf__printf(f, ", <span class=\"warn\">biased</span>");
+				if (isfinite(num(a, j, "block_cycles")) && c > 0)
+					wbuf__printf(f, ", %.4g cycles/execution, IPC %.3g",
+						     num(a, j, "block_cycles") / c,
+						     num(a, j, "block_ipc"));
 				wbuf__printf(f, "</td></tr>\n");
 			}
 			if (src && *src && (!prev_src || strcmp(src, prev_src))) {
@@ -656,7 +698,9 @@ static void run_section(struct wbuf *f, const struct result *r, const char *name
 	wbuf__printf(f, "</h2>\n<p>%s %s estimated.</p>\n", cs, unit);
 	recording(f, r);
 	wbuf__printf(f, "<h3>Instruction mix</h3>\n<p class=\"note\">Bars: share of the total; "
-		"whiskers: the 95%% interval (sampling noise only).</p>\n<div class=\"charts\">\n");
+		"whiskers: the 95%% interval (sampling noise only)%s.</p>\n<div class=\"charts\">\n",
+		has_cycles(cat) ? "; thin orange bars: share of the cycles (from the branch "
+		"records' cycle counts)" : "");
 	bar_chart(f, "by category", "category", cat, "category", total, unit);
 	bar_chart(f, "by ISA extension", "isa", result__table(r, "by_isa"), "isa", total, unit);
 	bar_chart(f, "by vector width (bits)", "width", result__table(r, "by_width"), "width",

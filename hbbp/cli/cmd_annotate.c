@@ -202,11 +202,18 @@ static void print_func(FILE *out, const struct annotate *a, const struct annotat
 		if (i && next && in->addr > next)
 			fprintf(out, "%s%12s %7s  %-27s %10s  (%" PRIu64 " bytes without counts)%s\n",
 				col(st, C_COLD), "", "", "", "...", in->addr - next, col(st, C_RESET));
-		if (in->block_start)
-			fprintf(out, "%s-- block 0x%" PRIx64 ": %u insns, %s%s --%s\n",
+		if (in->block_start) {
+			char cyc[96] = "";
+
+			if (isfinite(in->block_cycles) && in->count > 0 && in->block_cycles > 0)
+				snprintf(cyc, sizeof(cyc), ", %.4g cycles/execution, IPC %.3g",
+					 in->block_cycles / in->count,
+					 in->block_len * in->count / in->block_cycles);
+			fprintf(out, "%s-- block 0x%" PRIx64 ": %u insns, %s%s%s --%s\n",
 				col(st, C_BLOCK), in->block_addr, in->block_len,
 				in->source && *in->source ? in->source : "no source",
-				in->biased ? ", biased" : "", col(st, C_RESET));
+				in->biased ? ", biased" : "", cyc, col(st, C_RESET));
+		}
 		if (in->srcline && (!prev_src || strcmp(prev_src, in->srcline))) {
 			const char *txt = st->no_source ? NULL : src_line(sc, in->srcline);
 			char line[512], where[512];

@@ -21,7 +21,8 @@
 #include "util/hbbp_err.h"
 
 static const char usage_text[] =
-"usage: hbbp-convert diff [--by KEYS] [-f text|csv] [--shares] [OPTIONS] A B\n"
+"usage: hbbp-convert diff [--by KEYS] [-f text|csv] [--shares] [--value count|cycles]\n"
+"                         [OPTIONS] A B\n"
 "\n"
 "What changed from run A to run B beyond the sampling noise: A and B are recordings\n"
 "(perf.data) or runs of a database written by hbbp-convert (FILE.sqlite#RUN_ID). Each row:\n"
@@ -29,6 +30,8 @@ static const char usage_text[] =
 "exceeds both runs' 95% intervals added in quadrature, 0 when not, empty when a run has no\n"
 "intervals), then the intervals. Significant rows first, largest difference first; the\n"
 "summary line (stdout in text form, stderr in CSV form) counts the significant rows.\n"
+"--value cycles: the same for the rows' cycles (cycles_a, cycles_b, ...), runs recorded\n"
+"with the branch records' cycle counts.\n"
 "\n";
 
 /* "FILE#N" naming an existing file and a run id: the file in path, the id in *run. */
@@ -152,8 +155,8 @@ static void print_text(const struct result_table *t, const struct diff_stats *st
 	print_input("B", &in[1]);
 	for (j = 0; j < nk; j++)
 		printf("%-24.24s ", t->cols[j].name);
-	printf("%14s %14s %8s %s\n", shares ? "share_a" : "count_a", shares ? "share_b" : "count_b",
-	       "ratio", "sig");
+	printf("%14s %14s %8s %s\n", shares ? "share_a" : t->cols[nk].name,
+	       shares ? "share_b" : t->cols[nk + 1].name, "ratio", "sig");
 	for (i = 0; i < n; i++) {
 		const struct result_cell *c = result_table__row(t, i);
 		char ca[64], cb[64], r[32];
@@ -275,9 +278,16 @@ int cmd_diff(int argc, char **argv)
 	if (rc)
 		goto out;
 	dopts.shares = a.shares;
+	dopts.value = a.cycles_value ? "cycles" : "count";
 	err = result__new(&out);
 	if (!err)
 		err = diff__tables(out, "mix", in[0].mix, in[1].mix, &dopts, &st);
+	if (err == -HBBP_ENOTFOUND) {
+		pr_err("%s: no cycles (recorded without the branch records' cycle counts): "
+		       "--value cycles compares none", in[st.lacks].spec);
+		rc = HBBP_EXIT_INPUT;
+		goto out;
+	}
 	if (err) {
 		pr_err("diff: %s", hbbp_strerror(err));
 		rc = err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;

@@ -328,6 +328,9 @@ static const struct cli_option options[] = {
 	  .bad = "unknown format '%s' (text, csv)" },
 	{ .name = "shares", 0, NULL, CMD(DIFF), "diff", "compare shares of each run's total",
 	  NULL, parse_true, F(shares) },
+	{ .name = "value", 0, "count|cycles", CMD(DIFF), "diff", "the column compared "
+	  "(cycles: runs with cycle counts)", "count", parse_choice, F(cycles_value),
+	  .choices = values, .bad = "unknown value '%s' (count, cycles)" },
 	{ .name = "top", 0, "N", CMD(DIFF), "diff", "rows printed in text form", "40",
 	  parse_uint, F(top), .max = 1UL << 30 },
 

@@ -50,17 +50,23 @@ struct side {
 	double total;
 };
 
-static int side_init(struct side *s, const struct result_table *t)
+/* One side: its keys and its value column v (count or cycles, and v_lo, v_hi); -HBBP_ENOTFOUND
+ * when it has no value in v (no such column, or no row with one). */
+static int side_init(struct side *s, const struct result_table *t, const char *v)
 {
+	char name[64];
 	size_t i, r;
+	bool any = false;
 
 	memset(s, 0, sizeof(*s));
 	s->t = t;
-	s->count = result_table__col(t, "count");
-	s->lo = result_table__col(t, "count_lo");
-	s->hi = result_table__col(t, "count_hi");
+	s->count = result_table__col(t, v);
+	snprintf(name, sizeof(name), "%s_lo", v);
+	s->lo = result_table__col(t, name);
+	snprintf(name, sizeof(name), "%s_hi", v);
+	s->hi = result_table__col(t, name);
 	if (s->count < 0)
-		return -HBBP_EFORMAT;
+		return strcmp(v, "count") ? -HBBP_ENOTFOUND : -HBBP_EFORMAT;
 	for (i = 0; i < t->nr_cols; i++) {
 		if (diff__value_column(t->cols[i].name))
 			continue;
@@ -75,8 +81,9 @@ static int side_init(struct side *s, const struct result_table *t)
 			s->total += c->d;
 		else if (c->type == RES_INT)
 			s->total += (double)c->i;
+		any |= c->type == RES_REAL || c->type == RES_INT;
 	}
-	return 0;
+	return any || !strcmp(v, "count") ? 0 : -HBBP_ENOTFOUND;
 }
 
 static double num(const struct result_table *t, size_t row, int col)
@@ -209,13 +216,13 @@ static int join_rows(const struct side *s, const struct item *items, size_t n,
 	return 0;
 }
 
-/* The table name of the rows: the keys, the counts, ratio, significant, the intervals. */
+/* The table name of the rows: the keys, the values v, ratio, significant, the intervals. */
 static int diff_table(struct result *out, const char *name, const struct side *s,
-		      const struct drow *rows, size_t nr, bool intervals)
+		      const struct drow *rows, size_t nr, bool intervals, const char *v)
 {
 	const struct result_table *ta = s[0].t;
 	const char *cols[MAX_KEYS + 8];
-	char spec[MAX_KEYS][160];
+	char spec[MAX_KEYS][160], vs[6][80];
 	struct result_table *t;
 	size_t i, nc = 0;
 	int err;
@@ -227,14 +234,18 @@ static int diff_table(struct result *out, const char *name, const struct side *s
 			 c->type == RES_INT ? "int" : c->type == RES_REAL ? "real" : "text");
 		cols[nc++] = spec[i];
 	}
-	cols[nc++] = "count_a:real";
-	cols[nc++] = "count_b:real";
+	snprintf(vs[0], sizeof(vs[0]), "%s_a:real", v);
+	snprintf(vs[1], sizeof(vs[1]), "%s_b:real", v);
+	snprintf(vs[2], sizeof(vs[2]), "%s_a_lo:real", v);
+	snprintf(vs[3], sizeof(vs[3]), "%s_a_hi:real", v);
+	snprintf(vs[4], sizeof(vs[4]), "%s_b_lo:real", v);
+	snprintf(vs[5], sizeof(vs[5]), "%s_b_hi:real", v);
+	cols[nc++] = vs[0];
+	cols[nc++] = vs[1];
 	cols[nc++] = "ratio:real";
 	cols[nc++] = "significant:int";
-	cols[nc++] = "count_a_lo:real";
-	cols[nc++] = "count_a_hi:real";
-	cols[nc++] = "count_b_lo:real";
-	cols[nc++] = "count_b_hi:real";
+	for (i = 2; i < 6; i++)
+		cols[nc++] = vs[i];
 	err = result__add_table(out, name, cols, nc, &t);
 	for (i = 0; i < nr && !err; i++) {
 		const struct drow *d = &rows[i];
@@ -273,11 +284,15 @@ int diff__tables(struct result *out, const char *name, const struct result_table
 	struct item *items = NULL;
 	struct drow *rows = NULL;
 	size_t i, n = 0, nr = 0;
+	const char *v = o->value ? o->value : "count";
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	if ((err = side_init(&s[0], ta)) || (err = side_init(&s[1], tb)))
-		return err;
+	for (i = 0; i < 2; i++)
+		if ((err = side_init(&s[i], i ? tb : ta, v))) {
+			st->lacks = (int)i;
+			return err;
+		}
 	if (s[0].nr_keys != s[1].nr_keys)
 		return -HBBP_EUSAGE;
 	for (i = 0; i < s[0].nr_keys; i++)
@@ -330,7 +345,7 @@ int diff__tables(struct result *out, const char *name, const struct result_table
 	st->nr_rows = nr;
 	if (nr)
 		qsort(rows, nr, sizeof(*rows), drow_cmp);
-	err = diff_table(out, name, s, rows, nr, st->intervals);
+	err = diff_table(out, name, s, rows, nr, st->intervals, v);
 out:
 	for (i = 0; items && i < n; i++)
 		free(items[i].key);

@@ -23,6 +23,9 @@ int diff__significant(double a, double a_lo, double a_hi, double b, double b_lo,
 
 struct diff_opts {
 	bool shares;			/* compare count / total (intervals scaled alike) */
+	const char *value;		/* the column compared, "count" (NULL) or "cycles": its
+					 * _lo/_hi are its interval, the output's columns are
+					 * named after it (cycles_a, ...) */
 };
 
 struct diff_stats {
@@ -31,6 +34,7 @@ struct diff_stats {
 	size_t nr_undecided;		/* rows without intervals on a side */
 	double total_a, total_b;
 	bool intervals;			/* both tables have count_lo/count_hi */
+	int lacks;			/* -HBBP_ENOTFOUND: side lacks (0 a, 1 b) the value */
 };
 
 /* Joins the pivot tables a and b (key columns: every column but count, count_lo, count_hi,

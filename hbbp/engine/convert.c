@@ -365,6 +365,7 @@ static int run_result(struct convert_run *run, const struct convert_opts *o)
 		 * reads the code after its rows */
 		mo.mix_only = !o->all_tables && !writer_format_writes_table(o->format, "blocks");
 		mo.release_code = mo.mix_only;
+		mo.block_cycles = o->all_tables;
 		t = now_s();
 		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, &run->ops, run->events,
 				      perf_reader__stats(run->reader), &mo, &run->total);

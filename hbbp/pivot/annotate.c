@@ -101,10 +101,10 @@ struct sym {
 };
 
 struct tabs {
-	const struct result_table *mod, *sym, *blk, *ins;
+	const struct result_table *mod, *sym, *blk, *ins, *bcy;	/* bcy: NULL without */
 	int mod_name, sym_mod, sym_name, sym_addr, sym_size;
 	int blk_id, blk_sym, blk_addr, blk_len, blk_count, blk_lo, blk_hi, blk_source, blk_biased;
-	int ins_blk, ins_addr, ins_mn, ins_len, ins_src;
+	int ins_blk, ins_addr, ins_mn, ins_len, ins_src, bcy_cycles;
 };
 
 static int tabs_init(struct tabs *t, const struct result *res)
@@ -113,8 +113,12 @@ static int tabs_init(struct tabs *t, const struct result *res)
 	t->sym = result__table(res, "symbols");
 	t->blk = result__table(res, "blocks");
 	t->ins = result__table(res, "instructions");
+	t->bcy = result__table(res, "block_cycles");
 	if (!t->mod || !t->sym || !t->blk || !t->ins)
 		return -HBBP_ENOTFOUND;
+	t->bcy_cycles = t->bcy ? result_table__col(t->bcy, "cycles") : -1;
+	if (t->bcy && (t->bcy->nr_rows != t->blk->nr_rows || t->bcy_cycles < 0))
+		t->bcy = NULL;
 	t->mod_name = result_table__col(t->mod, "name");
 	t->sym_mod = result_table__col(t->sym, "module_id");
 	t->sym_name = result_table__col(t->sym, "name");
@@ -267,6 +271,7 @@ static void insn_of(const struct tabs *t, size_t i, size_t br, bool intervals,
 	in->source = cell_text(t->blk, br, t->blk_source);
 	in->biased = cell_int(t->blk, br, t->blk_biased, 0) != 0;
 	in->block_len = (unsigned)cell_int(t->blk, br, t->blk_len, 0);
+	in->block_cycles = t->bcy ? cell_real(t->bcy, br, t->bcy_cycles) : NAN;
 }
 
 int annotate__build(struct annotate **out, const struct result *res,
@@ -359,6 +364,7 @@ int annotate__build(struct annotate **out, const struct result *res,
 		if (si == (size_t)-1 || !syms[si].func)
 			continue;
 		insn_of(&t, i, br, a->has_intervals, &in);
+		a->has_cycles |= isfinite(in.block_cycles);
 		err = func_add_insn(&a->funcs[syms[si].func - 1], &allocs[syms[si].func - 1], &in);
 	}
 	for (i = 0; i < a->nr_funcs && !err; i++)
@@ -397,12 +403,14 @@ int annotate__table(const struct annotate *a, struct result *res, const char *na
 	static const char *const cols[] = {
 		"module:text", "symbol:text", "address:text", "count:real", "count_lo:real",
 		"count_hi:real", "instruction:text", "block:text", "source:text", "srcline:text",
-		"biased:int",
+		"block_cycles:real", "block_ipc:real", "biased:int",
 	};
 	struct result_table *t;
 	size_t i, j, nc = sizeof(cols) / sizeof(cols[0]) - !with_bias;
 	int err = result__add_table(res, name, cols, nc, &t);
 
+	for (i = 10; !err && i < 12; i++)
+		t->cols[i].unset = !a->has_cycles;	/* left out of the text formats */
 	for (i = 0; i < a->nr_funcs && !err; i++) {
 		const struct annotate_func *f = &a->funcs[i];
 
@@ -433,8 +441,13 @@ int annotate__table(const struct annotate *a, struct result *res, const char *na
 				err = result_cell__text(t, &c[8], in->source ? in->source : "");
 			if (!err && in->srcline)
 				err = result_cell__text(t, &c[9], in->srcline);
+			if (isfinite(in->block_cycles) && in->block_cycles > 0) {
+				result_cell__real(&c[10], in->block_cycles);
+				result_cell__real(&c[11], in->block_len * in->count /
+						  in->block_cycles);
+			}
 			if (with_bias)
-				result_cell__int(&c[10], in->biased);
+				result_cell__int(&c[12], in->biased);
 		}
 	}
 	return err;

@@ -28,6 +28,8 @@ struct annotate_insn {
 	const char *source;		/* "lbr", "ebs", "lbr-fallback", "ebs-fallback", "" */
 	bool biased;
 	unsigned block_len;		/* instructions of the block */
+	double block_cycles;		/* the block's cycles, all its executions (table
+					 * block_cycles); NaN: none */
 };
 
 struct annotate_func {
@@ -46,6 +48,7 @@ struct annotate {
 	size_t nr_funcs;
 	struct annotate_func *funcs;	/* hottest first, or in the order asked */
 	bool has_intervals;		/* the result's blocks have count_lo/count_hi */
+	bool has_cycles;		/* some listed block has cycles */
 	double total;			/* count of every instruction of the result */
 	size_t nr_candidates;		/* functions with counts passing the filters */
 };

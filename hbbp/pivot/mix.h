@@ -77,6 +77,9 @@ struct hbbp_mix_opts {
 	const struct hbbp_taxonomy *taxonomy;	/* NULL: no taxonomy column */
 	bool mix_only;			/* only the tables mix and events (for an output that
 					 * writes no other) */
+	bool block_cycles;		/* with the blocks, the table block_cycles (row for row:
+					 * each block's cycles, docs/METHOD-cycles.md) where the
+					 * recording has cycle counts; for annotate and report */
 	bool release_code;		/* mix_only, and the caller asks no block of the code
 					 * after: its blocks are freed once the rows are summed,
 					 * before the table is made (ops->drop_code) */

@@ -437,6 +437,38 @@ static int table_symbols(struct result *res, const struct mix_ctx *x, struct ids
 	return err;
 }
 
+/* The blocks' cycles, row for row with the table blocks (NULL without cycle data). */
+static int table_block_cycles(struct result *res, const struct mix_ctx *x, const struct ids *ids)
+{
+	static const char *const cols[] = { "block_id:int", "cycles:real", "cycles_lo:real",
+					    "cycles_hi:real" };
+	const struct hbbp_counts *c = x->c;
+	struct result_table *t;
+	size_t i;
+	int err = result__add_table(res, "block_cycles", cols, 4, &t);
+
+	for (i = 0; i < c->nr_blocks && !err; i++) {
+		size_t bi = ids->block_order[i];
+		const struct hbbp_block *b = &c->blocks[bi];
+		struct result_cell *cell = result_table__add_row(t);
+		double lo, hi;
+
+		if (!cell)
+			return -ENOMEM;
+		result_cell__int(&cell[0], ids->block_id[bi]);
+		if (!(b->cyc.w > 0))
+			continue;
+		result_cell__real(&cell[1], b->cyc.cycles);
+		if (!c->block_cycles_bs)
+			continue;
+		hbbp_interval__estimates(b->cyc.cycles, c->block_cycles_bs[bi].b, HBBP_BATCHES, &lo,
+					 &hi);
+		result_cell__real(&cell[2], lo);
+		result_cell__real(&cell[3], hi);
+	}
+	return err;
+}
+
 static int table_blocks(struct result *res, const struct mix_ctx *x, const struct ids *ids)
 {
 	const struct hbbp_counts *c = x->c;
@@ -808,6 +840,8 @@ int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp
 		err = table_blocks(res, &x, &ids);
 	if (!err)
 		err = table_thread_blocks(res, &x, &ids);
+	if (!err && o->block_cycles && c->has_cycles)
+		err = table_block_cycles(res, &x, &ids);
 meta:
 	if (!err)
 		err = mix_meta(res, &x);
