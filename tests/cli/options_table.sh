@@ -50,7 +50,7 @@ value() { # OPTION ARG: a value the option takes
 	case $1:$2 in
 	--model:*) echo "$TMP/m.model" ;;
 	*:M) echo ebs ;; *:MODE) echo full ;; *:time\|plain) echo plain ;;
-	*:text\|csv) echo csv ;; *:absolute\|relative) echo relative ;; *:FMT) echo json ;; *:SIZE) echo 1M ;; *:KEYS) echo mnemonic ;;
+	*:text\|csv) echo csv ;; *:absolute\|relative) echo relative ;; *:count\|cycles) echo cycles ;; *:FMT) echo json ;; *:SIZE) echo 1M ;; *:KEYS) echo mnemonic ;;
 	*:NAME=PATH) echo "x=$V" ;; *:DIR) echo / ;; *:N|*:LIST) echo 1 ;; *) echo x ;;
 	esac
 }
