@@ -110,14 +110,17 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o, bool c
 }
 
 /* The cycles cells of row (docs/METHOD-cycles.md) from cell c: empty where its blocks have no cycle
- * data; ipc over the instructions of its blocks with cycle data. */
-static void cycles_cells(struct result_cell *c, const struct mix_row *row, double total)
+ * data; ipc over the instructions of its blocks with cycle data. The interval widened as the
+ * counts' (widen: the throttle factor's uncertainty; the cycles scale with the counts). */
+static void cycles_cells(struct result_cell *c, const struct mix_row *row, double total,
+			 double widen)
 {
 	double lo, hi;
 
 	if (!(row->cyc_count > 0) || !(row->cycles > 0))
 		return;
 	hbbp_interval__estimates(row->cycles, row->cx.b, HBBP_BATCHES, &lo, &hi);
+	hbbp_interval__widen(row->cycles, widen, &lo, &hi);
 	result_cell__real(&c[0], hbbp_round_count(row->cycles));
 	result_cell__real(&c[1], hbbp_round_count(lo));
 	result_cell__real(&c[2], hbbp_round_count(hi));
@@ -153,7 +156,7 @@ static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t
 	result_cell__real(&cell[j++], hbbp_round_count(hi));
 	result_cell__real(&cell[j++], hbbp_round_share(total > 0 ? row->count / total : 0));
 	if (total_cyc >= 0)
-		cycles_cells(&cell[j], row, total_cyc);
+		cycles_cells(&cell[j], row, total_cyc, widen);
 	j += 5;
 	if (o->diagnostics && !err) {
 		err = result_cell__text(t, &cell[j++], source_name(dg->sources));
@@ -463,6 +466,7 @@ static int table_block_cycles(struct result *res, const struct mix_ctx *x, const
 			continue;
 		hbbp_interval__estimates(b->cyc.cycles, c->block_cycles_bs[bi].b, HBBP_BATCHES, &lo,
 					 &hi);
+		hbbp_interval__widen(b->cyc.cycles, c->widen, &lo, &hi);
 		result_cell__real(&cell[2], lo);
 		result_cell__real(&cell[3], hi);
 	}
