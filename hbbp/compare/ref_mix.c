@@ -171,7 +171,12 @@ static bool has_ext(const char *path, const char *ext)
 	return n > e && !strcmp(path + n - e, ext);
 }
 
-int ref_mix__read(const char *path, const char *value, struct ref_mix **out)
+int ref_mix__read(const char *path, struct ref_mix **out)
+{
+	return ref_mix__read_value(path, "count", out);
+}
+
+int ref_mix__read_value(const char *path, const char *value, struct ref_mix **out)
 {
 	int (*read)(const char *, struct ref_mix **) = NULL;
 	char head[4096];
