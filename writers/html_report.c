@@ -699,8 +699,9 @@ static void run_section(struct wbuf *f, const struct result *r, const char *name
 	recording(f, r);
 	wbuf__printf(f, "<h3>Instruction mix</h3>\n<p class=\"note\">Bars: share of the total; "
 		"whiskers: the 95%% interval (sampling noise only)%s.</p>\n<div class=\"charts\">\n",
-		has_cycles(cat) ? "; thin orange bars: share of the cycles (from the branch "
-		"records' cycle counts)" : "");
+		has_cycles(cat) ? "; thin orange bars: share of the cycles, from the branch "
+		"records' cycle counts: measured per block and function, spread evenly over a "
+		"block's instructions, so a slow instruction shows its neighbours' cost here" : "");
 	bar_chart(f, "by category", "category", cat, "category", total, unit);
 	bar_chart(f, "by ISA extension", "isa", result__table(r, "by_isa"), "isa", total, unit);
 	bar_chart(f, "by vector width (bits)", "width", result__table(r, "by_width"), "width",

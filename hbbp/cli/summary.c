@@ -260,6 +260,10 @@ void cli_summary(const struct convert_run *run, const struct convert_opts *o, do
 	if (f.no_cycles)
 		fprintf(stderr, "  no cycle counts in the branch entries (recorded before Skylake, "
 			"on AMD or with --no-lbr-cycles): no cycles columns\n");
+	else if (run->counts.has_cycles && (hbbp_mix__needs(&o->mix) & HBBP_KEY_INSN))
+		fprintf(stderr, "  cycles: measured per block, spread evenly over a block's "
+			"instructions: rows below a block do not show one instruction slower than "
+			"its neighbours\n");
 	if (f.code_weight > 0)
 		fprintf(stderr, "  LBR weight touching modules with code: %.4g, %.2f%% of it "
 			"attributed\n", f.code_weight, 100 * (f.code_weight - f.code_rejected) /

@@ -41,8 +41,16 @@ read n bad < "$TMP/cmp.txt"
 expect "cycles_views: compare --value cycles: pmusim's cycles by mnemonic and the CSV's ($n rows)" \
 	'[ "$(head -1 "$TMP/mn.csv" | cut -d, -f6)" = cycles ] && [ "$n" -ge 10 ] && [ "$bad" = 0 ]'
 
-# report: data-cycles-share of the category bars, IPC of the functions
+# what the cycles measure: below a block, the summary (rows by category, not by symbol) and
+# the report say that a block's cycles are spread evenly over its instructions
+"$HBBP" --by category -o "$TMP/cat3.csv" "$D" 2>"$TMP/cat3.err"
+"$HBBP" --by symbol -o "$TMP/sym3.csv" "$D" 2>"$TMP/sym3.err"
 "$HBBP" report -q -o "$TMP/r.html" "$D"
+expect "cycles_views: the summary by category and the report say the cycles are spread evenly within a block, by symbol not" \
+	'grep -q "spread evenly over a block.s instructions" "$TMP/cat3.err" &&
+	 ! grep -q "spread evenly" "$TMP/sym3.err" && grep -q "spread evenly over a block.s instructions" "$TMP/r.html"'
+
+# report: data-cycles-share of the category bars, IPC of the functions
 grep -o 'data-chart="category" data-key="[^"]*"[^>]*data-cycles-share="[^"]*"' "$TMP/r.html" |
 	sed 's/.*data-key="\([^"]*\)".*data-cycles-share="\([^"]*\)"/\1 \2/' > "$TMP/r.cat"
 awk 'NR == FNR { r[$1] = $2; next } FNR > 1 { split($0, f, ","); n++
