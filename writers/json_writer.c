@@ -66,7 +66,7 @@ static void json__header(struct writer_ctx *w)
 	size_t i;
 
 	wbuf__puts(out, "{\"format_version\": ");
-	wbuf__put(out, buf, wfmt__int(buf, SCHEMA_FORMAT_VERSION));
+	wbuf__put(out, buf, wfmt__int(buf, SCHEMA_ROWS_VERSION));
 	wbuf__puts(out, ", \"meta\": {");
 	for (i = 0; i < r->nr_meta; i++) {
 		if (i)

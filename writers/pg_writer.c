@@ -312,6 +312,9 @@ static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 	if (!s->run_id)
 		return -ENOMEM;
 	snprintf(w->run_id, sizeof(w->run_id), "%s", s->run_id);
+	err = sql_schema__run_meta(&s->sql, s->run_id);
+	if (err)
+		return err;
 	params[0] = s->run_id;
 	for (i = 0; !err && i < w->res->nr_meta; i++) {
 		const struct result_kv *kv = &w->res->meta[i];

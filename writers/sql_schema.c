@@ -333,39 +333,159 @@ static int sql__table_cols(const struct sql_conn *c, const struct result_table *
 	return sql__done(b, cols);
 }
 
-/* Creates table t (run_id and its columns) or checks that the existing one matches. */
-static int sql__ensure_table(struct sql_conn *c, const struct result_table *t)
-{
-	const char *const *type = sql_types[c->d->kind];
-	struct wbuf *b;
-	char *sql;
-	size_t i;
-	int err = sql__table_cols(c, t, &sql);
+/* The columns of a table as the catalogue lists them (run_id first). */
+struct sql_cols {
+	size_t nr;
+	char *name[SQL_MAX_TABLE_COLS], *type[SQL_MAX_TABLE_COLS];
+	bool nomem;
+};
 
-	if (!err)
-		err = sql__check_table(c, t->name, sql);
-	free(sql);
-	if (err <= 0)
-		return err;
-	b = sql__buf();
+static void sql__cols_row(void *ctx, const char *const *col)
+{
+	struct sql_cols *k = ctx;
+
+	if (k->nr == SQL_MAX_TABLE_COLS) {
+		k->nomem = true;
+		return;
+	}
+	k->name[k->nr] = strdup(col[0]);
+	k->type[k->nr] = strdup(col[1]);
+	k->nomem |= !k->name[k->nr] || !k->type[k->nr];
+	k->nr++;
+}
+
+static void sql__cols_exit(struct sql_cols *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr; i++) {
+		free(k->name[i]);
+		free(k->type[i]);
+	}
+}
+
+static int sql__cols(struct sql_conn *c, const char *table, struct sql_cols *k)
+{
+	int n = c->query(c, c->d->columns, table, sql__cols_row, k);
+
+	return n < 0 ? n : k->nomem ? -ENOMEM : n;
+}
+
+/* The CREATE TABLE of table: run_id and the columns names[i] of type types[i], i < n. */
+static int sql__create_sql(const struct sql_conn *c, const char *table, char *const *names,
+			   char *const *types, size_t n, char **sql)
+{
+	struct wbuf *b = sql__buf();
+	size_t i;
+
 	if (b) {
 		wbuf__puts(b, "CREATE TABLE ");
-		sql__ident(b, t->name);
+		sql__ident(b, table);
 		wbuf__puts(b, " (");
 		wbuf__puts(b, c->d->run_id);
-		for (i = 0; i < t->nr_cols; i++) {
+		for (i = 0; i < n; i++) {
 			wbuf__puts(b, ", ");
+			sql__ident(b, names[i]);
+			wbuf__putc(b, ' ');
+			wbuf__puts(b, types[i]);
+		}
+		wbuf__putc(b, ')');
+	}
+	return sql__done(b, sql);
+}
+
+/* The mix of a database holds the columns of every run's mix (each run's are in run_meta
+ * mix_columns): the columns of t it lacks are added (NULL in the runs before); one of
+ * another type is refused. */
+static int sql__ensure_mix(struct sql_conn *c, const struct result_table *t,
+			   const struct sql_cols *have)
+{
+	const char *const *type = sql_types[c->d->kind];
+	size_t i, k;
+	int err = 0;
+
+	for (i = 0; i < t->nr_cols && !err; i++) {
+		struct wbuf *b;
+		char *sql;
+
+		for (k = 1; k < have->nr && strcmp(have->name[k], t->cols[i].name); k++)
+			;
+		if (k < have->nr && !strcasecmp(have->type[k], type[t->cols[i].type]))
+			continue;
+		if (k < have->nr) {
+			pr_err("%s: this run does not fit the database: its mix column \"%s\" is"
+			       " %s there, %s in this run: write this run into another database",
+			       c->w->path, t->cols[i].name, have->type[k], type[t->cols[i].type]);
+			c->w->logged = true;
+			return -HBBP_EFORMAT;
+		}
+		b = sql__buf();
+		if (b) {
+			wbuf__puts(b, "ALTER TABLE mix ADD COLUMN ");
 			sql__ident(b, t->cols[i].name);
 			wbuf__putc(b, ' ');
 			wbuf__puts(b, type[t->cols[i].type]);
 		}
-		wbuf__putc(b, ')');
+		err = sql__done(b, &sql);
+		if (!err)
+			err = c->exec(c, sql, "adding a column to the mix");
+		free(sql);
 	}
-	err = sql__done(b, &sql);
+	return err;
+}
+
+/* Creates table t (run_id and its columns) or checks that the existing one matches (the mix:
+ * gets the columns it lacks). */
+static int sql__ensure_table(struct sql_conn *c, const struct result_table *t)
+{
+	const char *const *type = sql_types[c->d->kind];
+	char *names[SQL_MAX_TABLE_COLS], *types[SQL_MAX_TABLE_COLS];
+	struct sql_cols have = { 0 };
+	char *sql;
+	size_t i;
+	int err;
+
+	if (!strcmp(t->name, "mix")) {
+		err = sql__cols(c, "mix", &have);
+		if (err > 0)
+			err = sql__ensure_mix(c, t, &have);
+		sql__cols_exit(&have);
+		if (err || have.nr)
+			return err;
+	} else {
+		err = sql__table_cols(c, t, &sql);
+		if (!err)
+			err = sql__check_table(c, t->name, sql);
+		free(sql);
+		if (err <= 0)
+			return err;
+	}
+	if (t->nr_cols > SQL_MAX_TABLE_COLS)
+		return -HBBP_ELIMIT;
+	for (i = 0; i < t->nr_cols; i++) {
+		names[i] = (char *)t->cols[i].name;
+		types[i] = (char *)type[t->cols[i].type];
+	}
+	err = sql__create_sql(c, t->name, names, types, t->nr_cols, &sql);
 	if (!err)
 		err = c->exec(c, sql, "creating a table");
 	free(sql);
 	return err;
+}
+
+/* SQLite: whether the mix table's SQL is what this tool makes of its columns (a CREATE
+ * TABLE and ADD COLUMNs give the same text). */
+static bool sql__mix_ours(struct sql_conn *c, const char *have_sql)
+{
+	struct sql_cols have = { 0 };
+	char *sql = NULL;
+	bool same = sql__cols(c, "mix", &have) > 1 &&
+		    !sql__create_sql(c, "mix", have.name + 1, have.type + 1, have.nr - 1, &sql) &&
+		    !strcmp(sql, have_sql);
+
+	free(sql);
+	sql__cols_exit(&have);
+	return same;
 }
 
 struct sql_version {
@@ -381,16 +501,112 @@ static void sql__version_row(void *ctx, const char *const *col)
 	sv->objects = strcmp(col[1], "0");
 }
 
+/* Version 2 to 3, in place (@R, @T: the types real and text, @C: the mix's columns as a
+ * string, @1: the value 1): blocks' count columns renamed executions (a block without code
+ * has none: its weight is instructions), its instructions and batches added (the batches
+ * summed from thread_blocks, which version 2 always kept), instructions.isa_set added (NULL:
+ * not stored), the views made again, and each run's mix_columns and stored_* written. */
+static const char *const sql_migrate_2[] = {
+	"ALTER TABLE blocks RENAME COLUMN count TO executions",
+	"ALTER TABLE blocks RENAME COLUMN count_lo TO executions_lo",
+	"ALTER TABLE blocks RENAME COLUMN count_hi TO executions_hi",
+	"ALTER TABLE blocks ADD COLUMN \"instructions\" @R",
+#define SQL_ADD_BATCH(i) "ALTER TABLE blocks ADD COLUMN \"batch" #i "\" @R"
+	SQL_ADD_BATCH(0), SQL_ADD_BATCH(1), SQL_ADD_BATCH(2), SQL_ADD_BATCH(3), SQL_ADD_BATCH(4),
+	SQL_ADD_BATCH(5), SQL_ADD_BATCH(6), SQL_ADD_BATCH(7), SQL_ADD_BATCH(8), SQL_ADD_BATCH(9),
+	"ALTER TABLE instructions ADD COLUMN \"isa_set\" @T",
+	"UPDATE blocks SET instructions = executions * COALESCE(length, 1)",
+	"UPDATE blocks SET executions = NULL, executions_lo = NULL, executions_hi = NULL"
+	" WHERE length IS NULL",
+#define SQL_SET_BATCH(i) "batch" #i " = t.b" #i
+#define SQL_SUM_BATCH(i) "SUM(batch" #i ") AS b" #i
+	"UPDATE blocks SET " SQL_SET_BATCH(0) ", " SQL_SET_BATCH(1) ", " SQL_SET_BATCH(2) ", "
+	SQL_SET_BATCH(3) ", " SQL_SET_BATCH(4) ", " SQL_SET_BATCH(5) ", " SQL_SET_BATCH(6) ", "
+	SQL_SET_BATCH(7) ", " SQL_SET_BATCH(8) ", " SQL_SET_BATCH(9) " FROM (SELECT run_id,"
+	" block_id, " SQL_SUM_BATCH(0) ", " SQL_SUM_BATCH(1) ", " SQL_SUM_BATCH(2) ", "
+	SQL_SUM_BATCH(3) ", " SQL_SUM_BATCH(4) ", " SQL_SUM_BATCH(5) ", " SQL_SUM_BATCH(6) ", "
+	SQL_SUM_BATCH(7) ", " SQL_SUM_BATCH(8) ", " SQL_SUM_BATCH(9) " FROM thread_blocks"
+	" GROUP BY run_id, block_id) t WHERE t.run_id = blocks.run_id"
+	" AND t.block_id = blocks.block_id",
+	"INSERT INTO run_meta SELECT run_id, 'stored_threads', @1 FROM runs",
+	"INSERT INTO run_meta SELECT run_id, 'stored_lines', @1 FROM runs",
+	"INSERT INTO run_meta SELECT run_id, 'mix_columns', @C FROM runs",
+};
+
+struct sql_text {
+	struct wbuf *b;
+	size_t n;
+};
+
+/* The columns of the mix after run_id, comma-joined, quotes doubled. */
+static void sql__mix_col(void *ctx, const char *const *col)
+{
+	struct sql_text *t = ctx;
+	const char *p;
+
+	if (t->n++ > 1)
+		wbuf__putc(t->b, ',');
+	for (p = t->n > 1 ? col[0] : ""; *p; p++) {
+		if (*p == '\'')
+			wbuf__putc(t->b, '\'');
+		wbuf__putc(t->b, *p);
+	}
+}
+
 /* A database of an older schema version brought to this one (its objects are then checked
- * as any other's). No older version can be: each migration goes here, under the lock of
- * the transaction that adds the run. */
+ * as any other's), under the lock of the transaction that adds the run: version 2, in
+ * place; version 1 cannot be. */
 static int sql__migrate(struct sql_conn *c, long from)
 {
-	pr_err("%s: database format version %ld, this tool writes version %d and cannot convert"
-	       " it: write the run into another database", c->w->path, from,
-	       SCHEMA_FORMAT_VERSION);
-	c->w->logged = true;
-	return -HBBP_EFORMAT;
+	const char *const *type = sql_types[c->d->kind];
+	struct sql_text mc = { sql__buf(), 0 };
+	char *cols = NULL, *sql = NULL;
+	size_t i;
+	int err;
+
+	if (from != 2) {
+		pr_err("%s: database format version %ld, this tool writes version %d and cannot"
+		       " convert it: write the run into another database", c->w->path, from,
+		       SCHEMA_FORMAT_VERSION);
+		c->w->logged = true;
+		free(mc.b ? mc.b->mem : NULL);
+		free(mc.b);
+		return -HBBP_EFORMAT;
+	}
+	if (mc.b) {
+		wbuf__putc(mc.b, '\'');
+		err = c->query(c, c->d->columns, "mix", sql__mix_col, &mc);
+		wbuf__putc(mc.b, '\'');
+	}
+	err = sql__done(mc.b, &cols);
+	for (i = 0; !err && i < NR_STORE_VIEWS; i++) {
+		char drop[96];
+
+		snprintf(drop, sizeof(drop), "DROP VIEW IF EXISTS %s", store_views[i].name);
+		err = c->exec(c, drop, "converting the database to format version 3");
+	}
+	for (i = 0; !err && i < sizeof(sql_migrate_2) / sizeof(sql_migrate_2[0]); i++) {
+		struct wbuf *b = sql__buf();
+		const char *p;
+
+		for (p = sql_migrate_2[i]; b && *p; p++) {
+			if (*p != '@') {
+				wbuf__putc(b, *p);
+				continue;
+			}
+			p++;
+			wbuf__puts(b, *p == 'R' ? type[RES_REAL] : *p == 'T' ? type[RES_TEXT] :
+				   *p == 'C' ? cols : c->d->kind == SQL_PG ? "'1'" : "1");
+		}
+		err = sql__done(b, &sql);
+		if (!err)
+			err = c->exec(c, sql, "converting the database to format version 3");
+		free(sql);
+	}
+	free(cols);
+	if (!err && c->d->kind == SQL_PG)
+		err = c->exec(c, "DELETE FROM format_version", "setting the format version");
+	return err ? err : c->exec(c, c->d->version_set, "setting the format version");
 }
 
 /* The database's schema version: this tool's (1: the database holds its objects), or none
@@ -416,7 +632,7 @@ static int sql__version(struct sql_conn *c)
 	if (v == 0 && !sv.objects)
 		return c->exec(c, c->d->version_set, "setting the format version");
 	if (v > 0 && v < SCHEMA_FORMAT_VERSION)
-		return sql__migrate(c, v);
+		return (err = sql__migrate(c, v)) ? err : 1;
 	if (v == 0)
 		pr_err("%s: not a database of this tool (no format version; it holds tables of its"
 		       " own): write the run into another database", c->w->path);
@@ -520,6 +736,9 @@ static int sql__check_sqlite(struct sql_conn *c)
 		if (w && !strcasecmp(h->type, w->type) && !strcasecmp(h->table, w->table) &&
 		    (!strcmp(h->sql, w->sql) || sql__older_runs(h, w)))
 			continue;
+		if (w && !strcmp(w->name, "mix") && !strcmp(h->type, "table") &&
+		    sql__mix_ours(c, h->sql))
+			continue;	/* the columns of every run's mix */
 		if (w && !strcmp(w->type, "table") && !strcmp(h->type, "table")) {
 			struct wbuf *b = sql__buf();
 			char *cols = NULL, *mine = NULL;
@@ -716,15 +935,48 @@ int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table 
 	if (b) {
 		wbuf__puts(b, copy ? "COPY " : "INSERT INTO ");
 		sql__ident(b, t->name);
-		wbuf__puts(b, copy ? " (run_id" : " VALUES (?");
+		wbuf__puts(b, " (run_id");
 		for (i = 0; i < t->nr_cols; i++) {
 			wbuf__puts(b, ", ");
-			if (copy)
-				sql__ident(b, t->cols[i].name);
-			else
-				wbuf__putc(b, '?');
+			sql__ident(b, t->cols[i].name);
 		}
-		wbuf__puts(b, copy ? ") FROM STDIN" : ")");
+		wbuf__puts(b, copy ? ") FROM STDIN" : ") VALUES (?");
+		for (i = 0; !copy && i < t->nr_cols; i++)
+			wbuf__puts(b, ", ?");
+		if (!copy)
+			wbuf__putc(b, ')');
 	}
 	return sql__done(b, sql);
+}
+
+int sql_schema__run_meta(struct sql_conn *c, const char *run_id)
+{
+	const struct result_table *t = result__table(c->w->res, "mix");
+	struct wbuf *b = sql__buf();
+	char *sql;
+	size_t i;
+	int err;
+
+	if (!t)
+		return 0;
+	if (b) {
+		wbuf__printf(b, "INSERT INTO run_meta VALUES (%s, 'mix_columns', '", run_id);
+		for (i = 0; i < t->nr_cols; i++) {
+			const char *p;
+
+			if (i)
+				wbuf__putc(b, ',');
+			for (p = t->cols[i].name; *p; p++) {
+				if (*p == '\'')
+					wbuf__putc(b, '\'');
+				wbuf__putc(b, *p);
+			}
+		}
+		wbuf__puts(b, "')");
+	}
+	err = sql__done(b, &sql);
+	if (!err)
+		err = c->exec(c, sql, "writing the run metadata");
+	free(sql);
+	return err;
 }

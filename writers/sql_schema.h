@@ -62,6 +62,7 @@ struct sql_conn {
 		     void (*row)(void *ctx, const char *const *col), void *ctx);
 };
 #define SQL_MAX_COLS 4
+#define SQL_MAX_TABLE_COLS 256	/* columns of a table of this tool's (the mix of every run's) */
 
 /* Whether the result can be stored: no table of a reserved name (the bookkeeping tables,
  * the views, the indexes, the engines' own sqlite_* and pg_*), the tables of schema.h with
@@ -79,11 +80,14 @@ int sql_schema__create(struct sql_conn *c);
  * changing the tables until the commit), nothing attached to its tables that it did not
  * create. 0, or -HBBP_EFORMAT logged with what was found. */
 int sql_schema__check(struct sql_conn *c);
+/* Adds the run's run_meta mix_columns: the columns of its mix, comma-joined (the database's
+ * mix holds every run's). 0 or the error. */
+int sql_schema__run_meta(struct sql_conn *c, const char *run_id);
 /* Creates the indexes that are missing. */
 int sql_schema__indexes(struct sql_conn *c);
 /* The statement that sends the rows of t (malloc'd into *sql): SQLite an INSERT with one
  * parameter per column, run_id first; PostgreSQL a COPY FROM STDIN of run_id and the
- * columns. 0 or -ENOMEM. */
+ * columns; both name the columns (a database's mix may have more). 0 or -ENOMEM. */
 int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t, char **sql);
 
 #endif

@@ -196,6 +196,9 @@ static int sqlite__add_run(struct writer_ctx *w, struct sqlite_state *s)
 		return sqlite__fail(w, s->db, rc, "adding the run");
 	s->run_id = sqlite3_last_insert_rowid(s->db);
 	snprintf(w->run_id, sizeof(w->run_id), "%lld", (long long)s->run_id);
+	rc = sql_schema__run_meta(&s->sql, w->run_id);
+	if (rc)
+		return rc;
 
 	rc = sqlite3_prepare_v2(s->db, sql_insert_meta, -1, &st, NULL);
 	for (i = 0; rc == SQLITE_OK && i < w->res->nr_meta; i++) {

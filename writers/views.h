@@ -8,19 +8,20 @@
 
 #include "writers/schema.h"
 
-/* count: executions of the instructions, Σ over thread_blocks rows of the block's count,
- * once per instruction of the block; a block without code (length NULL, no instructions:
- * its count is already instructions) once, keyed by its marker (in srcline); share: count
- * over the run's total of every row, as in the CSV (writers/SCHEMA.md, "share"). Module
- * names are the recorded names' last component, as the CSV's. count_lo, count_hi: the 95%
- * interval of count from its batch estimates b0..b9 over 10 (the thread_blocks columns
- * batch0..9 summed as count is; batch means, as hbbp/method/interval.c computes it for the
- * mix table): count -/+ t(9) * sqrt(Σ (10 b_i - count)^2 / 90), the low end at least 0.
- * sqrt: SQLite's math functions, PostgreSQL's own. */
+/* count: executions of the instructions, Σ over the blocks of a block's executions, once per
+ * instruction of the block (blocks ⋈ instructions); a block without code (length NULL, no
+ * instructions, no executions: its weight is instructions already) once, keyed by its
+ * marker (in srcline); share: count over the run's total of every row, as in the CSV
+ * (writers/SCHEMA.md, "share"). Module names are the recorded names' last component, as
+ * the CSV's. count_lo, count_hi: the 95% interval of count from its batch estimates b0..b9
+ * over 10 (the columns batch0..9 summed as count is; batch means, as hbbp/method/interval.c
+ * computes it for the mix table): count -/+ t(9) * sqrt(Σ (10 b_i - count)^2 / 90), the low
+ * end at least 0. sqrt: SQLite's math functions, PostgreSQL's own. */
 _Static_assert(SCHEMA_BATCHES == 10, "the views below spell out 10 batches");
-#define VIEW_B(i, f)	", SUM(tb.batch" #i f ") AS b" #i
-#define VIEW_BATCHES(f)	VIEW_B(0, f) VIEW_B(1, f) VIEW_B(2, f) VIEW_B(3, f) VIEW_B(4, f)	\
-			VIEW_B(5, f) VIEW_B(6, f) VIEW_B(7, f) VIEW_B(8, f) VIEW_B(9, f)
+#define VIEW_B(t, i, f)	", SUM(" t ".batch" #i f ") AS b" #i
+#define VIEW_BATCHES(t, f)								\
+	VIEW_B(t, 0, f) VIEW_B(t, 1, f) VIEW_B(t, 2, f) VIEW_B(t, 3, f) VIEW_B(t, 4, f)	\
+	VIEW_B(t, 5, f) VIEW_B(t, 6, f) VIEW_B(t, 7, f) VIEW_B(t, 8, f) VIEW_B(t, 9, f)
 #define VIEW_D(i)	"(10 * b" #i " - count) * (10 * b" #i " - count)"
 #define VIEW_HALF	" " SCHEMA_T975 " * sqrt((" VIEW_D(0) " + " VIEW_D(1) " + " VIEW_D(2)	\
 			" + " VIEW_D(3) " + " VIEW_D(4) " + " VIEW_D(5) " + " VIEW_D(6) " + "	\
@@ -36,13 +37,12 @@ _Static_assert(SCHEMA_BATCHES == 10, "the views below spell out 10 batches");
 #define VIEW_TAIL(order)	" t) u ORDER BY run_id, count DESC, " order
 #define VIEW_MIX(key, col)								\
 	VIEW_HEAD(key)									\
-	" (SELECT tb.run_id AS run_id, COALESCE(i." col ", b.srcline) AS " key ","	\
-	" SUM(tb.count) AS count" VIEW_BATCHES("")					\
-	" FROM thread_blocks tb JOIN blocks b"						\
-	" ON b.run_id = tb.run_id AND b.block_id = tb.block_id"			\
-	" LEFT JOIN instructions i ON i.run_id = tb.run_id AND i.block_id = tb.block_id" \
-	" WHERE tb.count > 0 AND (i.block_id IS NOT NULL OR b.length IS NULL)"	\
-	" GROUP BY tb.run_id, COALESCE(i." col ", b.srcline))" VIEW_TAIL(key)
+	" (SELECT b.run_id AS run_id, COALESCE(i." col ", b.srcline) AS " key ","	\
+	" SUM(COALESCE(b.executions, b.instructions)) AS count" VIEW_BATCHES("b", "")	\
+	" FROM blocks b"								\
+	" LEFT JOIN instructions i ON i.run_id = b.run_id AND i.block_id = b.block_id"	\
+	" WHERE b.instructions > 0 AND (i.block_id IS NOT NULL OR b.length IS NULL)"	\
+	" GROUP BY b.run_id, COALESCE(i." col ", b.srcline))" VIEW_TAIL(key)
 /* instructions per block: the decoded ones, 1 for a block without code */
 #define VIEW_NI										\
 	" JOIN blocks b ON b.run_id = tb.run_id AND b.block_id = tb.block_id"		\
@@ -54,9 +54,8 @@ _Static_assert(SCHEMA_BATCHES == 10, "the views below spell out 10 batches");
 	"COALESCE(replace(" name ", rtrim(" name ", replace(" name ", '/', '')), ''), '[unmapped]')"
 /* block_detail, with the address as hex text (the tables keep the 64-bit value as a signed
  * integer, so kernel addresses are negative there): the one dialect difference. A block's
- * executions (blocks.count) and the instructions they ran (x length; a block without code,
- * length NULL, has no executions: its count is already instructions), each with its
- * interval, named apart from the mix's count (instructions). */
+ * executions and the instructions they ran (x length; a block without code, length NULL,
+ * has no executions: its weight is already instructions), each with its interval. */
 #define VIEW_BLOCK_DETAIL(hex_address)							\
 	"SELECT b.run_id AS run_id,"							\
 	" b.block_id AS block_id, " VIEW_MODULE("m.name") " AS module,"		\
@@ -64,12 +63,10 @@ _Static_assert(SCHEMA_BATCHES == 10, "the views below spell out 10 batches");
 	" s.name AS symbol, " hex_address " AS address,"				\
 	" b.address - s.address AS symbol_offset,"					\
 	" b.length AS length, b.bytes AS bytes, b.srcline AS srcline,"		\
-	" CASE WHEN b.length IS NULL THEN NULL ELSE b.count END AS executions,"		\
-	" CASE WHEN b.length IS NULL THEN NULL ELSE b.count_lo END AS executions_lo,"	\
-	" CASE WHEN b.length IS NULL THEN NULL ELSE b.count_hi END AS executions_hi,"	\
-	" b.count * COALESCE(b.length, 1) AS instructions,"				\
-	" b.count_lo * COALESCE(b.length, 1) AS instructions_lo,"			\
-	" b.count_hi * COALESCE(b.length, 1) AS instructions_hi,"			\
+	" b.executions AS executions, b.executions_lo AS executions_lo,"		\
+	" b.executions_hi AS executions_hi, b.instructions AS instructions,"		\
+	" b.executions_lo * b.length AS instructions_lo,"				\
+	" b.executions_hi * b.length AS instructions_hi,"				\
 	" b.ebs_count AS ebs_count, b.lbr_count AS lbr_count, b.source AS source,"	\
 	" b.ebs_samples AS ebs_samples, b.lbr_streams AS lbr_streams, b.biased AS biased," \
 	" b.bias_share AS bias_share"							\
@@ -88,19 +85,20 @@ static const struct {
 	{ "mix_by_category", VIEW_MIX("category", "category"), NULL },
 	{ "mix_by_function",
 	  VIEW_HEAD("module, symbol")
-	  " (SELECT tb.run_id AS run_id,"
+	  " (SELECT b.run_id AS run_id,"
 	  " " VIEW_MODULE("m.name") " AS module, COALESCE(s.name, '[unknown]') AS symbol,"
-	  " SUM(tb.count * COALESCE(ni.n, 1)) AS count" VIEW_BATCHES(" * COALESCE(ni.n, 1)")
-	  " FROM thread_blocks tb" VIEW_NI
+	  " SUM(b.instructions) AS count" VIEW_BATCHES("b", " * COALESCE(b.length, 1)")
+	  " FROM blocks b"
 	  " LEFT JOIN modules m ON m.run_id = b.run_id AND m.module_id = b.module_id"
 	  " LEFT JOIN symbols s ON s.run_id = b.run_id AND s.symbol_id = b.symbol_id"
-	  VIEW_NI_WHERE
-	  " GROUP BY tb.run_id, 2, 3)" VIEW_TAIL("module, symbol"), NULL },
+	  " WHERE b.instructions > 0"
+	  " GROUP BY b.run_id, 2, 3)" VIEW_TAIL("module, symbol"), NULL },
 	{ "mix_by_thread",
 	  VIEW_HEAD("pid, tid, comm")
 	  " (SELECT tb.run_id AS run_id, tb.pid AS pid, tb.tid AS tid,"
 	  " COALESCE(NULLIF(tb.comm, ''), '[unknown]') AS comm,"
-	  " SUM(tb.count * COALESCE(ni.n, 1)) AS count" VIEW_BATCHES(" * COALESCE(ni.n, 1)")
+	  " SUM(tb.count * COALESCE(ni.n, 1)) AS count"
+	  VIEW_BATCHES("tb", " * COALESCE(ni.n, 1)")
 	  " FROM thread_blocks tb" VIEW_NI VIEW_NI_WHERE
 	  " GROUP BY tb.run_id, tb.pid, tb.tid, 4)" VIEW_TAIL("pid, tid"), NULL },
 	{ "block_detail", VIEW_BLOCK_DETAIL("printf('0x%x', b.address)"),

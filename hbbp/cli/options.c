@@ -200,6 +200,27 @@ static int parse_version(struct cli_args *a, const struct cli_option *o, const c
 
 static int parse_help(struct cli_args *a, const struct cli_option *o, const char *arg);
 
+/* --store threads,lines (either, both) */
+static int parse_store(struct cli_args *a, const struct cli_option *o, const char *arg)
+{
+	const char *p = arg;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n == 7 && !strncmp(p, "threads", 7))
+			a->conv.store_threads = true;
+		else if (n == 5 && !strncmp(p, "lines", 5))
+			a->conv.store_lines = true;
+		else {
+			pr_err("--store '%s': threads, lines or both (threads,lines)", arg);
+			return HBBP_EXIT_USAGE;
+		}
+		p += n + !!p[n];
+	}
+	return HBBP_EXIT_OK;
+}
+
 static const char *const methods[] = { "hbbp", "ebs", "lbr", NULL };
 static const char *const lbr_weights[] = { "auto", "plain", "time", NULL };
 static const char *const demangles[] = { "short", "full", "none", NULL };
@@ -236,6 +257,9 @@ static const struct cli_option options[] = {
 	{ .name = "diagnostics", 0, NULL, CMD(CONVERT), "Output", "add the columns of the "
 	  "sources and the bias, and the figures of the pass to the summary", NULL, parse_true,
 	  F(conv.mix.diagnostics) },
+	{ .name = "store", 0, "threads,lines", CMD(CONVERT), "Output", "a database also keeps "
+	  "the blocks per thread (for pid, tid, comm) and the source lines (srcline) of the "
+	  "run, for pivots made later", NULL, parse_store, F(conv.store_threads) },
 	{ .name = "taxonomy", 0, "FILE", CMD(CONVERT), "Output", "user instruction groups as "
 	  "a key column (lines 'group: mnemonic-or-glob ...')", NULL, parse_str,
 	  F(taxonomy_file) },

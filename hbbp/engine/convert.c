@@ -138,20 +138,22 @@ static int run_meta(struct convert_run *run, const struct convert_opts *o)
 }
 
 /* Source lines are read (DWARF, often zlib-compressed) only when an output shows them: the
- * srcline key, or SQLite's blocks and instructions tables. */
+ * srcline key, a listing, or a store's tables with --store lines. */
 static bool run_wants_lines(const struct convert_opts *o)
 {
-	return o->format == WRITER_SQLITE || o->format == WRITER_POSTGRES || o->all_tables ||
-	       hbbp_mix__needs(&o->mix) & HBBP_KEY_LINES;
+	return o->all_tables || hbbp_mix__needs(&o->mix) & HBBP_KEY_LINES ||
+	       (o->store_lines && writer_format_writes_table(o->format, "blocks"));
 }
 
 /* Whether the sums are kept per thread (struct hbbp_driver.per_thread): for a thread key or
- * filter, or a table by thread (thread_blocks). Without, memory and time stay bounded by
- * the code that ran however many threads and processes the recording holds. */
+ * filter, a listing, or a store's table by thread (thread_blocks) with --store threads.
+ * Without, memory and time stay bounded by the code that ran however many threads and
+ * processes the recording holds. */
 static bool run_wants_threads(const struct convert_opts *o)
 {
-	return o->all_tables || writer_format_writes_table(o->format, "blocks") || o->mix.pid ||
-	       o->mix.comm || hbbp_mix__needs(&o->mix) & HBBP_KEY_THREAD;
+	return o->all_tables || o->mix.pid || o->mix.comm ||
+	       hbbp_mix__needs(&o->mix) & HBBP_KEY_THREAD ||
+	       (o->store_threads && writer_format_writes_table(o->format, "blocks"));
 }
 
 int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
@@ -366,6 +368,8 @@ static int run_result(struct convert_run *run, const struct convert_opts *o)
 		mo.mix_only = !o->all_tables && !writer_format_writes_table(o->format, "blocks");
 		mo.release_code = mo.mix_only;
 		mo.block_cycles = o->all_tables;
+		mo.lines = run_wants_lines(o);
+		mo.threads = run->drv.per_thread;
 		t = now_s();
 		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, &run->ops, run->events,
 				      perf_reader__stats(run->reader), &mo, &run->total);

@@ -32,6 +32,8 @@ struct convert_opts {
 	bool keep_batch_sums;		/* the counts' sums per batch (hbbp_counts.block_bs)
 					 * and the accumulators' sums kept after the
 					 * attribution (for comparisons) */
+	bool store_threads, store_lines;	/* --store: a store keeps the sums per thread
+						 * (thread_blocks), the source lines */
 	bool all_tables;		/* build every result table and read source lines
 					 * whatever the format (annotate, report) */
 	/* Called with 0 before the first record, with the part of the file read every 65536

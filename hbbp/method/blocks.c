@@ -511,21 +511,20 @@ static int counts_choose(struct hbbp_counts *c, const struct hbbp_accum *a)
 	size_t i;
 
 	counts_ratio(c, a);
-	if (!c->tblocks) {
-		c->block_count_bs = malloc((c->nr_blocks + 1) * sizeof(*c->block_count_bs));
-		c->block_cycles_bs = malloc((c->nr_blocks + 1) * sizeof(*c->block_cycles_bs));
-		if (!c->block_count_bs || !c->block_cycles_bs)
-			return -ENOMEM;
+	c->block_count_bs = malloc((c->nr_blocks + 1) * sizeof(*c->block_count_bs));
+	c->block_cycles_bs = c->tblocks ? NULL :
+			     malloc((c->nr_blocks + 1) * sizeof(*c->block_cycles_bs));
+	if (!c->block_count_bs || (!c->tblocks && !c->block_cycles_bs))
+		return -ENOMEM;
+	if (!c->tblocks)
 		c->nr_tblocks = c->nr_blocks;
-	}
 	for (i = 0; i < c->nr_blocks; i++) {
 		struct hbbp_block *b = &c->blocks[i];
 
 		hbbp_block__choose(b, c->method, c->cutoff);
 		block_count_bs(b, &c->block_bs[i], &bs);
 		count_interval(c, b, b->count, &bs, &b->count_lo, &b->count_hi);
-		if (!c->tblocks)
-			c->block_count_bs[i] = bs;
+		c->block_count_bs[i] = bs;
 		hbbp_cycles__finish(&b->cyc, b->count, &c->block_bs[i].cyc, &bs);
 		if (!c->tblocks)
 			c->block_cycles_bs[i] = bs;

@@ -381,8 +381,8 @@ struct hbbp_counts {
 	size_t nr_blocks, alloc_blocks;
 	/* The tasks' shares: read them through hbbp_counts__tblock. Where every sum is of one
 	 * task (the engine passes 0/0 when the output names none), the share of a block is the
-	 * whole block: tblocks is NULL, nr_tblocks nr_blocks, task that task (pid << 32 | tid)
-	 * and block_count_bs each block's count per batch. */
+	 * whole block: tblocks is NULL, nr_tblocks nr_blocks and task that task (pid << 32 |
+	 * tid). block_count_bs: each block's count per batch. */
 	struct hbbp_tblock *tblocks;
 	size_t nr_tblocks, alloc_tblocks;
 	uint64_t task;

@@ -103,7 +103,8 @@ struct sym {
 struct tabs {
 	const struct result_table *mod, *sym, *blk, *ins, *bcy;	/* bcy: NULL without */
 	int mod_name, sym_mod, sym_name, sym_addr, sym_size;
-	int blk_id, blk_sym, blk_addr, blk_len, blk_count, blk_lo, blk_hi, blk_source, blk_biased;
+	int blk_id, blk_sym, blk_addr, blk_len, blk_count, blk_lo, blk_hi, blk_source, blk_biased,
+	    blk_insns;
 	int ins_blk, ins_addr, ins_mn, ins_len, ins_src, bcy_cycles;
 };
 
@@ -128,9 +129,10 @@ static int tabs_init(struct tabs *t, const struct result *res)
 	t->blk_sym = result_table__col(t->blk, "symbol_id");
 	t->blk_addr = result_table__col(t->blk, "address");
 	t->blk_len = result_table__col(t->blk, "length");
-	t->blk_count = result_table__col(t->blk, "count");
-	t->blk_lo = result_table__col(t->blk, "count_lo");
-	t->blk_hi = result_table__col(t->blk, "count_hi");
+	t->blk_count = result_table__col(t->blk, "executions");
+	t->blk_lo = result_table__col(t->blk, "executions_lo");
+	t->blk_hi = result_table__col(t->blk, "executions_hi");
+	t->blk_insns = result_table__col(t->blk, "instructions");
 	t->blk_source = result_table__col(t->blk, "source");
 	t->blk_biased = result_table__col(t->blk, "biased");
 	t->ins_blk = result_table__col(t->ins, "block_id");
@@ -140,7 +142,7 @@ static int tabs_init(struct tabs *t, const struct result *res)
 	t->ins_src = result_table__col(t->ins, "srcline");
 	if (t->mod_name < 0 || t->sym_name < 0 || t->sym_addr < 0 || t->blk_id < 0 ||
 	    t->blk_sym < 0 || t->blk_addr < 0 || t->blk_len < 0 || t->blk_count < 0 ||
-	    t->ins_blk < 0 || t->ins_addr < 0)
+	    t->blk_insns < 0 || t->ins_blk < 0 || t->ins_addr < 0)
 		return -HBBP_EFORMAT;
 	return 0;
 }
@@ -316,15 +318,14 @@ int annotate__build(struct annotate **out, const struct result *res,
 		size_t bi = id_index(cell_int(t.blk, i, t.blk_id, 0), nr_blks);
 		size_t si = id_index(cell_int(t.blk, i, t.blk_sym, 0), nr_syms);
 		double c = cell_real(t.blk, i, t.blk_count);
+		double n = cell_real(t.blk, i, t.blk_insns);
 		int64_t len = cell_int(t.blk, i, t.blk_len, 0);
 
 		if (bi != (size_t)-1)
 			blk_row[bi] = i;
-		if (!isfinite(c))
-			continue;
-		/* a pseudo block (no code, no length) counts instructions itself */
-		a->total += len > 0 ? c * (double)len : c;
-		if (len <= 0)
+		/* a pseudo block (no code, no length) has instructions, no executions */
+		a->total += isfinite(n) ? n : 0;
+		if (!isfinite(c) || len <= 0)
 			continue;
 		if (si != (size_t)-1)
 			syms[si].weight += c * (double)len;

@@ -75,6 +75,8 @@ struct hbbp_mix_opts {
 	int percentage;
 	bool diagnostics;
 	const struct hbbp_taxonomy *taxonomy;	/* NULL: no taxonomy column */
+	bool lines;			/* source lines were read (stored_lines of the metadata) */
+	bool threads;			/* c's sums are per thread: the table thread_blocks */
 	bool mix_only;			/* only the tables mix and events (for an output that
 					 * writes no other) */
 	bool block_cycles;		/* with the blocks, the table block_cycles (row for row:
@@ -112,8 +114,9 @@ int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
 			const struct hbbp_code_ops *ops, const struct hbbp_mix_opts *o,
 			int (*fn)(void *ctx, const char *option, const char *value), void *ctx);
 
-/* Builds the "mix" table and the tables events, modules, symbols, blocks, instructions,
- * thread_blocks (not with o->mix_only) into res, plus the method's metadata. events: the
+/* Builds the "mix" table and the tables events, modules, symbols, blocks, instructions (not
+ * with o->mix_only), thread_blocks (also only with o->threads) into res,
+ * plus the method's metadata (with those tables: stored_threads, stored_lines). events: the
  * recording's events (d->nr_events of them); rs: the reader's counts of LOST, LOST_SAMPLES
  * and THROTTLE records (method.md §2). total_out, if not NULL, gets the total count of the
  * mix rows before --top. Filters apply to mix and thread_blocks; the other tables are

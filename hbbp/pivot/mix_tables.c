@@ -20,6 +20,8 @@
 _Static_assert(SCHEMA_BATCHES == HBBP_BATCHES, "thread_blocks has a column per batch");
 _Static_assert(SCHEMA_TB_BATCH0 + SCHEMA_BATCHES == SCHEMA_NR(schema_thread_blocks),
 	       "the batch columns end thread_blocks");
+_Static_assert(SCHEMA_BLOCKS_BATCH0 + SCHEMA_BATCHES == SCHEMA_NR(schema_blocks),
+	       "the batch columns end blocks");
 
 /* ---- what an estimate carries ---- */
 
@@ -488,7 +490,9 @@ static int table_blocks(struct result *res, const struct mix_ctx *x, const struc
 		const struct hbbp_block *b = &c->blocks[bi];
 		const struct bbmap_block *blk = NULL;
 		struct result_cell *cell;
+		double bx[HBBP_BATCHES];
 		char src[4096];
+		bool lbr;
 
 		if (b->kind == HBBP_BLK_CODE &&
 		    (x->ops->block_at(x->ops->ctx, b->mod, b->start, &blk) ||
@@ -511,9 +515,11 @@ static int table_blocks(struct result *res, const struct mix_ctx *x, const struc
 		if (b->kind != HBBP_BLK_CODE)
 			snprintf(src, sizeof(src), "%s", mix__kind_marker(b->kind));
 		err = result_cell__text(t, &cell[6], src);
-		result_cell__real(&cell[7], b->count);
-		result_cell__real(&cell[8], b->count_lo);
-		result_cell__real(&cell[9], b->count_hi);
+		if (b->kind == HBBP_BLK_CODE) {	/* without code, the count is instructions */
+			result_cell__real(&cell[7], b->count);
+			result_cell__real(&cell[8], b->count_lo);
+			result_cell__real(&cell[9], b->count_hi);
+		}
 		result_cell__real(&cell[10], b->ebs_est);
 		result_cell__real(&cell[11], b->lbr_est);
 		if (!err)
@@ -522,6 +528,13 @@ static int table_blocks(struct result *res, const struct mix_ctx *x, const struc
 		result_cell__int(&cell[14], (int64_t)b->lbr_streams);
 		result_cell__int(&cell[15], b->biased);
 		result_cell__real(&cell[16], b->bias_share);
+		result_cell__real(&cell[17], b->count * (b->kind == HBBP_BLK_CODE ? b->nr_insns : 1));
+		/* the batch estimates over K, as thread_blocks': what a pivot's interval needs */
+		lbr = hbbp_block__uses_lbr(b);
+		hbbp_counts__batch_estimates(c, lbr ? NULL : &c->block_count_bs[bi],
+					     lbr ? &c->block_count_bs[bi] : NULL, bx);
+		for (j = 0; j < HBBP_BATCHES; j++)
+			result_cell__real(&cell[SCHEMA_BLOCKS_BATCH0 + j], bx[j] / HBBP_BATCHES);
 		for (j = 0; blk && j < blk->nr_insns && !err; j++) {
 			const struct bbmap_insn *in = &blk->insns[j];
 			struct result_cell *ic = result_table__add_row(ti);
@@ -552,6 +565,8 @@ static int table_blocks(struct result *res, const struct mix_ctx *x, const struc
 			mix__srcline(in, src, sizeof(src));
 			if (!err)
 				err = result_cell__text(ti, &ic[15], src);
+			if (!err)
+				err = result_cell__text(ti, &ic[16], bbmap_isa_set_name(in->isa_set));
 		}
 	}
 	return err;
@@ -842,10 +857,13 @@ int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp
 		err = table_symbols(res, &x, &ids);
 	if (!err)
 		err = table_blocks(res, &x, &ids);
-	if (!err)
+	if (!err && o->threads)	/* sums kept per thread: asked for */
 		err = table_thread_blocks(res, &x, &ids);
 	if (!err && o->block_cycles && c->has_cycles)
 		err = table_block_cycles(res, &x, &ids);
+	/* what a later pivot of the stored run can read */
+	err = err ? err : result__meta_int(res, "stored_threads", o->threads);
+	err = err ? err : result__meta_int(res, "stored_lines", o->lines);
 meta:
 	if (!err)
 		err = mix_meta(res, &x);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # CSV, JSON, JSONL and SQLite outputs of the same golden run agree row for row (each read by an
 # independent reader: python3's csv and json modules, the sqlite3 CLI); the SQLite pivot view
-# mix_by_mnemonic, computed by SQL from thread_blocks x instructions, agrees with the tool's
+# mix_by_mnemonic, computed by SQL from blocks x instructions, agrees with the tool's
 # own --by mnemonic rows; --append of two runs gives two run ids.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/golden_lib.sh"
@@ -95,12 +95,17 @@ fi
 
 # The other tables: the module's build-id as readelf reads it, c split into two blocks of 2 and
 # 4 instructions, 10 blocks (8 code + [no code] + [unmapped]), the instructions of the
-# 8 code blocks (4 + 18 + 19 + 2 + 4 + 2 + 3 + 40 = 92), one thread.
-if [ "$(sqlite3 "$TMP/o.sqlite" "select build_id from modules where name = '/golden/prog'")" = "$BID" ] &&
+# 8 code blocks (4 + 18 + 19 + 2 + 4 + 2 + 3 + 40 = 92); blocks per thread (one thread) with
+# a thread key (pid in $args) or --store threads, else none.
+rm -f "$TMP/n.sqlite" "$TMP/t.sqlite"
+if conv -o "$TMP/n.sqlite" && conv --store threads -o "$TMP/t.sqlite" &&
+   [ "$(sqlite3 "$TMP/n.sqlite" 'select count(*) from thread_blocks')" = 0 ] &&
+   [ "$(sqlite3 "$TMP/t.sqlite" 'select count(distinct tid) from thread_blocks')" = 1 ] &&
+   [ "$(sqlite3 "$TMP/o.sqlite" 'select count(distinct tid) from thread_blocks')" = 1 ] &&
+   [ "$(sqlite3 "$TMP/o.sqlite" "select build_id from modules where name = '/golden/prog'")" = "$BID" ] &&
    [ "$(sqlite3 "$TMP/o.sqlite" "select group_concat(length, ',') from (select length from blocks b join symbols s using (run_id, symbol_id) where s.name = 'c' order by b.address)")" = "2,4" ] &&
    [ "$(sqlite3 "$TMP/o.sqlite" 'select count(*) from blocks')" = 10 ] &&
-   [ "$(sqlite3 "$TMP/o.sqlite" 'select count(*) from instructions')" = 92 ] &&
-   [ "$(sqlite3 "$TMP/o.sqlite" 'select count(distinct tid) from thread_blocks')" = 1 ]; then
+   [ "$(sqlite3 "$TMP/o.sqlite" 'select count(*) from instructions')" = 92 ]; then
 	pass golden_sqlite_tables
 else
 	fail golden_sqlite_tables

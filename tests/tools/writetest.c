@@ -18,6 +18,7 @@
  *              n = i * 1000000007 - 4000000000000000000, count = i * 1.1 + 1.0 / 3 (real),
  *              share = count / 7 (real); row 3 mod 10 has module NULL (see MODULES).
  *   blocks b = 0..B-1: module_id 1 + b % 2, symbol_id 1 + b % 3, address 0x1000 + 16 * b,
+ *              executions (b + 1) * SCALE, instructions 4 times that,
  *              four instructions mnemonic MNEMONICS[(b + k) % 5], k = 0..3;
  *   thread_blocks: (pid 100, tid 100 + b % 2, comm "worker") count (b + 1) * SCALE.
  * Exit code: 0, or hbbp_exit_code() of the error (3 for I/O), message on stderr.
@@ -146,6 +147,7 @@ static int fill(struct result *r, long rows, long blocks, long scale, const char
 		result_cell__real(&c[10], (double)((i + 1) * scale));
 		result_cell__real(&c[11], (double)((i + 1) * scale));
 		err = result_cell__text(t, &c[12], "lbr");
+		result_cell__real(&c[17], (double)((i + 1) * scale) * 4);
 	}
 	err = err ? err : result__add_table(r, "instructions", schema_instructions,
 					    SCHEMA_NR(schema_instructions), &t);

@@ -15,15 +15,16 @@ static struct result *mk(bool intervals)
 {
 	static const char *const blk_iv[] = {
 		"block_id:int", "module_id:int", "symbol_id:int", "address:int", "length:int",
-		"bytes:int", "srcline:text", "count:real", "count_lo:real", "count_hi:real",
-		"ebs_count:real", "lbr_count:real", "source:text", "ebs_samples:int",
-		"lbr_streams:int", "biased:int", "bias_share:real",
+		"bytes:int", "srcline:text", "executions:real", "executions_lo:real",
+		"executions_hi:real", "ebs_count:real", "lbr_count:real", "source:text",
+		"ebs_samples:int", "lbr_streams:int", "biased:int", "bias_share:real",
+		"instructions:real",
 	};
 	static const char *const blk_no[] = {
 		"block_id:int", "module_id:int", "symbol_id:int", "address:int", "length:int",
-		"bytes:int", "srcline:text", "count:real", "ebs_count:real", "lbr_count:real",
-		"source:text", "ebs_samples:int", "lbr_streams:int", "biased:int",
-		"bias_share:real",
+		"bytes:int", "srcline:text", "executions:real", "ebs_count:real",
+		"lbr_count:real", "source:text", "ebs_samples:int", "lbr_streams:int",
+		"biased:int", "bias_share:real", "instructions:real",
 	};
 	/* blocks: id, symbol, address, length, count, lo, hi, source, biased */
 	static const struct { int64_t sym; uint64_t addr; int64_t len; double c, lo, hi;
@@ -79,11 +80,17 @@ static struct result *mk(bool intervals)
 		result_cell__int(&c[result_table__col(t, "address")], (int64_t)b[i].addr);
 		if (b[i].len)
 			result_cell__int(&c[result_table__col(t, "length")], b[i].len);
-		result_cell__real(&c[result_table__col(t, "count")], b[i].c);
-		if (intervals) {
-			result_cell__real(&c[result_table__col(t, "count_lo")], b[i].lo);
-			result_cell__real(&c[result_table__col(t, "count_hi")], b[i].hi);
+		if (b[i].len) {		/* a pseudo block's weight: instructions only */
+			result_cell__real(&c[result_table__col(t, "executions")], b[i].c);
+			if (intervals) {
+				result_cell__real(&c[result_table__col(t, "executions_lo")],
+						  b[i].lo);
+				result_cell__real(&c[result_table__col(t, "executions_hi")],
+						  b[i].hi);
+			}
 		}
+		result_cell__real(&c[result_table__col(t, "instructions")],
+				  b[i].c * (double)(b[i].len ? b[i].len : 1));
 		result_cell__text(t, &c[result_table__col(t, "source")], b[i].src);
 		result_cell__int(&c[result_table__col(t, "biased")], b[i].biased);
 	}
