@@ -88,7 +88,7 @@ struct input {
 	const char *unit;		/* of the counts; NULL: not known (a database run) */
 };
 
-static int input_get(struct input *in, const struct convert_opts *base)
+static int input_get(struct input *in, const struct convert_opts *base, const char *base_by)
 {
 	struct convert_opts o = *base;
 	int rc;
@@ -97,9 +97,10 @@ static int input_get(struct input *in, const struct convert_opts *base)
 		int err = result__new(&in->db_res);
 
 		if (!err)
-			err = diff__read_db(in->db_res, in->path, in->run_id);
+			err = diff__read_db(in->db_res, in->path, in->run_id, base_by);
 		if (err)
-			return err == -ENOMEM ? HBBP_EXIT_IO : HBBP_EXIT_INPUT;
+			return err == -ENOMEM ? HBBP_EXIT_IO : err == -HBBP_EUSAGE ?
+			       HBBP_EXIT_USAGE : HBBP_EXIT_INPUT;
 		in->mix = result__table(in->db_res, "mix");
 		if (!convert__mix_empty(in->mix))
 			return HBBP_EXIT_OK;
@@ -206,7 +207,7 @@ static int inputs_get(struct input *in, struct cli_args *a, char *keys, size_t s
 		in[i].is_db = db_spec(in[i].spec, in[i].path, sizeof(in[i].path), &in[i].run_id);
 	}
 	for (i = 0; i < 2; i++)
-		if (in[i].is_db && (rc = input_get(&in[i], &a->conv)) != HBBP_EXIT_OK)
+		if (in[i].is_db && (rc = input_get(&in[i], &a->conv, a->by)) != HBBP_EXIT_OK)
 			return rc;
 	for (i = 0; i < 2 && !a->by; i++)
 		if (in[i].is_db) {
@@ -218,7 +219,7 @@ static int inputs_get(struct input *in, struct cli_args *a, char *keys, size_t s
 	if ((!in[0].is_db || !in[1].is_db) && (rc = cli_convert__finish(a)))
 		return rc;
 	for (i = 0; i < 2; i++)
-		if (!in[i].is_db && (rc = input_get(&in[i], &a->conv)) != HBBP_EXIT_OK)
+		if (!in[i].is_db && (rc = input_get(&in[i], &a->conv, a->by)) != HBBP_EXIT_OK)
 			return rc;
 	for (i = 0; i < 2; i++) {
 		char k[1024];

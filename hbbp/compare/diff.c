@@ -362,10 +362,45 @@ static int db_err(const char *path, sqlite3 *db, const char *what)
 	return -HBBP_EFORMAT;
 }
 
-int diff__read_db(struct result *out, const char *path, int64_t run_id)
+int diff__db_columns(sqlite3 *db, int64_t run_id, char *sel, size_t ssize, char *keys,
+		     size_t ksize)
+{
+	sqlite3_stmt *st = NULL;
+	const char *v = NULL, *p;
+	size_t sl = 0, kl = 0;
+
+	snprintf(sel, ssize, "*");
+	keys[0] = 0;
+	if (!sqlite3_prepare_v2(db, "select value from run_meta where run_id = ? and key ="
+				" 'mix_columns'", -1, &st, NULL)) {
+		sqlite3_bind_int64(st, 1, run_id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = (const char *)sqlite3_column_text(st, 0);
+	}
+	for (p = v; p && *p; ) {
+		size_t n = strcspn(p, ",");
+		char name[160];
+		int w;
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		p += n + !!p[n];
+		if (strchr(name, '"') || sl + n + 4 >= ssize || kl + n + 2 >= ksize) {
+			sqlite3_finalize(st);
+			return -HBBP_EFORMAT;
+		}
+		w = snprintf(sel + sl, ssize - sl, "%s\"%s\"", sl ? ", " : "", name);
+		sl += (size_t)w;
+		if (!diff__value_column(name))
+			kl += (size_t)snprintf(keys + kl, ksize - kl, "%s%s", kl ? "," : "", name);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int diff__read_db(struct result *out, const char *path, int64_t run_id, const char *by)
 {
 	const char *cols[MAX_KEYS + 8];
-	char spec[MAX_KEYS + 8][160];
+	char spec[MAX_KEYS + 8][160], sel[4096], keys[2048], *sql = NULL;
 	int idx[MAX_KEYS + 8];
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
@@ -376,7 +411,21 @@ int diff__read_db(struct result *out, const char *path, int64_t run_id)
 		err = db_err(path, db, "cannot open");
 		goto out;
 	}
-	if (sqlite3_prepare_v2(db, "select * from mix where run_id = ?", -1, &st, NULL)) {
+	if (diff__db_columns(db, run_id, sel, sizeof(sel), keys, sizeof(keys))) {
+		pr_err("%s: run %" PRId64 ": its mix_columns are not a list of columns", path,
+		       run_id);
+		err = -HBBP_EFORMAT;
+		goto out;
+	}
+	if (by && strcmp(by, keys)) {	/* other keys than the run's mix: from its blocks */
+		err = diff__pivot_db(out, db, path, run_id, by);
+		goto out;
+	}
+	if (asprintf(&sql, "select %s from mix where run_id = ?", sel) < 0) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
 		err = db_err(path, db, "no mix table");
 		goto out;
 	}
@@ -447,5 +496,6 @@ int diff__read_db(struct result *out, const char *path, int64_t run_id)
 out:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+	free(sql);
 	return err;
 }

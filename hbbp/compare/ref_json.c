@@ -177,9 +177,9 @@ static int jheader(struct jr *j, const char *text, size_t n, bool *rows)
 	 * and count_hi, which compare does not read) */
 	type = (const char *)sqlite3_column_text(st, 2);
 	v = (const char *)sqlite3_column_text(st, 3);
-	if (type && (strcmp(type, "integer") || atoll(v) < 1 || atoll(v) > SCHEMA_FORMAT_VERSION)) {
+	if (type && (strcmp(type, "integer") || atoll(v) < 1 || atoll(v) > SCHEMA_ROWS_VERSION)) {
 		pr_err("%s: format version %s is not supported (this tool reads 1 to %d)", j->path,
-		       v, SCHEMA_FORMAT_VERSION);
+		       v, SCHEMA_ROWS_VERSION);
 		err = -HBBP_EUNSUPP;
 		goto out;
 	}

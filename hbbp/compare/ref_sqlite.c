@@ -1,7 +1,7 @@
 /* Reads our SQLite output as an instruction mix for `compare`: the `mix` table of the last
  * run (key columns + count) and, from `blocks` ⋈ `instructions` ⋈ `modules`, per-instruction
  * counts (every instruction of a block has the block's count) for the IP-level metrics.
- * Depends on hbbp/compare/ref.h, sqlite3 and libc.
+ * Depends on hbbp/compare/ref.h, hbbp/compare/diff.h (a run's mix columns), sqlite3 and libc.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include "hbbp/compare/diff.h"
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
@@ -29,9 +30,17 @@ static int read_mix(const char *path, sqlite3 *db, int64_t run, struct ref_mix *
 	int kidx[MAX_COLS], ci = -1, nk = 0, i, rc, nc;
 	sqlite3_stmt *st = NULL;
 	struct ref_mix *m = NULL;
-	int err = 0;
+	char sel[4096], kbuf[2048], *sql = NULL;
+	int err = diff__db_columns(db, run, sel, sizeof(sel), kbuf, sizeof(kbuf));
 
-	if (sqlite3_prepare_v2(db, "select * from mix where run_id = ?", -1, &st, NULL))
+	if (err || asprintf(&sql, "select %s from mix where run_id = ?", sel) < 0) {
+		pr_err("%s: run %lld: its mix_columns are not a list of columns", path,
+		       (long long)run);
+		return err ? err : -ENOMEM;
+	}
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc)
 		return sq_err(path, db, "no mix table");
 	sqlite3_bind_int64(st, 1, run);
 	nc = sqlite3_column_count(st);
@@ -82,18 +91,23 @@ static int read_mix(const char *path, sqlite3 *db, int64_t run, struct ref_mix *
 	return 0;
 }
 
-static int read_ips(const char *path, sqlite3 *db, int64_t run, struct ref_mix *m)
+static int read_ips(const char *path, sqlite3 *db, int64_t run, int64_t version,
+		    struct ref_mix *m)
 {
+	/* a block's executions: blocks.count before format version 3 */
 	static const char q[] =
-		"select coalesce(mo.path, mo.name), i.address, b.count, i.mnemonic, i.iclass "
+		"select coalesce(mo.path, mo.name), i.address, b.%s, i.mnemonic, i.iclass "
 		"from blocks b join instructions i on i.run_id = b.run_id and i.block_id = b.block_id "
 		"left join modules mo on mo.run_id = b.run_id and mo.module_id = b.module_id "
-		"where b.run_id = ? and b.count > 0";
+		"where b.run_id = ? and b.%s > 0";
+	const char *col = version >= 3 ? "executions" : "count";
 	sqlite3_stmt *st = NULL;
 	double total = m->total;
+	char sql[sizeof(q) + 32];
 	int rc, err = 0;
 
-	if (sqlite3_prepare_v2(db, q, -1, &st, NULL))
+	snprintf(sql, sizeof(sql), q, col, col);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return 0;	/* no block tables: rows only */
 	sqlite3_bind_int64(st, 1, run);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -118,7 +132,7 @@ int ref_sqlite__read(const char *path, struct ref_mix **out)
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	struct ref_mix *m = NULL;
-	int64_t run = 0;
+	int64_t run = 0, version;
 	int err;
 
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL)) {
@@ -132,12 +146,14 @@ int ref_sqlite__read(const char *path, struct ref_mix **out)
 		goto out;
 	}
 	if (sqlite3_column_int64(st, 0) > SCHEMA_FORMAT_VERSION || sqlite3_column_int64(st, 0) < 0) {
-		/* 0: no version set (a table made by hand); 1, 2: ours (2 added count_lo, count_hi) */
+		/* 0: no version set (a table made by hand); 1 to 3: ours (2 added count_lo,
+		 * count_hi, 3 renamed blocks.count executions and a run's mix columns) */
 		pr_err("%s: format version %lld is not supported (this tool reads 1 to %d)", path,
 		       (long long)sqlite3_column_int64(st, 0), SCHEMA_FORMAT_VERSION);
 		err = -HBBP_EUNSUPP;
 		goto out;
 	}
+	version = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (sqlite3_prepare_v2(db, "select max(run_id) from mix", -1, &st, NULL) ||
@@ -150,7 +166,7 @@ int ref_sqlite__read(const char *path, struct ref_mix **out)
 	st = NULL;
 	err = read_mix(path, db, run, &m);
 	if (!err)
-		err = read_ips(path, db, run, m);
+		err = read_ips(path, db, run, version, m);
 	if (!err) {
 		char note[64];
 
