@@ -49,7 +49,7 @@ printf 'hbbp-model 1\ncutoff 5\n' > "$TMP/m.model"
 value() { # OPTION ARG: a value the option takes
 	case $1:$2 in
 	--model:*) echo "$TMP/m.model" ;;
-	*:M) echo ebs ;; *:MODE) echo full ;; *:time\|plain) echo plain ;;
+	*:M) echo ebs ;; *:MODE) echo full ;; *:time\|plain) echo plain ;; *:threads,lines) echo threads ;;
 	*:text\|csv) echo csv ;; *:absolute\|relative) echo relative ;; *:count\|cycles) echo cycles ;; *:FMT) echo json ;; *:SIZE) echo 1M ;; *:KEYS) echo mnemonic ;;
 	*:NAME=PATH) echo "x=$V" ;; *:DIR) echo / ;; *:N|*:LIST) echo 1 ;; *) echo x ;;
 	esac
