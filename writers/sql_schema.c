@@ -562,7 +562,7 @@ static int sql__migrate(struct sql_conn *c, long from)
 	struct sql_text mc = { sql__buf(), 0 };
 	char *cols = NULL, *sql = NULL;
 	size_t i;
-	int err;
+	int err, n;
 
 	if (from != 2) {
 		pr_err("%s: database format version %ld, this tool writes version %d and cannot"
@@ -585,7 +585,10 @@ static int sql__migrate(struct sql_conn *c, long from)
 		snprintf(drop, sizeof(drop), "DROP VIEW IF EXISTS %s", store_views[i].name);
 		err = c->exec(c, drop, "converting the database to format version 3");
 	}
-	for (i = 0; !err && i < sizeof(sql_migrate_2) / sizeof(sql_migrate_2[0]); i++) {
+	/* a database that holds no blocks table has nothing to convert but its views */
+	n = err ? 0 : c->query(c, c->d->columns, "blocks", NULL, NULL);
+	err = n < 0 ? n : err;
+	for (i = 0; !err && n && i < sizeof(sql_migrate_2) / sizeof(sql_migrate_2[0]); i++) {
 		struct wbuf *b = sql__buf();
 		const char *p;
 

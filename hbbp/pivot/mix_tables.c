@@ -531,9 +531,10 @@ static int table_blocks(struct result *res, const struct mix_ctx *x, const struc
 		result_cell__real(&cell[17], b->count * (b->kind == HBBP_BLK_CODE ? b->nr_insns : 1));
 		/* the batch estimates over K, as thread_blocks': what a pivot's interval needs */
 		lbr = hbbp_block__uses_lbr(b);
-		hbbp_counts__batch_estimates(c, lbr ? NULL : &c->block_count_bs[bi],
-					     lbr ? &c->block_count_bs[bi] : NULL, bx);
-		for (j = 0; j < HBBP_BATCHES; j++)
+		if (c->block_count_bs)
+			hbbp_counts__batch_estimates(c, lbr ? NULL : &c->block_count_bs[bi],
+						     lbr ? &c->block_count_bs[bi] : NULL, bx);
+		for (j = 0; c->block_count_bs && j < HBBP_BATCHES; j++)
 			result_cell__real(&cell[SCHEMA_BLOCKS_BATCH0 + j], bx[j] / HBBP_BATCHES);
 		for (j = 0; blk && j < blk->nr_insns && !err; j++) {
 			const struct bbmap_insn *in = &blk->insns[j];

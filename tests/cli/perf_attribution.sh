@@ -73,9 +73,9 @@ expect "perf_attribution: --comm sh counts all of sh's time ($sh_only% of the to
 	'[ -n "$sh_only" ] && [ -n "$sh_perf" ] &&
 	 awk -v a="$sh_only" -v b="$sh_perf" "BEGIN { d = a - b; exit !(d <= 0.01 + 1e-9 && d >= -0.01 - 1e-9) }"'
 
-# the store's thread view: its rows by comm sum to perf's shares
+# the store's thread view (a run stored with its threads): its rows by comm sum to perf's shares
 if command -v sqlite3 > /dev/null 2>&1; then
-	"$HBBP" $T -q -o "$TMP/loop.sqlite" "$TMP/loop.data" 2> /dev/null
+	"$HBBP" $T -q --store threads -o "$TMP/loop.sqlite" "$TMP/loop.data" 2> /dev/null
 	sqlite3 -separator '	' "$TMP/loop.sqlite" \
 		'SELECT comm, SUM(share) * 100 FROM mix_by_thread GROUP BY comm' > "$TMP/view.comm" 2> /dev/null
 	expect "perf_attribution: mix_by_thread by comm equals perf report --sort comm" \

@@ -347,6 +347,7 @@ static void test_tables(void)
 	size_t i;
 
 	memset(&o, 0, sizeof(o));
+	o.threads = true;	/* the sums are per thread: thread_blocks too */
 	run(&res, "mnemonic", &o, &total);
 	t = result__table(res, "blocks");
 	CHECK(t && t->nr_cols == SCHEMA_NR(schema_blocks) && t->nr_rows == 3);
@@ -362,8 +363,12 @@ static void test_tables(void)
 		CHECK_STR(text(t, 0, "source"), "lbr");
 		CHECK_EQ_DBL(real(t, 0, "biased"), 1, 0);
 		CHECK_EQ_DBL(real(t, 0, "bias_share"), 0.5, 0);
+		CHECK_EQ_DBL(real(t, 0, "executions"), 12, 0);
+		CHECK_EQ_DBL(real(t, 0, "instructions"), 36, 0);	/* 12 x 3 */
 		CHECK_EQ_DBL(real(t, 2, "module_id"), 2, 0);
 		CHECK(cell(t, 2, "length")->type == RES_NULL);
+		CHECK(cell(t, 2, "executions")->type == RES_NULL);	/* no code */
+		CHECK_EQ_DBL(real(t, 2, "instructions"), 30, 0);
 		CHECK_STR(text(t, 2, "srcline"), "[no code]");
 	}
 	t = result__table(res, "instructions");

@@ -1,7 +1,8 @@
 /* Unit tests of the SQLite writer on a hand-built result whose pivots are computed by hand
  * below: the mix_by_* views, block_detail, run bookkeeping, --append (two run ids, shares
- * within each run), and the failures that must leave the previous database untouched
- * (other mix columns, another schema version, a file that is not a database).
+ * within each run, a run of other mix columns), and the failures that must leave the
+ * previous database untouched (a mix column of another type, another schema version, a file
+ * that is not a database).
  *
  * The hand-built run 1 (blocks b1..b3 with their instructions; thread_blocks counts):
  *   b1 prog:main    mov add jmp            tid 10: 10
@@ -42,6 +43,8 @@ static struct result *build(const struct tb *tbs, size_t nr_tbs, int extra_mix_c
 	static const char *const mix2[] = { "mnemonic:text", "count:real", "share:real" };
 	static const char *const mix3[] = { "mnemonic:text", "isa:text", "count:real",
 					    "share:real" };
+	static const char *const mix_int[] = { "mnemonic:int", "count:real", "share:real" };
+	static const int64_t length[] = { 0, 3, 4, 2 };
 	struct result *r;
 	struct result_table *t;
 	struct result_cell *c;
@@ -73,12 +76,25 @@ static struct result *build(const struct tb *tbs, size_t nr_tbs, int extra_mix_c
 	}
 	result__add_table(r, "blocks", schema_blocks, SCHEMA_NR(schema_blocks), &t);
 	for (i = 1; i <= 3; i++) {
+		double exec = 0, batch[SCHEMA_BATCHES] = { 0 };
+		size_t k;
+
+		for (k = 0; k < nr_tbs; k++)	/* the blocks' sums of their thread blocks */
+			if (tbs[k].block == (int)i) {
+				exec += tbs[k].count;
+				batch[tbs[k].tid % 10] += tbs[k].count;
+			}
 		c = result_table__add_row(t);
 		result_cell__int(&c[0], (int64_t)i);
 		result_cell__int(&c[1], i == 3 ? 2 : 1);
 		result_cell__int(&c[2], (int64_t)i);
 		result_cell__int(&c[3], i == 3 ? 0x5010 : 0x1000 + 0x100 * (int64_t)(i - 1));
+		result_cell__int(&c[4], length[i]);
+		result_cell__real(&c[7], exec);
 		result_cell__text(t, &c[12], "lbr");
+		result_cell__real(&c[17], exec * (double)length[i]);
+		for (k = 0; k < SCHEMA_BATCHES; k++)
+			result_cell__real(&c[SCHEMA_BLOCKS_BATCH0 + k], batch[k]);
 	}
 	result__add_table(r, "instructions", schema_instructions,
 			  SCHEMA_NR(schema_instructions), &t);
@@ -103,7 +119,8 @@ static struct result *build(const struct tb *tbs, size_t nr_tbs, int extra_mix_c
 			result_cell__real(&c[SCHEMA_TB_BATCH0 + b],
 					  b == (size_t)tbs[i].tid % 10 ? tbs[i].count : 0);
 	}
-	result__add_table(r, "mix", extra_mix_col ? mix3 : mix2, extra_mix_col ? 4 : 3, &t);
+	result__add_table(r, "mix", extra_mix_col == 2 ? mix_int : extra_mix_col ? mix3 : mix2,
+			  extra_mix_col == 1 ? 4 : 3, &t);
 	c = result_table__add_row(t);
 	result_cell__text(t, &c[0], "vaddps");
 	return r;
@@ -185,10 +202,11 @@ static void test_writer_sqlite_views(void)
 
 	CHECK(writer__write(r, db_path, WRITER_SQLITE, NULL) == 0);
 	result__delete(r);
-	CHECK_QUERY("PRAGMA user_version", "2\n");
-	CHECK_QUERY("SELECT run_id, format_version FROM runs", "1|2\n");
+	CHECK_QUERY("PRAGMA user_version", "3\n");
+	CHECK_QUERY("SELECT run_id, format_version FROM runs", "1|3\n");
 	CHECK_QUERY("SELECT run_id, key, value, typeof(value) FROM run_meta ORDER BY key",
-		    "1|cutoff|18|integer\n1|file|hand.data|text\n1|scale|1.25|real\n");
+		    "1|cutoff|18|integer\n1|file|hand.data|text\n"
+		    "1|mix_columns|mnemonic,count,share|text\n1|scale|1.25|real\n");
 	CHECK_QUERY("SELECT * FROM warnings", "1|0|first warning\n");
 	CHECK_QUERY("SELECT * FROM mix", "1|vaddps|NULL|NULL\n");
 	CHECK_QUERY("SELECT run_id, mnemonic, count, share * 670 FROM mix_by_mnemonic",
@@ -232,7 +250,7 @@ static void test_writer_sqlite_append(void)
 	result__delete(r);
 	CHECK(stat(db_path, &st) == 0 && (st.st_mode & 0777) == 0640);	/* mode kept */
 	CHECK_QUERY("SELECT run_id FROM runs", "1\n2\n");
-	CHECK_QUERY("SELECT run_id, count(*) FROM run_meta GROUP BY run_id", "1|3\n2|3\n");
+	CHECK_QUERY("SELECT run_id, count(*) FROM run_meta GROUP BY run_id", "1|4\n2|4\n");
 	CHECK_QUERY("SELECT run_id, count(*) FROM instructions GROUP BY run_id", "1|9\n2|9\n");
 	CHECK_QUERY("SELECT run_id, mnemonic, count, share FROM mix_by_mnemonic WHERE run_id = 2",
 		    "2|mov|5|0.5\n2|ret|5|0.5\n");
@@ -242,7 +260,8 @@ static void test_writer_sqlite_append(void)
 		    "2|10|12|prog|10|0|32.6216|1\n");
 }
 
-/* Failures: the previous database stays byte for byte, and nothing else is left. */
+/* A run of other mix columns is added (the mix gets its column); failures: the previous
+ * database stays byte for byte, and nothing else is left. */
 static void test_writer_sqlite_append_failures(void)
 {
 	struct writer_opts app = { .append = true };
@@ -252,6 +271,14 @@ static void test_writer_sqlite_append_failures(void)
 	sqlite3 *db;
 	FILE *f;
 
+	CHECK(writer__write(r, db_path, WRITER_SQLITE, &app) == 0);
+	result__delete(r);
+	CHECK_QUERY("SELECT run_id, value FROM run_meta WHERE key = 'mix_columns'",
+		    "1|mnemonic,count,share\n2|mnemonic,count,share\n"
+		    "3|mnemonic,isa,count,share\n");
+	CHECK_QUERY("SELECT group_concat(name) FROM pragma_table_info('mix')",
+		    "run_id,mnemonic,count,share,isa\n");
+	r = build(run2, 1, 2);			/* a mix column of another type */
 	before = slurp(db_path, &n1);
 	CHECK(writer__write(r, db_path, WRITER_SQLITE, &app) == -HBBP_EFORMAT);
 	after = slurp(db_path, &n2);
@@ -309,7 +336,7 @@ static void test_writer_sqlite_runs_v1(void)
 	memcpy(saved, db_path, sizeof(saved));
 	snprintf(db_path, sizeof(db_path), "%s/v1.db", dir);
 	CHECK(sqlite3_open(db_path, &db) == SQLITE_OK);
-	CHECK(sqlite3_exec(db, "PRAGMA user_version = 2; CREATE TABLE runs (run_id INTEGER"
+	CHECK(sqlite3_exec(db, "PRAGMA user_version = 3; CREATE TABLE runs (run_id INTEGER"
 			   " PRIMARY KEY, created TEXT NOT NULL, format_version INTEGER NOT NULL)",
 			   NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
@@ -317,7 +344,7 @@ static void test_writer_sqlite_runs_v1(void)
 	CHECK_QUERY("SELECT group_concat(name || ' ' || type) FROM pragma_table_info('runs')",
 		    "run_id INTEGER,created TEXT,format_version INTEGER,label TEXT,host TEXT,"
 		    "recorded TEXT,perf_version TEXT,file TEXT\n");
-	CHECK_QUERY("SELECT run_id, format_version FROM runs", "1|2\n");
+	CHECK_QUERY("SELECT run_id, format_version FROM runs", "1|3\n");
 	unlink(db_path);
 	memcpy(db_path, saved, sizeof(saved));
 	result__delete(r);
