@@ -2,7 +2,8 @@
  * rows summed by SQL from the database's blocks and instructions (thread_blocks for a thread
  * key, and for every key in a database of format version 1 or 2, whose blocks have no
  * batches), each key's value spelled as the mix spells it, and the counts' intervals from the
- * summed batches as the mix's (hbbp/method/interval.h), rounded as the mix rounds them. What
+ * summed batches as the mix's (hbbp/method/interval.h; widened by the run's largest
+ * throttle_spread_N, as the mix's), rounded as the mix rounds them. What
  * the run did not store (its blocks per thread, its source lines, isa_set before version 3) is
  * refused naming the option that stores it.
  * Depends on hbbp/pivot/mix.h (rounding), hbbp/method/interval.h, writers/result.h, sqlite3;
@@ -71,6 +72,7 @@ struct pivot {
 	size_t nr_keys;
 	size_t key[MAX_KEYS];		/* index in pkeys */
 	unsigned needs;
+	double widen;			/* the intervals' widening: the largest throttle_spread_N */
 };
 
 static int pv_err(const struct pivot *p, const char *what)
@@ -230,6 +232,7 @@ static int pv_rows(struct pivot *p, sqlite3_stmt *st, struct result_table *t)
 			return -HBBP_EFORMAT;
 		}
 		hbbp_interval__estimates(count, x, SCHEMA_BATCHES, &lo, &hi);
+		hbbp_interval__widen(count, p->widen, &lo, &hi);
 		result_cell__real(&c[nk], hbbp_round_count(count));
 		result_cell__real(&c[nk + 1], hbbp_round_count(lo));
 		result_cell__real(&c[nk + 2], hbbp_round_count(hi));
@@ -261,6 +264,14 @@ int diff__pivot_db(struct result *out, sqlite3 *db, const char *path, int64_t ru
 	cols[k++] = "count:real";
 	cols[k++] = "count_lo:real";
 	cols[k++] = "count_hi:real";
+	/* a throttled event's uncertainty widens every interval, as in the mix */
+	sqlite3_prepare_v2(db, "SELECT MAX(CAST(value AS REAL)) FROM run_meta WHERE run_id = ? AND"
+			   " key LIKE 'throttle\\_spread\\_%' ESCAPE '\\'", -1, &st, NULL);
+	sqlite3_bind_int64(st, 1, run_id);
+	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		p.widen = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
 	sql = pv_sql(&p, (p.needs & NEED_THREAD) || version < 3);
 	if (!sql)
 		return -ENOMEM;
