@@ -53,8 +53,14 @@ for opts in "$@"; do
 	conv $opts "$A" > "$TMP/a$n.csv"
 	[ $n = 1 ] && app= || app=--append
 	conv $opts $app -o "$TMP/a.sqlite" "$A" || ok=0
+	# the CSV's columns (it leaves out the cycles columns of a recording without cycle
+	# counts, which the store keeps, NULL), each one of the run's mix_columns
 	cols=$(sqlite3 "$TMP/a.sqlite" "select value from run_meta where run_id = $n and key = 'mix_columns'")
-	sqlite3 -csv -header "$TMP/a.sqlite" "select $cols from mix where run_id = $n order by rowid" \
+	hdr=$(head -1 "$TMP/a$n.csv")
+	for c in $(echo "$hdr" | tr , ' '); do
+		case ",$cols," in *",$c,"*) ;; *) ok=0; echo "  run $n: no $c in mix_columns" >&2 ;; esac
+	done
+	sqlite3 -csv -header "$TMP/a.sqlite" "select $hdr from mix where run_id = $n order by rowid" \
 		> "$TMP/s$n.csv"
 	rows_close "$TMP/a$n.csv" "$TMP/s$n.csv" || { ok=0; echo "  run $n ($opts) differs" >&2; }
 done
