@@ -352,11 +352,8 @@ static int run_result(struct convert_run *run, const struct convert_opts *o)
 {
 	struct hbbp_mix_opts mo = o->mix;
 	double t;
-	size_t i;
 	int err;
 
-	for (i = 0; i < run->nr_events; i++)
-		run->events[i] = perf_reader__event(run->reader, i);
 	err = run_meta(run, o);
 	if (!err)
 		err = convert__lbr_weighting_meta(run);
@@ -390,6 +387,7 @@ int convert__compute(struct convert_run *run, const struct convert_opts *o)
 	struct perf_reader_opts ro;
 	const char *errmsg = NULL;
 	double t;
+	size_t i;
 	int err;
 
 	hbbp_log_subject(o->input);	/* every message of this input names it (-j runs) */
@@ -408,6 +406,9 @@ int convert__compute(struct convert_run *run, const struct convert_opts *o)
 	t = now_s();
 	err = run_pass(run, o);
 	run->t_read = now_s() - t;
+	/* the reader's events may have moved (attributes met in a pipe grow its array) */
+	for (i = 0; i < run->nr_events; i++)
+		run->events[i] = perf_reader__event(run->reader, i);
 	err = err ? err : convert__lbr_weighting_end(run);
 	if (err)
 		return err;

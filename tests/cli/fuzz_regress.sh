@@ -1,7 +1,8 @@
 #!/bin/sh
 # Inputs the fuzzers found (tests/fuzz/regress/TARGET/) are replayed: every perf.data one
 # through `hbbp-convert stats` and `dump`, which must exit 0 or 2 (2 with one error line), not
-# die of a signal and print no sanitizer report (under `make SAN=...` the sanitizers run).
+# die of a signal and print no sanitizer report (under `make SAN=...` the sanitizers run);
+# those of fuzz_convert also through a conversion with each method (exit 0, 2, or 4: no row).
 # Every input through its own fuzz target: fuzz_regress_targets.sh (slow tier: it builds them).
 . "$(dirname "$0")/../lib.sh"
 
@@ -25,3 +26,20 @@ for f in "$REG"/reader/*; do
 	done
 done
 [ $nbad -eq 0 ] && pass "fuzz_regress: hbbp-convert on the reader inputs ($n runs)"
+n=0 nbad=0
+for f in "$REG"/convert/*; do
+	[ -f "$f" ] || continue
+	for m in hbbp ebs lbr; do
+		timeout 30 "$HBBP" "$f" --method $m -q -o "$TMP/out.csv" > /dev/null 2> "$TMP/err"
+		rc=$?
+		if grep -qE 'Sanitizer|runtime error' "$TMP/err" ||
+		   { [ $rc -ne 0 ] && [ $rc -ne 2 ] && [ $rc -ne 4 ]; }; then
+			fail "fuzz_regress: --method $m $(basename "$f"): exit $rc: $(head -c 300 "$TMP/err")"
+			nbad=$((nbad + 1))
+		else
+			n=$((n + 1))
+		fi
+		rm -f "$TMP/out.csv"
+	done
+done
+[ $nbad -eq 0 ] && pass "fuzz_regress: conversions of the fuzz_convert inputs ($n runs)"
