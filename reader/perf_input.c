@@ -183,6 +183,8 @@ static int input__pread(struct perf_reader *r, struct perf_input *in, size_t wan
 		cap -= cap % chunk;
 		if (cap < window)
 			cap = window;
+		if (in->end != UINT64_MAX && cap > in->end - in->buf_off)
+			cap = (size_t)(in->end - in->buf_off);	/* no more than the file holds */
 		/* grown in place (mremap) when a record queued for long holds it */
 		nb = realloc(in->buf, cap);
 		if (!nb)

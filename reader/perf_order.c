@@ -64,7 +64,7 @@ static const uint8_t *qent_bytes(const struct perf_reader *r, const struct perf_
 	return in->buf + (e->offset - in->buf_off);
 }
 
-#define ORDER_ARENA_START	(1u << 20)	/* bytes: the arena's first size */
+#define ORDER_ARENA_START	(64u << 10)	/* bytes: the arena's first size (it doubles) */
 static int arena_reserve(struct perf_reader *r, size_t need)
 {
 	size_t want = r->arena_len + need;
