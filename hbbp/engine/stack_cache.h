@@ -18,7 +18,9 @@
 #include "hbbp/method/interval.h"
 
 #define HBBP_STACK_CACHE_DEPTH	32
+#ifndef HBBP_STACK_CACHE_MAX		/* the fuzz build holds fewer: small inputs fill it */
 #define HBBP_STACK_CACHE_MAX	16384	/* distinct stacks held (about 9 MB of keys) */
+#endif
 /* key: pid<<32|tid, evidx | cpumode << 16 | n << 32, then from/to of the n entries */
 #define HBBP_STACK_KEY_WORDS	(2 + 2 * HBBP_STACK_CACHE_DEPTH)
 

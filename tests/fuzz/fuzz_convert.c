@@ -1,12 +1,13 @@
 /* libFuzzer target on the whole conversion: the input as a perf.data file through
  * convert__compute (reader, address spaces, stack cache, accumulation, blocks, intervals,
  * mix), then written as CSV or JSON for some inputs. Bits of the input's size pick the
- * variant: -j 1 or 2, the method, and the output. Binaries: samples/demo/vector by the override "vector" (wherever the
- * checkout is, inputs made from the demo recording reach code); other recorded paths are
- * looked up under a --symfs directory that does not exist, then as recorded (an input naming
- * a library of the host decodes it, as a conversion would); no build-id cache is read. Each
- * output goes to a directory of its own, removed after the write (libFuzzer ends with _Exit:
- * nothing is left for an atexit handler).
+ * variant: the method and the output. Binaries: samples/demo/vector by the override "vector"
+ * (wherever the checkout is, inputs made from the demo recording reach code); other recorded
+ * paths are looked up under a --symfs directory that does not exist, then as recorded (an
+ * input naming a library of the host decodes it, as a conversion would); no build-id cache
+ * is read. Each output goes to a fresh directory in /dev/shm (memory: the writer's fsync
+ * costs nothing) or /tmp, removed after the write (libFuzzer ends with _Exit: nothing is
+ * left for an atexit handler). The fuzz build's stack cache holds 256 stacks (Makefile).
  * Depends on the library (hbbp/engine/convert.h and what it uses).
  */
 #include <limits.h>
@@ -27,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char symfs[] = "/nonexistent/fuzz_convert-symfs";
 static char vector_path[PATH_MAX];
 static struct bbmap_binary_override vector_bin = { "vector", vector_path };
+static const char *out_tmpl = "/tmp/fuzz_convert.XXXXXX";
 
 static void fuzz_init(void)
 {
@@ -40,15 +42,18 @@ static void fuzz_init(void)
 			*slash = '\0';
 		snprintf(vector_path, sizeof(vector_path), "%s/../../samples/demo/vector", exe);
 	}
+	if (!access("/dev/shm", W_OK))
+		out_tmpl = "/dev/shm/fuzz_convert.XXXXXX";
 }
 
 /* The result written as `format` into a fresh directory, removed with it. */
 static void write_out(const struct convert_run *run, const struct convert_opts *o,
 		      enum writer_format format)
 {
-	char dir[] = "/tmp/fuzz_convert.XXXXXX", path[sizeof(dir) + 8];
+	char dir[64], path[sizeof(dir) + 8];
 	struct writer_opts wo;
 
+	snprintf(dir, sizeof(dir), "%s", out_tmpl);
 	if (!mkdtemp(dir))
 		return;
 	snprintf(path, sizeof(path), "%s/out", dir);
