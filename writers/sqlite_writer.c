@@ -69,6 +69,7 @@ static int sqlite__err(sqlite3 *db, int rc)
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
 		return -EBUSY;
+	case SQLITE_ERROR:	/* our SQL is fixed: the database's ("unsupported file format") */
 	case SQLITE_NOTADB:
 	case SQLITE_CORRUPT:
 	case SQLITE_SCHEMA:

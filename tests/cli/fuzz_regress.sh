@@ -2,7 +2,8 @@
 # Inputs the fuzzers found (tests/fuzz/regress/TARGET/) are replayed: every perf.data one
 # through `hbbp-convert stats` and `dump`, which must exit 0 or 2 (2 with one error line), not
 # die of a signal and print no sanitizer report (under `make SAN=...` the sanitizers run);
-# those of fuzz_convert also through a conversion with each method (exit 0, 2, or 4: no row).
+# those of fuzz_convert also through a conversion with each method (exit 0, 2, or 4: no row);
+# the databases of fuzz_store get the demo's run appended: exit 0, or 2 with the file as it was.
 # Every input through its own fuzz target: fuzz_regress_targets.sh (slow tier: it builds them).
 . "$(dirname "$0")/../lib.sh"
 
@@ -43,3 +44,20 @@ for f in "$REG"/convert/*; do
 	done
 done
 [ $nbad -eq 0 ] && pass "fuzz_regress: conversions of the fuzz_convert inputs ($n runs)"
+n=0 nbad=0
+for f in "$REG"/store/*; do
+	[ -f "$f" ] || continue
+	cp "$f" "$TMP/db.sqlite"
+	timeout 30 "$HBBP" "$ROOT/samples/demo/perf.data" -q --append -o "$TMP/db.sqlite" \
+		> /dev/null 2> "$TMP/err"
+	rc=$?
+	if grep -qE 'Sanitizer|runtime error' "$TMP/err" || { [ $rc -ne 0 ] && [ $rc -ne 2 ]; } ||
+	   { [ $rc -eq 2 ] && ! cmp -s "$f" "$TMP/db.sqlite"; }; then
+		fail "fuzz_regress: --append to $(basename "$f"): exit $rc: $(head -c 300 "$TMP/err")"
+		nbad=$((nbad + 1))
+	else
+		n=$((n + 1))
+	fi
+	rm -f "$TMP/db.sqlite"*
+done
+[ $nbad -eq 0 ] && pass "fuzz_regress: appends to the fuzz_store databases ($n runs)"
