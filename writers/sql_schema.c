@@ -240,49 +240,13 @@ static void sql__col(void *ctx, const char *const *col)
 	wbuf__puts(b, col[1]);
 }
 
-/* The options that make a mix table's columns (", name type" after run_id): "--by KEYS",
- * with " --diagnostics" when columns follow share (other than the cycles columns). */
-static void sql__layout(char *buf, size_t size, const char *cols)
+/* A table of this tool's name that is not what it creates (runs of any keys share one mix,
+ * so a mix that does not fit has columns of no run's). */
+static int sql__misfit(struct sql_conn *c, const char *table)
 {
-	const char *p = strchr(cols + 2, ',');	/* past run_id */
-	size_t n = (size_t)snprintf(buf, size, "--by ");
-	bool keys = true, diag = false, first = true;
-
-	for (; p && n < size; p = strchr(p + 2, ',')) {
-		const char *name = p + 2;
-		size_t len = strcspn(name, " ,");
-
-		if (len == 5 && !strncmp(name, "count", 5))
-			keys = false;
-		else if (keys)
-			n += (size_t)snprintf(buf + n, size - n, "%s%.*s", first ? "" : ",",
-					      (int)len, name), first = false;
-		else if (!(len == 5 && !strncmp(name, "share", 5)) && strncmp(name, "count_", 6) &&
-			 strncmp(name, "cycles", 6) && !(len == 3 && !strncmp(name, "ipc", 3)))
-			diag = true;
-	}
-	if (diag && n < size)
-		snprintf(buf + n, size - n, " --diagnostics");
-}
-
-/* A table of this tool's name that is not what it creates: the mix of another layout (the
- * options that made both), else any other. */
-static int sql__misfit(struct sql_conn *c, const char *table, const char *have,
-		       const char *want)
-{
-	char h[512], w[512];
-
-	if (!strcmp(table, "mix") && have && want) {
-		sql__layout(h, sizeof(h), have);
-		sql__layout(w, sizeof(w), want);
-		pr_err("%s: this run does not fit the database: its runs were written with %s, this"
-		       " one with %s; runs of one database share --by, --taxonomy and --diagnostics:"
-		       " write this run into another database", c->w->path, h, w);
-	} else {
-		pr_err("%s: table \"%s\" of the database is not the one this tool creates (another"
-		       " program's, or another version's): write the run into another database",
-		       c->w->path, table);
-	}
+	pr_err("%s: table \"%s\" of the database is not the one this tool creates (another"
+	       " program's, or another version's): write the run into another database",
+	       c->w->path, table);
 	c->w->logged = true;
 	return -HBBP_EFORMAT;
 }
@@ -313,7 +277,7 @@ static int sql__check_table(struct sql_conn *c, const char *table, const char *w
 		free(have);
 		return err;
 	}
-	err = sql__misfit(c, table, have, want);
+	err = sql__misfit(c, table);
 	free(have);
 	return err;
 }
@@ -743,17 +707,7 @@ static int sql__check_sqlite(struct sql_conn *c)
 		    sql__mix_ours(c, h->sql))
 			continue;	/* the columns of every run's mix */
 		if (w && !strcmp(w->type, "table") && !strcmp(h->type, "table")) {
-			struct wbuf *b = sql__buf();
-			char *cols = NULL, *mine = NULL;
-			const struct result_table *t = result__table(c->w->res, w->name);
-
-			if (b)
-				c->query(c, c->d->columns, h->name, sql__col, b);
-			if (!sql__done(b, &cols) && t)
-				sql__table_cols(c, t, &mine);
-			err = sql__misfit(c, w->name, cols, mine);
-			free(cols);
-			free(mine);
+			err = sql__misfit(c, w->name);
 		} else if (w) {
 			snprintf(what, sizeof(what), "%s \"%.64s\" changed", h->type, h->name);
 			err = sql__foreign(c, what);

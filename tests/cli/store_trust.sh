@@ -86,6 +86,14 @@ for obj in "trigger t after insert on runs begin delete from blocks where run_id
 done
 
 # ---- databases the run does not fit ----
+cp "$d/db.sqlite" "$d/col.sqlite"
+sqlite3 "$d/col.sqlite" "alter table mix add column note text"
+cp "$d/col.sqlite" "$d/col.orig"
+conv --append -o "$d/col.sqlite"
+rc=$?
+expect "store_trust: a column added to mix: exit $rc (want 2), the table named (not options), unchanged" \
+	'[ $rc = 2 ] && cmp -s "$d/col.sqlite" "$d/col.orig" && ! grep -q "written with" "$TMP/err" &&
+	 grep -q "table \"mix\" of the database is not the one this tool creates" "$TMP/err"'
 cp "$d/other.orig" "$d/o2.sqlite"
 conv --append -o "$d/o2.sqlite"
 rc=$?
