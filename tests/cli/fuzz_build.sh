@@ -21,12 +21,12 @@ if ! make -C "$ROOT" fuzz > "$TMP/build.log" 2>&1; then
 fi
 FZ=$ROOT/tests/fuzz
 export LSAN_OPTIONS="suppressions=$ROOT/tests/malformed/lsan.supp"
-for t in reader elf ref taxonomy model convert; do
+for t in reader elf ref taxonomy model convert store; do
 	if [ ! -x "$FZ/fuzz_$t" ]; then
 		fail "fuzz_build: make fuzz built no fuzz_$t"
 		continue
 	fi
-	make -s -C "$FZ" seeds T=$t CORPUS_DIR="$TMP/c_$t" > /dev/null 2>&1
+	make -s -C "$FZ" seeds T=$t CORPUS_DIR="$TMP/c_$t" STORE_SEEDS=10 > /dev/null 2>&1
 	(cd "$TMP" && nice "$FZ/fuzz_$t" -max_total_time=3 -max_len=16384 -rss_limit_mb=1024 \
 		-timeout=10 -artifact_prefix="$TMP/crash-$t-" "$TMP/c_$t") > "$TMP/$t.log" 2>&1
 	rc=$?
