@@ -269,7 +269,7 @@ static int sqlite__open(struct writer_ctx *w)
 {
 	struct sqlite_state *s = calloc(1, sizeof(*s)), ref = { 0 };
 	struct sql_conn *c;
-	int err;
+	int err, rc;
 
 	if (!s)
 		return -ENOMEM;
@@ -285,8 +285,13 @@ static int sqlite__open(struct writer_ctx *w)
 		return err;
 	sqlite3_busy_handler(s->db, sqlite__busy, &s->wait);
 	if (w->in_place) {
-		/* the database's own journal mode and durability; the lock before any read */
-		err = sqlite__exec(c, "PRAGMA cache_size = -32768;", "setting up the database");
+		/* the database's own journal mode and durability; the lock before any read. The
+		 * schema is read first here: SQLite says "out of memory" for some corrupt
+		 * records of it, which are the file's fault (bad input), not this process's */
+		rc = sqlite3_exec(s->db, "PRAGMA cache_size = -32768;", NULL, NULL, NULL);
+		err = rc == SQLITE_OK ? 0 : (rc & 0xff) == SQLITE_NOMEM ?
+			sqlite__fail(w, NULL, SQLITE_CORRUPT, "setting up the database") :
+			sqlite__fail(w, s->db, rc, "setting up the database");
 		if (!err)
 			err = sqlite__exec(c, "BEGIN IMMEDIATE", "locking the database");
 		s->wait.locked = true;
