@@ -225,7 +225,10 @@ def one(i, hbbp, demo, out, rng, check, stats):
             bad = "accepted although it must be refused"
         else:
             con = sqlite3.connect(db)
-            ok = con.execute("PRAGMA integrity_check").fetchone()[0]
+            try:
+                ok = con.execute("PRAGMA integrity_check").fetchone()[0]
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+                ok = str(e)
             con.close()
             if ok != "ok" and intact:
                 bad = "accepted, integrity_check: %s" % ok
