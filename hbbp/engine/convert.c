@@ -244,22 +244,40 @@ static int run_pass(struct convert_run *run, const struct convert_opts *o)
 	return 0;
 }
 
+/* Whether the output is the mix alone (no table of blocks or threads is built). */
+static bool run_mix_only(const struct convert_opts *o)
+{
+	return !o->all_tables && !writer_format_writes_table(o->format, "blocks");
+}
+
+/* Whether the tasks' shares are made a process at a time as the mix sums them
+ * (hbbp_counts__each_process), never all kept: sums per thread for the mix alone, without a
+ * filter (which lists what matched nothing from all of them). */
+static bool run_by_process(const struct convert_run *run, const struct convert_opts *o)
+{
+	return run->drv.per_thread && run_mix_only(o) && !hbbp_mix__filtered(&o->mix);
+}
+
 /* The attribution (method.md §3-§6) in the method's steps, each of the accumulator's sums
- * freed once its step has read it and the sums per batch once the counts are set (the mix
- * reads none of them; keep_batch_sums keeps them): the peak memory of one at a time. */
+ * freed once its step has read it (by_process, the EBS sums and streams once the mix's rows
+ * have: release_sums)
+ * and the sums per batch once the counts are set (the mix reads none of them;
+ * keep_batch_sums keeps them): the peak memory of one at a time. */
 static int run_attribution(struct convert_run *run, const struct convert_opts *o)
 {
 	struct hbbp_accum *a = &run->drv.acc;
 	struct hbbp_counts *c = &run->counts;
-	bool drop = !o->keep_batch_sums;
-	int err = hbbp_counts__begin(c, a, run->method, o->cutoff);
+	bool by_process = run_by_process(run, o);
+	bool drop = !o->keep_batch_sums, drop_sums = drop && !by_process;
+	int err = hbbp_counts__begin(c, a, run->method, o->cutoff, by_process);
 
 	run->counts_ok = true;
+	c->by_process_again = !drop;	/* the sums are kept for another look */
 	err = err ? err : hbbp_counts__ebs(c, a);
-	if (drop)
+	if (drop_sums)
 		hmap__exit(&a->ebs);
 	err = err ? err : hbbp_counts__streams(c, a);
-	if (drop)
+	if (drop_sums)
 		hmap__exit(&a->streams);
 	err = err ? err : hbbp_counts__bias(c, a);
 	if (drop)
@@ -362,11 +380,12 @@ static int run_result(struct convert_run *run, const struct convert_opts *o)
 		run->undecodable_weight = convert__undecodable_weight(run, &run->undecodable_blocks);
 		/* tables the output does not write are not built; with the mix alone, nothing
 		 * reads the code after its rows */
-		mo.mix_only = !o->all_tables && !writer_format_writes_table(o->format, "blocks");
+		mo.mix_only = run_mix_only(o);
 		mo.release_code = mo.mix_only;
 		mo.block_cycles = o->all_tables;
 		mo.lines = run_wants_lines(o);
 		mo.threads = run->drv.per_thread;
+		mo.release_sums = !o->keep_batch_sums;
 		t = now_s();
 		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, &run->ops, run->events,
 				      perf_reader__stats(run->reader), &mo, &run->total);

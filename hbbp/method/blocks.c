@@ -8,7 +8,10 @@
  * samples, and the chosen source of each block (decided on all the samples) gives its count
  * in every batch: the spread over the batches is the count's 95% interval (method.md §10).
  * The sums are read in key order (dsos by name): every sum is taken in one order, however
- * the accumulator was filled.
+ * the accumulator was filled. Per task, the shares of the blocks can instead be made one
+ * process at a time once the blocks are summed (by_process: hbbp_counts__each_process), from
+ * the block of each EBS sum and the blocks of each stream's walk kept as numbers, so that
+ * they are never all held at once.
  * Depends on hbbp/method/method.h; reaches code only through struct hbbp_code.
  */
 #include <errno.h>
@@ -37,8 +40,24 @@ struct counts_ctx {
 	const struct hbbp_code *code;
 	struct hmap bidx;		/* (dso, start, kind) -> block index + 1 */
 	struct hmap tidx;		/* (task, block) -> task block index + 1 */
-	bool one_task;			/* every sum is of one task: no task blocks */
-	size_t alloc_block_bs, alloc_tblock_bs;
+	bool one_task;			/* every sum is of one task (or by_process): no task
+					 * blocks while the blocks are summed */
+	bool tasks_only;		/* the task blocks of one process are summed: the
+					 * blocks are final */
+	/* the task blocks being made (all of them, or by_process one process's) */
+	struct hbbp_tblock *tb;
+	struct hbbp_batch_sums *tb_bs;
+	size_t nr_tb, alloc_tb, alloc_block_bs, alloc_tb_bs;
+	/* by_process: the accumulator's EBS sums and streams in key order (task first), the
+	 * block of each EBS sum (ebs_block[i] for order[0][i]) and the blocks of each stream's
+	 * walk (walk_block[walk_end[j - 1] .. walk_end[j]) for order[1][j], none: rejected) */
+	size_t *order[2], nr_order[2];
+	uint32_t *ebs_block, *walk_block;
+	size_t *walk_end;
+	bool handed;			/* hbbp_counts__each_process ran: they are freed
+					 * (unless by_process_again) */
+	size_t nr_ebs_block, nr_walk_block, nr_walked;
+	size_t alloc_ebs_block, alloc_walk_block, alloc_walk_end;
 	struct walk_step *path;		/* the blocks of one stream's walk */
 	size_t alloc_path;
 };
@@ -97,7 +116,6 @@ static long counts_block(struct counts_ctx *x, enum hbbp_block_kind kind, struct
 static long counts_tblock(struct counts_ctx *x, uint64_t task, size_t bi)
 {
 	uint64_t key[2] = { task, bi };
-	struct hbbp_counts *c = x->c;
 	uint64_t *slot = hmap__get(&x->tidx, key, NULL);
 	struct hbbp_tblock *t;
 
@@ -105,24 +123,22 @@ static long counts_tblock(struct counts_ctx *x, uint64_t task, size_t bi)
 		return -ENOMEM;
 	if (*slot)
 		return (long)(*slot - 1);
-	if (grow_one((void **)&c->tblocks, &c->alloc_tblocks, sizeof(*c->tblocks),
-		     c->nr_tblocks) ||
-	    grow_one((void **)&c->tblock_bs, &x->alloc_tblock_bs, sizeof(*c->tblock_bs),
-		     c->nr_tblocks))
+	if (grow_one((void **)&x->tb, &x->alloc_tb, sizeof(*x->tb), x->nr_tb) ||
+	    grow_one((void **)&x->tb_bs, &x->alloc_tb_bs, sizeof(*x->tb_bs), x->nr_tb))
 		return -ENOMEM;
-	memset(&c->tblock_bs[c->nr_tblocks], 0, sizeof(*c->tblock_bs));
-	t = &c->tblocks[c->nr_tblocks];
+	memset(&x->tb_bs[x->nr_tb], 0, sizeof(*x->tb_bs));
+	t = &x->tb[x->nr_tb];
 	memset(t, 0, sizeof(*t));
 	t->pid = (uint32_t)(task >> 32);
 	t->tid = (uint32_t)task;
 	t->block = bi;
-	*slot = ++c->nr_tblocks;
-	return (long)(c->nr_tblocks - 1);
+	*slot = ++x->nr_tb;
+	return (long)(x->nr_tb - 1);
 }
 
 /* Adds the sums of one accumulator entry of task (EBS, or LBR with its plain weight wp) to
- * block bi and to the task's share of it: w scaled, n samples or streams, bs per batch times
- * scale. */
+ * block bi (not when tasks_only) and to the task's share of it (not when one_task): w scaled,
+ * n samples or streams, bs per batch times scale. */
 /* counts_add with a stream's durations cv (NULL: none) spread to the block by frac of its
  * instructions (docs/METHOD-cycles.md). */
 static int counts_add_cycles(struct counts_ctx *x, uint64_t task, long bi, bool lbr, double w,
@@ -137,7 +153,9 @@ static int counts_add_cycles(struct counts_ctx *x, uint64_t task, long bi, bool 
 	if (ti < 0)
 		return (int)ti;
 	b = &c->blocks[bi];
-	if (lbr) {
+	if (x->tasks_only) {
+		/* the block's sums are made */
+	} else if (lbr) {
 		b->lbr_sum += w;
 		b->lbr_sum_plain += wp;
 		b->lbr_streams += n;
@@ -151,18 +169,18 @@ static int counts_add_cycles(struct counts_ctx *x, uint64_t task, long bi, bool 
 	}
 	if (x->one_task)
 		return 0;
-	t = &c->tblocks[ti];
+	t = &x->tb[ti];
 	if (lbr) {
 		t->lbr_sum += w;
 		t->lbr_sum_plain += wp;
 		t->lbr_streams += n;
-		hbbp_bsum__axpy(&c->tblock_bs[ti].lbr, scale, bs);
+		hbbp_bsum__axpy(&x->tb_bs[ti].lbr, scale, bs);
 		if (cv)
-			hbbp_cycles__spread(&t->cyc, &c->tblock_bs[ti].cyc, cv, frac, scale);
+			hbbp_cycles__spread(&t->cyc, &x->tb_bs[ti].cyc, cv, frac, scale);
 	} else {
 		t->ebs_sum += w;
 		t->ebs_samples += n;
-		hbbp_bsum__axpy(&c->tblock_bs[ti].ebs, scale, bs);
+		hbbp_bsum__axpy(&x->tb_bs[ti].ebs, scale, bs);
 	}
 	return 0;
 }
@@ -226,6 +244,14 @@ static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hb
 	bi = counts_block(x, kind, dso, kind == HBBP_BLK_CODE ? mod : NULL, &st);
 	if (bi >= 0 && kind == HBBP_BLK_CODE)
 		x->c->blocks[bi].may_be_bad = st.may_be_bad;
+	if (bi >= 0 && x->c->by_process) {	/* for hbbp_counts__each_process */
+		if (bi > (long)UINT32_MAX)
+			return -ERANGE;
+		if (grow_one((void **)&x->ebs_block, &x->alloc_ebs_block, sizeof(*x->ebs_block),
+			     x->nr_ebs_block))
+			return -ENOMEM;
+		x->ebs_block[x->nr_ebs_block++] = (uint32_t)bi;
+	}
 	return counts_add(x, key[0], bi, false, w, 0, v->n, &v->bs, scale);
 }
 
@@ -276,6 +302,40 @@ static int walk(struct counts_ctx *x, struct bbmap_module *mod, uint64_t to, uin
 	}
 }
 
+/* The weight of stream (key, v), scaled, to each of the nr blocks of its walk (x->path). 0 or
+ * -ENOMEM. */
+static int stream_blocks(struct counts_ctx *x, const uint64_t *key,
+			 const struct hbbp_stream_val *v, struct bbmap_module *mod, size_t nr,
+			 double scale)
+{
+	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
+	double w = v->weight * scale, len = 0;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < nr; i++)
+		len += x->path[i].nr_insns;
+	if (x->c->by_process &&
+	    grow_array((void **)&x->walk_block, &x->alloc_walk_block, sizeof(*x->walk_block),
+		       x->nr_walk_block + nr, (size_t)-1))
+		return -ENOMEM;
+	for (i = 0; i < nr && !r; i++) {
+		long bi = counts_block(x, HBBP_BLK_CODE, dso, mod, &x->path[i]);
+
+		if (bi >= 0)
+			x->c->blocks[bi].may_be_bad = x->path[i].may_be_bad;
+		if (bi > (long)UINT32_MAX && x->c->by_process)
+			return -ERANGE;
+		if (bi >= 0 && x->c->by_process)
+			x->walk_block[x->nr_walk_block++] = (uint32_t)bi;
+		r = counts_add_cycles(x, key[0], bi, true, w, v->weight_plain * scale, v->n,
+				      &v->bs, scale, len > 0 ? &v->cyc : NULL,
+				      x->path[i].nr_insns / len);
+	}
+	x->c->lbr_weight_attributed += w;
+	return r;
+}
+
 /* method.md §5: one stream (task, dso, to, from, event): its weight, scaled, to every block
  * of its walk. */
 static int counts_stream(struct counts_ctx *x, const uint64_t *key,
@@ -284,27 +344,22 @@ static int counts_stream(struct counts_ctx *x, const uint64_t *key,
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	double scale = x->a->ev[key[4]].scale, w = v->weight * scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
-	size_t nr, i;
-	double len = 0;
+	size_t nr;
 	int r = mod ? walk(x, mod, key[2], key[3], &nr) : REJ_NO_CODE;
 
 	if (r < 0)
 		return r;
 	if (r != REJ__COUNT)
-		return counts_reject(x, r, w, dso, v->n, v->weight);
-	for (i = 0; i < nr; i++)
-		len += x->path[i].nr_insns;
-	for (i = 0; i < nr && r >= 0; i++) {
-		long bi = counts_block(x, HBBP_BLK_CODE, dso, mod, &x->path[i]);
-
-		if (bi >= 0)
-			x->c->blocks[bi].may_be_bad = x->path[i].may_be_bad;
-		r = counts_add_cycles(x, key[0], bi, true, w, v->weight_plain * scale, v->n,
-				      &v->bs, scale, len > 0 ? &v->cyc : NULL,
-				      x->path[i].nr_insns / len);
-	}
-	x->c->lbr_weight_attributed += w;
-	return r < 0 ? r : 0;
+		r = counts_reject(x, r, w, dso, v->n, v->weight);
+	else
+		r = stream_blocks(x, key, v, mod, nr, scale);
+	if (r < 0 || !x->c->by_process)
+		return r;
+	/* the stream's blocks (none: rejected) kept for hbbp_counts__each_process */
+	if (grow_one((void **)&x->walk_end, &x->alloc_walk_end, sizeof(*x->walk_end), x->nr_walked))
+		return -ENOMEM;
+	x->walk_end[x->nr_walked++] = x->nr_walk_block;
+	return 0;
 }
 
 /* The bias share and flag to the code block with counts holding vaddr (containing) or starting
@@ -503,14 +558,40 @@ static void counts_ratio(struct hbbp_counts *c, const struct hbbp_accum *a)
 	c->ratio = true;
 }
 
+/* A task's share t of a block under the block's source (chosen), from its sums s. */
+static void tblock_choose(const struct hbbp_counts *c, struct hbbp_tblock *t,
+			  const struct hbbp_batch_sums *s)
+{
+	const struct hbbp_block *b = &c->blocks[t->block];
+	bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
+
+	t->ebs_est = b->kind != HBBP_BLK_CODE ? t->ebs_sum :
+		     b->nr_insns ? t->ebs_sum / b->nr_insns : 0;
+	t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
+	t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
+	block_count_bs(b, s, &t->count_bs);
+	count_interval(c, b, t->count, &t->count_bs, &t->count_lo, &t->count_hi);
+	hbbp_cycles__finish(&t->cyc, t->count, &s->cyc, &t->cycles_bs);
+}
+
 /* method.md §6 and §10: each block's source, estimates, count and interval, then each task's
  * share of it under the block's source. 0 or -ENOMEM. */
 static int counts_choose(struct hbbp_counts *c, const struct hbbp_accum *a)
 {
+	struct counts_ctx *x = c->make;
 	struct hbbp_bsum bs;
 	size_t i;
 
 	counts_ratio(c, a);
+	if (!x->one_task) {	/* the task blocks made are the counts' */
+		c->tblocks = x->tb;
+		c->tblock_bs = x->tb_bs;
+		c->nr_tblocks = x->nr_tb;
+		c->alloc_tblocks = x->alloc_tb;
+		x->tb = NULL;
+		x->tb_bs = NULL;
+		x->nr_tb = x->alloc_tb = x->alloc_tb_bs = 0;
+	}
 	c->block_count_bs = malloc((c->nr_blocks + 1) * sizeof(*c->block_count_bs));
 	c->block_cycles_bs = c->tblocks ? NULL :
 			     malloc((c->nr_blocks + 1) * sizeof(*c->block_cycles_bs));
@@ -530,19 +611,8 @@ static int counts_choose(struct hbbp_counts *c, const struct hbbp_accum *a)
 			c->block_cycles_bs[i] = bs;
 		c->has_cycles |= b->cyc.w > 0;
 	}
-	for (i = 0; c->tblocks && i < c->nr_tblocks; i++) {
-		struct hbbp_tblock *t = &c->tblocks[i];
-		const struct hbbp_block *b = &c->blocks[t->block];
-		bool lbr = hbbp_source_is_lbr(b->source), ebs = hbbp_source_is_ebs(b->source);
-
-		t->ebs_est = b->kind != HBBP_BLK_CODE ? t->ebs_sum :
-			     b->nr_insns ? t->ebs_sum / b->nr_insns : 0;
-		t->lbr_est = b->kind == HBBP_BLK_CODE ? t->lbr_sum : 0;
-		t->count = lbr ? t->lbr_est : ebs ? t->ebs_est : 0;
-		block_count_bs(b, &c->tblock_bs[i], &t->count_bs);
-		count_interval(c, b, t->count, &t->count_bs, &t->count_lo, &t->count_hi);
-		hbbp_cycles__finish(&t->cyc, t->count, &c->tblock_bs[i].cyc, &t->cycles_bs);
-	}
+	for (i = 0; c->tblocks && i < c->nr_tblocks; i++)
+		tblock_choose(c, &c->tblocks[i], &c->tblock_bs[i]);
 	return 0;
 }
 
@@ -635,8 +705,9 @@ out:
 	return idx;
 }
 
-/* Each entry of h in key order through fn. */
-static int counts_each(struct counts_ctx *x, const struct hmap *h,
+/* Each entry of h in key order through fn; by_process, the order is kept as x->order[which]
+ * for hbbp_counts__each_process. */
+static int counts_each(struct counts_ctx *x, const struct hmap *h, int which,
 		       int (*fn)(struct counts_ctx *x, const uint64_t *key, const void *val))
 {
 	size_t i, n = 0, *order = sorted_slots(h, 1, x->code, &n);
@@ -644,7 +715,12 @@ static int counts_each(struct counts_ctx *x, const struct hmap *h,
 
 	for (i = 0; i < n && !err; i++)
 		err = fn(x, hmap__key_at(h, order[i]), hmap__val_at(h, order[i]));
-	free(order);
+	if (x->c->by_process && !err) {
+		x->order[which] = order;
+		x->nr_order[which] = n;
+	} else {
+		free(order);
+	}
 	return err;
 }
 
@@ -719,11 +795,12 @@ static struct counts_ctx *ctx_of(struct hbbp_counts *c, const struct hbbp_accum 
 }
 
 int hbbp_counts__begin(struct hbbp_counts *c, const struct hbbp_accum *a,
-		       enum hbbp_method method, unsigned cutoff)
+		       enum hbbp_method method, unsigned cutoff, bool by_process)
 {
 	memset(c, 0, sizeof(*c));
 	c->method = method;
 	c->cutoff = cutoff;
+	c->by_process = by_process;
 	hmap__init(&c->unres, 1, sizeof(struct hbbp_unresolved));
 	c->make = calloc(1, sizeof(*c->make));
 	if (!c->make)
@@ -731,18 +808,18 @@ int hbbp_counts__begin(struct hbbp_counts *c, const struct hbbp_accum *a,
 	c->make->c = c;
 	hmap__init(&c->make->bidx, 3, sizeof(uint64_t));
 	hmap__init(&c->make->tidx, 2, sizeof(uint64_t));
-	c->make->one_task = one_task(a, &c->task);
+	c->make->one_task = one_task(a, &c->task) || by_process;
 	return counts_leaders(ctx_of(c, a));
 }
 
 int hbbp_counts__ebs(struct hbbp_counts *c, const struct hbbp_accum *a)
 {
-	return counts_each(ctx_of(c, a), &a->ebs, ebs_entry);
+	return counts_each(ctx_of(c, a), &a->ebs, 0, ebs_entry);
 }
 
 int hbbp_counts__streams(struct hbbp_counts *c, const struct hbbp_accum *a)
 {
-	return counts_each(ctx_of(c, a), &a->streams, stream_entry);
+	return counts_each(ctx_of(c, a), &a->streams, 1, stream_entry);
 }
 
 int hbbp_counts__bias(struct hbbp_counts *c, const struct hbbp_accum *a)
@@ -758,6 +835,13 @@ static void counts_made(struct hbbp_counts *c)
 	hmap__exit(&c->make->bidx);
 	hmap__exit(&c->make->tidx);
 	free(c->make->path);
+	free(c->make->tb);
+	free(c->make->tb_bs);
+	free(c->make->order[0]);
+	free(c->make->order[1]);
+	free(c->make->ebs_block);
+	free(c->make->walk_block);
+	free(c->make->walk_end);
 	free(c->make);
 	c->make = NULL;
 }
@@ -766,16 +850,113 @@ int hbbp_counts__end(struct hbbp_counts *c, const struct hbbp_accum *a)
 {
 	int err = counts_choose(c, a);
 
-	counts_made(c);
+	if (!c->by_process)	/* else hbbp_counts__each_process reads them */
+		counts_made(c);
 	/* the blocks are all made: they live on, without room to grow */
 	grow_fit((void **)&c->blocks, &c->alloc_blocks, sizeof(*c->blocks), c->nr_blocks);
+	return err;
+}
+
+/* The process (pid) of entry i of x's order which in a's map of that order. */
+static uint32_t order_pid(const struct counts_ctx *x, const struct hbbp_accum *a, int which,
+			  size_t i)
+{
+	const struct hmap *h = which ? &a->streams : &a->ebs;
+
+	return (uint32_t)(hmap__key_at(h, x->order[which][i])[0] >> 32);
+}
+
+/* EBS sum i of x->order[0] to its task's share of its block (as counts_ebs adds it). */
+static int task_ebs(struct counts_ctx *x, size_t i)
+{
+	const uint64_t *key = hmap__key_at(&x->a->ebs, x->order[0][i]);
+	const struct hbbp_ebs_val *v = hmap__val_at(&x->a->ebs, x->order[0][i]);
+	double scale = x->a->ev[key[3]].scale;
+
+	return counts_add(x, key[0], x->ebs_block[i], false, v->period * scale, 0, v->n, &v->bs,
+			  scale);
+}
+
+/* Stream j of x->order[1] to its task's share of each block of its walk (as counts_stream). */
+static int task_stream(struct counts_ctx *x, size_t j)
+{
+	const uint64_t *key = hmap__key_at(&x->a->streams, x->order[1][j]);
+	const struct hbbp_stream_val *v = hmap__val_at(&x->a->streams, x->order[1][j]);
+	double scale = x->a->ev[key[4]].scale, w = v->weight * scale, len = 0;
+	size_t k, first = j ? x->walk_end[j - 1] : 0;
+	int err = 0;
+
+	for (k = first; k < x->walk_end[j]; k++)
+		len += x->c->blocks[x->walk_block[k]].nr_insns;
+	for (k = first; k < x->walk_end[j] && !err; k++)
+		err = counts_add_cycles(x, key[0], x->walk_block[k], true, w,
+					v->weight_plain * scale, v->n, &v->bs, scale,
+					len > 0 ? &v->cyc : NULL,
+					x->c->blocks[x->walk_block[k]].nr_insns / len);
+	return err;
+}
+
+int hbbp_counts__each_process(const struct hbbp_counts *c, const struct hbbp_accum *a,
+			      int (*fn)(void *ctx, size_t first, const struct hbbp_tblock *t,
+					const struct hbbp_batch_sums *bs, size_t n),
+			      void *ctx)
+{
+	struct counts_ctx *x = c->make;
+	size_t i = 0, j = 0, first = 0, k;
+	int err = 0;
+
+	if (!x || !c->by_process || x->handed || x->nr_ebs_block != x->nr_order[0] ||
+	    x->nr_walked != x->nr_order[1])
+		return -EINVAL;
+	x->a = a;
+	x->code = a->code;
+	x->tasks_only = true;
+	x->one_task = false;
+	while (!err && (i < x->nr_order[0] || j < x->nr_order[1])) {
+		uint32_t pid = i < x->nr_order[0] ? order_pid(x, a, 0, i) : UINT32_MAX;
+
+		if (j < x->nr_order[1] && order_pid(x, a, 1, j) < pid)
+			pid = order_pid(x, a, 1, j);
+		/* the process's task blocks in the order the whole run would make them: its
+		 * EBS sums, then its streams */
+		hmap__exit(&x->tidx);
+		hmap__init(&x->tidx, 2, sizeof(uint64_t));
+		x->nr_tb = 0;
+		for (; !err && i < x->nr_order[0] && order_pid(x, a, 0, i) == pid; i++)
+			err = task_ebs(x, i);
+		for (; !err && j < x->nr_order[1] && order_pid(x, a, 1, j) == pid; j++)
+			err = task_stream(x, j);
+		for (k = 0; !err && k < x->nr_tb; k++)
+			tblock_choose(c, &x->tb[k], &x->tb_bs[k]);
+		err = err ? err : fn(ctx, first, x->tb, x->tb_bs, x->nr_tb);
+		first += x->nr_tb;
+	}
+	x->tasks_only = false;
+	x->one_task = true;
+	if (c->by_process_again)
+		return err;
+	/* what only this needed goes */
+	x->handed = true;
+	for (k = 0; k < 2; k++) {
+		free(x->order[k]);
+		x->order[k] = NULL;
+	}
+	free(x->ebs_block);
+	free(x->walk_block);
+	free(x->walk_end);
+	free(x->tb);
+	free(x->tb_bs);
+	x->ebs_block = x->walk_block = NULL;
+	x->walk_end = NULL;
+	x->tb = NULL;
+	x->tb_bs = NULL;
 	return err;
 }
 
 int hbbp_counts__compute(struct hbbp_counts *c, const struct hbbp_accum *a,
 			 enum hbbp_method method, unsigned cutoff)
 {
-	int err = hbbp_counts__begin(c, a, method, cutoff);
+	int err = hbbp_counts__begin(c, a, method, cutoff, false);
 
 	err = err ? err : hbbp_counts__ebs(c, a);
 	err = err ? err : hbbp_counts__streams(c, a);

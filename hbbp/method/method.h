@@ -386,6 +386,11 @@ struct hbbp_counts {
 	struct hbbp_tblock *tblocks;
 	size_t nr_tblocks, alloc_tblocks;
 	uint64_t task;
+	/* The tasks' shares made a process at a time (hbbp_counts__each_process) and never
+	 * all kept: tblocks is NULL and the one-task view holds the blocks' sums. The
+	 * caller's (after hbbp_counts__begin): hbbp_counts__each_process may be asked more
+	 * than once (it then keeps what it reads). */
+	bool by_process, by_process_again;
 	struct hbbp_bsum *block_count_bs, *block_cycles_bs;
 	bool has_cycles;		/* some block has cycle data (cycles.h) */
 	/* per block, per task block (index for index): their sums per batch, NULL after
@@ -416,16 +421,27 @@ struct hbbp_counts {
 int hbbp_counts__compute(struct hbbp_counts *c, const struct hbbp_accum *a,
 			 enum hbbp_method method, unsigned cutoff);
 /* The same in its steps, in this order (a caller may free each sum of a once its step has
- * read it): the leaders (§3), the EBS sums (§4), the streams (§5), the bias (§5: a->bias),
- * the choice and the intervals (§6, §10: the events' scales and batches). 0 or -ENOMEM;
- * after an error, hbbp_counts__exit. */
+ * read it; by_process, the EBS sums and streams once hbbp_counts__each_process has): the
+ * leaders (§3), the EBS sums (§4), the streams (§5), the bias (§5: a->bias), the choice and
+ * the intervals (§6, §10: the events' scales and batches). 0 or -ENOMEM; after an error,
+ * hbbp_counts__exit. */
 int hbbp_counts__begin(struct hbbp_counts *c, const struct hbbp_accum *a,
-		       enum hbbp_method method, unsigned cutoff);
+		       enum hbbp_method method, unsigned cutoff, bool by_process);
 int hbbp_counts__ebs(struct hbbp_counts *c, const struct hbbp_accum *a);
 int hbbp_counts__streams(struct hbbp_counts *c, const struct hbbp_accum *a);
 int hbbp_counts__bias(struct hbbp_counts *c, const struct hbbp_accum *a);
 int hbbp_counts__end(struct hbbp_counts *c, const struct hbbp_accum *a);
 void hbbp_counts__exit(struct hbbp_counts *c);
+/* by_process (after hbbp_counts__end, a's EBS sums and streams still there): the tasks' shares
+ * of the blocks a process at a time, in pid order, each process's in the order the counts
+ * would keep them: fn(ctx, first, t, bs, n) with its n task blocks t and their sums per
+ * batch bs, first the number handed before them; stops at fn's first error. The memory of
+ * one process's shares at a time. Once (it frees what it read of the counts) unless
+ * c->by_process_again. 0 or an error. */
+int hbbp_counts__each_process(const struct hbbp_counts *c, const struct hbbp_accum *a,
+			      int (*fn)(void *ctx, size_t first, const struct hbbp_tblock *t,
+					const struct hbbp_batch_sums *bs, size_t n),
+			      void *ctx);
 /* Adds what c could not attribute (rejections, unresolved weight) to a's accounting. 0 or
  * -ENOMEM. */
 int hbbp_accum__add_counts(struct hbbp_accum *a, const struct hbbp_counts *c);

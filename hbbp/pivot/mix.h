@@ -85,6 +85,9 @@ struct hbbp_mix_opts {
 	bool release_code;		/* mix_only, and the caller asks no block of the code
 					 * after: its blocks are freed once the rows are summed,
 					 * before the table is made (ops->drop_code) */
+	bool release_sums;		/* the caller reads no EBS sum or stream of the
+					 * accumulator after the mix: they are freed once the
+					 * rows are summed */
 };
 
 /* Parses "--by" keys into opts (the taxonomy column name is accepted as a key when

@@ -210,6 +210,76 @@ static int sum_tblock(struct summing *s, size_t ti, const struct hbbp_tblock *t)
 	return err;
 }
 
+/* Adds thread block ti (t) to the rows when it passes the filters; else its count to the
+ * count left out. */
+static int sum_counted(struct summing *s, size_t ti, const struct hbbp_tblock *t)
+{
+	const struct hbbp_block *b = &s->x->c->blocks[t->block];
+
+	if (t->count > 0 && mix__passes(s->x, t))
+		return sum_tblock(s, ti, t);
+	if (t->count > 0)
+		s->r->filtered_out += t->count *
+				      (b->kind == HBBP_BLK_CODE ? (double)b->nr_insns : 1);
+	return 0;
+}
+
+/* The rows of r->map finished (their intervals) and appended to r->done in the map's order;
+ * the map emptied. 0 or -ENOMEM. */
+static int rows_finish(struct mix_rows *r)
+{
+	size_t i, n = r->map.nr, vsize = r->map.val_size, tail = r->done_size -
+		      r->nr_keys * sizeof(uint64_t) - sizeof(struct mix_row_final);
+
+	if (grow_array((void **)&r->done, &r->alloc_done, r->done_size, r->nr_done + n,
+		       (size_t)-1))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct mix_row *row = hmap__val_at(&r->map, i);
+		uint64_t *ids = (uint64_t *)(r->done + r->nr_done++ * r->done_size);
+		struct mix_row_final *f = (struct mix_row_final *)(ids + r->nr_keys);
+
+		memcpy(ids, hmap__key_at(&r->map, i), r->nr_keys * sizeof(uint64_t));
+		f->count = row->count;
+		hbbp_interval__estimates(row->count, row->bx.b, HBBP_BATCHES, &f->lo, &f->hi);
+		hbbp_interval__widen(row->count, r->widen, &f->lo, &f->hi);
+		f->cycles = row->cycles;
+		f->cyc_count = row->cyc_count;
+		hbbp_interval__estimates(row->cycles, row->cx.b, HBBP_BATCHES, &f->cyc_lo,
+					 &f->cyc_hi);
+		hbbp_interval__widen(row->cycles, r->widen, &f->cyc_lo, &f->cyc_hi);
+		memcpy(f + 1, row + 1, tail);	/* diagnostics, block */
+	}
+	hmap__exit(&r->map);
+	hmap__init(&r->map, r->nr_keys, vsize);
+	return 0;
+}
+
+/* hbbp_counts__each_process's: the n thread blocks t of one process, first the thread blocks
+ * before them; its rows finished when they are keyed by the process. */
+static int sum_process(void *ctx, size_t first, const struct hbbp_tblock *t,
+		       const struct hbbp_batch_sums *bs, size_t n)
+{
+	struct summing *s = ctx;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = sum_counted(s, first + i, &t[i]);
+	return err || !s->r->by_process ? err : rows_finish(s->r);
+}
+
+/* Whether a key of o is the process: no row holds two processes' counts. */
+static bool keyed_by_process(const struct hbbp_mix_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (o->keys[i]->name && !strcmp(o->keys[i]->name, "pid"))
+			return true;
+	return false;
+}
+
 int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 {
 	const struct hbbp_mix_opts *o = x->o;
@@ -220,8 +290,16 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 
 	memset(r, 0, sizeof(*r));
 	r->diag = o->diagnostics;
-	if (hbbp_mix__needs(o) & HBBP_KEY_BLOCK)
+	r->nr_keys = o->nr_keys;
+	r->widen = c->widen;
+	r->by_process = c->by_process && keyed_by_process(o);
+	r->done_size = o->nr_keys * sizeof(uint64_t) + sizeof(struct mix_row_final) +
+		       (r->diag ? sizeof(struct mix_row_diag) : 0);
+	if (hbbp_mix__needs(o) & HBBP_KEY_BLOCK) {
 		r->blk_off = sizeof(struct mix_row) + (r->diag ? sizeof(struct mix_row_diag) : 0);
+		r->done_blk = r->done_size;
+		r->done_size += sizeof(struct mix_row_block);
+	}
 	hmap__init(&r->map, o->nr_keys, sizeof(struct mix_row) +
 		   (r->diag ? sizeof(struct mix_row_diag) : 0) +
 		   (r->blk_off ? sizeof(struct mix_row_block) : 0));
@@ -239,18 +317,18 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 	s.valued = calloc(c->nr_blocks ? c->nr_blocks : 1, sizeof(*s.valued));
 	if (!s.valued)
 		err = -ENOMEM;
-	for (i = 0; i < c->nr_tblocks && !err; i++) {
+	if (!err && c->by_process)
+		err = hbbp_counts__each_process(c, x->d, sum_process, &s);
+	for (i = 0; i < c->nr_tblocks && !err && !c->by_process; i++) {
 		struct hbbp_tblock tmp;
-		const struct hbbp_tblock *t = hbbp_counts__tblock_sums(c, i, &tmp);
 
-		const struct hbbp_block *b = &c->blocks[t->block];
-
-		if (t->count > 0 && mix__passes(x, t))
-			err = sum_tblock(&s, i, t);
-		else if (t->count > 0)
-			r->filtered_out += t->count *
-					   (b->kind == HBBP_BLK_CODE ? (double)b->nr_insns : 1);
+		err = sum_counted(&s, i, hbbp_counts__tblock_sums(c, i, &tmp));
 	}
+	if (o->release_sums) {	/* every thread block is summed */
+		hmap__exit(&x->d->ebs);
+		hmap__exit(&x->d->streams);
+	}
+	err = err ? err : rows_finish(r);
 	free(s.valued);
 	free(s.vals);
 	if (x->ops->drop_insns)		/* the table is made from the rows alone */
@@ -329,6 +407,9 @@ void mix_rows__exit(struct mix_rows *r)
 
 	hmap__exit(&r->map);
 	hmap__exit(&r->names_idx);
+	free(r->done);
+	r->done = NULL;
+	r->nr_done = r->alloc_done = 0;
 	for (i = 0; i < r->nr_names; i++)
 		free(r->names[i]);
 	free(r->names);

@@ -112,34 +112,30 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o, bool c
 }
 
 /* The cycles cells of row (docs/METHOD-cycles.md) from cell c: empty where its blocks have no cycle
- * data; ipc over the instructions of its blocks with cycle data. The interval widened as the
- * counts' (widen: the throttle factor's uncertainty; the cycles scale with the counts). */
-static void cycles_cells(struct result_cell *c, const struct mix_row *row, double total,
-			 double widen)
+ * data; ipc over the instructions of its blocks with cycle data. The interval is the row's,
+ * widened as the counts' (mix_rows.c: the cycles scale with the counts). */
+static void cycles_cells(struct result_cell *c, const struct mix_row_final *row, double total)
 {
-	double lo, hi;
-
 	if (!(row->cyc_count > 0) || !(row->cycles > 0))
 		return;
-	hbbp_interval__estimates(row->cycles, row->cx.b, HBBP_BATCHES, &lo, &hi);
-	hbbp_interval__widen(row->cycles, widen, &lo, &hi);
 	result_cell__real(&c[0], hbbp_round_count(row->cycles));
-	result_cell__real(&c[1], hbbp_round_count(lo));
-	result_cell__real(&c[2], hbbp_round_count(hi));
+	result_cell__real(&c[1], hbbp_round_count(row->cyc_lo));
+	result_cell__real(&c[2], hbbp_round_count(row->cyc_hi));
 	result_cell__real(&c[3], round_sig(row->cyc_count / row->cycles, 6));
 	result_cell__real(&c[4], hbbp_round_share(total > 0 ? row->cycles / total : 0));
 }
 
-/* Row i of rows as the table's next row: the keys' values formatted, the counts rounded. */
+/* Row i of rows as the table's next row: the keys' values formatted (a name id's cell is
+ * names[id], made once), the counts rounded. */
 static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t i,
-		     const struct hbbp_mix_opts *o, double total, double widen, double total_cyc)
+		     const struct result_cell *names, const struct hbbp_mix_opts *o, double total,
+		     double total_cyc)
 {
 	const uint64_t *ids = mix_rows__ids(rows, i);
-	const struct mix_row *row = mix_rows__row(rows, i);
+	const struct mix_row_final *row = mix_rows__row(rows, i);
 	const struct mix_row_diag *dg = mix_rows__diag(rows, i);
 	const struct mix_row_block *bk = mix_rows__block(rows, i);
 	struct result_cell *cell = result_table__add_row(t);
-	double lo, hi;
 	size_t j;
 	int err = 0;
 
@@ -147,18 +143,16 @@ static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t
 		return -ENOMEM;
 	for (j = 0; j < o->nr_keys && !err; j++) {
 		if (o->keys[j]->type == KEY_TEXT)
-			err = result_cell__text(t, &cell[j], rows->names[ids[j]]);
+			cell[j] = names[ids[j]];
 		else if (ids[j] != KEY_NONE)
 			result_cell__int(&cell[j], (int64_t)ids[j]);
 	}
-	hbbp_interval__estimates(row->count, row->bx.b, HBBP_BATCHES, &lo, &hi);
-	hbbp_interval__widen(row->count, widen, &lo, &hi);
 	result_cell__real(&cell[j++], hbbp_round_count(row->count));
-	result_cell__real(&cell[j++], hbbp_round_count(lo));
-	result_cell__real(&cell[j++], hbbp_round_count(hi));
+	result_cell__real(&cell[j++], hbbp_round_count(row->lo));
+	result_cell__real(&cell[j++], hbbp_round_count(row->hi));
 	result_cell__real(&cell[j++], hbbp_round_share(total > 0 ? row->count / total : 0));
 	if (total_cyc >= 0)
-		cycles_cells(&cell[j], row, total_cyc, widen);
+		cycles_cells(&cell[j], row, total_cyc);
 	j += 5;
 	if (o->diagnostics && !err) {
 		err = result_cell__text(t, &cell[j++], source_name(dg->sources));
@@ -180,7 +174,8 @@ static int table_mix(struct result *res, const struct mix_ctx *x, double *total_
 {
 	const struct hbbp_mix_opts *o = x->o;
 	struct mix_rows rows;
-	struct result_table *t;
+	struct result_table *t = NULL;
+	struct result_cell *names = NULL;
 	size_t *order = NULL, i, nr, n;
 	double total = 0, total_cyc = x->c->has_cycles ? 0 : -1;
 	int err = mix_rows__sum(&rows, x);
@@ -204,12 +199,19 @@ static int table_mix(struct result *res, const struct mix_ctx *x, double *total_
 	n = o->top && o->top < nr ? o->top : nr;
 	if (!err)
 		err = result_table__reserve(t, n);
+	if (!err)
+		names = calloc(rows.nr_names + 1, sizeof(*names));
+	if (!err && !names)
+		err = -ENOMEM;
+	for (i = 0; i < rows.nr_names && !err; i++)
+		err = result_cell__text(t, &names[i], rows.names[i]);
 	for (i = 0; i < n && !err; i++) {
 		/* the rows are read in the table's order, not in memory's: the one ahead asked */
 		if (i + 8 < n)
 			__builtin_prefetch(mix_rows__ids(&rows, order[i + 8]));
-		err = mix_cells(t, &rows, order[i], o, total, x->c->widen, total_cyc);
+		err = mix_cells(t, &rows, order[i], names, o, total, total_cyc);
 	}
+	free(names);
 	free(order);
 	mix_rows__exit(&rows);
 	return err;

@@ -6,8 +6,9 @@
 # stream counts, sources and bias flags, rejections and event counters, the same sums,
 # estimates and counts within 1e-12 relative (the order of the additions differs; the
 # reference sums compensated), and the sums per batch and the intervals within 1e-9.
-# Each recording twice: the engine's sums of the threads merged (the default mix), and its sums
-# per thread (a thread key or table), those compared too.
+# Each recording three times: the engine's sums of the threads merged (the default mix), its
+# sums per thread (a thread key or table), those compared too, and per thread made a process at
+# a time (a thread key in the mix alone).
 # Recordings: the golden program (perfgen), a range remapped between samples (perfgen), the
 # demo, every pmusim workload with realistic effects, its stacks sampled on taken branches and
 # on cycles (the time-weighted estimate, method.md §5b), those tiled into one file, and every
@@ -36,9 +37,10 @@ compare() {
 
 # both NAME ARGS...: the threads merged, then per thread
 both() {
-	n=$1; shift
-	compare "$n" "" "" "$@"
-	compare "$n, per thread" "--threads" "--threads" "$@"
+	b=$1; shift
+	compare "$b" "" "" "$@"
+	compare "$b, per thread" "--threads" "--threads" "$@"
+	compare "$b, per thread, a process at a time" "--by-process" "--threads" "$@"
 }
 
 # the golden program

@@ -5,9 +5,11 @@
  * independent reference's.
  * usage: methoddump [--binary NAME=PATH]... [--symfs DIR] [--buildid-dir DIR]
  *                   [--method hbbp|ebs|lbr] [--cutoff N] [--lbr-weighting auto|plain|time]
- *                   [--threads] FILE
+ *                   [--threads | --by-process] FILE
  * --threads: the engine keeps its sums per thread (as for a thread key or table) and prints
- * them; without, as for the default mix, the threads merged.
+ * them; without, as for the default mix, the threads merged. --by-process: per thread as for
+ * a thread key in the mix alone, the thread blocks made a process at a time
+ * (hbbp_counts__each_process) and printed as they come.
  * Exit 0, or 2 on a bad argument or a failed conversion.
  * Depends on hbbp/engine/convert.h.
  */
@@ -42,6 +44,33 @@ static const char *source(enum hbbp_source s)
 	return s == HBBP_SRC_NONE ? "-" : hbbp_source_name(s);
 }
 
+static void print_tblock(const struct convert_run *run, const struct hbbp_tblock *t,
+			 const struct hbbp_batch_sums *bs)
+{
+	const struct hbbp_block *b = &run->counts.blocks[t->block];
+
+	printf("T\t%s\t%s\t%#llx\t%u\t%u\t%llu\t%llu", dso_name(run, b->dso),
+	       kind_name[b->kind], (unsigned long long)b->start, t->pid, t->tid,
+	       (unsigned long long)t->ebs_samples, (unsigned long long)t->lbr_streams);
+	printf("\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", t->ebs_sum,
+	       t->lbr_sum, t->lbr_sum_plain, t->ebs_est, t->lbr_est, t->count, t->count_lo,
+	       t->count_hi);
+	print_batches(&bs->ebs);
+	print_batches(&bs->lbr);
+	printf("\n");
+}
+
+/* hbbp_counts__each_process's: one process's thread blocks */
+static int print_process(void *ctx, size_t first, const struct hbbp_tblock *t,
+			 const struct hbbp_batch_sums *bs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		print_tblock(ctx, &t[i], &bs[i]);
+	return 0;
+}
+
 static void print_blocks(const struct convert_run *run, bool threads)
 {
 	const struct hbbp_counts *c = &run->counts;
@@ -61,21 +90,11 @@ static void print_blocks(const struct convert_run *run, bool threads)
 		print_batches(&c->block_bs[i].lbr);
 		printf("\n");
 	}
-	for (i = 0; threads && i < c->nr_tblocks; i++) {
+	for (i = 0; threads && !c->by_process && i < c->nr_tblocks; i++) {
 		struct hbbp_tblock tmp;
-		const struct hbbp_tblock *t = hbbp_counts__tblock(c, i, &tmp);
-		const struct hbbp_block *b = &c->blocks[t->block];
-		const struct hbbp_batch_sums *bs = c->tblocks ? &c->tblock_bs[i] : &c->block_bs[i];
 
-		printf("T\t%s\t%s\t%#llx\t%u\t%u\t%llu\t%llu", dso_name(run, b->dso),
-		       kind_name[b->kind], (unsigned long long)b->start, t->pid, t->tid,
-		       (unsigned long long)t->ebs_samples, (unsigned long long)t->lbr_streams);
-		printf("\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", t->ebs_sum,
-		       t->lbr_sum, t->lbr_sum_plain, t->ebs_est, t->lbr_est, t->count, t->count_lo,
-		       t->count_hi);
-		print_batches(&bs->ebs);
-		print_batches(&bs->lbr);
-		printf("\n");
+		print_tblock(run, hbbp_counts__tblock(c, i, &tmp),
+			     c->tblocks ? &c->tblock_bs[i] : &c->block_bs[i]);
 	}
 }
 
@@ -112,7 +131,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: methoddump [--binary NAME=PATH]... [--symfs DIR] [--buildid-dir DIR] "
 		"[--method hbbp|ebs|lbr] [--cutoff N] [--lbr-weighting auto|plain|time] "
-		"[--threads] FILE\n");
+		"[--threads | --by-process] FILE\n");
 	return 2;
 }
 
@@ -127,8 +146,10 @@ static int parse_args(struct convert_opts *o, struct bbmap_binary_override *bins
 		{ "cutoff", required_argument, NULL, 'c' },
 		{ "lbr-weighting", required_argument, NULL, 'w' },
 		{ "threads", no_argument, NULL, 't' },
+		{ "by-process", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char err[256];
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -146,6 +167,10 @@ static int parse_args(struct convert_opts *o, struct bbmap_binary_override *bins
 		case 'd': o->find.buildid_dir = optarg; break;
 		case 'c': o->cutoff = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 't': o->all_tables = true; break;	/* thread_blocks: sums per thread */
+		case 'p':	/* a thread key in the mix alone */
+			if (hbbp_mix__parse_keys(&o->mix, "pid", NULL, err, sizeof(err)))
+				return -1;
+			break;
 		case 'm':
 			o->method = !strcmp(optarg, "ebs") ? HBBP_METHOD_EBS :
 				    !strcmp(optarg, "lbr") ? HBBP_METHOD_LBR : HBBP_METHOD_HBBP;
@@ -182,6 +207,9 @@ int main(int argc, char **argv)
 	rc = convert__compute(&run, &o);
 	if (rc == HBBP_EXIT_OK) {
 		print_blocks(&run, run.drv.per_thread);
+		if (run.counts.by_process &&
+		    hbbp_counts__each_process(&run.counts, &run.drv.acc, print_process, &run))
+			rc = HBBP_EXIT_INPUT;
 		print_totals(&run);
 	} else {
 		fprintf(stderr, "methoddump: %s: the conversion failed\n", o.input);
