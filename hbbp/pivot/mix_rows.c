@@ -228,27 +228,31 @@ static int sum_counted(struct summing *s, size_t ti, const struct hbbp_tblock *t
  * the map emptied. 0 or -ENOMEM. */
 static int rows_finish(struct mix_rows *r)
 {
-	size_t i, n = r->map.nr, vsize = r->map.val_size, tail = r->done_size -
-		      r->nr_keys * sizeof(uint64_t) - sizeof(struct mix_row_final);
+	size_t i, n = r->map.nr, vsize = r->map.val_size,
+	       tail = vsize - sizeof(struct mix_row);	/* diagnostics, block */
 
 	if (grow_array((void **)&r->done, &r->alloc_done, r->done_size, r->nr_done + n,
 		       (size_t)-1))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const struct mix_row *row = hmap__val_at(&r->map, i);
-		uint64_t *ids = (uint64_t *)(r->done + r->nr_done++ * r->done_size);
+		unsigned char *d = r->done + r->nr_done++ * r->done_size;
+		uint64_t *ids = (uint64_t *)d;
 		struct mix_row_final *f = (struct mix_row_final *)(ids + r->nr_keys);
+		struct mix_row_cycles *cy = (struct mix_row_cycles *)(d + r->done_cyc);
 
 		memcpy(ids, hmap__key_at(&r->map, i), r->nr_keys * sizeof(uint64_t));
 		f->count = row->count;
 		hbbp_interval__estimates(row->count, row->bx.b, HBBP_BATCHES, &f->lo, &f->hi);
 		hbbp_interval__widen(row->count, r->widen, &f->lo, &f->hi);
-		f->cycles = row->cycles;
-		f->cyc_count = row->cyc_count;
-		hbbp_interval__estimates(row->cycles, row->cx.b, HBBP_BATCHES, &f->cyc_lo,
-					 &f->cyc_hi);
-		hbbp_interval__widen(row->cycles, r->widen, &f->cyc_lo, &f->cyc_hi);
-		memcpy(f + 1, row + 1, tail);	/* diagnostics, block */
+		if (r->done_cyc) {
+			cy->cycles = row->cycles;
+			cy->cyc_count = row->cyc_count;
+			hbbp_interval__estimates(row->cycles, row->cx.b, HBBP_BATCHES, &cy->cyc_lo,
+						 &cy->cyc_hi);
+			hbbp_interval__widen(row->cycles, r->widen, &cy->cyc_lo, &cy->cyc_hi);
+		}
+		memcpy(d + r->done_size - tail, row + 1, tail);
 	}
 	hmap__exit(&r->map);
 	hmap__init(&r->map, r->nr_keys, vsize);
@@ -293,8 +297,15 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 	r->nr_keys = o->nr_keys;
 	r->widen = c->widen;
 	r->by_process = c->by_process && keyed_by_process(o);
-	r->done_size = o->nr_keys * sizeof(uint64_t) + sizeof(struct mix_row_final) +
-		       (r->diag ? sizeof(struct mix_row_diag) : 0);
+	r->done_size = o->nr_keys * sizeof(uint64_t) + sizeof(struct mix_row_final);
+	if (c->has_cycles) {
+		r->done_cyc = r->done_size;
+		r->done_size += sizeof(struct mix_row_cycles);
+	}
+	if (r->diag) {
+		r->done_diag = r->done_size;
+		r->done_size += sizeof(struct mix_row_diag);
+	}
 	if (hbbp_mix__needs(o) & HBBP_KEY_BLOCK) {
 		r->blk_off = sizeof(struct mix_row) + (r->diag ? sizeof(struct mix_row_diag) : 0);
 		r->done_blk = r->done_size;

@@ -26,10 +26,14 @@ struct mix_row {
 	struct hbbp_bsum cx;
 };
 
-/* A finished row: its count and its 95% interval (method.md §10), its cycles, their
- * instructions and their interval (struct mix_row) */
+/* A finished row: its count and its 95% interval (method.md §10) */
 struct mix_row_final {
 	double count, lo, hi;
+};
+
+/* A finished row's cycles, their instructions and their interval (struct mix_row), after it
+ * where the counts have cycle data */
+struct mix_row_cycles {
 	double cycles, cyc_count, cyc_lo, cyc_hi;
 };
 
@@ -54,10 +58,11 @@ struct mix_row_diag {
 struct mix_rows {
 	struct hmap map;		/* the keys' ids -> struct mix_row [, mix_row_diag]
 					 * [, mix_row_block]: the rows being summed */
-	/* the finished rows: the keys' ids, struct mix_row_final [, mix_row_diag]
-	 * [, mix_row_block], done_size bytes each */
+	/* the finished rows: the keys' ids, struct mix_row_final [, mix_row_cycles]
+	 * [, mix_row_diag] [, mix_row_block], done_size bytes each; done_cyc, done_diag and
+	 * done_blk where they are (0: none) */
 	unsigned char *done;
-	size_t nr_done, alloc_done, done_size, done_blk;
+	size_t nr_done, alloc_done, done_size, done_cyc, done_diag, done_blk;
 	size_t nr_keys;
 	bool by_process;		/* rows finished a process at a time */
 	struct hmap names_idx;		/* a name (its bytes) -> its id */
@@ -95,9 +100,13 @@ static inline const struct mix_row_final *mix_rows__row(const struct mix_rows *r
 {
 	return (const struct mix_row_final *)(mix_rows__ids(r, i) + r->nr_keys);
 }
+static inline const struct mix_row_cycles *mix_rows__cycles(const struct mix_rows *r, size_t i)
+{
+	return r->done_cyc ? (const void *)(r->done + i * r->done_size + r->done_cyc) : NULL;
+}
 static inline const struct mix_row_diag *mix_rows__diag(const struct mix_rows *r, size_t i)
 {
-	return (const struct mix_row_diag *)(mix_rows__row(r, i) + 1);
+	return r->done_diag ? (const void *)(r->done + i * r->done_size + r->done_diag) : NULL;
 }
 static inline const struct mix_row_block *mix_rows__block(const struct mix_rows *r, size_t i)
 {

@@ -114,7 +114,7 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o, bool c
 /* The cycles cells of row (docs/METHOD-cycles.md) from cell c: empty where its blocks have no cycle
  * data; ipc over the instructions of its blocks with cycle data. The interval is the row's,
  * widened as the counts' (mix_rows.c: the cycles scale with the counts). */
-static void cycles_cells(struct result_cell *c, const struct mix_row_final *row, double total)
+static void cycles_cells(struct result_cell *c, const struct mix_row_cycles *row, double total)
 {
 	if (!(row->cyc_count > 0) || !(row->cycles > 0))
 		return;
@@ -152,7 +152,7 @@ static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t
 	result_cell__real(&cell[j++], hbbp_round_count(row->hi));
 	result_cell__real(&cell[j++], hbbp_round_share(total > 0 ? row->count / total : 0));
 	if (total_cyc >= 0)
-		cycles_cells(&cell[j], row, total_cyc);
+		cycles_cells(&cell[j], mix_rows__cycles(rows, i), total_cyc);
 	j += 5;
 	if (o->diagnostics && !err) {
 		err = result_cell__text(t, &cell[j++], source_name(dg->sources));
@@ -184,7 +184,7 @@ static int table_mix(struct result *res, const struct mix_ctx *x, double *total_
 	for (i = 0; i < nr && !err; i++) {
 		total += mix_rows__row(&rows, i)->count;
 		if (total_cyc >= 0)
-			total_cyc += mix_rows__row(&rows, i)->cycles;
+			total_cyc += mix_rows__cycles(&rows, i)->cycles;
 	}
 	if (total_out)
 		*total_out = total;
