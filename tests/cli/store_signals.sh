@@ -28,10 +28,10 @@ DBC=$TMP/c.sqlite
 write() {
 	case $1 in
 	sqlite) FAULTSHIM_DELAY_US=4000 FAULTSHIM_PATH=/s.sqlite LD_PRELOAD="$SHIM" \
-		env --default-signal=INT,QUIT "$W" -a -n 20000 -b 6000 -t "$2" sqlite "$DB" ;;
-	cli) env --default-signal=INT,QUIT "$HBBP" -q $BIN --append --label "$2" -o "$DBC" \
+		env --default-signal=INT,QUIT,HUP,PIPE,XFSZ "$W" -a -n 20000 -b 6000 -t "$2" sqlite "$DB" ;;
+	cli) env --default-signal=INT,QUIT,HUP,PIPE,XFSZ "$HBBP" -q $BIN --append --label "$2" -o "$DBC" \
 		"$IN" ;;
-	pg) env --default-signal=INT,QUIT "$W" -n 20000 -b 20000 -t "$2" postgresql "$URI" ;;
+	pg) env --default-signal=INT,QUIT,HUP,PIPE,XFSZ "$W" -n 20000 -b 20000 -t "$2" postgresql "$URI" ;;
 	esac > /dev/null 2> "$TMP/err" &
 }
 # stored KIND TAG: how many runs carry the tag

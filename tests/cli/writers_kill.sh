@@ -4,7 +4,8 @@
 # place) a caught signal rolls the run back (nothing left beside the database) and SIGKILL
 # leaves a journal that rolls it back on the next open: the old database intact either way.
 # The fault shim's FAULTSHIM_DELAY_US slows every write so the signal lands mid-write.
-# A shell starts background jobs with SIGINT and SIGQUIT ignored: env restores them. A program
+# A shell starts background jobs with SIGINT and SIGQUIT ignored, and nohup ignores SIGHUP (an
+# ignored signal stays ignored by the writer, as asked): env restores the defaults. A program
 # with its own SIGALRM handler keeps it (no cleanup needed: the signal does not end it).
 . "$(dirname "$0")/../lib.sh"
 W=$BUILD/tools/writetest
@@ -18,7 +19,7 @@ kill_mid_write() {
 	sig=$1 d=$2 fmt=$3
 	shift 3
 	FAULTSHIM_DELAY_US=20000 FAULTSHIM_PATH=/.o. LD_PRELOAD="$SHIM" \
-		env --default-signal=INT,QUIT "$W" "$@" -n 20000 -b 5000 $fmt "$d/o.$fmt" \
+		env --default-signal=INT,QUIT,HUP,PIPE,XFSZ "$W" "$@" -n 20000 -b 5000 $fmt "$d/o.$fmt" \
 		> /dev/null 2> "$TMP/err" &
 	pid=$!
 	i=0
@@ -76,7 +77,7 @@ command -v sqlite3 > /dev/null || { skip "writers_kill: --append cases: sqlite3 
 kill_mid_append() {
 	sig=$1 d=$2
 	FAULTSHIM_DELAY_US=20000 FAULTSHIM_PATH=/o.sqlite LD_PRELOAD="$SHIM" \
-		env --default-signal=INT,QUIT "$W" -a -n 20000 -b 5000 -t second sqlite \
+		env --default-signal=INT,QUIT,HUP,PIPE,XFSZ "$W" -a -n 20000 -b 5000 -t second sqlite \
 		"$d/o.sqlite" > /dev/null 2> "$TMP/err" &
 	pid=$!
 	i=0
