@@ -27,14 +27,18 @@ trap 'rm -rf "$tmp"' EXIT
 # made NAME: the input's path (made when missing)
 made() { sh bench/real_inputs.sh "$dir" "$PMUSIM" "$GEN" "$1"; }
 # timed NAME: one run, "wall cpu rss_kb" appended to $tmp/NAME
+# (wall from date in ns: time's %e rounds a small file's to 0; CPU at least time's 0.01 s)
 timed() {
-	if ! $TIME -f '%e %U %S %M' -o "$tmp/t1" "$HBBP" -q -o "$tmp/out.csv" "$dir/$1.data" \
+	t0=$(date +%s%N)
+	if ! $TIME -f '%U %S %M' -o "$tmp/t1" "$HBBP" -q -o "$tmp/out.csv" "$dir/$1.data" \
 		> /dev/null 2> "$tmp/err"; then
 		echo "bench: failed: $HBBP $dir/$1.data" >&2
 		tail -n 5 "$tmp/err" >&2
 		exit 3
 	fi
-	awk '{ print $1, $2 + $3, $4 }' "$tmp/t1" >> "$tmp/$1"
+	t1=$(date +%s%N)
+	awk -v ns=$((t1 - t0)) '{ c = $1 + $2; print ns / 1e9, (c > 0.01 ? c : 0.01), $3 }' \
+		"$tmp/t1" >> "$tmp/$1"
 	echo $(($(wc -l < "$tmp/out.csv") - 1)) > "$tmp/$1.rows"
 }
 med() { awk -v c="$2" '{ print $c }' "$tmp/$1" | median; }
