@@ -460,8 +460,8 @@ static int compare(struct cmp *c, const char *refp, const char *mixp, const char
 	int err;
 	size_t k;
 
-	if ((err = ref_mix__read_value(refp, c->value, &ref)) ||
-	    (err = ref_mix__read_value(mixp, c->value, &meas)))
+	if ((err = ref_mix__read(refp, c->value, &ref)) ||
+	    (err = ref_mix__read(mixp, c->value, &meas)))
 		goto out;
 	snprintf(bybuf, sizeof(bybuf), "%s", by ? by : default_key(ref, meas));
 	if (split_keys(c, bybuf)) {

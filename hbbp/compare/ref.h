@@ -45,11 +45,10 @@ struct ref_mix {
 	bool named;		/* ref_decode__name_ips has run */
 };
 
-/* Reads path, detecting the format from its content (and extension for SQLite). */
-int ref_mix__read(const char *path, struct ref_mix **out);
-/* The same with value the column read as the count ("count", or "cycles": CSV only, our
- * output or pmusim's truth with --truth-cycles). */
-int ref_mix__read_value(const char *path, const char *value, struct ref_mix **out);
+/* Reads path, detecting the format from its content (and extension for SQLite), with value
+ * the column read as the count ("count", or "cycles": CSV only, our output or pmusim's truth
+ * with --truth-cycles). */
+int ref_mix__read(const char *path, const char *value, struct ref_mix **out);
 void ref_mix__delete(struct ref_mix *m);
 
 /* Builders shared by the readers. */

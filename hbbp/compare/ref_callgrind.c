@@ -1,6 +1,6 @@
 /* Reads a valgrind callgrind profile recorded with --dump-instr=yes as a reference mix for
  * `compare`: per-(object, instruction address) executed counts (event Ir), named by
- * disassembling the object files with bbmap (hbbp/compare/ref_decode.c).
+ * disassembling the object files with bbmap (hbbp/compare/ref_mix.c).
  *
  * The format (valgrind manual, "Callgrind Format Specification"): header lines "key: value"
  * (positions:, events:, ...); spec lines ob=/fl=/fi=/fe=/fn=/cob=/cfi=/cfl=/cfn=/calls=/

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 15 && !memcmp(data, "SQLite format 3", 15))
 		return 0;
 	path = fuzz_file(data, size);
-	if (!path || ref_mix__read(path, &m))
+	if (!path || ref_mix__read(path, "count", &m))
 		goto out;
 	sink += m->total + m->unresolved + (double)m->nr_rows + (double)m->nr_ips;
 	for (i = 0; i < m->nr_cols + sizeof(keys) / sizeof(keys[0]); i++) {

@@ -101,7 +101,7 @@ static void test_read_csv(void)
 	const char *p;
 
 	p = write_file("truth.csv", "mnemonic,count\nmov,100\nadd,50\n\"rep movsb\",7\n");
-	CHECK(ref_mix__read(p, &m) == 0);
+	CHECK(ref_mix__read(p, "count", &m) == 0);
 	if (!m)
 		return;
 	CHECK_STR(m->kind, "pmusim-truth");
@@ -114,7 +114,7 @@ static void test_read_csv(void)
 	/* our CSV: keys, count, share; pivoting on a subset sums the other keys */
 	p = write_file("mix.csv", "module,symbol,mnemonic,count,share\n"
 			"a.out,main,mov,60.5,0.4\na.out,f,mov,30,0.2\nlibc.so.6,\"x, y\",add,60,0.4\n");
-	CHECK(ref_mix__read(p, &m) == 0);
+	CHECK(ref_mix__read(p, "count", &m) == 0);
 	if (!m)
 		return;
 	CHECK_STR(m->kind, "csv");
@@ -146,7 +146,7 @@ static void test_read_insns(void)
 				   "/nonexistent/prog,0x1003,0x401003,5,add\n"
 				   "/nonexistent/prog,0x1010,0x401010,2,mov\n");
 
-	CHECK(ref_mix__read(p, &m) == 0);
+	CHECK(ref_mix__read(p, "count", &m) == 0);
 	if (!m)
 		return;
 	CHECK_STR(m->kind, "pmusim-insns");
@@ -171,7 +171,7 @@ static void test_read_json(void)
 		"{\"module\": \"a\", \"mnemonic\": \"mov\", \"count\": 1.5e+02, \"share\": 0.5},\n"
 		"{\"module\": \"b\", \"mnemonic\": \"m\\u00e9v\", \"count\": 150, \"share\": 0.5}\n]}\n");
 
-	CHECK(ref_mix__read(p, &m) == 0);
+	CHECK(ref_mix__read(p, "count", &m) == 0);
 	if (!m)
 		return;
 	CHECK_STR(m->kind, "json");
@@ -225,7 +225,7 @@ static void test_read_callgrind(void)
 		"0x1000 10 0 2\n"		/* a.out 0x1000: 3 + 2 */
 		"totals: 0 31\n");
 
-	CHECK(ref_mix__read(p, &m) == 0);
+	CHECK(ref_mix__read(p, "count", &m) == 0);
 	if (!m)
 		return;
 	CHECK_STR(m->kind, "callgrind");
@@ -242,15 +242,15 @@ static void test_read_callgrind(void)
 	m = NULL;
 
 	CHECK(ref_mix__read(write_file("cg_bad1", "# callgrind format\npositions: line\n"
-				       "events: Ir\nob=/x\nfn=f\n10 1\n"), &m) == -HBBP_EFORMAT);
+				       "events: Ir\nob=/x\nfn=f\n10 1\n"), "count", &m) == -HBBP_EFORMAT);
 	CHECK(ref_mix__read(write_file("cg_bad2", "# callgrind format\npositions: instr\n"
-				       "events: Ir\nob=/x\nfn=(4)\n0x10 1\n"), &m) ==
+				       "events: Ir\nob=/x\nfn=(4)\n0x10 1\n"), "count", &m) ==
 	      -HBBP_EFORMAT);
 	CHECK(ref_mix__read(write_file("cg_bad3", "# callgrind format\npositions: instr\n"
-				       "events: Ir\nob=/x\nfn=f\n0x10 1\n+x 1\n"), &m) ==
+				       "events: Ir\nob=/x\nfn=f\n0x10 1\n+x 1\n"), "count", &m) ==
 	      -HBBP_EFORMAT);
 	CHECK(ref_mix__read(write_file("cg_bad4", "# callgrind format\npositions: instr\n"
-				       "events: Ir\nob=/x\nfn=f\n0x10 1\n%%\n"), &m) ==
+				       "events: Ir\nob=/x\nfn=f\n0x10 1\n%%\n"), "count", &m) ==
 	      -HBBP_EFORMAT);
 	CHECK(m == NULL);
 	ref_decode__exit();
@@ -277,7 +277,7 @@ static void test_read_sde(void)
 		"# EMIT_GLOBAL_DYNAMIC_STATS   EMIT# 1\n#\n# $global-dynamic-counts\n#\n"
 		"# opcode count\n#\nADD 30\nJNZ 12\n*total 42\n\n# END_GLOBAL_DYNAMIC_STATS\n");
 
-	CHECK(ref_mix__read(p, &m) == 0);
+	CHECK(ref_mix__read(p, "count", &m) == 0);
 	if (!m)
 		return;
 	CHECK_STR(m->kind, "sde");
@@ -301,10 +301,10 @@ static void test_read_sde(void)
 	CHECK(ref_mix__read(write_file("sde_bad.txt",
 		"# $dynamic-counts\n# TID 0\nADD 3\n*total 3\n"
 		"# $dynamic-counts-for-function: f at [0x1, 0x2) 1%\n# TID 0\nADD 4\n*total 4\n"),
-		&m) == -HBBP_EFORMAT);
+		"count", &m) == -HBBP_EFORMAT);
 	/* a section without *total */
 	CHECK(ref_mix__read(write_file("sde_bad2.txt",
-		"# $global-dynamic-counts\nADD 3\n# END_GLOBAL_DYNAMIC_STATS\n"), &m) ==
+		"# $global-dynamic-counts\nADD 3\n# END_GLOBAL_DYNAMIC_STATS\n"), "count", &m) ==
 	      -HBBP_EFORMAT);
 	CHECK(m == NULL);
 }
@@ -313,20 +313,20 @@ static void test_malformed(void)
 {
 	struct ref_mix *m = NULL;
 
-	CHECK(ref_mix__read(write_file("bad1.csv", "mnemonic,count\nmov,100\nadd,x\n"), &m) ==
+	CHECK(ref_mix__read(write_file("bad1.csv", "mnemonic,count\nmov,100\nadd,x\n"), "count", &m) ==
 	      -HBBP_EFORMAT);
-	CHECK(ref_mix__read(write_file("bad2.csv", "mnemonic,count\nmov,100,3\n"), &m) ==
+	CHECK(ref_mix__read(write_file("bad2.csv", "mnemonic,count\nmov,100,3\n"), "count", &m) ==
 	      -HBBP_EFORMAT);
-	CHECK(ref_mix__read(write_file("bad3.csv", "mnemonic,total\nmov,100\n"), &m) ==
+	CHECK(ref_mix__read(write_file("bad3.csv", "mnemonic,total\nmov,100\n"), "count", &m) ==
 	      -HBBP_EFORMAT);
-	CHECK(ref_mix__read(write_file("bad4.csv", "mnemonic,count\n\"mov,100\n"), &m) ==
+	CHECK(ref_mix__read(write_file("bad4.csv", "mnemonic,count\n\"mov,100\n"), "count", &m) ==
 	      -HBBP_EFORMAT);
-	CHECK(ref_mix__read(write_file("bad5.csv", "mnemonic,count\nmov,-1\n"), &m) ==
+	CHECK(ref_mix__read(write_file("bad5.csv", "mnemonic,count\nmov,-1\n"), "count", &m) ==
 	      -HBBP_EFORMAT);
-	CHECK(ref_mix__read(write_file("bad.json", "{\"rows\": [{\"mnemonic\": \"mov\"}]}"), &m) ==
+	CHECK(ref_mix__read(write_file("bad.json", "{\"rows\": [{\"mnemonic\": \"mov\"}]}"), "count", &m) ==
 	      -HBBP_EFORMAT);
 	CHECK(ref_mix__read(write_file("bad2.json", "{\"rows\": [{\"mnemonic\": \"mov\", "
-				       "\"count\": 1}"), &m) == -HBBP_EFORMAT);
+				       "\"count\": 1}"), "count", &m) == -HBBP_EFORMAT);
 	CHECK(m == NULL);
 }
 
