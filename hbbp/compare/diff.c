@@ -1,7 +1,11 @@
 /* Run-to-run difference of two pivot tables and the significance rule (hbbp/compare/diff.h).
- * The join sorts both sides' rows by their joined key text and merges them.
- * Depends on writers/result.h, hbbp/compare/ref.h (the value columns), sqlite3 and libc;
- * never prints (errors through hbbp_log).
+ * The join sorts both sides' rows by their joined key text and merges them. Also one run of
+ * our SQLite output read back: as a table for diff, and for `compare` (ref_sqlite__read) the
+ * `mix` table of the last run (key columns + count) and, from `blocks` ⋈ `instructions` ⋈
+ * `modules`, per-instruction counts (every instruction of a block has the block's count) for
+ * the IP-level metrics.
+ * Depends on writers/result.h, hbbp/compare/ref.h, sqlite3 and libc; never prints (errors
+ * through hbbp_log).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +19,7 @@
 #include "hbbp/compare/diff.h"
 #include "hbbp/compare/ref.h"
 #include "util/hbbp_err.h"
+#include "writers/schema.h"
 
 #define MAX_KEYS 32
 
@@ -498,4 +503,144 @@ out:
 	sqlite3_close(db);
 	free(sql);
 	return err;
+}
+
+/* ---- our SQLite output as a reference for compare ---- */
+
+/* The rows of a run's mix read by diff__read_db as the key rows of a reference. */
+static int ref_rows(const char *path, const struct result_table *t, struct ref_mix **out)
+{
+	const char *names[MAX_KEYS + 3], *keys[MAX_KEYS + 3];	/* diff__read_db's at most */
+	int kidx[MAX_KEYS + 3], ci = result_table__col(t, "count");
+	size_t i, r, nk = 0;
+	int err;
+
+	for (i = 0; i < t->nr_cols; i++)
+		if (!diff__value_column(t->cols[i].name)) {
+			kidx[nk] = (int)i;
+			names[nk++] = t->cols[i].name;
+		}
+	if (!nk) {
+		pr_err("%s: the mix table needs key columns and 'count'", path);
+		return -HBBP_EFORMAT;
+	}
+	err = ref_mix__new(path, "sqlite", names, nk, out);
+	for (r = 0; r < t->nr_rows && !err; r++) {
+		const struct result_cell *c = result_table__row(t, r);
+		char num[MAX_KEYS + 3][24];
+
+		if (c[ci].type != RES_REAL) {
+			pr_err("%s: mix row with a bad count", path);
+			return -HBBP_EFORMAT;
+		}
+		for (i = 0; i < nk; i++) {
+			keys[i] = c[kidx[i]].type == RES_TEXT ? c[kidx[i]].s : num[i];
+			if (c[kidx[i]].type == RES_INT)
+				snprintf(num[i], sizeof(num[i]), "%" PRId64, c[kidx[i]].i);
+			else if (c[kidx[i]].type != RES_TEXT) {
+				pr_err("%s: mix row with a NULL key '%s'", path, names[i]);
+				return -HBBP_EFORMAT;
+			}
+		}
+		err = ref_mix__add_row(*out, keys, c[ci].d);
+	}
+	return err;
+}
+
+static int read_ips(const char *path, sqlite3 *db, int64_t run, int64_t version,
+		    struct ref_mix *m)
+{
+	/* a block's executions: blocks.count before format version 3 */
+	static const char q[] =
+		"select coalesce(mo.path, mo.name), i.address, b.%s, i.mnemonic, i.iclass "
+		"from blocks b join instructions i on i.run_id = b.run_id and i.block_id = b.block_id "
+		"left join modules mo on mo.run_id = b.run_id and mo.module_id = b.module_id "
+		"where b.run_id = ? and b.%s > 0";
+	const char *col = version >= 3 ? "executions" : "count";
+	sqlite3_stmt *st = NULL;
+	double total = m->total;
+	char sql[sizeof(q) + 32];
+	int rc, err = 0;
+
+	snprintf(sql, sizeof(sql), q, col, col);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return 0;	/* no block tables: rows only */
+	sqlite3_bind_int64(st, 1, run);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *mod = (const char *)sqlite3_column_text(st, 0);
+		const char *mn = (const char *)sqlite3_column_text(st, 3);
+		const char *ic = (const char *)sqlite3_column_text(st, 4);
+
+		err = ref_mix__add_ip(m, mod ? mod : "", (uint64_t)sqlite3_column_int64(st, 1),
+				      sqlite3_column_double(st, 2), mn);
+		if (!err && ic && !(m->ips[m->nr_ips - 1].iclass = strdup(ic)))
+			err = -ENOMEM;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = db_err(path, db, "reading blocks");
+	sqlite3_finalize(st);
+	m->total = total;	/* the rows' total stays the mix total */
+	return err;
+}
+
+int ref_sqlite__read(const char *path, struct ref_mix **out)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct ref_mix *m = NULL;
+	struct result *res = NULL;
+	int64_t run = 0, version;
+	int err;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL)) {
+		err = db_err(path, db, "cannot open");
+		sqlite3_close(db);
+		return err;
+	}
+	if (sqlite3_prepare_v2(db, "pragma user_version", -1, &st, NULL) ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		err = db_err(path, db, "reading the format version");
+		goto out;
+	}
+	if (sqlite3_column_int64(st, 0) > SCHEMA_FORMAT_VERSION || sqlite3_column_int64(st, 0) < 0) {
+		/* 0: no version set (a table made by hand); 1 to 3: ours (2 added count_lo,
+		 * count_hi, 3 renamed blocks.count executions and a run's mix columns) */
+		pr_err("%s: format version %lld is not supported (this tool reads 1 to %d)", path,
+		       (long long)sqlite3_column_int64(st, 0), SCHEMA_FORMAT_VERSION);
+		err = -HBBP_EUNSUPP;
+		goto out;
+	}
+	version = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "select max(run_id) from mix", -1, &st, NULL) ||
+	    sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		err = db_err(path, db, "no run in the mix table");
+		goto out;
+	}
+	run = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	err = result__new(&res);
+	err = err ? err : diff__read_db(res, path, run, NULL);
+	err = err ? err : ref_rows(path, result__table(res, "mix"), &m);
+	if (!err)
+		err = read_ips(path, db, run, version, m);
+	if (!err) {
+		char note[64];
+
+		snprintf(note, sizeof(note), "run_id %lld (the last run)", (long long)run);
+		err = ref_mix__set_note(m, note);
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	result__delete(res);
+	if (err) {
+		ref_mix__delete(m);
+		return err;
+	}
+	m->named = true;
+	*out = m;
+	return 0;
 }
