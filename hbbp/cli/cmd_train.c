@@ -31,7 +31,7 @@ static const char usage_text[] =
 
 struct pair {
 	struct train_set *s;
-	const struct train_truth *t;
+	const struct ref_mix *t;
 	const char *data;
 	const char *warned;	/* the module last warned about */
 };
@@ -63,7 +63,7 @@ static int add_block(void *ctx, const struct convert_block *b)
 static int train_pair(struct train_set *s, const char *ref, const char *data)
 {
 	struct pair p = { s, NULL, data, NULL };
-	struct train_truth *t = NULL;
+	struct ref_mix *t = NULL;
 	struct convert_opts o;
 	struct convert_run run;
 	int err, rc;
@@ -76,13 +76,13 @@ static int train_pair(struct train_set *s, const char *ref, const char *data)
 	p.t = t;
 	rc = cli_convert__defaults(&o);
 	if (rc) {
-		train_truth__delete(t);
+		ref_mix__delete(t);
 		return rc;
 	}
 	o.input = data;
 	rc = cli_compute(&run, &o);
 	if (rc == HBBP_EXIT_OK) {
-		s->total[s->runs] = train_truth__total(t);
+		s->total[s->runs] = t->total;
 		err = convert__code_blocks(&run, add_block, &p);
 		if (err) {
 			pr_err("%s: %s", data, hbbp_strerror(err));
@@ -94,7 +94,7 @@ static int train_pair(struct train_set *s, const char *ref, const char *data)
 		pr_err("%s: conversion failed", data);
 	}
 	convert__run_exit(&run);
-	train_truth__delete(t);
+	ref_mix__delete(t);
 	return rc;
 }
 

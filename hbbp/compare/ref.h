@@ -20,6 +20,7 @@
 struct ref_ip {
 	char *module;		/* the file as the source names it (path or short name) */
 	uint64_t addr;		/* module vaddr (ELF p_vaddr space) */
+	uint64_t offset;	/* file offset (pmusim --truth-insns), else 0 */
 	double count;		/* executions */
 	char *mnemonic;		/* bbmap's, as --by mnemonic names it; NULL unknown */
 	char *iclass;		/* XED-style, as --by iclass names it; NULL unknown */

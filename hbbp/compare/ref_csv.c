@@ -196,6 +196,7 @@ static int read_insns(struct csv *c, struct ref_mix *m, size_t vi)
 		}
 		if ((err = ref_mix__add_ip(m, csv_field(c, 0), vaddr, cnt, csv_field(c, 4))))
 			return err;
+		m->ips[m->nr_ips - 1].offset = off;
 	}
 	if (nofile)
 		pr_warn("%s: %lu addresses in modules that cannot be opened: runtime addresses "

@@ -1,5 +1,6 @@
 /* Learning the hybrid rule's cutoff (see hbbp/train/learn.h).
- * Depends on hbbp/method/method.h (hbbp_rule__choose), hbbp/train/model.h, util/grow.h.
+ * Depends on hbbp/method/method.h (hbbp_rule__choose), hbbp/compare/ref.h (the truth),
+ * hbbp/train/model.h, util/grow.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,138 +13,41 @@
 #include "util/grow.h"
 #include "util/hbbp_err.h"
 
-#define TRAIN_MAX_LINE		4096
 #define TRAIN_MAX_ROWS		(64u << 20)
 
-struct truth_insn {
-	char *module;		/* basename */
-	uint64_t offset;
-	double count;
-};
-
-struct train_truth {
-	struct truth_insn *v;
-	size_t n, cap;
-	double total;
-};
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
+/* by module base name, then file offset */
 static int truth_cmp(const void *a, const void *b)
 {
-	const struct truth_insn *x = a, *y = b;
-	int c = strcmp(x->module, y->module);
+	const struct ref_ip *x = a, *y = b;
+	int c = strcmp(ref__basename(x->module), ref__basename(y->module));
 
 	if (c)
 		return c;
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-void train_truth__delete(struct train_truth *t)
+int train_truth__load(struct ref_mix **out, const char *path)
 {
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->n; i++)
-		free(t->v[i].module);
-	free(t->v);
-	free(t);
-}
+	int err = ref_csv__read(path, "count", out);
 
-/* Module paths contain no comma (pmusim writes them bare). */
-int train_truth__load(struct train_truth **out, const char *path)
-{
-	char line[TRAIN_MAX_LINE];
-	struct train_truth *t;
-	unsigned long lineno = 0;
-	FILE *f;
-	int err;
-
-	*out = NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	f = fopen(path, "r");
-	if (!f) {
-		err = -errno;
-		pr_err("%s: %s", path, strerror(errno));
-		free(t);
+	if (err)
 		return err;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *fld[5], *p = line, *end;
-		struct truth_insn *ti;
-		int k;
-
-		lineno++;
-		if (lineno == 1 && !strncmp(line, "module,", 7))
-			continue;
-		for (k = 0; k < 5 && p; k++) {
-			fld[k] = p;
-			p = strchr(p, ',');
-			if (p)
-				*p++ = 0;
-		}
-		if (k < 5)
-			goto bad;
-		if (grow_array((void **)&t->v, &t->cap, sizeof(*t->v), t->n + 1, TRAIN_MAX_ROWS)) {
-			if (t->n >= TRAIN_MAX_ROWS) {
-				pr_err("%s: more than %u rows", path, TRAIN_MAX_ROWS);
-				err = -HBBP_ELIMIT;
-			} else {
-				err = -ENOMEM;
-			}
-			goto fail;
-		}
-		ti = &t->v[t->n];
-		errno = 0;
-		ti->offset = strtoull(fld[1], &end, 0);
-		if (errno || *end || end == fld[1])
-			goto bad;
-		ti->count = strtod(fld[3], &end);
-		if (end == fld[3] || *end || !(ti->count >= 0))
-			goto bad;
-		ti->module = strdup(base_name(fld[0]));
-		if (!ti->module) {
-			err = -ENOMEM;
-			goto fail;
-		}
-		t->total += ti->count;
-		t->n++;
-	}
-	fclose(f);
-	if (!t->n) {
+	if (!(*out)->nr_ips) {
 		pr_err("%s: no instructions (expected pmusim --truth-insns output)", path);
-		train_truth__delete(t);
+		ref_mix__delete(*out);
+		*out = NULL;
 		return -HBBP_EFORMAT;
 	}
-	qsort(t->v, t->n, sizeof(*t->v), truth_cmp);
-	*out = t;
+	qsort((*out)->ips, (*out)->nr_ips, sizeof(*(*out)->ips), truth_cmp);
 	return 0;
-bad:
-	pr_err("%s:%lu: not a module,offset,address,count,mnemonic row", path, lineno);
-	err = -HBBP_EFORMAT;
-fail:
-	train_truth__delete(t);
-	fclose(f);
-	return err;
 }
 
-double train_truth__count(const struct train_truth *t, const char *module, uint64_t offset)
+double train_truth__count(const struct ref_mix *t, const char *module, uint64_t offset)
 {
-	struct truth_insn key = { (char *)base_name(module), offset, 0 };
-	const struct truth_insn *hit = bsearch(&key, t->v, t->n, sizeof(*t->v), truth_cmp);
+	struct ref_ip key = { .module = (char *)module, .offset = offset };
+	const struct ref_ip *hit = bsearch(&key, t->ips, t->nr_ips, sizeof(*t->ips), truth_cmp);
 
 	return hit ? hit->count : 0;
-}
-
-double train_truth__total(const struct train_truth *t)
-{
-	return t->total;
 }
 
 void train_set__init(struct train_set *s)

@@ -1,10 +1,10 @@
 /* Learning the hybrid rule's cutoff (HBBP paper §IV.B, method.md §6) from reference runs:
  * blocks with their EBS and LBR estimates and their exact count (from a pmusim --truth-insns
- * CSV); the cutoff chosen minimises the mean over runs of the instruction-weighted block error
+ * CSV, read by hbbp/compare/ref_csv.c); the cutoff chosen minimises the mean over runs of the instruction-weighted block error
  * sum(len * |estimate - exact|) / (exact instructions of the run), the estimate chosen by the
  * method's own rule (hbbp_rule__choose, with its fallbacks).
- * Depends on hbbp/method/method.h (the rule) and hbbp/train/model.h; knows nothing of how the
- * blocks were computed.
+ * Depends on hbbp/method/method.h (the rule), hbbp/compare/ref.h and hbbp/train/model.h; knows
+ * nothing of how the blocks were computed.
  */
 #ifndef HBBP_TRAIN_LEARN_H
 #define HBBP_TRAIN_LEARN_H
@@ -13,21 +13,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hbbp/compare/ref.h"
 #include "hbbp/train/model.h"
 
 #define TRAIN_MAX_CUTOFF	64
 #define TRAIN_MAX_RUNS		256
 
-/* A reference run: the exact count of each instruction, by (module base name, file offset). */
-struct train_truth;
-/* Reads a pmusim --truth-insns CSV (module,offset,address,count,mnemonic). 0, -errno,
- * -HBBP_EFORMAT or -HBBP_ELIMIT, with a message naming the file and line. */
-int train_truth__load(struct train_truth **out, const char *path);
-void train_truth__delete(struct train_truth *t);
+/* A reference run: the exact count of each instruction, by (module base name, file offset).
+ * Reads a pmusim --truth-insns CSV (module,offset,address,count,mnemonic: hbbp/compare/ref.h)
+ * into *out, its instructions sorted for train_truth__count; *out's total is the run's total
+ * instructions. 0, -errno, -HBBP_EFORMAT or -HBBP_ELIMIT, with a message naming the file and
+ * line. */
+int train_truth__load(struct ref_mix **out, const char *path);
 /* The exact count at (module base name, file offset), 0 where the reference has none. */
-double train_truth__count(const struct train_truth *t, const char *module, uint64_t offset);
-/* Total instructions of the run. */
-double train_truth__total(const struct train_truth *t);
+double train_truth__count(const struct ref_mix *t, const char *module, uint64_t offset);
 
 struct train_block {
 	unsigned run, len;
