@@ -7,7 +7,7 @@
  * offset through bbmap's load bias, bbmap_module__vaddr_to_offset) is the block's exact count
  * (modules matched by the base name of their recorded path). The learning itself is
  * hbbp/train/learn.c; this file handles the arguments, prints the errors and writes the
- * model file. Depends on hbbp/engine/convert.h and hbbp/train/learn.h.
+ * model file. Depends on hbbp/engine/convert.h and hbbp/train/model.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -18,7 +18,7 @@
 
 #include "hbbp/cli/commands.h"
 #include "hbbp/cli/options.h"
-#include "hbbp/train/learn.h"
+#include "hbbp/train/model.h"
 #include "util/hbbp_err.h"
 
 static const char usage_text[] =

@@ -1,4 +1,4 @@
-/* hbbp/train/model.c: the model file format (hbbp/train/model.h) read back and refused when malformed. */
+/* hbbp/train/learn.c: the model file format (hbbp/train/model.h) read back and refused when malformed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
