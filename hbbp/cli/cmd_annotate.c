@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hbbp/cli/commands.h"
 #include "hbbp/cli/options.h"
 #include "hbbp/pivot/annotate.h"
 #include "util/hbbp_err.h"

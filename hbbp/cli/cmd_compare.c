@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/cli/commands.h"
 #include "hbbp/cli/options.h"
 #include "util/hmap.h"
 #include "hbbp/compare/metrics.h"

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "hbbp/cli/commands.h"
 #include "hbbp/cli/options.h"
 #include "hbbp/compare/diff.h"
 #include "util/hbbp_err.h"

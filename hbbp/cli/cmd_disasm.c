@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "bbmap/module.h"
-#include "hbbp/cli/commands.h"
 #include "hbbp/cli/options.h"
 #include "util/hbbp_err.h"
 #include "util/parallel.h"

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/cli/commands.h"
 #include "hbbp/cli/options.h"
 #include "hbbp/method/roles.h"
 #include "reader/perf_reader.h"

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hbbp/cli/commands.h"
 #include "hbbp/cli/options.h"
 #include "hbbp/train/model.h"
 #include "util/hbbp_err.h"

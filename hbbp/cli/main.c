@@ -8,7 +8,6 @@
 #include <string.h>
 #include <locale.h>
 
-#include "hbbp/cli/commands.h"
 #include "hbbp/cli/options.h"
 #include "util/hbbp_err.h"
 #include "util/mapguard.h"

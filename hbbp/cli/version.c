@@ -10,7 +10,7 @@
 #include <zstd.h>
 #include <Zydis/Zydis.h>
 
-#include "hbbp/cli/commands.h"
+#include "hbbp/cli/options.h"
 #include "util/hbbp_err.h"
 
 #ifndef HBBP_VERSION

@@ -367,8 +367,12 @@ static int db_err(const char *path, sqlite3 *db, const char *what)
 	return -HBBP_EFORMAT;
 }
 
-int diff__db_columns(sqlite3 *db, int64_t run_id, char *sel, size_t ssize, char *keys,
-		     size_t ksize)
+/* The mix columns of run run_id of db (run_meta mix_columns, format version 3: the database's
+ * mix holds every run's) as a select list into sel, its key columns comma-joined into keys;
+ * "*" and "" where the database does not say (versions 1 and 2: the mix is the run's). 0, or
+ * -HBBP_EFORMAT for a list that does not fit or names a column with a '"'. */
+static int diff__db_columns(sqlite3 *db, int64_t run_id, char *sel, size_t ssize,
+			    char *keys, size_t ksize)
 {
 	sqlite3_stmt *st = NULL;
 	const char *v = NULL, *p;

@@ -51,13 +51,7 @@ int diff__tables(struct result *out, const char *name, const struct result_table
 /* Whether a column of a pivot table is a value (not a key). */
 bool diff__value_column(const char *name);
 
-/* The mix columns of run run_id of db (run_meta mix_columns, format version 3: the database's
- * mix holds every run's) as a select list into sel, its key columns comma-joined into keys;
- * "*" and "" where the database does not say (versions 1 and 2: the mix is the run's). 0, or
- * -HBBP_EFORMAT for a list that does not fit or names a column with a '"'. */
 struct sqlite3;
-int diff__db_columns(struct sqlite3 *db, int64_t run_id, char *sel, size_t ssize, char *keys,
-		     size_t ksize);
 /* Reads run run_id of our SQLite output path as a table "mix" of out: its mix, or with keys
  * by (comma-separated; NULL: the mix's) other than its mix's, the run pivoted by them from
  * its blocks (hbbp/compare/db_pivot.c: the keys, count, count_lo, count_hi). */
