@@ -151,6 +151,7 @@ int cmd_train(int argc, char **argv)
 			"LBR closer on %lu\n", m.cutoff, m.error, m.error_default,
 			HBBP_DEFAULT_CUTOFF, m.blocks, m.lbr_closer);
 out:
+	ref_decode__exit();	/* the modules the truths' offsets were read through */
 	train_set__exit(&s);
 	cli_args__exit(&a);
 	return rc;
