@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "bbmap/module_priv.h"
-#include "bbmap/x86_fast.h"
 #include "bbmap/zydis_text.h"
 #include "util/hbbp_err.h"
 
@@ -613,9 +612,7 @@ int mod_zydis__outline(const struct bbmap_module *m, struct mod_decoder *d, stru
 	ZydisDecoderContext ctx;
 	size_t left = r->end - r->start;
 	uint64_t addr = r->start;
-	bool is64 = m->arch == BBMAP_ARCH_X86_64 && !m->zy_only;
 	ZyanStatus st;
-	unsigned n;
 	int err;
 
 	err = mod_zydis__open(m, d);
@@ -628,15 +625,6 @@ int mod_zydis__outline(const struct bbmap_module *m, struct mod_decoder *d, stru
 			return -ENOMEM;
 		in = &d->scr_insns[r->nr_insns];
 		in->addr = addr;
-		/* the commonest instructions without Zydis (the same outline) */
-		if (is64 && (n = x86_fast__outline(code, left, addr, &in->flags, &in->target))) {
-			in->len = (uint8_t)n;
-			code += n;
-			left -= n;
-			addr += n;
-			r->nr_insns++;
-			continue;
-		}
 		/* the same steps as mod_zydis__region, the operands only of branches */
 		st = decode_step(d, r, code, addr, &left, &ctx, &zi);
 		in->flags = ZYAN_SUCCESS(st) ? branch_flags(&zi) : 0;
