@@ -2,8 +2,8 @@
  * once per module), ZydisDecoderDecodeInstruction and ZydisDecoderDecodeOperands (what
  * ZydisDecoderDecodeFull does, without clearing the unused operand slots: nothing here reads
  * past operand_count) into one reused instruction and operand array, the
- * operand text written from that one decoding by zydis_text.c (Intel syntax, the text of
- * Zydis's Intel formatter). Attributes come from Zydis's tables, which
+ * operand text written from that one decoding by Zydis's Intel formatter (set up as objdump
+ * -M intel writes operands). Attributes come from Zydis's tables, which
  * follow Intel XED: the ISA extension, ISA set and category are XED's names (bbmap/insn_attr.h
  * lists them; they are mapped from Zydis's enums by name once per process), the iclass is
  * XED's (Zydis's mnemonic with XED's _NEAR/_FAR, REP_/REPE_/REPNE_, _LOCK and _XMM forms).
@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "bbmap/module_priv.h"
-#include "bbmap/zydis_text.h"
 #include "util/hbbp_err.h"
 
 #define NR_MNEMONICS (ZYDIS_MNEMONIC_MAX_VALUE + 1)
@@ -38,6 +37,8 @@ static int8_t name_elem[NR_MNEMONICS];
 static bool name_scalar[NR_MNEMONICS];
 static bool set_scalar[ZYDIS_ISA_SET_MAX_VALUE + 1];
 static unsigned nr_unmapped;			/* Zydis names missing from insn_attr.h */
+static ZydisFormatter formatter;		/* the operand text (read only once set up) */
+static bool formatter_ok;
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 /* Zydis's (and XED's) condition-code spellings and objdump's (and capstone's). */
@@ -157,12 +158,24 @@ static void build_tables(void)
 
 		set_scalar[i] = set && ends(set, strlen(set), "_SCALAR");
 	}
+	/* As objdump -M intel writes operands: sizes of memory operands, lowercase hex, no
+	 * zero padding. */
+	formatter_ok = ZYAN_SUCCESS(ZydisFormatterInit(&formatter, ZYDIS_FORMATTER_STYLE_INTEL));
+	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
+	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
+	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_IMM_PADDING,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_DISP_PADDING,
+				  ZYDIS_PADDING_DISABLED);
 }
 
 unsigned mod_zydis__init(void)
 {
 	pthread_once(&tables_once, build_tables);
-	zydis_text__init();
 	return nr_unmapped;
 }
 
@@ -501,6 +514,38 @@ int mod_zydis__attrs(const struct bbmap_module *m, struct mod_decoder *d,
 	return x86_forms(d, zi, ops, in);
 }
 
+#define TEXT_MAX 512	/* bytes of a formatted instruction, its final NUL included */
+
+/* Writes the operand text of zi at runtime address addr to out (TEXT_MAX bytes of room): the
+ * formatter's line with the prefix words (lock, rep, bnd, ...) and the mnemonic cut off; ""
+ * where the formatter refuses (an immediate under an operand width it does not print).
+ * Returns its length. */
+static size_t operand_text(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
+			   uint64_t addr, char *out)
+{
+	const char *mn = ZydisMnemonicGetString(zi->mnemonic);
+	char *p = out, *sp;
+	size_t l = mn ? strlen(mn) : 0, n;
+
+	if (!formatter_ok ||
+	    !ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&formatter, zi, ops,
+							  zi->operand_count_visible, out, TEXT_MAX,
+							  addr, ZYAN_NULL))) {
+		out[0] = 0;
+		return 0;
+	}
+	while (l && (strncmp(p, mn, l) || (p[l] != ' ' && p[l] != 0)) &&
+	       (sp = strchr(p, ' ')) != NULL)
+		p = sp + 1;
+	if (l && !strncmp(p, mn, l))
+		p += l;
+	while (*p == ' ')
+		p++;
+	n = strlen(p);
+	memmove(out, p, n + 1);
+	return n;
+}
+
 /* Decodes the instruction at addr (no operands) with the bytes left in the region; at a
  * window's cut (no more data before soft_end_max) its last instruction runs past the cut,
  * and the region ends after it (r->end, *left). */
@@ -576,10 +621,10 @@ int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struc
 			if (err)
 				return err;
 			in->len = zi.length;
-			t = mod_text__room(text, ZYDIS_TEXT_MAX);
+			t = mod_text__room(text, TEXT_MAX);
 			if (!t)
 				return -ENOMEM;
-			tl = m->no_operands ? 0 : zydis_text__operands(&zi, ops, addr, t);
+			tl = m->no_operands ? 0 : operand_text(&zi, ops, addr, t);
 			t[tl] = 0;
 			if (in->flags & BBMAP_INSN_PSEUDO_OP) {
 				/* the predicate is in the mnemonic: drop ", imm" */
