@@ -16,6 +16,7 @@
 #include "bbmap/module.h"
 #include "hbbp/cli/options.h"
 #include "util/hbbp_err.h"
+#include "util/grow.h"
 #include "util/parallel.h"
 #include "writers/writer.h"
 
@@ -29,344 +30,67 @@ static const char usage_text[] =
 "isa_set, category, width, mem (after '# '), under a '<symbol>:' line per function\n"
 "\n";
 
-/* The listing is output-bound: lines are built by hand into one large buffer per part, not by
- * printf or a stdio call per line. What repeats from line to line is made once: the text of
- * each mnemonic and the attribute columns (iclass to mem) of each combination of them, in
- * small direct-mapped caches, and the symbol's CSV field when the symbol changes. */
-#define OUT_CAP (1u << 20)
-#define MEM_CAP (64u << 20)	/* a part's listing kept in memory, at most */
-#define LINE_MAX_FIXED 1024	/* a line without its operands and symbol name */
-#define CACHE_SLOTS 1024
-
-struct tail_slot {
-	const char *iclass;		/* key: iclass pointer and the packed attributes */
-	uint64_t attrs;
-	uint16_t len;
-	char s[160];
-};
-
-struct mn_slot {
-	const char *mn;
-	uint16_t len;
-	char s[112];
-};
-
-struct out {
-	FILE *f;
-	bool mem;			/* the listing is kept in b (up to cap), then moved
-					 * to a temporary file f */
-	bool csv;
-	int err;			/* -EIO once a write failed */
-	char *b;
-	size_t n, cap;
-	const struct bbmap_symbol *sym;	/* the symbol of sym_csv */
-	char *sym_csv;
-	size_t sym_len, sym_cap;
-	struct tail_slot tails[CACHE_SLOTS];
-	struct mn_slot mns[CACHE_SLOTS];
-};
-
-static void out_flush(struct out *o)
+/* s[0..k) as a CSV field of the writers' CSV (nothing when k is 0), then sep; a buffer of
+ * 2 * k + 3 bytes for the field is kept in *buf. */
+static int put_csv(FILE *f, char **buf, size_t *cap, const char *s, size_t k, char sep)
 {
-	if (o->mem)
-		return;
-	if (o->n && !o->err && fwrite_unlocked(o->b, 1, o->n, o->f) != o->n)
-		o->err = -EIO;
-	o->n = 0;
-}
-
-/* Room for need more bytes; false when memory ran out (the line is dropped, o->err set). */
-static bool out_room(struct out *o, size_t need)
-{
-	if (o->n + need <= o->cap)
-		return true;
-	if (o->mem) {
-		o->f = tmpfile();
-		o->mem = false;
-		if (!o->f) {
-			o->err = -EIO;
-			return false;
-		}
-	}
-	out_flush(o);
-	if (need > o->cap) {
-		char *nb = realloc(o->b, need);
-
-		if (!nb) {
-			o->err = -ENOMEM;
-			return false;
-		}
-		o->b = nb;
-		o->cap = need;
-	}
-	return true;
-}
-
-static char *put_mem(char *p, const char *s, size_t k)
-{
-	if (k)		/* s may be NULL then: memcpy takes none */
-		memcpy(p, s, k);
-	return p + k;
-}
-
-static char *put_str(char *p, const char *s)
-{
-	return put_mem(p, s, strlen(s));
-}
-
-static char *put_dec(char *p, uint64_t v)
-{
-	char t[24];
-	size_t k = 0;
-
-	do {
-		t[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (k)
-		*p++ = t[--k];
-	return p;
-}
-
-/* v in lowercase hex, right-aligned in width with fill (width 0: no padding) */
-static char *put_hex(char *p, uint64_t v, size_t width, char fill)
-{
-	static const char digits[] = "0123456789abcdef";
-	char t[16];
-	size_t k = 0;
-
-	do {
-		t[k++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	while (width > k) {
-		*p++ = fill;
-		width--;
-	}
-	while (k)
-		*p++ = t[--k];
-	return p;
-}
-
-/* s as a CSV field of the writers' CSV, empty when s is; p has room for 2 * k + 2 bytes */
-static char *put_csv(char *p, const char *s, size_t k)
-{
-	return k ? p + writer__csv_field(p, s, k) : p;
-}
-
-static size_t slot_of(const void *ptr, uint64_t more)
-{
-	uint64_t h = ((uintptr_t)ptr >> 3) * 0x9e3779b97f4a7c15ull ^ more * 0xff51afd7ed558ccdull;
-
-	return (size_t)(h >> 40) % CACHE_SLOTS;
-}
-
-/* The mnemonic's text: text "mnemonic " padded to 7 columns; csv its field and a comma. */
-static const struct mn_slot *mn_text(struct out *o, const char *mn)
-{
-	struct mn_slot *e = &o->mns[slot_of(mn, 0)];
-	size_t k;
-	char *p;
-
-	if (e->mn == mn)
-		return e;
-	k = strlen(mn);
-	if (k > 48)
-		k = 48;
-	p = e->s;
-	if (o->csv) {
-		p = put_csv(p, mn, k);
-		*p++ = ',';
-	} else {
-		p = put_mem(p, mn, k);
-		*p++ = ' ';
-		while (p < e->s + 7)
-			*p++ = ' ';
-	}
-	e->len = (uint16_t)(p - e->s);
-	e->mn = mn;
-	return e;
-}
-
-/* The attribute columns: text "\t# ICLASS isa isa_set category width mem\n", csv
- * ",ICLASS,isa,isa_set,category,width,mem," */
-static const struct tail_slot *tail_text(struct out *o, const struct bbmap_insn *in)
-{
-	bool r = in->flags & BBMAP_INSN_MEM_READ, w = in->flags & BBMAP_INSN_MEM_WRITE;
-	uint64_t key = (uint64_t)in->isa | (uint64_t)in->isa_set << 8 |
-		       (uint64_t)in->category << 16 | (uint64_t)in->width << 24 |
-		       (uint64_t)(r | w << 1) << 40 | 1ull << 48;
-	const char *ic = in->iclass ? in->iclass : "";
-	struct tail_slot *e = &o->tails[slot_of(ic, key)];
-	const char *set, *mem = r && w ? "rw" : r ? "r" : w ? "w" : "";
-	char sep = o->csv ? ',' : ' ';
-	size_t k;
-	char *p;
-
-	if (e->iclass == ic && e->attrs == key)
-		return e;
-	set = bbmap_isa_set_name(in->isa_set);
-	k = strlen(ic);
-	if (k > 40)
-		k = 40;
-	p = e->s;
-	if (o->csv)
-		*p++ = ',';
-	else
-		p = put_mem(p, "\t# ", 3);
-	p = put_mem(p, ic, k);
-	*p++ = sep;
-	p = put_str(p, bbmap_isa_name(in->isa));
-	*p++ = sep;
-	p = put_str(p, *set || o->csv ? set : "-");
-	*p++ = sep;
-	p = put_str(p, bbmap_category_name(in->category));
-	*p++ = sep;
-	p = put_dec(p, in->width);
-	*p++ = sep;
-	p = put_str(p, *mem || o->csv ? mem : "-");
-	*p++ = o->csv ? ',' : '\n';
-	e->len = (uint16_t)(p - e->s);
-	e->iclass = ic;
-	e->attrs = key;
-	return e;
-}
-
-/* The symbol's CSV field, made when the symbol changes. */
-static void sym_field(struct out *o, const struct bbmap_symbol *sym)
-{
-	size_t k = sym ? strlen(sym->name) : 0;
-
-	o->sym = sym;
-	o->sym_len = 0;
-	if (2 * k + 3 > o->sym_cap) {
-		char *nb = realloc(o->sym_csv, 2 * k + 3);
-
-		if (!nb) {
-			o->err = -ENOMEM;
-			return;
-		}
-		o->sym_csv = nb;
-		o->sym_cap = 2 * k + 3;
-	}
-	if (sym)
-		o->sym_len = (size_t)(put_csv(o->sym_csv, sym->name, k) - o->sym_csv);
-}
-
-/* The "<symbol>:" line over a function in the text listing. */
-static void put_sym_line(struct out *o, const struct bbmap_symbol *sym)
-{
-	size_t k = strlen(sym->name);
-	char *p;
-
-	if (!out_room(o, k + 32))
-		return;
-	p = o->b + o->n;
-	*p++ = '\n';
-	p = put_hex(p, sym->start, 16, '0');
-	p = put_mem(p, " <", 2);
-	p = put_mem(p, sym->name, k);
-	p = put_mem(p, ">:\n", 3);
-	o->n = (size_t)(p - o->b);
-}
-
-static void put_insn(struct out *o, const struct bbmap_insn *in, bool first,
-		     const struct bbmap_symbol *sym)
-{
-	const char *ops = in->operands ? in->operands : "";
-	const struct mn_slot *mn = mn_text(o, in->mnemonic ? in->mnemonic : "");
-	const struct tail_slot *tl = tail_text(o, in);
-	size_t k = strlen(ops);
-	char *p;
-
-	if (o->csv && sym != o->sym)
-		sym_field(o, sym);
-	if (!out_room(o, LINE_MAX_FIXED + 2 * k + (o->csv ? o->sym_len : 0)))
-		return;
-	p = o->b + o->n;
-	if (o->csv) {
-		p = put_mem(p, "0x", 2);
-		p = put_hex(p, in->addr, 0, 0);
-		*p++ = ',';
-		p = put_dec(p, in->len);
-		*p++ = ',';
-		p = put_mem(p, mn->s, mn->len);
-		p = put_csv(p, ops, k);
-		p = put_mem(p, tl->s, tl->len);
-		*p++ = first ? '1' : '0';
-		*p++ = ',';
-		p = put_mem(p, o->sym_csv, o->sym_len);
-		*p++ = '\n';
-	} else {
-		*p++ = first ? '*' : ' ';
-		p = put_hex(p, in->addr, 8, ' ');
-		*p++ = ':';
-		*p++ = ' ';
-		if (in->len < 10)
-			*p++ = ' ';
-		p = put_dec(p, in->len);
-		*p++ = ' ';
-		p = put_mem(p, mn->s, mn->len);
-		p = put_mem(p, ops, k);
-		p = put_mem(p, tl->s, tl->len);
-	}
-	o->n = (size_t)(p - o->b);
-}
-
-/* A listing written to f, or kept in memory (f NULL) in a buffer of cap bytes. */
-static struct out *out_new(bool csv, FILE *f, size_t cap)
-{
-	struct out *o = calloc(1, sizeof(*o));
-
-	if (o) {
-		o->cap = f ? OUT_CAP : cap;
-		o->b = malloc(o->cap);
-	}
-	if (!o || !o->b) {
-		free(o);
-		return NULL;
-	}
-	o->csv = csv;
-	o->f = f;
-	o->mem = !f;
-	return o;
-}
-
-static void out_delete(struct out *o)
-{
-	if (!o)
-		return;
-	if (o->f && o->f != stdout)
-		fclose(o->f);
-	free(o->b);
-	free(o->sym_csv);
-	free(o);
-}
-
-static void out_put(struct out *o, const char *s)
-{
-	size_t k = strlen(s);
-
-	if (out_room(o, k)) {
-		memcpy(o->b + o->n, s, k);
-		o->n += k;
-	}
+	if (k && grow_array((void **)buf, cap, 1, 2 * k + 3, SIZE_MAX))
+		return -ENOMEM;
+	if (k)
+		fwrite_unlocked(*buf, 1, writer__csv_field(*buf, s, k), f);
+	putc_unlocked(sep, f);
+	return 0;
 }
 
 /* One part of the code, listed by one thread with its own module instance (a module is used
  * by one thread at a time): from start in code range ri to end in code range ri_end, written
- * to out. */
+ * to f (stdout for the first part, a temporary file for the others). */
 struct chunk {
 	const char *path;
 	bool csv;
 	size_t ri, ri_end;
 	uint64_t start, end;
-	struct out *o;
+	FILE *f;
+	char *field;			/* a CSV field (put_csv) */
+	size_t field_cap;
 	uint64_t reached;		/* where the walk stopped: >= end */
 	uint64_t nr_insns, unreached, bytes_bad, bytes_cut;
 	int err;
+	int out_err;			/* -ENOMEM once a CSV field had no memory */
 	struct worker th;
 };
+
+/* The line of one instruction: text "*ADDR: LEN MNEMONIC OPERANDS\t# ICLASS isa isa_set
+ * category width mem" ('*' at a block start, '-' for an empty isa_set or mem), or the CSV
+ * columns. */
+static void put_insn(struct chunk *c, const struct bbmap_insn *in, bool first,
+		     const struct bbmap_symbol *sym)
+{
+	bool r = in->flags & BBMAP_INSN_MEM_READ, w = in->flags & BBMAP_INSN_MEM_WRITE;
+	const char *mn = in->mnemonic ? in->mnemonic : "", *ops = in->operands ? in->operands : "";
+	const char *ic = in->iclass ? in->iclass : "", *set = bbmap_isa_set_name(in->isa_set);
+	const char *mem = r && w ? "rw" : r ? "r" : w ? "w" : "";
+	size_t k = strlen(mn);
+
+	if (!c->csv) {
+		fprintf(c->f, "%c%8" PRIx64 ": %2u %-6.48s %s\t# %.40s %s %s %s %u %s\n",
+			first ? '*' : ' ', in->addr, in->len, mn, ops, ic, bbmap_isa_name(in->isa),
+			*set ? set : "-", bbmap_category_name(in->category), in->width,
+			*mem ? mem : "-");
+		return;
+	}
+	fprintf(c->f, "0x%" PRIx64 ",%u,", in->addr, in->len);
+	if (put_csv(c->f, &c->field, &c->field_cap, mn, k < 48 ? k : 48, ',') ||
+	    put_csv(c->f, &c->field, &c->field_cap, ops, strlen(ops), ',')) {
+		c->out_err = -ENOMEM;
+		return;
+	}
+	fprintf(c->f, "%.40s,%s,%s,%s,%u,%s,%c,", ic, bbmap_isa_name(in->isa), set,
+		bbmap_category_name(in->category), in->width, mem, first ? '1' : '0');
+	if (put_csv(c->f, &c->field, &c->field_cap, sym ? sym->name : "",
+		    sym ? strlen(sym->name) : 0, '\n'))
+		c->out_err = -ENOMEM;
+}
 
 static void walk_range(struct chunk *c, struct bbmap_module *m, uint64_t addr, uint64_t end,
 		       uint64_t *since_forget, const struct bbmap_symbol **last_sym)
@@ -394,11 +118,13 @@ static void walk_range(struct chunk *c, struct bbmap_module *m, uint64_t addr, u
 			const struct bbmap_block *blk = &blks[bi];
 			uint32_t k;
 
+			/* the "<symbol>:" line over a function in the text listing */
 			if (!c->csv && blk->sym != *last_sym && blk->sym)
-				put_sym_line(c->o, blk->sym);
+				fprintf(c->f, "\n%016" PRIx64 " <%s>:\n", blk->sym->start,
+					blk->sym->name);
 			*last_sym = blk->sym;
 			for (k = 0; k < blk->nr_insns; k++)
-				put_insn(c->o, &blk->insns[k], k == 0, blk->sym);
+				put_insn(c, &blk->insns[k], k == 0, blk->sym);
 			c->nr_insns += blk->nr_insns;
 			*since_forget += blk->end - blk->start;
 			addr = blk->end;
@@ -433,7 +159,6 @@ static void *chunk_thread(void *arg)
 		return NULL;
 	}
 	walk(c, m);
-	out_flush(c->o);
 	bbmap_module__stats(m, &st);
 	c->bytes_bad = st.bytes_bad;
 	c->bytes_cut = st.bytes_cut;
@@ -503,73 +228,51 @@ static size_t plan(struct bbmap_module *m, const char *path, bool csv, unsigned 
 	return n + 1;
 }
 
-/* Writes a part's listing, kept in memory or in its temporary file, to stdout. */
-static int copy_out(struct out *o)
+/* The error of a part's output: a CSV field without memory, or a failed write. */
+static int out_error(const struct chunk *c)
 {
-	char *buf;
-	size_t k;
-	int err = 0;
-
-	if (o->mem)
-		return o->n && fwrite(o->b, 1, o->n, stdout) != o->n ? -EIO : 0;
-	buf = malloc(OUT_CAP);
-	if (!buf)
-		return -ENOMEM;
-	rewind(o->f);
-	while (!err && (k = fread(buf, 1, OUT_CAP, o->f)) > 0)
-		if (fwrite(buf, 1, k, stdout) != k)
-			err = -EIO;
-	if (!err && ferror(o->f))
-		err = -EIO;
-	free(buf);
-	return err;
+	return c->out_err ? c->out_err : ferror(c->f) ? -EIO : 0;
 }
 
-/* Code bytes of a part, for the size of its listing kept in memory. */
-static uint64_t chunk_bytes(struct bbmap_module *m, const struct chunk *c)
+/* Writes a part's listing, kept in its temporary file, to stdout. */
+static int copy_out(struct chunk *c)
 {
-	uint64_t total = 0, s, e;
-	size_t ri;
+	char buf[65536];
+	size_t k;
 
-	for (ri = c->ri; ri <= c->ri_end && !bbmap_module__code_range(m, ri, &s, &e); ri++) {
-		if (ri == c->ri)
-			s = c->start;
-		if (ri == c->ri_end)
-			e = c->end;
-		total += e > s ? e - s : 0;
-	}
-	return total;
+	rewind(c->f);
+	while ((k = fread(buf, 1, sizeof(buf), c->f)) > 0)
+		if (fwrite(buf, 1, k, stdout) != k)
+			return -EIO;
+	return ferror(c->f) ? -EIO : 0;
 }
 
 /* The parts' outputs, the CSV header, and the threads of the parts after the first: the
- * number of parts that run (fewer when memory or a thread ran out), err set on failure. */
-static size_t start_parts(struct bbmap_module *m, struct chunk *ch, size_t n, bool csv, int *err)
+ * number of parts that run (fewer when a temporary file or a thread was refused), err set on
+ * failure. */
+static size_t start_parts(struct chunk *ch, size_t n, bool csv, int *err)
 {
 	size_t k, f;
 
-	for (k = 0; k < n; k++) {
-		/* about 16 bytes of text (19 of CSV) per byte of x86 code: the other parts
-		 * are kept in memory while that fits MEM_CAP */
-		uint64_t want = chunk_bytes(m, &ch[k]) * 24;
-
-		ch[k].o = out_new(csv, k ? NULL : stdout,
-				  want < OUT_CAP ? OUT_CAP : want > MEM_CAP ? MEM_CAP : want);
-		if (!ch[k].o) {
-			pr_err("disasm: %s", strerror(errno ? errno : ENOMEM));
-			*err = -ENOMEM;
-			return k;
+	/* The first part goes to stdout from this thread, the others to temporary files from
+	 * their threads, written after it in order. */
+	ch[0].f = stdout;
+	for (k = 1; k < n; k++) {
+		ch[k].f = tmpfile();
+		if (!ch[k].f) {
+			pr_err("disasm: %s", strerror(errno));
+			*err = -EIO;
+			n = k;
 		}
 	}
 	if (csv)
-		out_put(ch[0].o, "address,length,mnemonic,operands,iclass,isa,isa_set,category,"
-			"width,mem,block_start,symbol\n");
-	/* The first part goes to stdout from this thread, the others to memory (a temporary
-	 * file past MEM_CAP) from their threads, written after it in order. */
+		fputs("address,length,mnemonic,operands,iclass,isa,isa_set,category,width,mem,"
+		      "block_start,symbol\n", stdout);
 	for (k = 1; k < n; k++) {
 		if (worker__start(&ch[k].th, chunk_thread, &ch[k])) {
 			pr_err("disasm: cannot start a thread: %s", strerror(EAGAIN));
 			for (f = k; f < n; f++)
-				out_delete(ch[f].o);
+				fclose(ch[f].f);
 			return k;
 		}
 	}
@@ -626,20 +329,19 @@ int cmd_disasm(int argc, char **argv)
 		return hbbp_exit_code(err);
 	}
 	n = plan(m, path, csv, jobs ? jobs : auto_jobs(), ch);
-	n = start_parts(m, ch, n, csv, &err);
+	n = start_parts(ch, n, csv, &err);
 	if (n) {
 		walk(&ch[0], m);
-		out_flush(ch[0].o);
 		err = ch[0].err == -HBBP_ENOTFOUND ? 0 : ch[0].err;
 		if (!err)
-			err = ch[0].o->err;
+			err = out_error(&ch[0]);
 	}
 	for (k = 1; k < n; k++) {
 		worker__join(&ch[k].th);
 		if (!err && ch[k].err && ch[k].err != -HBBP_ENOTFOUND)
 			err = ch[k].err;
 		if (!err)
-			err = ch[k].o->err;
+			err = out_error(&ch[k]);
 		/* a part starts where the walk of the previous one stopped, or the cut was not
 		 * clean: then the listing is done again in one walk */
 		if (ch[k - 1].reached != ch[k].start)
@@ -657,19 +359,15 @@ int cmd_disasm(int argc, char **argv)
 			/* continue the one walk where it stopped, in this thread */
 			c->start = ch[k - 1].reached > c->start && ch[k - 1].ri_end == c->ri ?
 				   ch[k - 1].reached : c->start;
-			if (c->o->f)
-				fclose(c->o->f);
-			c->o->f = stdout;
-			c->o->mem = false;
-			c->o->n = 0;
+			fclose(c->f);
+			c->f = stdout;
 			c->nr_insns = c->unreached = 0;
 			walk(c, m);
-			out_flush(c->o);
 			err = c->err == -HBBP_ENOTFOUND ? 0 : c->err;
 			if (!err)
-				err = c->o->err;
+				err = out_error(c);
 		} else {
-			err = copy_out(ch[k].o);
+			err = copy_out(&ch[k]);
 			bytes_bad += ch[k].bytes_bad;
 			bytes_cut += ch[k].bytes_cut;
 		}
@@ -681,8 +379,11 @@ int cmd_disasm(int argc, char **argv)
 		bytes_bad = st.bytes_bad;
 		bytes_cut = st.bytes_cut;
 	}
-	for (k = 0; k < n; k++)
-		out_delete(ch[k].o);
+	for (k = 0; k < n; k++) {
+		if (ch[k].f != stdout)
+			fclose(ch[k].f);
+		free(ch[k].field);
+	}
 	bbmap_module__delete(m);
 	if (err == -EIO || (!err && (fflush(stdout) || ferror(stdout)))) {
 		pr_err("disasm: write error: %s", strerror(errno));
