@@ -174,13 +174,6 @@ enum bbmap_dso_status bbmap_dso__module(struct bbmap_dso *d, struct bbmap_module
 	return d->status;
 }
 
-uint64_t bbmap_dso__map_vaddr(struct bbmap_dso *d, const struct bbmap_map *map, uint64_t addr)
-{
-	uint64_t lo, hi;
-
-	return bbmap_dso__map_vaddr_range(d, map, addr, &lo, &hi);
-}
-
 uint64_t bbmap_dso__map_vaddr_range(struct bbmap_dso *d, const struct bbmap_map *map,
 				    uint64_t addr, uint64_t *lo, uint64_t *hi)
 {

@@ -722,26 +722,3 @@ int mod_elf__symbol_addr(const struct bbmap_module *m, const char *name, uint64_
 		return 0;
 	return -HBBP_ENOTFOUND;
 }
-
-int bbmap_module__file_build_id(const char *path, uint8_t *id, size_t cap, size_t *size)
-{
-	int fd, err = 0;
-	Elf *e;
-	size_t sz = 0;
-
-	*size = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -HBBP_EUNSUPP;
-	fd = hbbp_open_file(path, 0, HBBP_OPEN_ELF_MAX, NULL);
-	if (fd < 0)
-		return fd == -ENOENT ? -HBBP_ENOTFOUND : fd;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || !elf_rawfile(e, &sz))
-		err = -HBBP_EFORMAT;
-	else
-		*size = elf_build_id(e, sz, id, cap);
-	if (e)
-		elf_end(e);
-	close(fd);
-	return err;
-}

@@ -76,11 +76,6 @@ static void stats_add(struct bbmap_module_stats *a, const struct bbmap_module_st
 
 /* ---- open / delete ---- */
 
-int bbmap_module__open(struct bbmap_module **out, const char *path, const char *debug_path)
-{
-	return bbmap_module__open_flags(out, path, debug_path, 0);
-}
-
 int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const char *debug_path,
 			     unsigned flags)
 {
@@ -93,7 +88,6 @@ int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const 
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->refcnt = 1;
 	m->fd = m->dbg_fd = -1;
 	mod_module__init(m);
 	m->path = strdup(path);
@@ -145,7 +139,7 @@ void bbmap_module__delete(struct bbmap_module *m)
 {
 	size_t i;
 
-	if (!m || --m->refcnt > 0)
+	if (!m)
 		return;
 	for (i = 0; i < m->nr_regions; i++)
 		region_free(m->regions[i]);
@@ -164,13 +158,6 @@ void bbmap_module__delete(struct bbmap_module *m)
 	mod_elf__unload(m);
 	free(m->path);
 	free(m);
-}
-
-struct bbmap_module *bbmap_module__get(struct bbmap_module *m)
-{
-	if (m)
-		m->refcnt++;
-	return m;
 }
 
 enum bbmap_arch bbmap_module__arch(const struct bbmap_module *m) { return m->arch; }
@@ -869,12 +856,6 @@ int bbmap_module__insn_text(struct bbmap_module *m, uint64_t vaddr, char *buf, s
 	snprintf(buf, n, "%s%s%s", in->mnemonic ? in->mnemonic : "",
 		 in->operands && *in->operands ? " " : "", in->operands ? in->operands : "");
 	return 0;
-}
-
-int bbmap_module__block_after(struct bbmap_module *m, const struct bbmap_block *blk,
-			      const struct bbmap_block **next)
-{
-	return bbmap_module__block_at(m, blk->end, next);
 }
 
 int bbmap_module__add_leader(struct bbmap_module *m, uint64_t vaddr)

@@ -75,10 +75,8 @@ struct bbmap_block {
  *  - x86 and x86-64 are decoded by Zydis (every extension through AVX-512, AMX and CET),
  *    AArch64 and ARM by capstone. Undecodable bytes become "(bad)" instructions of one unit
  *    (1 byte on x86, 4 on Arm, 2 in Thumb; BBMAP_INSN_BAD), counted in stats (nr_bad).
- * Not thread-safe: one module is used by one thread at a time. */
-int bbmap_module__open(struct bbmap_module **out, const char *path, const char *debug_path);
-void bbmap_module__delete(struct bbmap_module *m);
-/* The same with BBMAP_MODULE_* flags. BBMAP_MODULE_NO_LINES: no debug info is read for source
+ * Not thread-safe: one module is used by one thread at a time.
+ * flags: BBMAP_MODULE_*, 0 for none. BBMAP_MODULE_NO_LINES: no debug info is read for source
  * lines (srcfile stays NULL, has_lines is false); symbols still come from the debug file. */
 #define BBMAP_MODULE_NO_LINES	1u
 /* C++ symbol names: demangled in full by default ("f(unsigned int) const"),
@@ -97,6 +95,7 @@ void bbmap_module__delete(struct bbmap_module *m);
 #define BBMAP_MODULE_LAZY_INSNS	16u
 int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const char *debug_path,
 			     unsigned flags);
+void bbmap_module__delete(struct bbmap_module *m);
 
 enum bbmap_arch bbmap_module__arch(const struct bbmap_module *m);
 /* Build-id from the NT_GNU_BUILD_ID note; returns its size, 0 when there is none. */
@@ -198,24 +197,10 @@ void bbmap_module__drop_insns(struct bbmap_module *m);
  * blocks and instructions stay. */
 void bbmap_module__drop_pages(struct bbmap_module *m);
 
-/* The block that starts where blk ends (fall-through successor), decoding on demand.
- * -HBBP_ENOTFOUND at the end of the code. Same pointer validity as block_at. */
-int bbmap_module__block_after(struct bbmap_module *m, const struct bbmap_block *blk,
-			      const struct bbmap_block **next);
-
 /* Symbols sorted by start (aliases removed: one name per address; zero-size symbols
  * extend to the next symbol). Names are demangled on access. Pseudo symbols from
  * .eh_frame are not listed here (symbol_at makes them when asked). */
 size_t bbmap_module__nr_symbols(const struct bbmap_module *m);
 const struct bbmap_symbol *bbmap_module__symbol(struct bbmap_module *m, size_t idx);
-
-/* Reference counting: __get adds a reference; bbmap_module__delete drops one and frees the
- * module with the last. */
-struct bbmap_module *bbmap_module__get(struct bbmap_module *m);
-
-/* Build-id of an ELF file without loading it (notes only): for checking a candidate
- * against the recording before opening it. *size = 0 when it has none. */
-int bbmap_module__file_build_id(const char *path, uint8_t *id, size_t cap, size_t *size);
-
 
 #endif

@@ -114,10 +114,9 @@ void bbmap_dso__delete(struct bbmap_dso *d);
 enum bbmap_dso_kind bbmap_dso__classify(const char *name, bool kernel_side);
 void bbmap_dso__set_detail(struct bbmap_dso *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Run-time address in map -> module vaddr (or file offset / run-time address without code). */
-uint64_t bbmap_dso__map_vaddr(struct bbmap_dso *d, const struct bbmap_map *map, uint64_t addr);
-/* The same, and the run-time addresses [*lo, *hi) of the map around addr whose module vaddr
- * is theirs plus the same amount (vaddr - addr). */
+/* Run-time address in map -> module vaddr (or file offset / run-time address without code),
+ * and the run-time addresses [*lo, *hi) of the map around addr whose module vaddr is theirs
+ * plus the same amount (vaddr - addr). */
 uint64_t bbmap_dso__map_vaddr_range(struct bbmap_dso *d, const struct bbmap_map *map,
 				    uint64_t addr, uint64_t *lo, uint64_t *hi);
 /* Build-ids equal up to trailing zero padding (perf pads ids without a size to 20). */

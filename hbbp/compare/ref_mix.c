@@ -400,7 +400,7 @@ static struct bbmap_module *module_get(const char *path)
 				path);
 			return NULL;
 		}
-		if (bbmap_module__open(&e->m, path, NULL))
+		if (bbmap_module__open_flags(&e->m, path, NULL, 0))
 			e->m = NULL;
 	}
 	return e->m;

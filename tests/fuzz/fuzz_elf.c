@@ -33,7 +33,7 @@ static uint64_t walk(struct bbmap_module *m, uint64_t vaddr)
 		sink += b->end - b->start;
 		for (k = 0; k < b->nr_insns; k++)
 			sink += b->insns[k].len + b->insns[k].mnemonic[0] + b->insns[k].iclass[0];
-		if (bbmap_module__block_after(m, b, &next) || !next)
+		if (bbmap_module__block_at(m, b->end, &next) || !next)
 			break;
 		b = next;
 	}

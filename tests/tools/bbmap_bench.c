@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bbmap_bench FILE [MIN_MB_PER_S]\n");
 		return 2;
 	}
-	err = bbmap_module__open(&m, argv[1], NULL);
+	err = bbmap_module__open_flags(&m, argv[1], NULL, 0);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", argv[1], hbbp_strerror(err));
 		return 2;

@@ -82,7 +82,7 @@ static void dump_range(struct bbmap_module *m, uint64_t start, uint64_t end)
 		printf("\n");
 		for (i = 0; i < b->nr_insns; i++)
 			print_insn(&b->insns[i]);
-		if (b->end >= end || bbmap_module__block_after(m, b, &b))
+		if (b->end >= end || bbmap_module__block_at(m, b->end, &b))
 			break;
 	}
 }

@@ -1,6 +1,6 @@
 /* Test tool: checks bbmap's decoding of a binary against `objdump -d -z --no-show-raw-insn`
  * output read from stdin (an independent disassembler). For every STEP-th function symbol
- * (about MAX functions in all), decoded whole through bbmap_module__block_at/_block_after:
+ * (about MAX functions in all), decoded whole through bbmap_module__block_at, block after block:
  *   - the instruction starts equal objdump's in the function's range (both ways),
  *   - every block starts at an objdump instruction start,
  *   - the instruction after every objdump control transfer starts a block.
@@ -141,7 +141,7 @@ static void check_range(struct bbmap_module *m, const char *name, uint64_t start
 			}
 			starts[n++] = b->insns[k].addr;
 		}
-		if (b->end >= end || bbmap_module__block_after(m, b, &b))
+		if (b->end >= end || bbmap_module__block_at(m, b->end, &b))
 			break;
 	}
 	ninsn += n;
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
 	}
 	file = argv[1];
 	read_objdump();
-	err = bbmap_module__open(&m, argv[1], NULL);
+	err = bbmap_module__open_flags(&m, argv[1], NULL, 0);
 	if (err) {
 		printf("FAIL open %s: %s\n", argv[1], hbbp_strerror(err));
 		return 1;

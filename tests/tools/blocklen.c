@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 				continue;
 			names[nmods] = strdup(line);
 			mods[nmods] = NULL;
-			if (bbmap_module__open(&mods[nmods], line, NULL))
+			if (bbmap_module__open_flags(&mods[nmods], line, NULL, 0))
 				mods[nmods] = NULL;
 			nmods++;
 		}
