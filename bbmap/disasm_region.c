@@ -57,23 +57,6 @@ size_t mod_text__add(struct mod_text_buf *t, const char *s)
 	return off;
 }
 
-char *mod_text__room(struct mod_text_buf *t, size_t n)
-{
-	if (t->len + n > t->cap &&
-	    grow_array((void **)&t->p, &t->cap, 1,
-		       t->len + n < TEXT_START ? TEXT_START : t->len + n, SIZE_MAX))
-		return NULL;
-	return t->p + t->len;
-}
-
-size_t mod_text__commit(struct mod_text_buf *t, size_t n)
-{
-	size_t off = t->len;
-
-	t->len += n;
-	return off;
-}
-
 static bool is_x86(const struct bbmap_module *m)
 {
 	return m->arch == BBMAP_ARCH_X86_64 || m->arch == BBMAP_ARCH_X86_32;
@@ -125,7 +108,7 @@ int mod_disasm__outline(const struct bbmap_module *m, struct mod_decoder *d, str
 	r->nr_insns = 0;
 	err = mod_disasm__grow(d, (r->end - r->start) / 4 + 16);
 	if (!err)
-		err = mod_zydis__outline(m, d, r, code);
+		err = mod_zydis__region(m, d, r, code, NULL);
 	if (!err) {
 		d->stats.bytes_decoded += r->end - r->start;
 		d->stats.nr_insns += r->nr_insns;

@@ -67,11 +67,6 @@ static void od_spelling(const char *zy, char *out, size_t n)
 	snprintf(out, n, "%s", zy);
 }
 
-void mod_zydis__od_spelling(const char *zydis_mnemonic, char *out, size_t n)
-{
-	od_spelling(zydis_mnemonic, out, n);
-}
-
 enum pseudo { PSEUDO_NONE, PSEUDO_VPCMP, PSEUDO_PCLMUL, PSEUDO_CMP, PSEUDO_VCMP };
 
 static bool ends(const char *s, size_t l, const char *suf);
@@ -597,33 +592,35 @@ int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struc
 		return err;
 	while (left) {
 		struct bbmap_insn *in;
-		size_t off;
+		char t[TEXT_MAX];
+		size_t off = 0, tl;
 
 		if (r->nr_insns == d->scr_cap && mod_disasm__grow(d, (size_t)r->nr_insns + 1))
 			return -ENOMEM;
 		in = &d->scr_insns[r->nr_insns];
-		memset(in, 0, sizeof(*in));
+		if (text)
+			memset(in, 0, sizeof(*in));
 		in->addr = addr;
 		st = decode_step(d, r, code, addr, &left, &ctx, &zi);
-		if (ZYAN_SUCCESS(st))
+		/* the outline decodes the operands of branches only */
+		if (ZYAN_SUCCESS(st) && (text || needs_target(&zi, branch_flags(&zi))))
 			st = ZydisDecoderDecodeOperands(&d->zy_dec, &ctx, &zi, ops, zi.operand_count);
 		if (!ZYAN_SUCCESS(st)) {
 			/* Undecodable: one byte as BAD, counted, then go on. */
 			count_bad(d, st, in);
 			in->mnemonic = bad_mn;
 			in->iclass = "INVALID";
-			off = mod_text__add(text, "");
+			off = text ? mod_text__add(text, "") : 0;
+		} else if (!text) {
+			in->len = zi.length;
+			in->flags = branch_flags(&zi);
+			if (needs_target(&zi, in->flags))
+				in->flags |= branch_target(m, &zi, ops, addr, &in->target);
 		} else {
-			char *t;
-			size_t tl;
-
 			err = mod_zydis__attrs(m, d, &zi, ops, addr, in);
 			if (err)
 				return err;
 			in->len = zi.length;
-			t = mod_text__room(text, TEXT_MAX);
-			if (!t)
-				return -ENOMEM;
 			tl = m->no_operands ? 0 : operand_text(&zi, ops, addr, t);
 			t[tl] = 0;
 			if (in->flags & BBMAP_INSN_PSEUDO_OP) {
@@ -631,57 +628,14 @@ int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struc
 				char *c = memrchr(t, ',', tl);
 
 				in->flags &= (uint16_t)~BBMAP_INSN_PSEUDO_OP;
-				if (c) {
+				if (c)
 					*c = 0;
-					tl = (size_t)(c - t);
-				}
 			}
-			off = mod_text__commit(text, tl + 1);
+			off = mod_text__add(text, t);
 		}
 		if (off == (size_t)-1)
 			return -ENOMEM;
 		in->operands = (const char *)(uintptr_t)off;
-		code += in->len;
-		left -= in->len;
-		addr += in->len;
-		r->nr_insns++;
-	}
-	return 0;
-}
-
-int mod_zydis__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
-		       const uint8_t *code)
-{
-	ZydisDecodedInstruction zi;
-	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	ZydisDecoderContext ctx;
-	size_t left = r->end - r->start;
-	uint64_t addr = r->start;
-	ZyanStatus st;
-	int err;
-
-	err = mod_zydis__open(m, d);
-	if (err)
-		return err;
-	while (left) {
-		struct bbmap_insn *in;
-
-		if (r->nr_insns == d->scr_cap && mod_disasm__grow(d, (size_t)r->nr_insns + 1))
-			return -ENOMEM;
-		in = &d->scr_insns[r->nr_insns];
-		in->addr = addr;
-		/* the same steps as mod_zydis__region, the operands only of branches */
-		st = decode_step(d, r, code, addr, &left, &ctx, &zi);
-		in->flags = ZYAN_SUCCESS(st) ? branch_flags(&zi) : 0;
-		if (ZYAN_SUCCESS(st) && needs_target(&zi, in->flags)) {
-			st = ZydisDecoderDecodeOperands(&d->zy_dec, &ctx, &zi, ops, zi.operand_count);
-			if (ZYAN_SUCCESS(st))
-				in->flags |= branch_target(m, &zi, ops, addr, &in->target);
-		}
-		if (!ZYAN_SUCCESS(st))
-			count_bad(d, st, in);
-		else
-			in->len = zi.length;
 		code += in->len;
 		left -= in->len;
 		addr += in->len;

@@ -80,7 +80,6 @@ struct mod_decoder {
 
 /* The module: its file, symbols and code, its decoded regions, its decoder. */
 struct bbmap_module {
-	int refcnt;
 	char *path;
 	char *debug_file;		/* separate debug info actually used, or NULL */
 	int fd, dbg_fd;
@@ -175,10 +174,6 @@ bool mod_disasm__can_outline(const struct bbmap_module *m);
 int mod_disasm__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r);
 /* Appends s and returns its offset, or (size_t)-1 on allocation failure. */
 size_t mod_text__add(struct mod_text_buf *t, const char *s);
-/* Room for n bytes at the end (NULL on allocation failure); __commit keeps the first n of
- * them (a string and its NUL) and returns their offset. */
-char *mod_text__room(struct mod_text_buf *t, size_t n);
-size_t mod_text__commit(struct mod_text_buf *t, size_t n);
 /* Room for at least need scratch instructions (util/grow.h): 0 or -ENOMEM. */
 int mod_disasm__grow(struct mod_decoder *d, size_t need);
 
@@ -186,15 +181,12 @@ int mod_disasm__grow(struct mod_decoder *d, size_t need);
  * of Zydis's ISA extension, ISA set and category names insn_attr.h lacks (0 expected). */
 unsigned mod_zydis__init(void);
 int mod_zydis__open(const struct bbmap_module *m, struct mod_decoder *d);
+/* __region with text NULL decodes the outline (see mod_disasm__outline). */
 int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
 		      const uint8_t *code, struct mod_text_buf *text);
-int mod_zydis__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
-		       const uint8_t *code);
 int mod_zydis__attrs(const struct bbmap_module *m, struct mod_decoder *d,
 		     const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
 		     uint64_t addr, struct bbmap_insn *in);
-/* objdump's spelling of a Zydis mnemonic (condition codes: jnz -> jne, cmovnbe -> cmova). */
-void mod_zydis__od_spelling(const char *zydis_mnemonic, char *out, size_t n);
 
 /* disasm_capstone.c: Arm. */
 int mod_capstone__region(const struct bbmap_module *m, struct mod_decoder *d,
