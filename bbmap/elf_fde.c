@@ -24,26 +24,6 @@ static uint32_t rd32(const uint8_t *p)
 	return v;
 }
 
-static bool find_scn(struct bbmap_module *m, const char *name, GElf_Shdr *out)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(m->elf, &shstrndx) != 0)
-		return false;
-	while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
-		const char *nm;
-
-		if (!gelf_getshdr(scn, out) || out->sh_type == SHT_NOBITS)
-			continue;
-		nm = elf_strptr(m->elf, shstrndx, out->sh_name);
-		if (nm && !strcmp(nm, name))
-			return out->sh_offset <= m->image_size &&
-			       out->sh_size <= m->image_size - out->sh_offset;
-	}
-	return false;
-}
-
 static int fde_cmp(const void *a, const void *b)
 {
 	const struct mod_fde *x = a, *y = b;
@@ -81,8 +61,8 @@ static bool fde_table(struct bbmap_module *m)
 	if (m->fde_state)
 		return m->fde_state == 1;
 	m->fde_state = 2;
-	if (m->e_type == ET_REL || !find_scn(m, ".eh_frame_hdr", &hdr) ||
-	    !find_scn(m, ".eh_frame", &eh) || hdr.sh_size < 12)
+	if (m->e_type == ET_REL || !mod_elf__section(m, ".eh_frame_hdr", &hdr) ||
+	    !mod_elf__section(m, ".eh_frame", &eh) || hdr.sh_size < 12)
 		return false;
 	h = m->image + hdr.sh_offset;
 	/* version 1; eh_frame_ptr any 4-byte form; fde_count udata4; table datarel sdata4 */

@@ -672,6 +672,26 @@ void mod_elf__unload(struct bbmap_module *m)
 	free(m->debug_file);
 }
 
+Elf_Scn *mod_elf__section(const struct bbmap_module *m, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
+		const char *nm;
+
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
+			continue;
+		nm = elf_strptr(m->elf, shstrndx, sh->sh_name);
+		if (nm && !strcmp(nm, name))
+			return sh->sh_offset <= m->image_size &&
+			       sh->sh_size <= m->image_size - sh->sh_offset ? scn : NULL;
+	}
+	return NULL;
+}
+
 /* Any defined symbol of that name in the symbol tables (aliases included), by scanning:
  * used rarely (kernel relocation symbols such as _text and _stext share an address). */
 static int find_name(const struct bbmap_module *m, Elf *elf, const char *name, uint64_t *addr)

@@ -23,26 +23,8 @@ static int cmp_got(const void *a, const void *b)
 	return x->got < y->got ? -1 : x->got > y->got;
 }
 
-static bool find_scn(Elf *elf, size_t shstrndx, const char *name, Elf_Scn **scn, GElf_Shdr *sh)
-{
-	Elf_Scn *s = NULL;
-
-	while ((s = elf_nextscn(elf, s)) != NULL) {
-		const char *n;
-
-		if (!gelf_getshdr(s, sh))
-			continue;
-		n = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (n && !strcmp(n, name)) {
-			*scn = s;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* The .rela.plt relocations with their symbol names, in table order. */
-static size_t read_relocs(struct bbmap_module *m, size_t shstrndx, struct got_rel **out)
+static size_t read_relocs(struct bbmap_module *m, struct got_rel **out)
 {
 	Elf_Scn *scn, *symscn;
 	GElf_Shdr sh, symsh;
@@ -50,9 +32,8 @@ static size_t read_relocs(struct bbmap_module *m, size_t shstrndx, struct got_re
 	size_t n, i, k = 0;
 
 	*out = NULL;
-	if (!find_scn(m->elf, shstrndx, ".rela.plt", &scn, &sh) || sh.sh_type != SHT_RELA ||
-	    !sh.sh_entsize || sh.sh_offset > m->image_size ||
-	    sh.sh_size > m->image_size - sh.sh_offset)
+	scn = mod_elf__section(m, ".rela.plt", &sh);
+	if (!scn || sh.sh_type != SHT_RELA || !sh.sh_entsize)
 		return 0;
 	symscn = elf_getscn(m->elf, sh.sh_link);
 	if (!symscn || !gelf_getshdr(symscn, &symsh) || symsh.sh_offset > m->image_size ||
@@ -89,14 +70,6 @@ static size_t read_relocs(struct bbmap_module *m, size_t shstrndx, struct got_re
 	return k;
 }
 
-static const uint8_t *bytes_of(const struct bbmap_module *m, const GElf_Shdr *sh)
-{
-	if (sh->sh_type != SHT_PROGBITS || sh->sh_offset > m->image_size ||
-	    sh->sh_size > m->image_size - sh->sh_offset)
-		return NULL;
-	return m->image + sh->sh_offset;
-}
-
 static int add(struct mod_plt *p, uint64_t addr, uint64_t size, const char *name)
 {
 	if (grow_one((void **)&p->e, &p->cap, sizeof(*p->e), p->nr))
@@ -105,21 +78,20 @@ static int add(struct mod_plt *p, uint64_t addr, uint64_t size, const char *name
 	return 0;
 }
 
-static void plt_x86_64(struct bbmap_module *m, size_t shstrndx, struct got_rel *rel, size_t nrel,
+static void plt_x86_64(struct bbmap_module *m, struct got_rel *rel, size_t nrel,
 		       struct mod_plt *p)
 {
-	Elf_Scn *scn;
 	GElf_Shdr sh;
 	const uint8_t *b;
 	uint64_t off, first = 16;
 
-	if (find_scn(m->elf, shstrndx, ".plt.sec", &scn, &sh))
+	if (mod_elf__section(m, ".plt.sec", &sh))
 		first = 0;
-	else if (!find_scn(m->elf, shstrndx, ".plt", &scn, &sh))
+	else if (!mod_elf__section(m, ".plt", &sh))
 		return;
-	b = bytes_of(m, &sh);
-	if (!b)
+	if (sh.sh_type != SHT_PROGBITS)
 		return;
+	b = m->image + sh.sh_offset;
 	qsort(rel, nrel, sizeof(*rel), cmp_got);
 	for (off = first; off + 16 <= sh.sh_size; off += 16) {
 		unsigned k;
@@ -140,14 +112,13 @@ static void plt_x86_64(struct bbmap_module *m, size_t shstrndx, struct got_rel *
 	}
 }
 
-static void plt_aarch64(struct bbmap_module *m, size_t shstrndx, struct got_rel *rel, size_t nrel,
+static void plt_aarch64(struct bbmap_module *m, struct got_rel *rel, size_t nrel,
 			struct mod_plt *p)
 {
-	Elf_Scn *scn;
 	GElf_Shdr sh;
 	size_t i;
 
-	if (!find_scn(m->elf, shstrndx, ".plt", &scn, &sh) || !bytes_of(m, &sh))
+	if (!mod_elf__section(m, ".plt", &sh) || sh.sh_type != SHT_PROGBITS)
 		return;
 	for (i = 0; i < nrel && 32 + (i + 1) * 16 <= sh.sh_size; i++)
 		if (add(p, sh.sh_addr + 32 + i * 16, 16, rel[i].name))
@@ -157,15 +128,15 @@ static void plt_aarch64(struct bbmap_module *m, size_t shstrndx, struct got_rel 
 void mod_elf__plt(struct bbmap_module *m, struct mod_plt *p)
 {
 	struct got_rel *rel;
-	size_t shstrndx, nrel;
+	size_t nrel;
 
 	memset(p, 0, sizeof(*p));
-	if (m->e_type == ET_REL || elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+	if (m->e_type == ET_REL)
 		return;
-	nrel = read_relocs(m, shstrndx, &rel);
+	nrel = read_relocs(m, &rel);
 	if (nrel && m->arch == BBMAP_ARCH_X86_64)
-		plt_x86_64(m, shstrndx, rel, nrel, p);
+		plt_x86_64(m, rel, nrel, p);
 	else if (nrel && m->arch == BBMAP_ARCH_AARCH64)
-		plt_aarch64(m, shstrndx, rel, nrel, p);
+		plt_aarch64(m, rel, nrel, p);
 	free(rel);
 }

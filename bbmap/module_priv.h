@@ -147,6 +147,9 @@ int mod_elf__load(struct bbmap_module *m, const char *debug_path);
 void mod_elf__unload(struct bbmap_module *m);
 int mod_elf__symbol_addr(const struct bbmap_module *m, const char *name, uint64_t *addr);
 const struct mod_code_range *mod_elf__code_range(const struct bbmap_module *m, uint64_t vaddr);
+/* The section of that name in the main file, *sh its header: NULL when there is none, or
+ * when it is NOBITS or does not lie inside the file. */
+Elf_Scn *mod_elf__section(const struct bbmap_module *m, const char *name, GElf_Shdr *sh);
 
 /* elf_fde.c: [start, end) of the FDE holding vaddr; -ENOENT none; -EOPNOTSUPP when the
  * file has no .eh_frame_hdr table in the usual encodings (use libdw's rows then). */
