@@ -354,31 +354,13 @@ static struct bbmap_dso *session__findnew_dso(struct bbmap_session *s, const cha
 	return d;
 }
 
-void bbmap_session__drop_pages(struct bbmap_session *s)
+void bbmap_session__drop(struct bbmap_session *s, void (*drop)(struct bbmap_module *m))
 {
 	size_t i;
 
 	for (i = 0; i < s->nr_dsos; i++)
 		if (s->dsos[i]->mod)
-			bbmap_module__drop_pages(s->dsos[i]->mod);
-}
-
-void bbmap_session__drop_insns(struct bbmap_session *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr_dsos; i++)
-		if (s->dsos[i]->mod)
-			bbmap_module__drop_insns(s->dsos[i]->mod);
-}
-
-void bbmap_session__drop_code(struct bbmap_session *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr_dsos; i++)
-		if (s->dsos[i]->mod)
-			bbmap_module__drop_code(s->dsos[i]->mod);
+			drop(s->dsos[i]->mod);
 }
 
 struct bbmap_dso *bbmap_session__dso(const struct bbmap_session *s, size_t i)

@@ -149,12 +149,8 @@ const char *bbmap_dso__path(const struct bbmap_dso *d);		/* resolved file, or NU
 const char *bbmap_dso__status_detail(const struct bbmap_dso *d);	/* why missing/refused */
 /* Symbol name for a dso without code (kallsyms, perf map), or NULL. */
 const char *bbmap_dso__symbol_name(struct bbmap_dso *d, uint64_t vaddr, uint64_t *sym_start);
-/* bbmap_module__drop_pages on every module opened. */
-void bbmap_session__drop_pages(struct bbmap_session *s);
-/* bbmap_module__drop_insns on every module opened. */
-void bbmap_session__drop_insns(struct bbmap_session *s);
-/* bbmap_module__drop_code on every module opened. */
-void bbmap_session__drop_code(struct bbmap_session *s);
+/* drop (bbmap_module__drop_pages, __drop_insns, __drop_code) on every module opened. */
+void bbmap_session__drop(struct bbmap_session *s, void (*drop)(struct bbmap_module *m));
 /* Iterate over all dsos (for summaries): returns NULL after the last. */
 struct bbmap_dso *bbmap_session__dso(const struct bbmap_session *s, size_t i);
 

@@ -72,7 +72,7 @@ static int code_add_leaders(void *ctx, const struct hbbp_leaders *l)
 			if (bbmap_module__add_leader(l->lists[i].mod, l->lists[i].vaddrs[k]) ==
 			    -ENOMEM)
 				err = -ENOMEM;
-	bbmap_session__drop_pages(ctx);
+	bbmap_session__drop(ctx, bbmap_module__drop_pages);
 	return err;
 }
 
@@ -144,13 +144,13 @@ static size_t ops_module_build_id(void *ctx, const struct bbmap_module *m, const
 
 static void ops_drop_insns(void *ctx)
 {
-	bbmap_session__drop_insns(ctx);
-	bbmap_session__drop_pages(ctx);
+	bbmap_session__drop(ctx, bbmap_module__drop_insns);
+	bbmap_session__drop(ctx, bbmap_module__drop_pages);
 }
 
 static void ops_drop_code(void *ctx)
 {
-	bbmap_session__drop_code(ctx);
+	bbmap_session__drop(ctx, bbmap_module__drop_code);
 #ifdef __GLIBC__
 	malloc_trim(0);		/* the blocks were many small arrays: their pages go back */
 #endif
