@@ -44,7 +44,7 @@ static int put_csv(FILE *f, char **buf, size_t *cap, const char *s, size_t k, ch
 
 /* One part of the code, listed by one thread with its own module instance (a module is used
  * by one thread at a time): from start in code range ri to end in code range ri_end, written
- * to f (stdout for the first part, a temporary file for the others). */
+ * to f (a temporary file; stdout for the whole code in one part). */
 struct chunk {
 	const char *path;
 	bool csv;
@@ -57,7 +57,6 @@ struct chunk {
 	uint64_t nr_insns, unreached, bytes_bad, bytes_cut;
 	int err;
 	int out_err;			/* -ENOMEM once a CSV field had no memory */
-	struct worker th;
 };
 
 /* The line of one instruction: text "*ADDR: LEN MNEMONIC OPERANDS\t# ICLASS isa isa_set
@@ -147,23 +146,24 @@ static void walk(struct chunk *c, struct bbmap_module *m)
 	}
 }
 
-static void *chunk_thread(void *arg)
+/* Lists part item of the parts at ctx to its temporary file, with a module of its own. */
+static void list_part(void *ctx, size_t item, unsigned int worker)
 {
-	struct chunk *c = arg;
+	struct chunk *c = (struct chunk *)ctx + item;
 	struct bbmap_module *m;
 	struct bbmap_module_stats st;
 
+	(void)worker;
 	c->err = bbmap_module__open_flags(&m, c->path, NULL, BBMAP_MODULE_NO_LINES);
 	if (c->err) {
 		fprintf(stderr, "hbbp-convert: disasm: %s: %s\n", c->path, hbbp_strerror(c->err));
-		return NULL;
+		return;
 	}
 	walk(c, m);
 	bbmap_module__stats(m, &st);
 	c->bytes_bad = st.bytes_bad;
 	c->bytes_cut = st.bytes_cut;
 	bbmap_module__delete(m);
-	return NULL;
 }
 
 /* Threads by default: 2, or 1 when the CPUs are busy (the load average leaves none idle), as
@@ -247,38 +247,6 @@ static int copy_out(struct chunk *c)
 	return ferror(c->f) ? -EIO : 0;
 }
 
-/* The parts' outputs, the CSV header, and the threads of the parts after the first: the
- * number of parts that run (fewer when a temporary file or a thread was refused), err set on
- * failure. */
-static size_t start_parts(struct chunk *ch, size_t n, bool csv, int *err)
-{
-	size_t k, f;
-
-	/* The first part goes to stdout from this thread, the others to temporary files from
-	 * their threads, written after it in order. */
-	ch[0].f = stdout;
-	for (k = 1; k < n; k++) {
-		ch[k].f = tmpfile();
-		if (!ch[k].f) {
-			pr_err("disasm: %s", strerror(errno));
-			*err = -EIO;
-			n = k;
-		}
-	}
-	if (csv)
-		fputs("address,length,mnemonic,operands,iclass,isa,isa_set,category,width,mem,"
-		      "block_start,symbol\n", stdout);
-	for (k = 1; k < n; k++) {
-		if (worker__start(&ch[k].th, chunk_thread, &ch[k])) {
-			pr_err("disasm: cannot start a thread: %s", strerror(EAGAIN));
-			for (f = k; f < n; f++)
-				fclose(ch[f].f);
-			return k;
-		}
-	}
-	return n;
-}
-
 /* The last line on stderr: instructions and undecodable bytes. */
 static void print_counts(const char *path, uint64_t nr_insns, uint64_t unreached,
 			 uint64_t bytes_bad, uint64_t bytes_cut)
@@ -300,8 +268,8 @@ int cmd_disasm(int argc, char **argv)
 	struct cli_args a;
 	struct bbmap_module *m;
 	struct bbmap_module_stats st;
-	struct chunk ch[MAX_JOBS];
-	uint64_t nr_insns = 0, unreached = 0, bytes_bad, bytes_cut;
+	struct chunk ch[MAX_JOBS], whole = { 0 };
+	uint64_t nr_insns = 0, unreached = 0, bytes_bad = 0, bytes_cut = 0;
 	unsigned jobs = 0;
 	size_t n, k;
 	bool csv, in_step = true;
@@ -329,61 +297,52 @@ int cmd_disasm(int argc, char **argv)
 		return hbbp_exit_code(err);
 	}
 	n = plan(m, path, csv, jobs ? jobs : auto_jobs(), ch);
-	n = start_parts(ch, n, csv, &err);
-	if (n) {
-		walk(&ch[0], m);
-		err = ch[0].err == -HBBP_ENOTFOUND ? 0 : ch[0].err;
-		if (!err)
-			err = out_error(&ch[0]);
-	}
-	for (k = 1; k < n; k++) {
-		worker__join(&ch[k].th);
-		if (!err && ch[k].err && ch[k].err != -HBBP_ENOTFOUND)
-			err = ch[k].err;
-		if (!err)
-			err = out_error(&ch[k]);
-		/* a part starts where the walk of the previous one stopped, or the cut was not
-		 * clean: then the listing is done again in one walk */
-		if (ch[k - 1].reached != ch[k].start)
-			in_step = false;
-	}
-	bbmap_module__stats(m, &st);
-	bytes_bad = st.bytes_bad;
-	bytes_cut = st.bytes_cut;
-	nr_insns = n ? ch[0].nr_insns : 0;
-	unreached = n ? ch[0].unreached : 0;
-	for (k = 1; k < n && !err; k++) {
-		if (!in_step) {
-			struct chunk *c = &ch[k];
-
-			/* continue the one walk where it stopped, in this thread */
-			c->start = ch[k - 1].reached > c->start && ch[k - 1].ri_end == c->ri ?
-				   ch[k - 1].reached : c->start;
-			fclose(c->f);
-			c->f = stdout;
-			c->nr_insns = c->unreached = 0;
-			walk(c, m);
-			err = c->err == -HBBP_ENOTFOUND ? 0 : c->err;
+	if (csv)
+		fputs("address,length,mnemonic,operands,iclass,isa,isa_set,category,width,mem,"
+		      "block_start,symbol\n", stdout);
+	/* Parts on threads, each to a temporary file, written in order; when a part does not
+	 * start where the walk of the previous one stopped (the cut was not clean), the
+	 * listing is made again in one walk. */
+	for (k = 0; k < n && n > 1; k++)
+		if (!(ch[k].f = tmpfile())) {
+			pr_err("disasm: %s", strerror(errno));
+			err = -EIO;
+			n = k;
+		}
+	if (n > 1 && !err) {
+		parallel_for(n, (unsigned)n, list_part, ch);
+		for (k = 0; k < n && !err; k++) {
+			err = ch[k].err == -HBBP_ENOTFOUND ? 0 : ch[k].err;
 			if (!err)
-				err = out_error(c);
-		} else {
+				err = out_error(&ch[k]);
+			in_step &= !k || ch[k - 1].reached == ch[k].start;
+		}
+		for (k = 0; k < n && !err && in_step; k++) {
 			err = copy_out(&ch[k]);
+			nr_insns += ch[k].nr_insns;
+			unreached += ch[k].unreached;
 			bytes_bad += ch[k].bytes_bad;
 			bytes_cut += ch[k].bytes_cut;
 		}
-		nr_insns += ch[k].nr_insns;
-		unreached += ch[k].unreached;
 	}
-	if (!in_step) {
+	if (n && !err && (n == 1 || !in_step)) {
+		plan(m, path, csv, 1, &whole);
+		whole.f = stdout;
+		walk(&whole, m);
+		err = whole.err == -HBBP_ENOTFOUND ? 0 : whole.err;
+		if (!err)
+			err = out_error(&whole);
 		bbmap_module__stats(m, &st);
+		nr_insns = whole.nr_insns;
+		unreached = whole.unreached;
 		bytes_bad = st.bytes_bad;
 		bytes_cut = st.bytes_cut;
 	}
-	for (k = 0; k < n; k++) {
-		if (ch[k].f != stdout)
-			fclose(ch[k].f);
+	for (k = 0; k < n && n > 1; k++)
+		fclose(ch[k].f);
+	for (k = 0; k < n; k++)
 		free(ch[k].field);
-	}
+	free(whole.field);
 	bbmap_module__delete(m);
 	if (err == -EIO || (!err && (fflush(stdout) || ferror(stdout)))) {
 		pr_err("disasm: write error: %s", strerror(errno));
