@@ -80,40 +80,30 @@ int mod_disasm__scratch(const struct bbmap_module *m, struct mod_decoder *d, str
 
 	if (!code)
 		return -HBBP_ENOTFOUND;
-	text->p = d->scr_text;
-	text->cap = d->scr_text_cap;
-	text->len = 0;
+	if (text) {
+		text->p = d->scr_text;
+		text->cap = d->scr_text_cap;
+		text->len = 0;
+	}
 	r->nr_insns = 0;
 	err = mod_disasm__grow(d, (r->end - r->start) / 4 + 16);
 	if (!err)
 		err = is_x86(m) ? mod_zydis__region(m, d, r, code, text) :
 				  mod_capstone__region(m, d, r, code, text);
-	d->scr_text = text->p;
-	d->scr_text_cap = text->cap;
+	if (text) {
+		d->scr_text = text->p;
+		d->scr_text_cap = text->cap;
+	}
+	if (!err) {
+		d->stats.bytes_decoded += r->end - r->start;
+		d->stats.nr_insns += r->nr_insns;
+	}
 	return err;
 }
 
 bool mod_disasm__can_outline(const struct bbmap_module *m)
 {
 	return is_x86(m);
-}
-
-int mod_disasm__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r)
-{
-	const uint8_t *code = region_code(m, r);
-	int err;
-
-	if (!code)
-		return -HBBP_ENOTFOUND;
-	r->nr_insns = 0;
-	err = mod_disasm__grow(d, (r->end - r->start) / 4 + 16);
-	if (!err)
-		err = mod_zydis__region(m, d, r, code, NULL);
-	if (!err) {
-		d->stats.bytes_decoded += r->end - r->start;
-		d->stats.nr_insns += r->nr_insns;
-	}
-	return err;
 }
 
 int mod_disasm__region(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r)
@@ -134,7 +124,5 @@ int mod_disasm__region(const struct bbmap_module *m, struct mod_decoder *d, stru
 	/* Operands were offsets into text until text stopped moving. */
 	for (i = 0; i < r->nr_insns; i++)
 		r->insns[i].operands = r->text + (uintptr_t)r->insns[i].operands;
-	d->stats.bytes_decoded += r->end - r->start;
-	d->stats.nr_insns += r->nr_insns;
 	return 0;
 }

@@ -594,7 +594,7 @@ static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start
 static int region_outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r)
 {
 	uint32_t i;
-	int err = mod_disasm__outline(m, d, r);
+	int err = mod_disasm__scratch(m, d, r, NULL);
 
 	if (err)
 		return err;

@@ -166,15 +166,13 @@ struct mod_text_buf {
  * capstone), into the module's scratch buffers, then keeps exact copies. */
 int mod_disasm__region(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r);
 /* The same into the decoder's scratch buffers only (d->scr_insns, r->nr_insns; operand
- * offsets into *text, which is the decoder's scratch text). */
+ * offsets into *text, which is the decoder's scratch text). With text NULL, where
+ * can_outline (x86), the region's outline: the instructions' addr, len, flags
+ * (BBMAP_INSN_BRANCH, _HAS_TARGET, _BAD ...) and target, the other fields unset; the same
+ * starts and counters. */
 int mod_disasm__scratch(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
 			struct mod_text_buf *text);
-/* Whether the region can be decoded lazily (x86), and its outline: the instructions'
- * addr, len, flags (BBMAP_INSN_BRANCH, _HAS_TARGET, _BAD ...) and target into the
- * scratch instructions, the other fields unset; the same starts and counters as
- * mod_disasm__region. */
 bool mod_disasm__can_outline(const struct bbmap_module *m);
-int mod_disasm__outline(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r);
 /* Appends s and returns its offset, or (size_t)-1 on allocation failure. */
 size_t mod_text__add(struct mod_text_buf *t, const char *s);
 /* Room for at least need scratch instructions (util/grow.h): 0 or -ENOMEM. */
@@ -184,7 +182,7 @@ int mod_disasm__grow(struct mod_decoder *d, size_t need);
  * of Zydis's ISA extension, ISA set and category names insn_attr.h lacks (0 expected). */
 unsigned mod_zydis__init(void);
 int mod_zydis__open(const struct bbmap_module *m, struct mod_decoder *d);
-/* __region with text NULL decodes the outline (see mod_disasm__outline). */
+/* __region with text NULL decodes the outline (see mod_disasm__scratch). */
 int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struct mod_region *r,
 		      const uint8_t *code, struct mod_text_buf *text);
 int mod_zydis__attrs(const struct bbmap_module *m, struct mod_decoder *d,
