@@ -21,7 +21,6 @@
 #include "bbmap/module_priv.h"
 #include "util/hbbp_err.h"
 #include "util/grow.h"
-#include "util/radix.h"
 #include "util/bsearch.h"
 #include "util/open_file.h"
 
@@ -356,31 +355,6 @@ static int cmp_cand(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The candidates by address (a stable radix sort), each address's best (cmp_cand's least,
- * the first of equals) first: all the loop below reads of a sort by cmp_cand (which it
- * falls back to without memory for the radix sort). */
-static void cands_sort(struct cand_sym *v, size_t nr)
-{
-	size_t a, b, best;
-
-	if (radix_sort_records(v, nr, sizeof(*v), offsetof(struct cand_sym, start))) {
-		qsort(v, nr, sizeof(*v), cmp_cand);
-		return;
-	}
-	for (a = 0; a < nr; a = b) {
-		best = a;
-		for (b = a + 1; b < nr && v[b].start == v[a].start; b++)
-			if (cmp_cand(&v[b], &v[best]) < 0)
-				best = b;
-		if (best != a) {
-			struct cand_sym t = v[a];
-
-			v[a] = v[best];
-			v[best] = t;
-		}
-	}
-}
-
 static int load_symbols(struct bbmap_module *m)
 {
 	struct cand_sym *v = NULL;
@@ -412,7 +386,7 @@ static int load_symbols(struct bbmap_module *m)
 		}
 		free(plt.e);
 	}
-	cands_sort(v, nr);
+	qsort(v, nr, sizeof(*v), cmp_cand);	/* by address, each address's best first */
 	m->syms = calloc(nr ? nr : 1, sizeof(*m->syms));
 	m->sym_state = calloc(nr ? nr : 1, 1);
 	if (!m->syms || !m->sym_state) {
