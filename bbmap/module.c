@@ -519,18 +519,10 @@ static int region_cut_blocks(const struct bbmap_module *m, struct mod_decoder *d
  * pseudo symbols). */
 static void region_attach_syms(struct bbmap_module *m, struct mod_region *r)
 {
-	/* bbmap_module__symbol_at for each block, with a cursor over the symbols */
-	long j = sym_floor(m, r->start);
 	uint32_t i;
 
-	for (i = 0; i < r->nr_blocks; i++) {
-		uint64_t a = r->blocks[i].start;
-
-		while ((size_t)(j + 1) < m->nr_syms && m->syms[j + 1].start <= a)
-			j++;
-		r->blocks[i].sym = j >= 0 && a - m->syms[j].start < m->syms[j].size ?
-				   sym_name_ready(m, (size_t)j) : fde_sym_at(m, a);
-	}
+	for (i = 0; i < r->nr_blocks; i++)
+		r->blocks[i].sym = bbmap_module__symbol_at(m, r->blocks[i].start);
 }
 
 /* Chooses [start, end) to decode for vaddr: its function (symbol or FDE range) clipped to
