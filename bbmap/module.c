@@ -58,22 +58,6 @@ void mod_module__exit(struct bbmap_module *m)
 	hmap__exit(&m->strs);
 }
 
-/* a += b */
-static void stats_add(struct bbmap_module_stats *a, const struct bbmap_module_stats *b)
-{
-	a->bytes_decoded += b->bytes_decoded;
-	a->nr_insns += b->nr_insns;
-	a->nr_bad += b->nr_bad;
-	a->nr_blocks += b->nr_blocks;
-	a->nr_regions += b->nr_regions;
-	a->nr_leaders += b->nr_leaders;
-	a->nr_leaders_misaligned += b->nr_leaders_misaligned;
-	a->nr_fde_syms += b->nr_fde_syms;
-	a->nr_windows += b->nr_windows;
-	a->bytes_bad += b->bytes_bad;
-	a->bytes_cut += b->bytes_cut;
-}
-
 /* ---- open / delete ---- */
 
 int bbmap_module__open_flags(struct bbmap_module **out, const char *path, const char *debug_path,
@@ -174,8 +158,7 @@ bool bbmap_module__has_lines(const struct bbmap_module *m) { return m->dwarf != 
 
 void bbmap_module__stats(const struct bbmap_module *m, struct bbmap_module_stats *st)
 {
-	*st = m->stats;
-	stats_add(st, &m->dec.stats);
+	*st = m->dec.stats;
 }
 
 /* ---- addresses and symbols ---- */
@@ -338,7 +321,7 @@ static const struct bbmap_symbol *fde_sym_at(struct bbmap_module *m, uint64_t va
 		(m->nr_fde_syms - lo) * sizeof(*m->fde_syms));
 	m->fde_syms[lo] = s;
 	m->nr_fde_syms++;
-	m->stats.nr_fde_syms++;
+	m->dec.stats.nr_fde_syms++;
 	return s;
 }
 
@@ -413,7 +396,7 @@ static int region_split(struct bbmap_module *m, struct mod_region *r, uint64_t v
 	uint32_t first;
 
 	if (bi < 0 || (ii = insn_index(r, vaddr)) < 0) {
-		m->stats.nr_leaders_misaligned++;
+		m->dec.stats.nr_leaders_misaligned++;
 		return -HBBP_ENOTFOUND;
 	}
 	if (r->blocks[bi].start == vaddr)
@@ -436,8 +419,8 @@ static int region_split(struct bbmap_module *m, struct mod_region *r, uint64_t v
 		b[0].may_be_bad = any_bad(b[0].insns, b[0].nr_insns);
 		b[1].may_be_bad = any_bad(b[1].insns, b[1].nr_insns);
 	}
-	m->stats.nr_blocks++;
-	m->stats.nr_leaders++;
+	m->dec.stats.nr_blocks++;
+	m->dec.stats.nr_leaders++;
 	return 0;
 }
 
@@ -548,7 +531,7 @@ static int region_bounds(struct bbmap_module *m, uint64_t vaddr, uint64_t *start
 	} else {
 		long i = sym_floor(m, vaddr);
 
-		m->stats.nr_windows++;
+		m->dec.stats.nr_windows++;
 		s = cs;
 		if (i >= 0 && m->syms[i].start + m->syms[i].size > s &&
 		    m->syms[i].start + m->syms[i].size <= vaddr)
@@ -696,7 +679,7 @@ static int region_insert(struct bbmap_module *m, struct mod_region *r)
 	memmove(&m->regions[ri + 1], &m->regions[ri], (m->nr_regions - ri) * sizeof(*m->regions));
 	m->regions[ri] = r;
 	m->nr_regions++;
-	m->stats.nr_regions++;
+	m->dec.stats.nr_regions++;
 	return 0;
 }
 

@@ -75,7 +75,8 @@ struct mod_decoder {
 	char *scr_text;
 	size_t scr_text_cap;
 	struct bbmap_module_stats stats;	/* what it decoded (bytes, instructions, bad,
-						 * blocks cut) */
+						 * blocks cut) and the module's regions,
+						 * leaders, windows */
 };
 
 /* The module: its file, symbols and code, its decoded regions, its decoder. */
@@ -120,7 +121,6 @@ struct bbmap_module {
 
 	struct hmap strs;		/* interned strings (see struct mod_decoder) */
 	struct mod_decoder dec;
-	struct bbmap_module_stats stats;	/* regions, leaders, windows; the decoder's apart */
 };
 
 /* Sets up m's strings and its decoder; __exit frees them. */
