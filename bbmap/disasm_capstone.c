@@ -17,11 +17,10 @@ static int open_handle(const struct bbmap_module *m, struct mod_decoder *d, bool
 {
 	cs_arch arch;
 	cs_mode mode;
-	bool *is_open = thumb ? &d->cs_thumb_open : &d->cs_open;
 
-	*h = thumb ? &d->cs_thumb : &d->cs;
-	*ci = thumb ? d->csi_thumb : d->csi;
-	if (*is_open)
+	*h = &d->cs[thumb];
+	*ci = d->csi[thumb];
+	if (d->cs_open[thumb])
 		return 0;
 	switch (m->arch) {
 	case BBMAP_ARCH_AARCH64:arch = CS_ARCH_ARM64; mode = CS_MODE_ARM; break;
@@ -37,30 +36,25 @@ static int open_handle(const struct bbmap_module *m, struct mod_decoder *d, bool
 		cs_close(*h);
 		return -HBBP_EUNSUPP;
 	}
-	*ci = cs_malloc(**h);
+	*ci = d->csi[thumb] = cs_malloc(**h);
 	if (!*ci) {
 		cs_close(*h);
 		return -ENOMEM;
 	}
-	if (thumb)
-		d->csi_thumb = *ci;
-	else
-		d->csi = *ci;
-	*is_open = true;
+	d->cs_open[thumb] = true;
 	return 0;
 }
 
 void mod_capstone__close(struct mod_decoder *d)
 {
-	if (d->cs_open) {
-		cs_free(d->csi, 1);
-		cs_close(&d->cs);
-	}
-	if (d->cs_thumb_open) {
-		cs_free(d->csi_thumb, 1);
-		cs_close(&d->cs_thumb);
-	}
-	d->cs_open = d->cs_thumb_open = false;
+	int t;
+
+	for (t = 0; t < 2; t++)
+		if (d->cs_open[t]) {
+			cs_free(d->csi[t], 1);
+			cs_close(&d->cs[t]);
+			d->cs_open[t] = false;
+		}
 }
 
 static bool region_is_thumb(const struct bbmap_module *m, uint64_t start)

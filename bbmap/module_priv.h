@@ -66,9 +66,9 @@ struct mod_decoder {
 					 * file names): bytes -> their one stable copy */
 	ZydisDecoder zy_dec;		/* x86: one decoder for the module's mode */
 	bool zy_open;
-	csh cs, cs_thumb;		/* Arm */
-	bool cs_open, cs_thumb_open;
-	cs_insn *csi, *csi_thumb;
+	csh cs[2];			/* Arm: [1] for Thumb */
+	bool cs_open[2];
+	cs_insn *csi[2];
 	const char *bad_mn;		/* "(bad)" interned, once asked for */
 	struct bbmap_insn *scr_insns;	/* decoding scratch, reused by every region */
 	size_t scr_cap;
