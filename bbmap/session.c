@@ -1,7 +1,7 @@
-/* The session: processes and their address spaces over time, the kernel maps, the dso
- * table, and the lookup of (pid, cpumode, address) -> (dso, module vaddr). Records are fed
- * in delivery order by the caller as plain values; this file knows nothing of perf.data.
- * Finding binaries lives in dso*.c, kernel.c and perfmap.c.
+/* The session: processes, their address spaces and their threads' names over time, the
+ * kernel maps, the dso table, and the lookup of (pid, cpumode, address) -> (dso, module
+ * vaddr). Records are fed in delivery order by the caller as plain values; this file knows
+ * nothing of perf.data. Finding binaries lives in dso*.c, kernel.c and perfmap.c.
  */
 #include <errno.h>
 #include <dirent.h>
@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bbmap/comm_timeline.h"
 #include "bbmap/session_priv.h"
 #include "util/hbbp_err.h"
 #include "util/grow.h"
@@ -28,6 +27,122 @@
 #define KERNEL_PID 0xffffffffu	/* machine pid -1: host kernel maps */
 /* User-mode addresses at or above this are tried in the kernel maps (x86-64, AArch64). */
 #define KERNEL_SPACE_START 0x8000000000000000ull
+
+/* ---- thread names ---- */
+
+/* The names of the recording's threads over time, as perf's thread model keeps them (each
+ * thread's list of comms): every name a thread takes (COMM, exec, the name a fork inherits),
+ * in record order. A sample is attributed to the name its thread has when the sample comes
+ * (records are fed in time order), through a thread key: the tid itself while the thread
+ * has its first name, else a key of its own for each later name (COMM_KEY_RENAMED | its
+ * number), so that the sums of one thread under two names stay apart.
+ */
+#define COMM_KEY_RENAMED 0x80000000u
+
+struct comm_name {
+	uint32_t pid, tid;
+	char *name;
+};
+
+struct comm_timeline {
+	struct hmap threads;		/* pid << 32 | tid -> struct comm_thread */
+	struct comm_name *names;	/* every name taken, in record order */
+	size_t nr, cap;
+};
+
+/* a thread's first name and its name now: indexes into names */
+struct comm_thread {
+	uint32_t first, now;
+};
+
+static void comm_timeline__init(struct comm_timeline *ct)
+{
+	memset(ct, 0, sizeof(*ct));
+	hmap__init(&ct->threads, 1, sizeof(struct comm_thread));
+}
+
+static void comm_timeline__exit(struct comm_timeline *ct)
+{
+	size_t i;
+
+	for (i = 0; i < ct->nr; i++)
+		free(ct->names[i].name);
+	free(ct->names);
+	hmap__exit(&ct->threads);
+	memset(ct, 0, sizeof(*ct));
+}
+
+static const struct comm_thread *timeline__thread(const struct comm_timeline *ct, uint32_t pid,
+						  uint32_t tid)
+{
+	const uint64_t key = (uint64_t)pid << 32 | tid;
+
+	return hmap__find(&ct->threads, &key);
+}
+
+/* Thread pid/tid is called name from now on. 0 or -ENOMEM. */
+static int comm_timeline__set(struct comm_timeline *ct, uint32_t pid, uint32_t tid, const char *name)
+{
+	const uint64_t key = (uint64_t)pid << 32 | tid;
+	const struct comm_thread *old = timeline__thread(ct, pid, tid);
+	struct comm_thread *t;
+	char *dup;
+
+	if (!name)
+		name = "";
+	if (old && !strcmp(ct->names[old->now].name, name))
+		return 0;		/* the same name again: nothing to tell apart */
+	dup = strdup(name);
+	if (!dup || grow_array((void **)&ct->names, &ct->cap, sizeof(*ct->names), ct->nr + 1,
+			       COMM_KEY_RENAMED - 1)) {
+		free(dup);
+		return -ENOMEM;
+	}
+	t = hmap__get(&ct->threads, &key, NULL);
+	if (!t) {
+		free(dup);
+		return -ENOMEM;
+	}
+	ct->names[ct->nr] = (struct comm_name){ .pid = pid, .tid = tid, .name = dup };
+	t->now = (uint32_t)ct->nr;
+	if (!old)
+		t->first = t->now;
+	ct->nr++;
+	return 0;
+}
+
+/* The thread's name now, or NULL when it has none. */
+static const char *comm_timeline__now(const struct comm_timeline *ct, uint32_t pid, uint32_t tid)
+{
+	const struct comm_thread *t = timeline__thread(ct, pid, tid);
+
+	return t ? ct->names[t->now].name : NULL;
+}
+
+/* The key of the thread's name now (see above): tid unless the thread was renamed. */
+static uint32_t comm_timeline__key(const struct comm_timeline *ct, uint32_t pid, uint32_t tid)
+{
+	const struct comm_thread *t = timeline__thread(ct, pid, tid);
+
+	return !t || t->now == t->first ? tid : COMM_KEY_RENAMED | t->now;
+}
+
+/* The name of thread key key of pid (and its thread's tid in *tid), or NULL (*tid = key)
+ * for a thread without a name. */
+static const char *comm_timeline__name(const struct comm_timeline *ct, uint32_t pid,
+				       uint32_t key, uint32_t *tid)
+{
+	const struct comm_thread *t = timeline__thread(ct, pid, key);
+	uint32_t i = key & ~COMM_KEY_RENAMED;
+
+	*tid = key;
+	if (t)		/* a tid: the thread's first name */
+		return ct->names[t->first].name;
+	if (!(key & COMM_KEY_RENAMED) || i >= ct->nr || ct->names[i].pid != pid)
+		return NULL;
+	*tid = ct->names[i].tid;
+	return ct->names[i].name;
+}
 
 struct proc {
 	uint32_t pid;

@@ -131,7 +131,7 @@ struct bbmap_session_stats {
 };
 void bbmap_session__stats(const struct bbmap_session *s, struct bbmap_session_stats *st);
 
-/* The key of thread pid/tid's name now (bbmap/comm_timeline.h): tid while the thread has its
+/* The key of thread pid/tid's name now (bbmap/session.c): tid while the thread has its
  * first name, another number for each later one. */
 uint32_t bbmap_session__thread_key(const struct bbmap_session *s, uint32_t pid, uint32_t tid);
 /* The name of thread key key of pid (else its process's name now), or NULL; *tid: the
