@@ -81,7 +81,8 @@ static const struct comm_thread *timeline__thread(const struct comm_timeline *ct
 }
 
 /* Thread pid/tid is called name from now on. 0 or -ENOMEM. */
-static int comm_timeline__set(struct comm_timeline *ct, uint32_t pid, uint32_t tid, const char *name)
+static int comm_timeline__set(struct comm_timeline *ct, uint32_t pid, uint32_t tid,
+			      const char *name)
 {
 	const uint64_t key = (uint64_t)pid << 32 | tid;
 	const struct comm_thread *old = timeline__thread(ct, pid, tid);
