@@ -166,16 +166,6 @@ static int drow_cmp(const void *pa, const void *pb)
 	return strcmp(x->key, y->key);
 }
 
-static int copy_cell(struct result_table *t, struct result_cell *dst, const struct result_cell *src)
-{
-	switch (src->type) {
-	case RES_TEXT: return result_cell__text(t, dst, src->s);
-	case RES_INT: result_cell__int(dst, src->i); return 0;
-	case RES_REAL: result_cell__real(dst, src->d); return 0;
-	default: return 0;
-	}
-}
-
 static void put_real(struct result_cell *c, double v)
 {
 	if (isfinite(v))
@@ -225,6 +215,7 @@ static int join_rows(const struct side *s, const struct item *items, size_t n,
 static int diff_table(struct result *out, const char *name, const struct side *s,
 		      const struct drow *rows, size_t nr, bool intervals, const char *v)
 {
+	static const char *const suffix[6] = { "a", "b", "a_lo", "a_hi", "b_lo", "b_hi" };
 	const struct result_table *ta = s[0].t;
 	const char *cols[MAX_KEYS + 8];
 	char spec[MAX_KEYS][160], vs[6][80];
@@ -239,12 +230,8 @@ static int diff_table(struct result *out, const char *name, const struct side *s
 			 c->type == RES_INT ? "int" : c->type == RES_REAL ? "real" : "text");
 		cols[nc++] = spec[i];
 	}
-	snprintf(vs[0], sizeof(vs[0]), "%s_a:real", v);
-	snprintf(vs[1], sizeof(vs[1]), "%s_b:real", v);
-	snprintf(vs[2], sizeof(vs[2]), "%s_a_lo:real", v);
-	snprintf(vs[3], sizeof(vs[3]), "%s_a_hi:real", v);
-	snprintf(vs[4], sizeof(vs[4]), "%s_b_lo:real", v);
-	snprintf(vs[5], sizeof(vs[5]), "%s_b_hi:real", v);
+	for (i = 0; i < 6; i++)
+		snprintf(vs[i], sizeof(vs[i]), "%s_%s:real", v, suffix[i]);
 	cols[nc++] = vs[0];
 	cols[nc++] = vs[1];
 	cols[nc++] = "ratio:real";
@@ -262,8 +249,14 @@ static int diff_table(struct result *out, const char *name, const struct side *s
 			err = -ENOMEM;
 			break;
 		}
-		for (k = 0; k < ks->nr_keys && !err; k++)
-			err = copy_cell(t, &c[j++], &result_table__row(ks->t, kr)[ks->keys[k]]);
+		for (k = 0; k < ks->nr_keys && !err; k++, j++) {
+			const struct result_cell *from = &result_table__row(ks->t, kr)[ks->keys[k]];
+
+			if (from->type == RES_TEXT)
+				err = result_cell__text(t, &c[j], from->s);
+			else
+				c[j] = *from;
+		}
 		result_cell__real(&c[j++], d->ca);
 		result_cell__real(&c[j++], d->cb);
 		if (d->ca > 0)

@@ -437,14 +437,6 @@ int ref_decode__symbol_addr(const char *path, const char *name, uint64_t *vaddr)
 	return bbmap_module__symbol_addr(m, name, vaddr);
 }
 
-static const struct bbmap_insn *insn_at(const char *path, uint64_t vaddr,
-					const struct bbmap_block **blkp);
-
-bool ref_decode__insn_ok(const char *path, uint64_t vaddr)
-{
-	return insn_at(path, vaddr, NULL) != NULL;
-}
-
 /* The bbmap instruction at vaddr of module path, or NULL. */
 static const struct bbmap_insn *insn_at(const char *path, uint64_t vaddr,
 					const struct bbmap_block **blkp)
@@ -462,6 +454,11 @@ static const struct bbmap_insn *insn_at(const char *path, uint64_t vaddr,
 			return &blk->insns[i];
 		}
 	return NULL;
+}
+
+bool ref_decode__insn_ok(const char *path, uint64_t vaddr)
+{
+	return insn_at(path, vaddr, NULL) != NULL;
 }
 
 int ref_decode__name_ips(struct ref_mix *m)
@@ -551,21 +548,16 @@ int ref_mix__ips(struct ref_mix *m, const struct ref_mix *hint, struct ref_ip **
 			struct bbmap_module *mod;
 			uint64_t start;
 			uint32_t i;
+			bool found = parse_block(key, name, sizeof(name), &start) &&
+				     (path = path_for(hint, name)) && (mod = module_get(path));
 
-			if (!parse_block(key, name, sizeof(name), &start) ||
-			    !(path = path_for(hint, name)) || !(mod = module_get(path))) {
-				if (pass) {
-					m->unresolved += agg.rows[r].count;
-					m->nr_unresolved++;
-				}
-				continue;
-			}
 			if (!pass) {
-				bbmap_module__add_leader(mod, start);
+				if (found)
+					bbmap_module__add_leader(mod, start);
 				continue;
 			}
-			if (bbmap_module__block_at(mod, start, &blk) || blk->start != start ||
-			    !blk->nr_insns) {
+			if (!found || bbmap_module__block_at(mod, start, &blk) ||
+			    blk->start != start || !blk->nr_insns) {
 				m->unresolved += agg.rows[r].count;
 				m->nr_unresolved++;
 				continue;
