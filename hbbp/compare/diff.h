@@ -54,7 +54,7 @@ bool diff__value_column(const char *name);
 struct sqlite3;
 /* Reads run run_id of our SQLite output path as a table "mix" of out: its mix, or with keys
  * by (comma-separated; NULL: the mix's) other than its mix's, the run pivoted by them from
- * its blocks (hbbp/compare/db_pivot.c: the keys, count, count_lo, count_hi). */
+ * its blocks (hbbp/compare/stored_run.c: the keys, count, count_lo, count_hi). */
 int diff__read_db(struct result *out, const char *path, int64_t run_id, const char *by);
 /* Run run_id of the database db (of path) pivoted by keys from its blocks as a table "mix"
  * of out; what the run did not store is refused naming the option that stores it

@@ -1,4 +1,8 @@
-/* A stored run pivoted by other keys than its mix's (hbbp/compare/diff.h, diff__read_db): the
+/* One run of our SQLite output read back (hbbp/compare/diff.h, ref.h): as a table for diff,
+ * and for `compare` (ref_sqlite__read) the `mix` table of the last run (key columns + count)
+ * and, from `blocks` ⋈ `instructions` ⋈ `modules`, per-instruction counts (every instruction
+ * of a block has the block's count) for the IP-level metrics.
+ * A stored run pivoted by other keys than its mix's (diff__pivot_db): the
  * rows summed by SQL from the database's blocks and instructions (thread_blocks for a thread
  * key, and for every key in a database of format version 1 or 2, whose blocks have no
  * batches), each key's value spelled as the mix spells it, and the counts' intervals from the
@@ -6,8 +10,8 @@
  * throttle_spread_N, as the mix's), rounded as the mix rounds them. What
  * the run did not store (its blocks per thread, its source lines, isa_set before version 3) is
  * refused naming the option that stores it.
- * Depends on hbbp/pivot/mix.h (rounding), hbbp/method/interval.h, writers/result.h, sqlite3;
- * never prints but through hbbp_log.
+ * Depends on hbbp/pivot/mix.h (rounding), hbbp/method/interval.h, hbbp/compare/ref.h,
+ * writers/result.h, sqlite3 and libc; never prints but through hbbp_log.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,12 +23,20 @@
 #include <sqlite3.h>
 
 #include "hbbp/compare/diff.h"
+#include "hbbp/compare/ref.h"
 #include "hbbp/method/interval.h"
 #include "hbbp/pivot/mix.h"
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
 
-#define MAX_KEYS 16
+#define MAX_KEYS 32		/* a stored mix's key columns */
+#define MAX_PIVOT_KEYS 16	/* the keys a stored run is pivoted by */
+
+static int db_err(const char *path, sqlite3 *db, const char *what)
+{
+	pr_err("%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "cannot open");
+	return -HBBP_EFORMAT;
+}
 
 /* What a key reads: the thread (thread_blocks), an instruction, the source lines */
 enum { NEED_THREAD = 1, NEED_INSN = 2, NEED_LINES = 4, NEED_ISA_SET = 8 };
@@ -70,16 +82,10 @@ struct pivot {
 	sqlite3 *db;
 	int64_t run;
 	size_t nr_keys;
-	size_t key[MAX_KEYS];		/* index in pkeys */
+	size_t key[MAX_PIVOT_KEYS];		/* index in pkeys */
 	unsigned needs;
 	double widen;			/* the intervals' widening: the largest throttle_spread_N */
 };
-
-static int pv_err(const struct pivot *p, const char *what)
-{
-	pr_err("%s: %s: %s", p->path, what, sqlite3_errmsg(p->db));
-	return -HBBP_EFORMAT;
-}
 
 /* One integer of a query with the run id as its parameter; dflt when no row or NULL. */
 static int64_t pv_int(const struct pivot *p, const char *sql, int64_t dflt)
@@ -110,7 +116,7 @@ static int pv_keys(struct pivot *p, const char *spec)
 			    (pkeys[k].alias && strlen(pkeys[k].alias) == n &&
 			     !strncmp(s, pkeys[k].alias, n)))
 				break;
-		if (k == NR_PKEYS || p->nr_keys == MAX_KEYS) {
+		if (k == NR_PKEYS || p->nr_keys == MAX_PIVOT_KEYS) {
 			pr_err("%s#%" PRId64 ": the key '%.*s' cannot be made from a stored run (keys: "
 			       "pid tid comm module symbol srcline mnemonic iclass isa isa_set category"
 			       " packing elem width mem): pivot the recording", p->path, p->run,
@@ -237,15 +243,15 @@ static int pv_rows(struct pivot *p, sqlite3_stmt *st, struct result_table *t)
 		result_cell__real(&c[nk + 1], hbbp_round_count(lo));
 		result_cell__real(&c[nk + 2], hbbp_round_count(hi));
 	}
-	return err ? err : rc == SQLITE_DONE ? 0 : pv_err(p, "pivoting the blocks");
+	return err ? err : rc == SQLITE_DONE ? 0 : db_err(p->path, p->db, "pivoting the blocks");
 }
 
 int diff__pivot_db(struct result *out, sqlite3 *db, const char *path, int64_t run_id,
 		   const char *keys)
 {
 	struct pivot p = { .path = path, .db = db, .run = run_id };
-	const char *cols[MAX_KEYS + 3];
-	char spec[MAX_KEYS][64];
+	const char *cols[MAX_PIVOT_KEYS + 3];
+	char spec[MAX_PIVOT_KEYS][64];
 	struct result_table *t;
 	sqlite3_stmt *st = NULL;
 	int64_t version = pv_int(&p, "PRAGMA user_version", 0);
@@ -276,7 +282,7 @@ int diff__pivot_db(struct result *out, sqlite3 *db, const char *path, int64_t ru
 	if (!sql)
 		return -ENOMEM;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
-		err = pv_err(&p, "the database has not the tables of a run");
+		err = db_err(path, db, "the database has not the tables of a run");
 	} else {
 		sqlite3_bind_int64(st, 1, run_id);
 		err = result__add_table(out, "mix", cols, k, &t);
@@ -289,4 +295,288 @@ int diff__pivot_db(struct result *out, sqlite3 *db, const char *path, int64_t ru
 		err = -HBBP_ENOTFOUND;
 	}
 	return err;
+}
+
+/* ---- the run's mix, and the last run as a reference for compare ---- */
+
+/* The mix columns of run run_id of db (run_meta mix_columns, format version 3: the database's
+ * mix holds every run's) as a select list into sel, its key columns comma-joined into keys;
+ * "*" and "" where the database does not say (versions 1 and 2: the mix is the run's). 0, or
+ * -HBBP_EFORMAT for a list that does not fit or names a column with a '"'. */
+static int diff__db_columns(sqlite3 *db, int64_t run_id, char *sel, size_t ssize,
+			    char *keys, size_t ksize)
+{
+	sqlite3_stmt *st = NULL;
+	const char *v = NULL, *p;
+	size_t sl = 0, kl = 0;
+
+	snprintf(sel, ssize, "*");
+	keys[0] = 0;
+	if (!sqlite3_prepare_v2(db, "select value from run_meta where run_id = ? and key ="
+				" 'mix_columns'", -1, &st, NULL)) {
+		sqlite3_bind_int64(st, 1, run_id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = (const char *)sqlite3_column_text(st, 0);
+	}
+	for (p = v; p && *p; ) {
+		size_t n = strcspn(p, ",");
+		char name[160];
+		int w;
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		p += n + !!p[n];
+		if (strchr(name, '"') || sl + n + 4 >= ssize || kl + n + 2 >= ksize) {
+			sqlite3_finalize(st);
+			return -HBBP_EFORMAT;
+		}
+		w = snprintf(sel + sl, ssize - sl, "%s\"%s\"", sl ? ", " : "", name);
+		sl += (size_t)w;
+		if (!diff__value_column(name))
+			kl += (size_t)snprintf(keys + kl, ksize - kl, "%s%s", kl ? "," : "", name);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int diff__read_db(struct result *out, const char *path, int64_t run_id, const char *by)
+{
+	const char *cols[MAX_KEYS + 8];
+	char spec[MAX_KEYS + 8][160], sel[4096], keys[2048], *sql = NULL;
+	int idx[MAX_KEYS + 8];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct result_table *t;
+	int i, nc, n = 0, rc = SQLITE_DONE, err = 0, ci = -1;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL)) {
+		err = db_err(path, db, "cannot open");
+		goto out;
+	}
+	if (diff__db_columns(db, run_id, sel, sizeof(sel), keys, sizeof(keys))) {
+		pr_err("%s: run %" PRId64 ": its mix_columns are not a list of columns", path,
+		       run_id);
+		err = -HBBP_EFORMAT;
+		goto out;
+	}
+	if (by && strcmp(by, keys)) {	/* other keys than the run's mix: from its blocks */
+		err = diff__pivot_db(out, db, path, run_id, by);
+		goto out;
+	}
+	if (asprintf(&sql, "select %s from mix where run_id = ?", sel) < 0) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
+		err = db_err(path, db, "no mix table");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	nc = sqlite3_column_count(st);
+	for (i = 0; i < nc; i++) {
+		const char *nm = sqlite3_column_name(st, i);
+		const char *decl = sqlite3_column_decltype(st, i);
+		bool key = !diff__value_column(nm);
+
+		if (!strcmp(nm, "count"))
+			ci = n;
+		if (!key && strcmp(nm, "count") && strcmp(nm, "count_lo") && strcmp(nm, "count_hi"))
+			continue;
+		if (n == MAX_KEYS + 3) {
+			pr_err("%s: the mix table has more than %d key columns", path, MAX_KEYS);
+			err = -HBBP_EFORMAT;
+			goto out;
+		}
+		snprintf(spec[n], sizeof(spec[n]), "%s:%s", nm, !key ? "real" :
+			 decl && !strcasecmp(decl, "integer") ? "int" : "text");
+		cols[n] = spec[n];
+		idx[n++] = i;
+	}
+	if (ci < 0 || n < 2) {
+		pr_err("%s: the mix table needs key columns and 'count'", path);
+		err = -HBBP_EFORMAT;
+		goto out;
+	}
+	err = result__add_table(out, "mix", cols, (size_t)n, &t);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct result_cell *c = result_table__add_row(t);
+
+		if (!c) {
+			err = -ENOMEM;
+			break;
+		}
+		for (i = 0; i < n && !err; i++) {
+			int ty = sqlite3_column_type(st, idx[i]);
+
+			if (ty == SQLITE_NULL)
+				continue;
+			if (t->cols[i].type == RES_REAL) {
+				double v = sqlite3_column_double(st, idx[i]);
+
+				if (!isfinite(v) || v < 0) {
+					pr_err("%s: run %" PRId64 ": a mix row with a bad %s", path,
+					       run_id, t->cols[i].name);
+					err = -HBBP_EFORMAT;
+				} else {
+					result_cell__real(&c[i], v);
+				}
+			} else if (t->cols[i].type == RES_INT) {
+				result_cell__int(&c[i], sqlite3_column_int64(st, idx[i]));
+			} else {
+				const char *s = (const char *)sqlite3_column_text(st, idx[i]);
+
+				err = result_cell__text(t, &c[i], s ? s : "");
+			}
+		}
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = db_err(path, db, "reading mix");
+	if (!err && !t->nr_rows) {
+		pr_err("%s: no run %" PRId64 " in the mix table", path, run_id);
+		err = -HBBP_ENOTFOUND;
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(sql);
+	return err;
+}
+
+/* ---- our SQLite output as a reference for compare ---- */
+
+/* The rows of a run's mix read by diff__read_db as the key rows of a reference. */
+static int ref_rows(const char *path, const struct result_table *t, struct ref_mix **out)
+{
+	const char *names[MAX_KEYS + 3], *keys[MAX_KEYS + 3];	/* diff__read_db's at most */
+	int kidx[MAX_KEYS + 3], ci = result_table__col(t, "count");
+	size_t i, r, nk = 0;
+	int err;
+
+	for (i = 0; i < t->nr_cols; i++)
+		if (!diff__value_column(t->cols[i].name)) {
+			kidx[nk] = (int)i;
+			names[nk++] = t->cols[i].name;
+		}
+	if (!nk) {
+		pr_err("%s: the mix table needs key columns and 'count'", path);
+		return -HBBP_EFORMAT;
+	}
+	err = ref_mix__new(path, "sqlite", names, nk, out);
+	for (r = 0; r < t->nr_rows && !err; r++) {
+		const struct result_cell *c = result_table__row(t, r);
+		char num[MAX_KEYS + 3][24];
+
+		if (c[ci].type != RES_REAL) {
+			pr_err("%s: mix row with a bad count", path);
+			return -HBBP_EFORMAT;
+		}
+		for (i = 0; i < nk; i++) {
+			keys[i] = c[kidx[i]].type == RES_TEXT ? c[kidx[i]].s : num[i];
+			if (c[kidx[i]].type == RES_INT)
+				snprintf(num[i], sizeof(num[i]), "%" PRId64, c[kidx[i]].i);
+			else if (c[kidx[i]].type != RES_TEXT) {
+				pr_err("%s: mix row with a NULL key '%s'", path, names[i]);
+				return -HBBP_EFORMAT;
+			}
+		}
+		err = ref_mix__add_row(*out, keys, c[ci].d);
+	}
+	return err;
+}
+
+static int read_ips(const char *path, sqlite3 *db, int64_t run, int64_t version,
+		    struct ref_mix *m)
+{
+	/* a block's executions: blocks.count before format version 3 */
+	static const char q[] =
+		"select coalesce(mo.path, mo.name), i.address, b.%s, i.mnemonic, i.iclass "
+		"from blocks b join instructions i on i.run_id = b.run_id and i.block_id = b.block_id "
+		"left join modules mo on mo.run_id = b.run_id and mo.module_id = b.module_id "
+		"where b.run_id = ? and b.%s > 0";
+	const char *col = version >= 3 ? "executions" : "count";
+	sqlite3_stmt *st = NULL;
+	double total = m->total;
+	char sql[sizeof(q) + 32];
+	int rc, err = 0;
+
+	snprintf(sql, sizeof(sql), q, col, col);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return 0;	/* no block tables: rows only */
+	sqlite3_bind_int64(st, 1, run);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *mod = (const char *)sqlite3_column_text(st, 0);
+		const char *mn = (const char *)sqlite3_column_text(st, 3);
+		const char *ic = (const char *)sqlite3_column_text(st, 4);
+
+		err = ref_mix__add_ip(m, mod ? mod : "", (uint64_t)sqlite3_column_int64(st, 1),
+				      sqlite3_column_double(st, 2), mn);
+		if (!err && ic && !(m->ips[m->nr_ips - 1].iclass = strdup(ic)))
+			err = -ENOMEM;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = db_err(path, db, "reading blocks");
+	sqlite3_finalize(st);
+	m->total = total;	/* the rows' total stays the mix total */
+	return err;
+}
+
+int ref_sqlite__read(const char *path, struct ref_mix **out)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct ref_mix *m = NULL;
+	struct result *res = NULL;
+	int64_t run = 0, version;
+	int err;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL)) {
+		err = db_err(path, db, "cannot open");
+		sqlite3_close(db);
+		return err;
+	}
+	if (sqlite3_prepare_v2(db, "pragma user_version", -1, &st, NULL) ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		err = db_err(path, db, "reading the format version");
+		goto out;
+	}
+	if (sqlite3_column_int64(st, 0) > SCHEMA_FORMAT_VERSION || sqlite3_column_int64(st, 0) < 0) {
+		/* 0: no version set (a table made by hand); 1 to 3: ours (2 added count_lo,
+		 * count_hi, 3 renamed blocks.count executions and a run's mix columns) */
+		pr_err("%s: format version %lld is not supported (this tool reads 1 to %d)", path,
+		       (long long)sqlite3_column_int64(st, 0), SCHEMA_FORMAT_VERSION);
+		err = -HBBP_EUNSUPP;
+		goto out;
+	}
+	version = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "select max(run_id) from mix", -1, &st, NULL) ||
+	    sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		err = db_err(path, db, "no run in the mix table");
+		goto out;
+	}
+	run = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	err = result__new(&res);
+	err = err ? err : diff__read_db(res, path, run, NULL);
+	err = err ? err : ref_rows(path, result__table(res, "mix"), &m);
+	if (!err)
+		err = read_ips(path, db, run, version, m);
+	if (!err) {
+		char note[64];
+
+		snprintf(note, sizeof(note), "run_id %lld (the last run)", (long long)run);
+		err = ref_mix__set_note(m, note);
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	result__delete(res);
+	if (err) {
+		ref_mix__delete(m);
+		return err;
+	}
+	m->named = true;
+	*out = m;
+	return 0;
 }
