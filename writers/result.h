@@ -67,7 +67,7 @@ int result__add_table(struct result *r, const char *name, const char *const *col
 		      size_t nr_cols, struct result_table **out);
 struct result_table *result__table(const struct result *r, const char *name);
 /* Appends a row; returns a pointer to its nr_cols cells (zeroed: RES_NULL), valid until the
- * next add_row or sort of the table; NULL when out of memory. */
+ * next add_row of the table; NULL when out of memory. */
 struct result_cell *result_table__add_row(struct result_table *t);
 /* Room for rows rows in all (a table whose size is known): 0 or -ENOMEM. */
 int result_table__reserve(struct result_table *t, size_t rows);
@@ -81,10 +81,5 @@ static inline struct result_cell *result_table__row(const struct result_table *t
 {
 	return &t->cells[row * t->nr_cols];
 }
-/* Stable sort of the rows by cmp (which sees two rows' cells); 0 or -ENOMEM. */
-int result_table__sort(struct result_table *t,
-		       int (*cmp)(const struct result_cell *a, const struct result_cell *b,
-				  void *ctx),
-		       void *ctx);
 
 #endif

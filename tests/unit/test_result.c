@@ -177,49 +177,6 @@ static void test_result_pool_collision(void)
 	}
 }
 
-static int by_key_desc(const struct result_cell *a, const struct result_cell *b, void *ctx)
-{
-	(void)ctx;
-	return a[0].i < b[0].i ? 1 : a[0].i > b[0].i ? -1 : 0;
-}
-
-/* Sorting keeps rows whole and equal keys in their original order. */
-static void test_result_sort(void)
-{
-	static const char *const cols[] = { "key:int", "seq:int", "name:text" };
-	struct result *r;
-	struct result_table *t;
-	size_t i, n = 10007, bad = 0;
-	char buf[32];
-
-	CHECK(result__new(&r) == 0);
-	CHECK(result__add_table(r, "mix", cols, 3, &t) == 0);
-	for (i = 0; i < n; i++) {
-		struct result_cell *c = result_table__add_row(t);
-
-		result_cell__int(&c[0], (int64_t)((i * 7919) % 13));
-		result_cell__int(&c[1], (int64_t)i);
-		snprintf(buf, sizeof(buf), "row%zu", i);
-		result_cell__text(t, &c[2], buf);
-	}
-	CHECK(result_table__sort(t, by_key_desc, NULL) == 0);
-	CHECK(t->nr_rows == n);
-	for (i = 0; i < n; i++) {
-		const struct result_cell *c = result_table__row(t, i);
-
-		snprintf(buf, sizeof(buf), "row%" PRId64, c[1].i);
-		if ((uint64_t)c[0].i != ((uint64_t)c[1].i * 7919) % 13 || strcmp(c[2].s, buf))
-			bad++;	/* a row came apart */
-		if (i && (c[0].i > c[-3].i || (c[0].i == c[-3].i && c[1].i <= c[-2].i)))
-			bad++;	/* not descending, or equal keys out of input order */
-	}
-	CHECK(bad == 0);
-	CHECK(result_table__row(t, 0)[0].i == 12 && result_table__row(t, n - 1)[0].i == 0);
-	/* The table still grows after sorting. */
-	CHECK(result_table__add_row(t) != NULL && t->nr_rows == n + 1);
-	result__delete(r);
-}
-
 int main(void)
 {
 	RUN_TEST(test_result_tables);
@@ -227,6 +184,5 @@ int main(void)
 	RUN_TEST(test_result_million_rows);
 	RUN_TEST(test_result_pool_growth);
 	RUN_TEST(test_result_pool_collision);
-	RUN_TEST(test_result_sort);
 	return TEST_EXIT();
 }
