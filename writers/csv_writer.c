@@ -4,8 +4,7 @@
  * pandas, spreadsheets and sqlite3 .import accept both); a field is quoted when it contains
  * a comma, a double quote, CR or LF, or leading/trailing space, and quotes are doubled; an
  * empty string is written as "" and NULL as an empty field (the PostgreSQL convention);
- * integers are exact; reals use the shortest round-trip decimal form (or the precision of
- * the options); NaN is NULL and infinities are written inf and -inf. Bytes of text are
+ * integers are exact; reals use the shortest round-trip decimal form; NaN is NULL and infinities are written inf and -inf. Bytes of text are
  * written as they are (UTF-8 in, UTF-8 out), except that a text cell a spreadsheet would
  * evaluate (one that begins with = + - @, a tab or CR) is quoted with a single quote
  * before it, as OWASP's "CSV Injection" advises; numbers are never changed. Depends on writers/writer_int.h and libc.
@@ -64,7 +63,7 @@ static void csv__text(struct wbuf *out, const char *s)
 		out->len += writer__csv_field(p, s, n);
 }
 
-static void csv__cell(struct wbuf *out, const struct result_cell *c, int prec)
+static void csv__cell(struct wbuf *out, const struct result_cell *c)
 {
 	char buf[40];
 	size_t n;
@@ -77,7 +76,7 @@ static void csv__cell(struct wbuf *out, const struct result_cell *c, int prec)
 		wbuf__put(out, buf, n);
 		break;
 	case RES_REAL:
-		if (!wfmt__real(buf, sizeof(buf), c->d, prec))
+		if (!wfmt__real(buf, sizeof(buf), c->d))
 			wbuf__puts(out, buf);
 		else if (c->d > 0)
 			wbuf__puts(out, "inf");
@@ -129,7 +128,7 @@ static int csv__row(struct writer_ctx *w, const struct result_table *t, size_t r
 		if (!first)
 			wbuf__putc(w->out, ',');
 		first = false;
-		csv__cell(w->out, &c[i], w->precision);
+		csv__cell(w->out, &c[i]);
 	}
 	wbuf__putc(w->out, '\n');
 	return w->out->err;

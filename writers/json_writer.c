@@ -32,7 +32,7 @@ static void json__string(struct wbuf *out, const char *str)
 	json_escape(str, json__put, out);
 }
 
-static void json__value(struct wbuf *out, const struct result_cell *c, int prec)
+static void json__value(struct wbuf *out, const struct result_cell *c)
 {
 	char buf[40];
 	size_t n;
@@ -46,7 +46,7 @@ static void json__value(struct wbuf *out, const struct result_cell *c, int prec)
 		wbuf__put(out, buf, n);
 		break;
 	case RES_REAL:
-		if (wfmt__real(buf, sizeof(buf), c->d, prec))
+		if (wfmt__real(buf, sizeof(buf), c->d))
 			wbuf__puts(out, "null");
 		else
 			wbuf__puts(out, buf);
@@ -73,7 +73,7 @@ static void json__header(struct writer_ctx *w)
 			wbuf__puts(out, ", ");
 		json__string(out, r->meta[i].key);
 		wbuf__puts(out, ": ");
-		json__value(out, &r->meta[i].val, w->precision);
+		json__value(out, &r->meta[i].val);
 	}
 	wbuf__puts(out, "}, \"warnings\": [");
 	for (i = 0; i < r->nr_warnings; i++) {
@@ -100,7 +100,7 @@ static void json__object(struct writer_ctx *w, const struct result_table *t, siz
 		first = false;
 		json__string(out, t->cols[i].name);
 		wbuf__puts(out, ": ");
-		json__value(out, &c[i], w->precision);
+		json__value(out, &c[i]);
 	}
 	wbuf__putc(out, '}');
 }

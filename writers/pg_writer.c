@@ -324,7 +324,7 @@ static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 		switch (kv->val.type) {
 		case RES_INT: wfmt__int(val, kv->val.i); params[2] = val; break;
 		case RES_REAL:
-			params[2] = wfmt__real(val, sizeof(val), kv->val.d, 0) ? NULL : val;
+			params[2] = wfmt__real(val, sizeof(val), kv->val.d) ? NULL : val;
 			break;
 		case RES_TEXT: params[2] = kv->val.s; break;
 		case RES_NULL: params[2] = NULL; break;
@@ -488,7 +488,7 @@ static int pg__row(struct writer_ctx *w, const struct result_table *t, size_t ro
 			err = pg__put(w, s, buf, n);
 			break;
 		case RES_REAL:
-			if (wfmt__real(buf, sizeof(buf), c[i].d, w->precision)) {
+			if (wfmt__real(buf, sizeof(buf), c[i].d)) {
 				/* NaN -> NULL as in SQLite; infinities as PostgreSQL spells them */
 				err = c[i].d != c[i].d ? pg__put(w, s, "\\N", 2) :
 				      pg__put(w, s, c[i].d > 0 ? "Infinity" : "-Infinity",

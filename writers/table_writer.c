@@ -51,17 +51,16 @@ static size_t text_width(const char *s)
 	return n;
 }
 
-static void fmt_number(char *buf, size_t size, const struct result_cell *c, int prec)
+static void fmt_number(char *buf, size_t size, const struct result_cell *c)
 {
 	if (c->type == RES_INT)
 		wfmt__int(buf, c->i);
-	else if (c->type != RES_REAL || wfmt__real(buf, size, c->d, prec))
+	else if (c->type != RES_REAL || wfmt__real(buf, size, c->d))
 		snprintf(buf, size, c->type == RES_REAL ? (c->d > 0 ? "inf" : "-inf") : "-");
 }
 
 /* The text of field f in row r into buf (CELL_MAX bytes). */
-static void fmt_field(const struct writer_ctx *w, const struct result_table *t,
-		      const struct field *f, size_t r, char *buf)
+static void fmt_field(const struct result_table *t, const struct field *f, size_t r, char *buf)
 {
 	const struct result_cell *c = &t->cells[r * t->nr_cols];
 	char lo[40], hi[40];
@@ -71,18 +70,18 @@ static void fmt_field(const struct writer_ctx *w, const struct result_table *t,
 		if (c[f->col].type == RES_REAL)
 			snprintf(buf, CELL_MAX, "%.2f%%", 100 * c[f->col].d);
 		else
-			fmt_number(buf, CELL_MAX, &c[f->col], w->precision);
+			fmt_number(buf, CELL_MAX, &c[f->col]);
 		return;
 	case FIELD_INTERVAL:
-		fmt_number(lo, sizeof(lo), &c[f->col], w->precision);
-		fmt_number(hi, sizeof(hi), &c[f->col_hi], w->precision);
+		fmt_number(lo, sizeof(lo), &c[f->col]);
+		fmt_number(hi, sizeof(hi), &c[f->col_hi]);
 		snprintf(buf, CELL_MAX, "[%s, %s]", lo, hi);
 		return;
 	default:
 		if (c[f->col].type == RES_TEXT)
 			hbbp_escape(buf, CELL_MAX, c[f->col].s);
 		else
-			fmt_number(buf, CELL_MAX, &c[f->col], w->precision);
+			fmt_number(buf, CELL_MAX, &c[f->col]);
 	}
 }
 
@@ -173,7 +172,7 @@ static int table__begin(struct writer_ctx *w, const struct result_table *t)
 
 		f->width = text_width(f->name) + (i ? 0 : 2);	/* "# " */
 		for (r = 0; r < t->nr_rows; r++) {
-			fmt_field(w, t, f, r, buf);
+			fmt_field(t, f, r, buf);
 			if (text_width(buf) > f->width)
 				f->width = text_width(buf);
 		}
@@ -222,7 +221,7 @@ static int table__row(struct writer_ctx *w, const struct result_table *t, size_t
 	for (i = 0; i < st->nr; i++) {
 		if (i)
 			wbuf__puts(w->out, "  ");
-		fmt_field(w, t, &st->f[i], row, buf);
+		fmt_field(t, &st->f[i], row, buf);
 		put_cell(w->out, buf, st->f[i].width, left_aligned(&st->f[i]), i + 1 == st->nr);
 	}
 	wbuf__putc(w->out, '\n');

@@ -168,31 +168,11 @@ static void format_g(char *buf, size_t size, bool neg, const char *dig, int p, i
 	}
 }
 
-/* The shortest of %.15g, %.16g and %.17g that reads back as v (finite, not 0), from one
- * conversion to 17 digits: the 15- and 16-digit forms are those digits rounded, unless the
- * digits dropped are exactly 5 or 50 (themselves rounded: v may lie on either side of the
- * half), where printf rounds v itself. */
-/* Whether digits that differ from v's 17 digits by k units of the 17th digit read back as
- * v, where the error bounds decide it: 1 yes, 0 no, -1 ask strtod. The 17 digits are within
- * half a unit of v; v's neighbours are an ulp away on either side (a power of two, whose
- * lower neighbour is closer, and extreme exponents are left to strtod). */
-static int reads_back(double v, long k, int x10)
-{
-	double q, f;
-	int e;
-
-	if (x10 < -270 || x10 > 270)
-		return -1;
-	f = frexp(fabs(v), &e);
-	if (f == 0.5)
-		return -1;
-	q = ldexp(1.0, e - 54) / pow(10.0, x10 - 16);	/* half an ulp, in units */
-	if ((double)k + 0.5 < q * (1 - 1e-9))
-		return 1;
-	if ((double)k - 0.5 > q * (1 + 1e-9))
-		return 0;
-	return -1;
-}
+/* 10^0 .. 10^22: the powers of ten that are exact doubles */
+static const double p10[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+	1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
 
 /* The p significant digits of a > 0 (p <= 15, rounded to nearest) and the exponent of the
  * first, in 64-bit integer arithmetic: the product a * 10^k is taken in long double, whose
@@ -201,10 +181,6 @@ static int reads_back(double v, long k, int x10)
  * digits are also given as the integer *d_out, a * 10^k rounded (k = *k_out). */
 static bool digits_of(double a, int p, char *dig, int *x10_out, uint64_t *d_out, int *k_out)
 {
-	static const double p10[23] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
-		1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	uint64_t lo = (uint64_t)p10[p - 1], hi = (uint64_t)p10[p];
 	int x10, k, i, tries;
 
@@ -251,17 +227,13 @@ static bool digits_of(double a, int p, char *dig, int *x10_out, uint64_t *d_out,
 	return false;
 }
 
-/* The common case of real_shortest without printf: v rounded to 15 significant digits
+/* The common case of wfmt__real without printf: v rounded to 15 significant digits
  * (digits_of), when that reads back as v (a 15-digit decimal that does is the only one: two
  * of them are further apart than an ulp). The check that the digits read back is exact:
  * both D and 10^|k| (|k| <= 22) are doubles, and one IEEE division or multiplication
  * rounds correctly. false: not decided here. */
 static bool real_shortest15(char *buf, size_t size, double v)
 {
-	static const double p10[23] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
-		1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	double a = fabs(v), back;
 	char dig[16];
 	uint64_t d;
@@ -276,66 +248,10 @@ static bool real_shortest15(char *buf, size_t size, double v)
 	return true;
 }
 
-/* %.{p}g (p <= 15) without printf where digits_of decides the digits; false: not here. */
-static bool real_prec(char *buf, size_t size, double v, int p)
+int wfmt__real(char *buf, size_t size, double v)
 {
-	char dig[16];
-	uint64_t d;
-	int x10, k;
+	int p;
 
-	if (p > 15 || !digits_of(fabs(v), p, dig, &x10, &d, &k))
-		return false;
-	format_g(buf, size, v < 0, dig, p, x10);
-	return true;
-}
-
-static void real_shortest(char *buf, size_t size, double v)
-{
-	char e17[40], dig[18], r[18];
-	bool neg = v < 0;
-	int x10, p, i;
-	const char *s;
-
-	if (real_shortest15(buf, size, v))
-		return;
-	snprintf(e17, sizeof(e17), "%.16e", v);	/* [-]d.dddddddddddddddde[+-]XX */
-	s = e17 + neg;
-	dig[0] = s[0];
-	memcpy(dig + 1, s + 2, 16);
-	dig[17] = 0;
-	x10 = atoi(s + 19);
-	for (p = 15; p <= 16; p++) {
-		long dropped = p == 16 ? dig[16] - '0' : (dig[15] - '0') * 10 + dig[16] - '0';
-		long unit = p == 16 ? 10 : 100;
-		int rx = x10, sure = -1;
-		bool up;
-
-		if (dig[p] == '5' && (p == 16 || dig[16] == '0')) {
-			snprintf(buf, size, "%.*g", p, v);
-		} else {
-			up = dig[p] >= '5';	/* a '5' here is more than half */
-			sure = reads_back(v, up ? unit - dropped : dropped, x10);
-			if (!sure)
-				continue;
-			memcpy(r, dig, (size_t)p);
-			for (i = p - 1; up && i >= 0; i--) {
-				up = r[i] == '9';
-				r[i] = up ? '0' : (char)(r[i] + 1);
-			}
-			if (up) {	/* 99..9 rounded up: 10..0, one decade higher */
-				r[0] = '1';
-				rx++;
-			}
-			format_g(buf, size, neg, r, p, rx);
-		}
-		if (sure == 1 || strtod(buf, NULL) == v)
-			return;
-	}
-	format_g(buf, size, neg, dig, 17, x10);
-}
-
-int wfmt__real(char *buf, size_t size, double v, int prec)
-{
 	if (!isfinite(v))
 		return -ERANGE;
 	if (v == 0) {		/* -0.0 and 0.0 alike: "0" */
@@ -343,16 +259,18 @@ int wfmt__real(char *buf, size_t size, double v, int prec)
 		return 0;
 	}
 	/* Whole numbers below 1e15 print as integers under %.15g: skip the printf path. */
-	if (prec <= 0 && size >= 24 && v > -1e15 && v < 1e15 && v == (double)(int64_t)v) {
+	if (size >= 24 && v > -1e15 && v < 1e15 && v == (double)(int64_t)v) {
 		wfmt__int(buf, (int64_t)v);
 		return 0;
 	}
-	if (prec > 0) {
-		if (!real_prec(buf, size, v, prec))
-			snprintf(buf, size, "%.*g", prec > 17 ? 17 : prec, v);
+	if (real_shortest15(buf, size, v))
 		return 0;
+	for (p = 15; p < 17; p++) {	/* the shortest of %.15g, %.16g, %.17g that reads back */
+		snprintf(buf, size, "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			return 0;
 	}
-	real_shortest(buf, size, v);
+	snprintf(buf, size, "%.17g", v);
 	return 0;
 }
 

@@ -515,7 +515,6 @@ int writer__write(const struct result *res, const char *path, enum writer_format
 		goto out;
 	w.res = res;
 	w.opts = opts;
-	w.precision = opts->precision;
 	w.out = out;
 	w.fd = -1;
 	said = true;

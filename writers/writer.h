@@ -28,7 +28,6 @@ struct writer_opts {
 	 * with 3, as more runs were to follow in this process; last: also after the write
 	 * returns, until the process ends (the handlers stay: its last output). */
 	bool more, last;
-	int precision;		/* significant digits for reals (0: 17, round-trip exact) */
 	const char *label;	/* SQLite, PostgreSQL: runs.label (NULL: none) */
 	/* Files read for this output ("-": stdin): the output must not be one of them. */
 	const char *const *inputs;

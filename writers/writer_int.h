@@ -41,10 +41,10 @@ void wbuf__printf(struct wbuf *w, const char *fmt, ...) __attribute__((format(pr
 /* Writes out the buffer; returns w->err. */
 int wbuf__flush(struct wbuf *w);
 
-/* Formats a real: shortest of %.15g/%.16g/%.17g that reads back exactly (or %.<prec>g when
- * prec > 0), always with '.' as decimal point. Returns 0 and fills buf, or -ERANGE for
- * NaN/Inf (the caller decides how to write those). buf has at least 32 bytes. */
-int wfmt__real(char *buf, size_t size, double v, int prec);
+/* Formats a real: shortest of %.15g/%.16g/%.17g that reads back exactly, always with '.'
+ * as decimal point. Returns 0 and fills buf, or -ERANGE for NaN/Inf (the caller decides how
+ * to write those). buf has at least 32 bytes. */
+int wfmt__real(char *buf, size_t size, double v);
 /* Formats an int64 in decimal; returns the length. buf has at least 24 bytes. */
 size_t wfmt__int(char *buf, int64_t v);
 
@@ -59,7 +59,6 @@ struct writer_ctx {
 				 * target) */
 	bool in_place;		/* SQLite: adding a run to the existing database db_path */
 	int fd;			/* open on tmp_path, a device or stdout; -1 in place */
-	int precision;
 	struct wbuf *out;	/* text writers */
 	void *priv;		/* per-format state */
 	size_t nr_tables_done;
