@@ -25,6 +25,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <libpq-fe.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -129,8 +130,7 @@ struct pg_state {
 	char *run_id;		/* decimal, as returned */
 	bool in_copy;
 	bool in_tx;
-	size_t len;
-	char buf[64 * 1024];
+	struct wbuf out;	/* the rows of the COPY in progress, sent by pg__send_rows */
 };
 
 /* A server error: the SQLSTATE class decides the errno (53: out of resources). */
@@ -376,42 +376,26 @@ static int pg__open(struct writer_ctx *w)
 
 /* ---- COPY data, text format ---- */
 
-static int pg__flush(struct writer_ctx *w, struct pg_state *s)
+/* The wbuf sink of the COPY: bytes to the server. */
+static int pg__send_rows(void *arg, const char *p, size_t n)
 {
-	if (s->len && PQputCopyData(s->conn, s->buf, (int)s->len) != 1) {
+	struct writer_ctx *w = arg;
+	struct pg_state *s = w->priv;
+
+	if (n > INT_MAX || PQputCopyData(s->conn, p, (int)n) != 1) {
 		pg__fail(w, s, NULL, "sending rows");
 		return -EIO;
-	}
-	s->len = 0;
-	return 0;
-}
-
-static int pg__put(struct writer_ctx *w, struct pg_state *s, const char *p, size_t n)
-{
-	while (n) {
-		size_t k = sizeof(s->buf) - s->len;
-		int err;
-
-		if (k > n)
-			k = n;
-		memcpy(s->buf + s->len, p, k);
-		s->len += k;
-		p += k;
-		n -= k;
-		if (s->len == sizeof(s->buf) && (err = pg__flush(w, s)))
-			return err;
 	}
 	return 0;
 }
 
 /* A text value in COPY text format: backslash escapes, invalid UTF-8 bytes as U+00XX. */
-static int pg__put_text(struct writer_ctx *w, struct pg_state *s, const char *str)
+static void pg__put_text(struct wbuf *out, const char *str)
 {
 	const unsigned char *p = (const unsigned char *)str, *run = p;
 	char esc[4];
-	int err = 0;
 
-	while (*p && !err) {
+	while (*p) {
 		unsigned char c = *p;
 		size_t n;
 
@@ -423,28 +407,26 @@ static int pg__put_text(struct writer_ctx *w, struct pg_state *s, const char *st
 			p += n;
 			continue;
 		}
-		err = pg__put(w, s, (const char *)run, (size_t)(p - run));
-		if (err)
-			break;
+		wbuf__put(out, (const char *)run, (size_t)(p - run));
 		switch (c) {
-		case '\\': err = pg__put(w, s, "\\\\", 2); break;
-		case '\n': err = pg__put(w, s, "\\n", 2); break;
-		case '\r': err = pg__put(w, s, "\\r", 2); break;
-		case '\t': err = pg__put(w, s, "\\t", 2); break;
+		case '\\': wbuf__put(out, "\\\\", 2); break;
+		case '\n': wbuf__put(out, "\\n", 2); break;
+		case '\r': wbuf__put(out, "\\r", 2); break;
+		case '\t': wbuf__put(out, "\\t", 2); break;
 		default:
 			if (c < 0x80) {		/* other control characters: octal */
 				snprintf(esc, sizeof(esc), "%03o", c);
-				err = pg__put(w, s, "\\", 1);
-				err = err ? err : pg__put(w, s, esc, 3);
+				wbuf__putc(out, '\\');
+				wbuf__put(out, esc, 3);
 			} else {		/* the byte as U+0080..U+00FF in UTF-8 */
 				esc[0] = (char)(0xc0 | (c >> 6));
 				esc[1] = (char)(0x80 | (c & 0x3f));
-				err = pg__put(w, s, esc, 2);
+				wbuf__put(out, esc, 2);
 			}
 		}
 		run = ++p;
 	}
-	return err ? err : pg__put(w, s, (const char *)run, (size_t)(p - run));
+	wbuf__put(out, (const char *)run, (size_t)(p - run));
 }
 
 static int pg__begin(struct writer_ctx *w, const struct result_table *t)
@@ -465,7 +447,9 @@ static int pg__begin(struct writer_ctx *w, const struct result_table *t)
 	}
 	PQclear(res);
 	s->in_copy = true;
-	s->len = 0;
+	wbuf__init(&s->out, -1);
+	s->out.sink = pg__send_rows;
+	s->out.sink_ctx = w;
 	return 0;
 }
 
@@ -474,38 +458,33 @@ static int pg__row(struct writer_ctx *w, const struct result_table *t, size_t ro
 	struct pg_state *s = w->priv;
 	const struct result_cell *c = &t->cells[row * t->nr_cols];
 	char buf[40];
-	size_t i, n;
-	int err;
+	size_t i;
 
-	err = pg__put(w, s, s->run_id, strlen(s->run_id));
-	for (i = 0; !err && i < t->nr_cols; i++) {
-		err = pg__put(w, s, "\t", 1);
-		if (err)
-			break;
+	wbuf__puts(&s->out, s->run_id);
+	for (i = 0; i < t->nr_cols; i++) {
+		wbuf__putc(&s->out, '\t');
 		switch (c[i].type) {
 		case RES_INT:
-			n = wfmt__int(buf, c[i].i);
-			err = pg__put(w, s, buf, n);
+			wbuf__put(&s->out, buf, wfmt__int(buf, c[i].i));
 			break;
 		case RES_REAL:
-			if (wfmt__real(buf, sizeof(buf), c[i].d)) {
-				/* NaN -> NULL as in SQLite; infinities as PostgreSQL spells them */
-				err = c[i].d != c[i].d ? pg__put(w, s, "\\N", 2) :
-				      pg__put(w, s, c[i].d > 0 ? "Infinity" : "-Infinity",
-					      c[i].d > 0 ? 8 : 9);
-			} else {
-				err = pg__put(w, s, buf, strlen(buf));
-			}
+			/* NaN -> NULL as in SQLite; infinities as PostgreSQL spells them */
+			if (!wfmt__real(buf, sizeof(buf), c[i].d))
+				wbuf__puts(&s->out, buf);
+			else
+				wbuf__puts(&s->out, c[i].d != c[i].d ? "\\N" :
+					   c[i].d > 0 ? "Infinity" : "-Infinity");
 			break;
 		case RES_TEXT:
-			err = pg__put_text(w, s, c[i].s);
+			pg__put_text(&s->out, c[i].s);
 			break;
 		case RES_NULL:
-			err = pg__put(w, s, "\\N", 2);
+			wbuf__put(&s->out, "\\N", 2);
 			break;
 		}
 	}
-	return err ? err : pg__put(w, s, "\n", 1);
+	wbuf__putc(&s->out, '\n');
+	return s->out.err;
 }
 
 /* Ends the COPY in progress (with an error message: aborts it). */
@@ -518,7 +497,7 @@ static int pg__copy_end(struct writer_ctx *w, struct pg_state *s, const char *ab
 		return 0;
 	s->in_copy = false;
 	if (!abort_msg)
-		err = pg__flush(w, s);
+		err = wbuf__flush(&s->out);
 	if (PQputCopyEnd(s->conn, err ? "send failed" : abort_msg) != 1 && !err && !abort_msg)
 		err = pg__fail(w, s, NULL, "ending the copy");
 	while ((res = PQgetResult(s->conn))) {

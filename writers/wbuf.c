@@ -25,10 +25,15 @@ void wbuf__init(struct wbuf *w, int fd)
 	w->len = 0;
 	w->mem = NULL;
 	w->mem_len = w->mem_cap = 0;
+	w->sink = NULL;
 }
 
 static void wbuf__write_all(struct wbuf *w, const char *p, size_t n)
 {
+	if (w->sink && !w->err) {
+		w->err = w->sink(w->sink_ctx, p, n);
+		return;
+	}
 	if (w->fd < 0 && !w->err) {	/* memory */
 		if (grow_array((void **)&w->mem, &w->mem_cap, 1, w->mem_len + n, SIZE_MAX)) {
 			w->err = -ENOMEM;

@@ -20,10 +20,12 @@
 #include "writers/writer.h"
 
 /* Buffered output to a file descriptor, or to memory (fd -1: mem[0..mem_len), freed by the
- * user); the first error is sticky. */
+ * user), or to sink (set after wbuf__init); the first error is sticky. */
 struct wbuf {
 	int fd;
 	int err;		/* 0 or negative errno of the first failed write */
+	int (*sink)(void *ctx, const char *p, size_t n);	/* 0 or a negative errno */
+	void *sink_ctx;
 	size_t len;
 	char *mem;
 	size_t mem_len, mem_cap;
