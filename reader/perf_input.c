@@ -141,13 +141,13 @@ static int input__fill(struct perf_reader *r, struct perf_input *in, size_t n)
 	return 0;
 }
 
-/* pread mode: makes buf hold [pos, pos + want), reading PREAD_CHUNK (or the read_window
- * option) or more at once. buf is a window of the file that also keeps the bytes from
- * keep_from on (records the order queue holds in place); it is compacted (those bytes moved
- * to its start) only when full, and grows only when they and the next read do not fit. */
+/* pread mode: makes buf hold [pos, pos + want), reading PREAD_CHUNK or more at once. buf is
+ * a window of the file that also keeps the bytes from keep_from on (records the order queue
+ * holds in place); it is compacted (those bytes moved to its start) only when full, and
+ * grows only when they and the next read do not fit. */
 static int input__pread(struct perf_reader *r, struct perf_input *in, size_t want)
 {
-	size_t chunk = r->opts.read_window ? r->opts.read_window : PREAD_CHUNK;
+	size_t chunk = PREAD_CHUNK;
 	uint64_t keep = in->keep_from < in->pos ? in->keep_from : in->pos;
 	uint64_t to = in->pos + (want > chunk ? want : chunk);
 	uint64_t have_end = in->buf_off + in->len;
@@ -176,13 +176,12 @@ static int input__pread(struct perf_reader *r, struct perf_input *in, size_t wan
 	}
 	if (to - in->buf_off > in->cap) {
 		/* by what is needed, in chunks: not doubled, which would add to peak RSS */
-		size_t window = r->opts.read_window ? r->opts.read_window : PREAD_WINDOW;
 		size_t cap = (size_t)(to - in->buf_off) + chunk - 1;
 		uint8_t *nb;
 
 		cap -= cap % chunk;
-		if (cap < window)
-			cap = window;
+		if (cap < PREAD_WINDOW)
+			cap = PREAD_WINDOW;
 		if (in->end != UINT64_MAX && cap > in->end - in->buf_off)
 			cap = (size_t)(in->end - in->buf_off);	/* no more than the file holds */
 		/* grown in place (mremap) when a record queued for long holds it */

@@ -250,10 +250,6 @@ struct perf_reader_opts {
 					 * file order rather than time order (a consumer whose
 					 * result does not depend on the order of samples): no
 					 * sort of a round that holds samples only */
-	size_t read_window;		/* not 0: a file's records are read in chunks of this
-					 * many bytes into a window that starts at this size
-					 * (small inputs, e.g. fuzzing); 0: 1 MiB reads into a
-					 * 4 MiB window */
 };
 
 struct perf_reader_stats {
