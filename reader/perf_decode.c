@@ -796,15 +796,9 @@ int perf_decode__user_record(struct perf_reader *r, const struct perf_raw *raw)
 	case PERF_RECORD_HEADER_ATTR:
 		return header_attr(r, raw);
 	case PERF_RECORD_HEADER_TRACING_DATA:
-		if (raw->extra && perf_feature__tracing(r, raw->extra, raw->extra_size, f,
-							 raw->offset + raw->size) == -HBBP_EFORMAT) {
-			pr_debug("%s (tracing data skipped)", r->errbuf);
-			r->err = 0;
-			r->errbuf[0] = 0;
-			r->stats.nr_bad_features++;
-			r->stats.bad_features |= 1ULL << HEADER_TRACING_DATA;
-		}
-		return r->err;
+		return raw->extra ? perf_feature__process(r, HEADER_TRACING_DATA, raw->extra,
+							  raw->extra_size, f,
+							  raw->offset + raw->size) : 0;
 	case PERF_RECORD_HEADER_BUILD_ID:
 		return perf_reader__add_build_id(r, raw->p, raw->size, false, f, raw->offset);
 	case PERF_RECORD_EVENT_UPDATE:
@@ -818,21 +812,8 @@ int perf_decode__user_record(struct perf_reader *r, const struct perf_raw *raw)
 		feat = rd64(r, raw->p + 8);
 		if (raw->size == 16 || feat >= HEADER_FEAT_BITS)
 			return 0;	/* end marker or unknown */
-		{
-			int err = perf_feature__process(r, (unsigned)feat, raw->p + 16,
-							raw->size - 16u, f, raw->offset + 16);
-
-			if (err == -HBBP_EFORMAT) {
-				pr_debug("%s (feature %u skipped)", r->errbuf, (unsigned)feat);
-				r->err = 0;
-				r->errbuf[0] = 0;
-				r->stats.nr_bad_features++;
-				if (feat < 64)
-					r->stats.bad_features |= 1ULL << feat;
-				err = 0;
-			}
-			return err;
-		}
+		return perf_feature__process(r, (unsigned)feat, raw->p + 16, raw->size - 16u, f,
+					     raw->offset + 16);
 	}
 	default:
 		return 0;

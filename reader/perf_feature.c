@@ -348,8 +348,8 @@ static bool t_events(struct tcur *t, struct tep_handle *tep, const char *sys, ui
 	return true;
 }
 
-int perf_feature__tracing(struct perf_reader *r, const uint8_t *p, uint64_t size,
-			  const char *file, uint64_t off)
+static int feature__tracing(struct perf_reader *r, const uint8_t *p, uint64_t size,
+			    const char *file, uint64_t off)
 {
 	struct tcur t = { p, size, 0, false };
 	struct tep_handle *tep;
@@ -408,7 +408,7 @@ bad:
 	return perf_reader__fail(r, file, off + t.pos, "tracing data truncated or malformed");
 }
 
-int perf_feature__process(struct perf_reader *r, unsigned feat, const uint8_t *p,
+static int feature__parse(struct perf_reader *r, unsigned feat, const uint8_t *p,
 			  uint64_t size, const char *file, uint64_t off)
 {
 	struct fcur c = { r, p, size, 0, file, off };
@@ -419,7 +419,7 @@ int perf_feature__process(struct perf_reader *r, unsigned feat, const uint8_t *p
 
 	switch (feat) {
 	case HEADER_TRACING_DATA:
-		return perf_feature__tracing(r, p, size, file, off);
+		return feature__tracing(r, p, size, file, off);
 	case HEADER_BUILD_ID:
 		if (!size)
 			r->stats.empty_build_ids = true;
@@ -490,6 +490,22 @@ int perf_feature__process(struct perf_reader *r, unsigned feat, const uint8_t *p
 	default:
 		return 0;	/* skipped by size */
 	}
+}
+
+int perf_feature__process(struct perf_reader *r, unsigned feat, const uint8_t *p,
+			  uint64_t size, const char *file, uint64_t off)
+{
+	int err = feature__parse(r, feat, p, size, file, off);
+
+	if (err != -HBBP_EFORMAT)
+		return err;
+	pr_debug("%s (feature %u skipped)", r->errbuf, feat);
+	r->err = 0;
+	r->errbuf[0] = 0;
+	r->stats.nr_bad_features++;
+	if (feat < 64)
+		r->stats.bad_features |= 1ULL << feat;
+	return 0;
 }
 
 void perf_feature__free(struct perf_reader *r)

@@ -382,16 +382,8 @@ static int read_features(struct perf_reader *r, struct perf_input *in, uint64_t 
 		if (s_size > PERF_MAX_FEATURE_SIZE)
 			return perf_reader__fail(r, f, e_off, "feature %u section too large", feat);
 		err = perf_feature__process(r, feat, p + s_off, s_size, f, s_off);
-		if (err == -HBBP_EFORMAT) {
-			pr_debug("%s (feature %u skipped)", r->errbuf, feat);
-			r->err = 0;
-			r->errbuf[0] = 0;
-			r->stats.nr_bad_features++;
-			if (feat < 64)
-				r->stats.bad_features |= 1ULL << feat;
-		} else if (err) {
+		if (err)
 			return err;
-		}
 	}
 	return 0;
 }

@@ -194,11 +194,10 @@ extern const uint8_t perf_branch_flag_widths[];
 bool perf_reader__host_le(void);
 
 /* perf_feature.c */
+/* One feature section; a malformed one is counted and skipped (0), as perf does. */
 int perf_feature__process(struct perf_reader *r, unsigned feat, const uint8_t *p,
 			  uint64_t size, const char *file, uint64_t off);
 void perf_feature__free(struct perf_reader *r);
-int perf_feature__tracing(struct perf_reader *r, const uint8_t *p, uint64_t size,
-			  const char *file, uint64_t off);
 
 /* perf_input.c */
 int perf_input__open_file(struct perf_reader *r, struct perf_input *in, const char *path,
