@@ -445,7 +445,7 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint32_t size,
 	return 0;
 bad:
 	return perf_reader__fail(r, file, off, "%s does not fit in record of size %u (event %s)",
-				 what, size, e->name ? e->name : "?");
+				 what, size, e->info.name ? e->info.name : "?");
 }
 
 /* parses the trailer backwards; returns the payload end */
@@ -759,14 +759,14 @@ static int event_update(struct perf_reader *r, const struct perf_raw *raw)
 
 		if (!name)
 			return -ENOMEM;
-		if (!name[0] || (e->name && !strcmp(name, e->name))) {
+		if (!name[0] || (e->info.name && !strcmp(name, e->info.name))) {
 			free(name);
 			return 0;
 		}
 		/* a consumer may hold the previous name (copied when the events were set
 		 * up, before this record): keep it until the reader is deleted */
-		if (e->name) {
-			int err = perf_reader__retire_name(r, e->name);
+		if (e->info.name) {
+			int err = perf_reader__retire_name(r, (char *)e->info.name);
 
 			if (err == -E2BIG) {	/* a file renaming events without end */
 				pr_debug("%s: EVENT_UPDATE at %#llx: more than %d "
@@ -781,9 +781,8 @@ static int event_update(struct perf_reader *r, const struct perf_raw *raw)
 				return err;
 			}
 		}
-		e->name = name;
-		e->name_stored = true;
 		e->info.name = name;
+		e->info.name_stored = true;
 	}
 	return 0;
 }

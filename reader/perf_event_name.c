@@ -163,6 +163,6 @@ void perf_event__default_name(struct perf_reader *r, struct perf_event_int *e)
 	}
 	if (mods)
 		add_modifiers(a, buf, sizeof(buf));
-	free(e->name);
-	e->name = strdup(buf);
+	free((char *)e->info.name);
+	e->info.name = strdup(buf);
 }

@@ -145,11 +145,10 @@ static int feat_event_desc(struct fcur *c)
 			return err;
 		}
 		c->pos += (uint64_t)nr_ids * 8;
-		if (i < r->nr_events && name[0] && !r->events[i].name_stored) {
-			free(r->events[i].name);
-			r->events[i].name = name;
-			r->events[i].name_stored = true;
+		if (i < r->nr_events && name[0] && !r->events[i].info.name_stored) {
+			free((char *)r->events[i].info.name);
 			r->events[i].info.name = name;
+			r->events[i].info.name_stored = true;
 		} else {
 			free(name);
 		}

@@ -162,20 +162,22 @@ int perf_reader__add_event(struct perf_reader *r, const struct perf_evattr *a,
 	e->group_leader = idx;
 	r->nr_events++;
 	if (nr_ids) {
-		e->ids = malloc(nr_ids * sizeof(uint64_t));
-		if (!e->ids)
+		uint64_t *own = malloc(nr_ids * sizeof(uint64_t));
+
+		e->info.ids = own;
+		if (!own)
 			return -ENOMEM;
 		for (i = 0; i < nr_ids; i++) {
 			int *owner;
 
-			e->ids[i] = rd64(r, ids + 8 * i);
-			owner = hmap__get(&r->idmap, &e->ids[i], &added);
+			own[i] = rd64(r, ids + 8 * i);
+			owner = hmap__get(&r->idmap, &own[i], &added);
 			if (!owner)
 				return -ENOMEM;
 			if (added)	/* first owner wins */
 				*owner = idx;
 		}
-		e->nr_ids = nr_ids;
+		e->info.nr_ids = nr_ids;
 	}
 	return 0;
 }
@@ -200,16 +202,9 @@ void perf_reader__finish_events(struct perf_reader *r)
 		}
 		r->sample_id_all = perf_evattr__sample_id_all(a);
 	}
-	for (i = 0; i < r->nr_events; i++) {
-		struct perf_event_int *e = &r->events[i];
-
-		if (!e->name)
-			perf_event__default_name(r, e);
-		e->info.name = e->name;
-		e->info.name_stored = e->name_stored;
-		e->info.ids = e->ids;
-		e->info.nr_ids = e->nr_ids;
-	}
+	for (i = 0; i < r->nr_events; i++)
+		if (!r->events[i].info.name)
+			perf_event__default_name(r, &r->events[i]);
 	/* branch counters are present when any member of the group asked for them */
 	for (i = 0; i < r->nr_events; i++)
 		r->events[i].branch_counters = false;
@@ -665,8 +660,8 @@ void perf_reader__delete(struct perf_reader *r)
 		perf_input__close(&r->inputs[i]);
 	free(r->inputs);
 	for (i = 0; i < r->nr_events; i++) {
-		free(r->events[i].name);
-		free(r->events[i].ids);
+		free((char *)r->events[i].info.name);
+		free((uint64_t *)r->events[i].info.ids);
 	}
 	free(r->events);
 	hmap__exit(&r->idmap);

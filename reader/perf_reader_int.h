@@ -74,13 +74,9 @@ struct perf_qent {			/* a queued timed record */
 };
 
 struct perf_event_int {
-	struct perf_event_info info;
-	char *name;			/* owned */
-	uint64_t *ids;			/* owned */
-	size_t nr_ids;
+	struct perf_event_info info;	/* its name and ids owned */
 	int group_leader;		/* index of the leader, or own index */
 	bool branch_counters;		/* samples carry branch counters */
-	bool name_stored;		/* name came from the file */
 };
 
 struct perf_reader {
