@@ -5,9 +5,6 @@
  * EVENT_UPDATE, TRACING_DATA, BUILD_ID). Every size is checked against the record size.
  * Knows nothing outside reader/.
  */
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,22 +189,13 @@ static int decode_read(struct dcur *c, uint64_t rf, uint64_t *nr, uint64_t *te, 
 	return 0;
 }
 
-/* Bits set in x, inline (without -mpopcnt the builtin is a libgcc call, for every sample). */
-static inline unsigned popcount64(uint64_t x)
-{
-	x -= (x >> 1) & 0x5555555555555555ULL;
-	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
-}
-
 static int decode_regs(struct dcur *c, uint64_t mask, struct perf_regs *regs)
 {
 	if (!has(c, 8))
 		return -1;
 	regs->abi = g64(c);
 	if (regs->abi) {
-		regs->nr = (uint32_t)popcount64(mask);
+		regs->nr = (uint32_t)__builtin_popcountll(mask);
 		regs->regs = g64s(c, regs->nr);
 		if (!regs->regs)
 			return -1;
@@ -294,25 +282,6 @@ static int decode_branches(struct dcur *c, struct perf_reader *r, int evidx, uin
 	return 0;
 }
 
-/* Zeroes s with plain vector stores: the 320 bytes are cleared for every sample, and the
- * compiler's choice for them (rep stosq) costs as much as the rest of the decoding. */
-static inline void sample_clear(struct perf_sample *s)
-{
-#if defined(__SSE2__)
-	char *p = (char *)s;
-	__m128i z = _mm_setzero_si128();
-	size_t i;
-
-	__asm__("" : "+x"(z));	/* an unknown value to the compiler: no memset made of it */
-	for (i = 0; i + 16 <= sizeof(*s); i += 16)
-		_mm_storeu_si128((__m128i *)(void *)(p + i), z);
-	if (i < sizeof(*s))
-		memset(p + i, 0, sizeof(*s) - i);
-#else
-	memset(s, 0, sizeof(*s));
-#endif
-}
-
 /* A sample's branch stack at c (hw_idx first when the event asks for it): 0, or 1 when the
  * tail after it was decoded too, or -1 when it does not fit. */
 static int decode_branch_stack(struct dcur *c, const struct perf_evattr *a, int evidx,
@@ -363,9 +332,9 @@ static int decode_sample(struct perf_reader *r, const uint8_t *p, uint32_t size,
 	const char *what = "sample";
 	int fixed, tail = 0;	/* tail: 1 once decoded with the branch stack */
 
-	sample_clear(s);
+	memset(s, 0, sizeof(*s));
 	s->present = st;
-	fixed = popcount64(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+	fixed = __builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 			PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
 			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD));
 	if (!has(&c, 8ULL * fixed))
@@ -459,7 +428,7 @@ static uint32_t decode_trailer(struct perf_reader *r, const uint8_t *p, uint32_t
 	if (!a || !perf_evattr__sample_id_all(a))
 		return size;
 	st = a->sample_type;
-	if (8u * (1 + popcount64(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU |
+	if (8u * (1 + __builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_ID | PERF_SAMPLE_TIME |
 			PERF_SAMPLE_TID))) > size)
 		return size;
