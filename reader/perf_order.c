@@ -284,19 +284,6 @@ static void end_flush(struct perf_reader *r)
 	}
 }
 
-/* records delivered ahead of the one prefetched: the queue holds records read a round
- * ago, gone from the caches */
-#define PREFETCH_AHEAD	2
-
-static void prefetch_record(const struct perf_reader *r, const struct perf_qent *e)
-{
-	const uint8_t *p = qent_bytes(r, e);
-	uint32_t o;
-
-	for (o = 0; o < e->size; o += 64)
-		__builtin_prefetch(p + o);
-}
-
 static int deliver(struct perf_reader *r, const uint8_t *p, uint32_t size, uint64_t off,
 		   struct perf_input *in, int evidx, const struct perf_record **rec)
 {
@@ -360,9 +347,6 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 			if (r->q_deliver < r->q_deliver_end) {
 				struct perf_qent *e = &r->q[r->q_deliver++];
 				const uint8_t *p = qent_bytes(r, e);
-
-				if (r->q_deliver + PREFETCH_AHEAD <= r->q_deliver_end)
-					prefetch_record(r, &r->q[r->q_deliver + PREFETCH_AHEAD - 1]);
 
 				if (e->time > r->last_flush)
 					r->last_flush = e->time;
