@@ -283,8 +283,7 @@ static int pg__send(struct writer_ctx *w, struct pg_state *s, const char *sql, i
  * warnings. */
 static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 {
-	static const char *const info[] = { "label", "host", "recorded", "perf_version", "file" };
-	const char *params[3 + 5];
+	const char *params[1 + WRITER_RUN_INFO];
 	char version[16], seq[24];
 	PGresult *res;
 	size_t i;
@@ -299,8 +298,7 @@ static int pg__add_run(struct writer_ctx *w, struct pg_state *s)
 		return err;
 	snprintf(version, sizeof(version), "%d", SCHEMA_FORMAT_VERSION);
 	params[0] = version;
-	for (i = 0; i < 5; i++)
-		params[i + 1] = writer__run_info(w, info[i]);
+	writer__run_info(w, params + 1);
 	res = pg__values(w, s, sql_pg.insert_run, 6, params, 0x36);	/* not the version, time */
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
 		err = pg__fail(w, s, res, "adding the run");

@@ -176,7 +176,7 @@ static int sqlite__busy(void *arg, int count)
 /* The run, its metadata and warnings. */
 static int sqlite__add_run(struct writer_ctx *w, struct sqlite_state *s)
 {
-	static const char *const info[] = { "label", "host", "recorded", "perf_version", "file" };
+	const char *info[WRITER_RUN_INFO];
 	sqlite3_stmt *st = NULL;
 	size_t i;
 	int rc;
@@ -184,12 +184,10 @@ static int sqlite__add_run(struct writer_ctx *w, struct sqlite_state *s)
 	rc = sqlite3_prepare_v2(s->db, sql_sqlite.insert_run, -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int(st, 1, SCHEMA_FORMAT_VERSION);
-		for (i = 0; i < sizeof(info) / sizeof(info[0]); i++) {
-			const char *v = writer__run_info(w, info[i]);
-
-			if (v)
-				sqlite3_bind_text(st, (int)i + 2, v, -1, SQLITE_STATIC);
-		}
+		writer__run_info(w, info);
+		for (i = 0; i < WRITER_RUN_INFO; i++)
+			if (info[i])
+				sqlite3_bind_text(st, (int)i + 2, info[i], -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);

@@ -157,25 +157,19 @@ bool writer__interrupted(void)
 	return outfile__pending() != 0;
 }
 
-const char *writer__run_info(const struct writer_ctx *w, const char *column)
+void writer__run_info(const struct writer_ctx *w, const char *info[WRITER_RUN_INFO])
 {
-	static const struct { const char *column, *meta; } map[] = {
-		{ "host", "hostname" }, { "recorded", "recorded" },
-		{ "perf_version", "perf_version" }, { "file", "file" },
+	static const char *const meta[WRITER_RUN_INFO] = {
+		NULL, "hostname", "recorded", "perf_version", "file",
 	};
 	size_t i, k;
 
-	if (!strcmp(column, "label"))
-		return w->opts->label;
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		if (strcmp(column, map[i].column))
-			continue;
-		for (k = 0; k < w->res->nr_meta; k++)
-			if (!strcmp(w->res->meta[k].key, map[i].meta) &&
+	info[0] = w->opts->label;
+	for (i = 1; i < WRITER_RUN_INFO; i++)
+		for (info[i] = NULL, k = 0; k < w->res->nr_meta; k++)
+			if (!strcmp(w->res->meta[k].key, meta[i]) &&
 			    w->res->meta[k].val.type == RES_TEXT)
-				return w->res->meta[k].val.s;
-	}
-	return NULL;
+				info[i] = w->res->meta[k].val.s;
 }
 
 /* Where the output goes. */

@@ -95,9 +95,10 @@ extern const struct writer_ops table_writer_ops;
 /* Whether the writer should stop: a signal arrived during an in-place write (the caller
  * rolls back and exits; writers/outfile.c). */
 bool writer__interrupted(void);
-/* The runs columns every database store fills from the result's metadata and the options:
- * label (opts), host (meta hostname), recorded (meta recorded, ISO 8601 UTC), perf_version,
- * file. Returns the value or NULL. */
-const char *writer__run_info(const struct writer_ctx *w, const char *column);
+/* The runs columns every database store fills from the result's metadata and the options, in
+ * this order: label (opts), host (meta hostname), recorded (meta recorded, ISO 8601 UTC),
+ * perf_version, file. NULL where there is none. */
+#define WRITER_RUN_INFO 5
+void writer__run_info(const struct writer_ctx *w, const char *info[WRITER_RUN_INFO]);
 
 #endif
