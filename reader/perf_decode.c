@@ -724,7 +724,7 @@ static int event_update(struct perf_reader *r, const struct perf_raw *raw)
 		return 0;
 	{
 		struct perf_event_int *e = &r->events[idx];
-		char *name = perf_reader__strdup(r, (const char *)raw->p + 24, raw->size - 24u);
+		char *name = strndup((const char *)raw->p + 24, raw->size - 24u);
 
 		if (!name)
 			return -ENOMEM;

@@ -61,7 +61,7 @@ static int get_str(struct fcur *c, char **out, const char *what)
 	if (err)
 		return err;
 	if (out) {
-		*out = perf_reader__strdup(c->r, (const char *)c->p + c->pos, len);
+		*out = strndup((const char *)c->p + c->pos, len);
 		if (!*out)
 			return -ENOMEM;
 	}

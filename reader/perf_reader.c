@@ -65,19 +65,6 @@ int perf_reader__fail(struct perf_reader *r, const char *file, uint64_t off, con
 	return r->err;
 }
 
-char *perf_reader__strdup(struct perf_reader *r, const char *s, size_t max)
-{
-	size_t n = strnlen(s, max);
-	char *d = malloc(n + 1);
-
-	(void)r;
-	if (!d)
-		return NULL;
-	memcpy(d, s, n);
-	d[n] = 0;
-	return d;
-}
-
 /* Keeps a replaced event name alive until the reader is deleted (a consumer may hold it).
  * Bounded: past PERF_MAX_RETIRED_NAMES the name is freed and the caller told (-E2BIG). */
 #define PERF_MAX_RETIRED_NAMES 4096
@@ -260,7 +247,7 @@ int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t si
 		if (b->size == 0 || b->size > 20)
 			b->size = 20;
 	}
-	b->filename = perf_reader__strdup(r, (const char *)name, name_max);
+	b->filename = strndup((const char *)name, name_max);
 	if (!b->filename)
 		return -ENOMEM;
 	r->nr_build_ids++;

@@ -172,7 +172,6 @@ int perf_reader__parse_attr(struct perf_reader *r, const uint8_t *p, size_t avai
 int perf_reader__add_event(struct perf_reader *r, const struct perf_evattr *a,
 			   const uint8_t *ids, size_t nr_ids, const char *file, uint64_t off);
 void perf_reader__finish_events(struct perf_reader *r);
-char *perf_reader__strdup(struct perf_reader *r, const char *s, size_t max);
 int perf_reader__retire_name(struct perf_reader *r, char *name);
 /* one build-id table entry or record 67; ancient: the pre-2.6.37 layout without pid */
 int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t size,
