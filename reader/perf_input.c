@@ -244,7 +244,7 @@ int perf_input__peek(struct perf_reader *r, struct perf_input *in, size_t n,
 	return *avail == n;
 }
 
-int perf_input__skip(struct perf_reader *r, struct perf_input *in, uint64_t n)
+static int perf_input__skip(struct perf_reader *r, struct perf_input *in, uint64_t n)
 {
 	if (!in->streaming) {
 		if (n > in->end - in->pos) {
@@ -278,8 +278,8 @@ int perf_input__skip(struct perf_reader *r, struct perf_input *in, uint64_t n)
 	return 1;
 }
 
-int perf_input__decompress(struct perf_reader *r, struct perf_input *in, const uint8_t *p,
-			   size_t n, uint64_t off)
+static int perf_input__decompress(struct perf_reader *r, struct perf_input *in,
+				  const uint8_t *p, size_t n, uint64_t off)
 {
 	ZSTD_inBuffer zin = { p, n, 0 };
 

@@ -333,7 +333,7 @@ static bool next_input(struct perf_reader *r)
 	return false;
 }
 
-int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
+int perf_reader__next(struct perf_reader *r, const struct perf_record **rec)
 {
 	*rec = NULL;	/* set on every path, errors and the end included */
 	for (;;) {
@@ -423,9 +423,4 @@ int perf_order__next(struct perf_reader *r, const struct perf_record **rec)
 		}
 		return deliver(r, raw.p, raw.size, raw.offset, raw.in, evidx, rec);
 	}
-}
-
-int perf_reader__next(struct perf_reader *r, const struct perf_record **rec)
-{
-	return perf_order__next(r, rec);
 }

@@ -201,11 +201,8 @@ void perf_input__close(struct perf_input *in);
 /* Makes n bytes at the current position available; 1 ok, 0 fewer remain (*avail set). */
 int perf_input__peek(struct perf_reader *r, struct perf_input *in, size_t n,
 		     const uint8_t **p, size_t *avail);
-int perf_input__skip(struct perf_reader *r, struct perf_input *in, uint64_t n);
 /* Next raw record of the input (decompressing as needed): 1, 0 at end, <0 error. */
 int perf_input__next(struct perf_reader *r, struct perf_input *in, struct perf_raw *raw);
-int perf_input__decompress(struct perf_reader *r, struct perf_input *in, const uint8_t *p,
-			   size_t n, uint64_t off);
 
 /* perf_decode.c */
 int perf_decode__user_record(struct perf_reader *r, const struct perf_raw *raw);
@@ -220,8 +217,7 @@ int perf_decode__record(struct perf_reader *r, const uint8_t *p, uint32_t size,
 /* perf_event_name.c */
 void perf_event__default_name(struct perf_reader *r, struct perf_event_int *e);
 
-/* perf_order.c */
-int perf_order__next(struct perf_reader *r, const struct perf_record **rec);
+/* perf_order.c (and perf_reader__next) */
 void perf_order__free(struct perf_reader *r);
 /* Copies the records of input k queued in place (pread window) below file offset
  * upto into the queue's arena, and recomputes the input's keep_from. */
