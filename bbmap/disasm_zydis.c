@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "bbmap/module_priv.h"
+#include "bbmap/x86_fast.h"
 #include "util/hbbp_err.h"
 
 #define NR_MNEMONICS (ZYDIS_MNEMONIC_MAX_VALUE + 1)
@@ -582,7 +583,9 @@ int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struc
 	size_t left = r->end - r->start;
 	uint64_t addr = r->start;
 	const char *bad_mn = d->bad_mn ? d->bad_mn : (d->bad_mn = mod_str__intern(d, "(bad)"));
+	bool is64 = m->arch == BBMAP_ARCH_X86_64 && !m->zy_only;
 	ZyanStatus st;
+	unsigned n;
 	int err;
 
 	if (!bad_mn)
@@ -601,6 +604,15 @@ int mod_zydis__region(const struct bbmap_module *m, struct mod_decoder *d, struc
 		if (text)
 			memset(in, 0, sizeof(*in));
 		in->addr = addr;
+		/* the outline of the commonest instructions without Zydis (bbmap/x86_fast.h) */
+		if (!text && is64 && (n = x86_fast__outline(code, left, addr, &in->flags, &in->target))) {
+			in->len = (uint8_t)n;
+			code += n;
+			left -= n;
+			addr += n;
+			r->nr_insns++;
+			continue;
+		}
 		st = decode_step(d, r, code, addr, &left, &ctx, &zi);
 		/* the outline decodes the operands of branches only */
 		if (ZYAN_SUCCESS(st) && (text || needs_target(&zi, branch_flags(&zi))))

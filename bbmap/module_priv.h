@@ -113,6 +113,8 @@ struct bbmap_module {
 	struct mod_region **regions;	/* sorted by start, disjoint */
 	size_t nr_regions, alloc_regions;
 
+	bool zy_only;			/* the outline without x86_fast.c (its test) */
+
 	void *demangler;		/* dlopen handle of libstdc++, or NULL */
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
 	unsigned demangle_flags;	/* BBMAP_MODULE_DEMANGLE_SHORT / _NO_DEMANGLE */
