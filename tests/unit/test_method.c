@@ -234,7 +234,7 @@ static int feed(struct hbbp_accum *a, const struct perf_record *r)
 	if (it.kind == HBBP_ITEM_EBS)
 		return hbbp_accum__ebs(a, it.pid, it.tid, it.evidx,
 				       f_locate(NULL, it.pid, it.cpumode, it.ip, &loc) ? NULL : &loc,
-				       (double)it.period, 1, &bs);
+				       (double)it.period, it.batch);
 	hbbp_stack__resolve(a->code, it.pid, it.cpumode, it.raw, it.nr, ends, flags);
 	return hbbp_accum__lbr(a, it.pid, it.tid, it.evidx,
 			       &(struct hbbp_stack){ it.nr, flags, ends, NULL, NULL }, it.weight,
