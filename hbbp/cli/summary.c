@@ -92,7 +92,7 @@ static void summary_lbr_weighting(const struct convert_run *run, const struct co
 	if (run->lbr_weighting != HBBP_LBR_WEIGHT_TIME)
 		return;
 	for (i = 0; i < f->nr_events; i++) {
-		const struct convert_event_figures *e = &f->ev[i];
+		const struct hbbp_event_state *e = &f->ev[i];
 
 		if (e->role != HBBP_ROLE_LBR)
 			continue;
@@ -112,12 +112,12 @@ static void summary_lbr_weighting(const struct convert_run *run, const struct co
 static void summary_diagnostics(const struct convert_run *run, const struct convert_figures *f,
 				double t_write)
 {
-	const struct convert_stack_figures *st = &f->stacks;
+	const struct hbbp_stack_stats *st = f->stacks;
 	uint64_t n = st->stacks;
 
 	if (n) {
 		fprintf(stderr, "  LBR stacks: %" PRIu64 ", %.0f distinct (%.1f%%, estimated); "
-			"stack cache ", n, st->distinct, 100 * st->distinct / (double)n);
+			"stack cache ", n, f->distinct_stacks, 100 * f->distinct_stacks / (double)n);
 		if (st->cached)
 			fprintf(stderr, "%.1f%% hits ", 100.0 * (double)(st->cached - st->inserts) /
 				(double)st->cached);
@@ -151,14 +151,15 @@ static void summary_events(const struct convert_run *run, const struct convert_o
 			"the event's period" : "time");
 	fputc('\n', stderr);
 	for (i = 0; i < f->nr_events; i++) {
-		const struct convert_event_figures *e = &f->ev[i];
+		const struct hbbp_event_state *e = &f->ev[i];
 
-		fprintf(stderr, "  event %zu %-32s %-6s %" PRIu64 " samples", i, ESC(name, e->name),
+		fprintf(stderr, "  event %zu %-32s %-6s %" PRIu64 " samples", i,
+			ESC(name, e->name ? e->name : "?"),
 			hbbp_role_name(e->role), e->samples);
 		if (e->role == HBBP_ROLE_EBS)
-			fprintf(stderr, ", %" PRIu64 " resolved", e->used);
+			fprintf(stderr, ", %" PRIu64 " resolved", e->samples_used);
 		if (e->role == HBBP_ROLE_LBR)
-			fprintf(stderr, ", %" PRIu64 " stacks, %" PRIu64 " streams", e->used,
+			fprintf(stderr, ", %" PRIu64 " stacks, %" PRIu64 " streams", e->samples_used,
 				e->streams);
 		if (e->scale != e->throttle_scale)
 			fprintf(stderr, ", multiplexed x%.3f", e->scale / e->throttle_scale);

@@ -133,39 +133,18 @@ bool convert__mix_empty(const struct result_table *mix);
 void convert__empty_why(const struct convert_run *run, const struct convert_opts *o,
 			char *buf, size_t size);
 
-/* What the summary of a finished run shows (hbbp/engine/run_figures.c), as plain data. */
-struct convert_event_figures {
-	const char *name;
-	enum hbbp_role role;
-	const char *role_reason;	/* of an unused event, or NULL */
-	uint64_t samples;
-	uint64_t used;			/* EBS: samples resolved; LBR: stacks */
-	uint64_t streams;
-	double scale;			/* multiplexing times throttling (1: none) */
-	double throttle_scale;		/* throttling (1: none or not corrected) */
-	double throttled_frac;		/* the throttled share of its sampled span */
-	double throttle_spread;		/* the factor's uncertainty, relative: the intervals'
-					 * widening (method.md §7) */
-	double stream_weight, stream_weight_plain;
-	/* the time weight (method.md §5b): stacks weighted by their start's streams, of them
-	 * refined by the IP, and weighted by the recording's mean */
-	uint64_t lbr_time_stacks, lbr_time_by_ip, lbr_time_fallback;
-};
-
+/* What the summary of a finished run shows (hbbp/engine/run_figures.c), as plain data: the
+ * events' states and the stacks' figures are the run's own (the method's accumulator, the
+ * driver), valid while the run is. */
 struct convert_unresolved {
 	const char *name;		/* the dso, "[unmapped]", or NULL */
 	const char *status;		/* bbmap_dso_status_name, "" unmapped */
 	double ebs, lbr;
 };
 
-struct convert_stack_figures {
-	uint64_t stacks, cached, inserts, direct;	/* struct hbbp_stack_stats */
-	double distinct;				/* estimated */
-};
-
 struct convert_figures {
 	size_t nr_events;
-	struct convert_event_figures *ev;
+	const struct hbbp_event_state *ev;	/* per event (name NULL: unnamed) */
 	uint64_t rejected[REJ__COUNT];		/* LBR streams not counted, by reason */
 	double rejected_weight[REJ__COUNT];
 	double lbr_weight_attributed, ebs_weight_attributed;
@@ -174,7 +153,8 @@ struct convert_figures {
 	uint64_t lost_records, lost_events, lost_samples, throttled;
 	size_t nr_unresolved;
 	struct convert_unresolved *unresolved;	/* heaviest first */
-	struct convert_stack_figures stacks;
+	const struct hbbp_stack_stats *stacks;	/* the LBR stacks seen */
+	double distinct_stacks;			/* of them distinct, estimated */
 	size_t nr_streams;			/* distinct streams */
 	bool per_thread;			/* sums kept per thread */
 	size_t nr_blocks, nr_code_blocks;	/* blocks with data, decoded ones */

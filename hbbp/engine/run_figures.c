@@ -50,15 +50,6 @@ static int figures_unresolved(const struct convert_run *run, struct convert_figu
 	return 0;
 }
 
-static void figures_stacks(struct convert_stack_figures *f, const struct hbbp_stack_stats *st)
-{
-	f->stacks = st->stacks;
-	f->cached = st->cached;
-	f->inserts = st->inserts;
-	f->direct = st->direct;
-	f->distinct = hbbp_stack_stats__distinct(st);
-}
-
 int convert__figures(const struct convert_run *run, struct convert_figures *f)
 {
 	const struct hbbp_accum *d = &run->drv.acc;
@@ -66,30 +57,8 @@ int convert__figures(const struct convert_run *run, struct convert_figures *f)
 	size_t i;
 
 	memset(f, 0, sizeof(*f));
-	f->ev = calloc(d->nr_events + 1, sizeof(*f->ev));
-	if (!f->ev)
-		return -ENOMEM;
+	f->ev = d->ev;
 	f->nr_events = d->nr_events;
-	for (i = 0; i < d->nr_events; i++) {
-		const struct hbbp_event_state *e = &d->ev[i];
-		struct convert_event_figures *fe = &f->ev[i];
-
-		fe->name = run->events[i]->name ? run->events[i]->name : "?";
-		fe->role = e->role;
-		fe->role_reason = e->role_reason;
-		fe->samples = e->samples;
-		fe->used = e->samples_used;
-		fe->streams = e->streams;
-		fe->scale = e->scale;
-		fe->throttle_scale = e->throttle_scale;
-		fe->throttled_frac = e->throttled_frac;
-		fe->throttle_spread = e->throttle_spread;
-		fe->stream_weight = e->stream_weight;
-		fe->stream_weight_plain = e->stream_weight_plain;
-		fe->lbr_time_stacks = e->lbr_time_stacks;
-		fe->lbr_time_by_ip = e->lbr_time_by_ip;
-		fe->lbr_time_fallback = e->lbr_time_fallback;
-	}
 	memcpy(f->rejected, d->rejected, sizeof(f->rejected));
 	memcpy(f->rejected_weight, d->rejected_weight, sizeof(f->rejected_weight));
 	f->lbr_weight_attributed = run->counts.lbr_weight_attributed;
@@ -101,7 +70,8 @@ int convert__figures(const struct convert_run *run, struct convert_figures *f)
 	f->lost_events = rs->nr_lost;
 	f->lost_samples = rs->nr_lost_samples;
 	f->throttled = rs->nr_throttle;
-	figures_stacks(&f->stacks, &run->drv.sstats);
+	f->stacks = &run->drv.sstats;
+	f->distinct_stacks = hbbp_stack_stats__distinct(&run->drv.sstats);
 	f->nr_streams = run->nr_streams;
 	f->per_thread = run->drv.per_thread;
 	f->nr_blocks = run->counts.nr_blocks;
@@ -112,7 +82,6 @@ int convert__figures(const struct convert_run *run, struct convert_figures *f)
 
 void convert__figures_exit(struct convert_figures *f)
 {
-	free(f->ev);
 	free(f->unresolved);
 	memset(f, 0, sizeof(*f));
 }
@@ -145,7 +114,7 @@ double convert__undecodable_weight(const struct convert_run *run, uint64_t *nr_b
 	*nr_blocks = 0;
 	for (i = 0; i < c->nr_tblocks; i++) {
 		struct hbbp_tblock tmp;
-		const struct hbbp_tblock *tb = hbbp_counts__tblock_sums(c, i, &tmp);
+		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
 		const struct hbbp_block *b = &c->blocks[tb->block];
 		const struct bbmap_block *blk;
 		bool any = false;

@@ -634,12 +634,6 @@ const struct hbbp_tblock *hbbp_counts__tblock(const struct hbbp_counts *c, size_
 	return tmp;
 }
 
-const struct hbbp_tblock *hbbp_counts__tblock_sums(const struct hbbp_counts *c, size_t i,
-						   struct hbbp_tblock *tmp)
-{
-	return hbbp_counts__tblock(c, i, tmp);
-}
-
 /* Deterministic order over an accumulator's entries: keys compared word by word, the dso
  * pointer (key word dso_word) replaced by the dso's rank by name, so that sums of doubles
  * are added in the same order on every run (map order follows the inserts, which follow

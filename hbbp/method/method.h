@@ -445,8 +445,6 @@ void hbbp_counts__drop_batch_sums(struct hbbp_counts *c);
 /* Task block i < nr_tblocks: &c->tblocks[i], or (one task) block i's, made in *tmp. */
 const struct hbbp_tblock *hbbp_counts__tblock(const struct hbbp_counts *c, size_t i,
 					      struct hbbp_tblock *tmp);
-const struct hbbp_tblock *hbbp_counts__tblock_sums(const struct hbbp_counts *c, size_t i,
-						   struct hbbp_tblock *tmp);
 /* The batch estimates x[0..HBBP_BATCHES) of a count summed per batch as e (from blocks
  * counted by EBS; NULL: none) and l (by LBR; NULL: none): each batch's sum times its role's
  * ratio factor (interval.h). */

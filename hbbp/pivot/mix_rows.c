@@ -333,7 +333,7 @@ int mix_rows__sum(struct mix_rows *r, const struct mix_ctx *x)
 	for (i = 0; i < c->nr_tblocks && !err && !c->by_process; i++) {
 		struct hbbp_tblock tmp;
 
-		err = sum_counted(&s, i, hbbp_counts__tblock_sums(c, i, &tmp));
+		err = sum_counted(&s, i, hbbp_counts__tblock(c, i, &tmp));
 	}
 	if (o->release_sums) {	/* every thread block is summed */
 		hmap__exit(&x->d->ebs);
