@@ -319,26 +319,6 @@ int hbbp_accum__ebs(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
 	return 0;
 }
 
-void hbbp_stack__resolve(const struct hbbp_code *code, uint32_t pid, int cpumode,
-			 const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *ends,
-			 uint8_t *flags)
-{
-	uint64_t k;
-
-	for (k = 0; k < 2 * n; k++) {
-		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
-		struct bbmap_loc loc = { 0 };
-
-		if (!addr || code->locate(code->ctx, pid, hbbp_branch_cpumode(cpumode, addr), addr,
-					  &loc))
-			loc.dso = NULL;
-		ends[k].dso = loc.dso;
-		ends[k].vaddr = loc.vaddr;
-		if (k & 1)
-			flags[k / 2] = hbbp_lbr_entry_flag(e, k / 2);
-	}
-}
-
 /* Stream weight per dso touched (either end x, y), and how much of it was rejected. *last:
  * the entry the stack's stream before added to (NULL: none; valid while the accounting
  * gains no entry), set to this one's. */

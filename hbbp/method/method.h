@@ -212,12 +212,6 @@ static inline int hbbp_branch_cpumode(int sample_cpumode, uint64_t addr)
 		return kernel ? PERF_RECORD_MISC_GUEST_KERNEL : PERF_RECORD_MISC_GUEST_USER;
 	return kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 }
-/* The ends of e[0..n) of process pid through code->locate into ends[0..2n), their flags into
- * flags[0..n). */
-void hbbp_stack__resolve(const struct hbbp_code *code, uint32_t pid, int cpumode,
-			 const struct perf_branch_entry *e, uint64_t n, struct hbbp_end *ends,
-			 uint8_t *flags);
-
 /* A sample reduced to what the accumulation needs (method.md §2: its event's role; §5: an LBR
  * stack without its 0/0 padding; §5b: its weight; §10: its batch). */
 enum hbbp_item_kind {

@@ -220,6 +220,7 @@ static int feed(struct hbbp_accum *a, const struct perf_record *r)
 	uint8_t flags[32];
 	struct hbbp_bsum bs;
 	struct bbmap_loc loc;
+	uint64_t k;
 	int err;
 
 	if (r->type == PERF_RECORD_READ)
@@ -235,7 +236,17 @@ static int feed(struct hbbp_accum *a, const struct perf_record *r)
 		return hbbp_accum__ebs(a, it.pid, it.tid, it.evidx,
 				       f_locate(NULL, it.pid, it.cpumode, it.ip, &loc) ? NULL : &loc,
 				       (double)it.period, it.batch);
-	hbbp_stack__resolve(a->code, it.pid, it.cpumode, it.raw, it.nr, ends, flags);
+	for (k = 0; k < 2 * it.nr; k++) {	/* each end through the code, as the engine */
+		uint64_t addr = k & 1 ? it.raw[k / 2].to : it.raw[k / 2].from;
+
+		if (!addr || f_locate(NULL, it.pid, hbbp_branch_cpumode(it.cpumode, addr), addr,
+				      &loc))
+			loc.dso = NULL;
+		ends[k].dso = loc.dso;
+		ends[k].vaddr = loc.dso ? loc.vaddr : 0;
+		if (k & 1)
+			flags[k / 2] = hbbp_lbr_entry_flag(it.raw, k / 2);
+	}
 	return hbbp_accum__lbr(a, it.pid, it.tid, it.evidx,
 			       &(struct hbbp_stack){ it.nr, flags, ends, NULL, NULL }, it.weight,
 			       (double)it.period, 1, &bs);
