@@ -338,8 +338,7 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 		    hbbp_throttle__sample(&d->acc.throttle, rec->evidx, rec->sample.cpu,
 					  rec->sample.time, rec->sample.period))
 			return -ENOMEM;
-		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, d->acc.lbr_time,
-				    d->acc.batch_slot, rec, &it);
+		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, d->acc.batch_slot, rec, &it);
 		err = hbbp_accum__count_item(&d->acc, &it);
 		if (!err && it.kind == HBBP_ITEM_LBR && d->defer) {
 			/* its weight comes at the end (hbbp_driver__finish); its streams'

@@ -203,8 +203,7 @@ unsigned int hbbp_sample__batch(const struct perf_record *rec, unsigned int slot
 /* method.md §2 (EBS samples give their IP, LBR samples their stack, by the event's role), §5
  * (a partly filled LBR is padded with 0/0 entries at its oldest end: they are no branches),
  * §5b (the stack's weight) and §10 (the batch). */
-void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
-			 const struct hbbp_lbr_time *t, unsigned int slot,
+void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events, unsigned int slot,
 			 const struct perf_record *rec, struct hbbp_sample_item *it)
 {
 	const struct perf_sample *s = &rec->sample;
@@ -227,7 +226,6 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->zero_entries = it->nr = 0;
 	it->raw = NULL;
 	it->weight = 0;
-	it->lbr_time = it->lbr_fallback = it->lbr_by_ip = 0;
 	if (evidx < 0 || (size_t)evidx >= nr_events)
 		return;
 	switch (ev[evidx].role) {
@@ -253,7 +251,6 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
 	it->nr = n;
 	it->raw = e;
 	it->weight = (double)it->period;
-	hbbp_lbr_time__weigh(t, it);
 }
 
 /* The diagnostics of one sample (method.md §2, §5) and its read values (§7). */
@@ -279,9 +276,6 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 		break;
 	case HBBP_ITEM_LBR:
 		ev->samples_used++;
-		ev->lbr_time_stacks += it->lbr_time;
-		ev->lbr_time_fallback += it->lbr_fallback;
-		ev->lbr_time_by_ip += it->lbr_by_ip;
 		/* the periods (not the time weights): the role's known total (interval.h) */
 		ev->bs.b[b] += (double)it->period;
 		break;

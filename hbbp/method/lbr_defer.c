@@ -244,7 +244,7 @@ int hbbp_lbr_defer__apply(struct hbbp_lbr_defer *d, struct hbbp_accum *a,
 			const struct hbbp_defer_sample *x = &d->samples[order[j]];
 			double w = (double)x->period;
 
-			if (t) {	/* hbbp_lbr_time__weigh */
+			if (t) {	/* period / D(Y) */
 				bool fb, by_ip;
 
 				w /= hbbp_lbr_time__duration(t, st->pid, st->start, x->ip, &fb,

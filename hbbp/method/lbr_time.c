@@ -3,9 +3,8 @@
  * and of their reciprocals, then, per (process, start), the ends in ascending order with
  * suffix sums, so that the mean over the streams starting at s that contain an IP (end >= ip)
  * is one binary search.
- * Also the weight of one sample item (hbbp_lbr_time__weigh, for whoever reads the records).
  * Depends on reader/perf_reader.h, reader/perf_format.h, util/hmap.h and hbbp/method/method.h
- * (the sample item) only.
+ * only.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -178,21 +177,6 @@ double hbbp_lbr_time__duration(const struct hbbp_lbr_time *t, uint32_t pid, uint
 		return (double)t->sorted[lo].suf_n / t->sorted[lo].suf_inv;
 	}
 	return g->sum / (double)g->n;
-}
-
-void hbbp_lbr_time__weigh(const struct hbbp_lbr_time *t, struct hbbp_sample_item *it)
-{
-	bool fb, by_ip;
-	double dur;
-
-	if (!t || it->kind != HBBP_ITEM_LBR || !it->raw || it->nr < 2)
-		return;
-	/* the stack stands for period / D(Y) stream instances */
-	dur = hbbp_lbr_time__duration(t, it->pid, it->raw[0].to, it->ip, &fb, &by_ip);
-	it->weight = (double)it->period / dur;
-	it->lbr_time = 1;
-	it->lbr_fallback = fb;
-	it->lbr_by_ip = by_ip;
 }
 
 static bool name_starts(const char *s, const char *p)

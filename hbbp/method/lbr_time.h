@@ -80,10 +80,6 @@ int hbbp_lbr_time__finish(struct hbbp_lbr_time *t);
  * OK. */
 double hbbp_lbr_time__duration(const struct hbbp_lbr_time *t, uint32_t pid, uint64_t start,
 			       uint64_t ip, bool *fallback, bool *by_ip);
-struct hbbp_sample_item;
-/* method.md §5b for one LBR item (its pid, IP and e[0].to): it->weight = period / D(Y) and
- * its flags; t NULL or an item of another kind: unchanged (the plain weight). */
-void hbbp_lbr_time__weigh(const struct hbbp_lbr_time *t, struct hbbp_sample_item *it);
 /* Whether event e counts time (cycles, ref-cycles, bus-cycles, cpu-clock, task-clock, the
  * raw unhalted-cycles events), so that §5b applies to its stacks. */
 bool hbbp_lbr_time__event_is_time(const struct perf_event_info *e);

@@ -133,9 +133,6 @@ struct hbbp_bias_val { uint64_t oldest, newest, all; double expected; uint64_t t
 struct hbbp_accum {
 	const struct hbbp_code *code;
 	unsigned int batch_slot;	/* hbbp_batch__slot's shift (interval.h; 0: hash) */
-	/* the time-weighted LBR estimate (method.md §5b): the stream durations (finished) whose
-	 * D(Y) weighs each LBR sample (hbbp_lbr_time__weigh), or NULL for the plain weight */
-	const struct hbbp_lbr_time *lbr_time;
 	size_t nr_events;
 	struct hbbp_event_state *ev;
 	struct hmap ebs;	/* (task, dso, vaddr, ev) -> struct hbbp_ebs_val */
@@ -233,15 +230,12 @@ struct hbbp_sample_item {
 	uint64_t nr;		/* LBR: entries after the padding */
 	uint32_t batch;		/* the sample's batch (hbbp_sample__batch) */
 	const struct perf_branch_entry *raw;	/* LBR: the record's entries (newest first) */
-	double weight;		/* LBR: the stack's weight: period, or period / D(Y) (§5b) */
-	uint8_t lbr_time;	/* LBR: weighted by D(Y) ... */
-	uint8_t lbr_fallback;	/* ... the recording's mean duration */
-	uint8_t lbr_by_ip;	/* ... of the streams holding the IP */
+	double weight;		/* LBR: the stack's weight, its period (§5b: the time weight
+				 * period / D(Y) comes at the end, hbbp/method/lbr_defer.h) */
 };
 /* The item of sample rec: its kind by its event's role in ev[0..nr_events), its batch (slot:
- * hbbp_batch__slot's shift) and, with the stream durations t (NULL: none), its §5b weight. */
-void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events,
-			 const struct hbbp_lbr_time *t, unsigned int slot,
+ * hbbp_batch__slot's shift). */
+void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events, unsigned int slot,
 			 const struct perf_record *rec, struct hbbp_sample_item *it);
 /* The batch of a sample (method.md §10, interval.h): its time slot when the recording's span
  * is known (slot: hbbp_batch__slot's shift), else a hash of its time or file offset, IP and

@@ -226,7 +226,7 @@ static int feed(struct hbbp_accum *a, const struct perf_record *r)
 	if (r->type == PERF_RECORD_READ)
 		return hbbp_accum__read_value(a, r->read.pid, r->read.tid, 0, r->evidx,
 					      r->read.time_enabled, r->read.time_running);
-	hbbp_sample__digest(a->ev, a->nr_events, NULL, 0, r, &it);
+	hbbp_sample__digest(a->ev, a->nr_events, 0, r, &it);
 	err = hbbp_accum__count_item(a, &it);
 	memset(&bs, 0, sizeof(bs));
 	bs.b[it.batch] = it.kind == HBBP_ITEM_LBR ? it.weight : (double)it.period;
