@@ -11,19 +11,10 @@
 
 #include "hbbp/engine/convert.h"
 
-static int unres_cmp(const void *pa, const void *pb)
-{
-	const struct hbbp_unresolved *a = *(struct hbbp_unresolved *const *)pa;
-	const struct hbbp_unresolved *b = *(struct hbbp_unresolved *const *)pb;
-	double wa = a->ebs_weight + a->lbr_weight, wb = b->ebs_weight + b->lbr_weight;
-
-	return wa > wb ? -1 : wa < wb;
-}
-
 /* The dsos with unresolved weight, heaviest first. */
 static int figures_unresolved(const struct convert_run *run, struct convert_figures *f)
 {
-	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(&run->drv.acc,
+	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(&run->drv.acc, true,
 								     &f->nr_unresolved);
 	size_t i;
 
@@ -34,8 +25,6 @@ static int figures_unresolved(const struct convert_run *run, struct convert_figu
 		free(v);
 		return -ENOMEM;
 	}
-	if (f->nr_unresolved)
-		qsort(v, f->nr_unresolved, sizeof(*v), unres_cmp);
 	for (i = 0; i < f->nr_unresolved; i++) {
 		struct convert_unresolved *u = &f->unresolved[i];
 		struct bbmap_module *m = NULL;

@@ -339,35 +339,13 @@ static void notes_binaries(struct notes *n)
 	free(w);
 }
 
-static int unres_name_cmp(const void *pa, const void *pb, void *ctx)
-{
-	const struct hbbp_code_ops *ops = ctx;
-	const struct hbbp_unresolved *a = *(const struct hbbp_unresolved *const *)pa;
-	const struct hbbp_unresolved *b = *(const struct hbbp_unresolved *const *)pb;
-	const char *na = a->dso ? ops->dso_name(ops->ctx, a->dso) : NULL;
-	const char *nb = b->dso ? ops->dso_name(ops->ctx, b->dso) : NULL;
-
-	return strcmp(na ? na : "", nb ? nb : "");
-}
-
-/* The dsos with unresolved weight, by name (hbbp_unresolved__weighted), or NULL. */
-static const struct hbbp_unresolved **unresolved_by_name(const struct convert_run *run,
-							  size_t *nr)
-{
-	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(&run->drv.acc, nr);
-
-	if (v)
-		qsort_r(v, *nr, sizeof(*v), unres_name_cmp, (void *)&run->ops);
-	return v;
-}
-
 /* A binary at hand whose build-id is not the recording's (rebuilt since): its own note,
  * naming the option that uses it, whatever the method. */
 static void notes_mismatch(struct notes *n)
 {
 	const struct convert_run *run = n->run;
 	size_t i, nr;
-	const struct hbbp_unresolved **v = unresolved_by_name(run, &nr);
+	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(&run->drv.acc, false, &nr);
 
 	if (!v) {
 		n->err = -ENOMEM;
@@ -391,23 +369,18 @@ static void notes_mismatch(struct notes *n)
 static void notes_lbr_unresolved(struct notes *n)
 {
 	const struct hbbp_accum *d = &n->run->drv.acc;
-	const struct hbbp_unresolved **v;
+	const struct hbbp_unresolved *u;
+	const uint64_t *key;
 	double sw = 0, uw = 0;
-	size_t i, nr = 0;
+	size_t i;
 
 	if (n->run->method != HBBP_METHOD_LBR)
 		return;
 	for (i = 0; i < d->nr_events; i++)
 		if (d->ev[i].role == HBBP_ROLE_LBR)
 			sw += d->ev[i].stream_weight;
-	v = hbbp_unresolved__weighted(d, &nr);
-	if (!v) {
-		n->err = -ENOMEM;
-		return;
-	}
-	for (i = 0; i < nr; i++)
-		uw += v[i]->lbr_weight;
-	free(v);
+	hmap__for_each(&d->unres, i, key, u)
+		uw += u->lbr_weight;
 	if (sw > 0 && uw > 0)
 		note(n, "%.1f%% of the LBR stream weight falls where no code was found: LBR-only "
 		     "counts have no row for it (the mix's total leaves it out; see "
@@ -462,7 +435,7 @@ static size_t dso_list(const struct convert_run *run, bool kernel, bool mismatch
 {
 	const struct hbbp_code_ops *ops = &run->ops;
 	size_t i, n, nr = 0, len = 0;
-	const struct hbbp_unresolved **v = unresolved_by_name(run, &n);
+	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(&run->drv.acc, false, &n);
 
 	buf[0] = 0;
 	for (i = 0; v && i < n; i++) {

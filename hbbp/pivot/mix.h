@@ -106,10 +106,11 @@ const char *hbbp_mix__key_name(const struct hbbp_mix_opts *o, size_t i);
 double hbbp_round_count(double x);
 double hbbp_round_share(double x);
 
-/* The dsos of d with unresolved EBS or LBR weight, in hash order: a calloc'd array of *nr
- * pointers into d (free it; the entries stay d's), or NULL when out of memory. */
+/* The dsos of d with unresolved EBS or LBR weight by name ("[unmapped]" for none), or
+ * heaviest first (EBS + LBR weight), then by name: a calloc'd array of *nr pointers into d
+ * (free it; the entries stay d's), or NULL when out of memory. */
 const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum *d,
-							  size_t *nr);
+							  bool heaviest, size_t *nr);
 
 /* Calls fn for each element of the --pid/--comm/--module/--symbol lists of o that no thread
  * block with a count matches (a filter that selects nothing); stops at fn's first error. */

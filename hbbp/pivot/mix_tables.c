@@ -686,10 +686,33 @@ static int table_events(struct result *res, const struct mix_ctx *x,
 	return err;
 }
 
+/* A dso's recorded name as the tables show it: "[unmapped]" for none, "[unknown]" unnamed. */
+static const char *unres_name(const struct hbbp_accum *d, const struct hbbp_unresolved *u)
+{
+	const char *n = u->dso ? d->code->dso_name(d->code->ctx, u->dso) : "[unmapped]";
+
+	return n ? n : "[unknown]";
+}
+
+struct unres_order { const struct hbbp_accum *d; bool heaviest; };
+
+static int unres_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct unres_order *o = arg;
+	const struct hbbp_unresolved *a = *(const struct hbbp_unresolved *const *)pa;
+	const struct hbbp_unresolved *b = *(const struct hbbp_unresolved *const *)pb;
+	double wa = a->ebs_weight + a->lbr_weight, wb = b->ebs_weight + b->lbr_weight;
+
+	if (o->heaviest && wa != wb)
+		return wa > wb ? -1 : 1;
+	return strcmp(unres_name(o->d, a), unres_name(o->d, b));
+}
+
 const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum *d,
-							  size_t *nr)
+							  bool heaviest, size_t *nr)
 {
 	const struct hbbp_unresolved **v = calloc(d->unres.nr + 1, sizeof(*v));
+	struct unres_order o = { d, heaviest };
 	const struct hbbp_unresolved *u;
 	const uint64_t *key;
 	size_t i, n = 0;
@@ -701,32 +724,24 @@ const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum
 		if (u->ebs_weight > 0 || u->lbr_weight > 0)
 			v[n++] = u;
 	}
+	if (n)
+		qsort_r(v, n, sizeof(*v), unres_cmp, &o);
 	*nr = n;
 	return v;
-}
-
-static int unres_name_cmp(const void *pa, const void *pb, void *arg)
-{
-	const struct hbbp_unresolved *a = *(const struct hbbp_unresolved *const *)pa;
-	const struct hbbp_unresolved *b = *(const struct hbbp_unresolved *const *)pb;
-
-	return strcmp(mix__dso_full(arg, a->dso), mix__dso_full(arg, b->dso));
 }
 
 /* "name ebs=W lbr=W; ..." for every dso with unresolved weight, sorted by name. */
 static int meta_unresolved(struct result *res, const struct mix_ctx *x)
 {
 	size_t cap = 0, len = 0, i, n;
-	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(x->d, &n);
+	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(x->d, false, &n);
 	char *buf = NULL;
 	int err = 0;
 
 	if (!v)
 		return -ENOMEM;
-	if (n)
-		qsort_r(v, n, sizeof(*v), unres_name_cmp, (void *)x);
 	for (i = 0; i < n && !err; i++) {
-		const char *name = mix__dso_full(x, v[i]->dso);
+		const char *name = unres_name(x->d, v[i]);
 		int w = snprintf(NULL, 0, "%s%s ebs=%.17g lbr=%.17g", i ? "; " : "", name,
 				 v[i]->ebs_weight, v[i]->lbr_weight);
 

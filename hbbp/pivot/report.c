@@ -159,26 +159,14 @@ static bool in_top_functions(const struct result_cell *row, void *ctx)
 static int unresolved_table(struct result *out, struct hbbp_accum *d, size_t top)
 {
 	static const char *const cols[] = { "module:text", "ebs_weight:real", "lbr_weight:real" };
-	size_t n = 0, i, j;
-	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(d, &n);
+	size_t n = 0, i;
+	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(d, true, &n);
 	struct result_table *t;
 	int err;
 
 	if (!v)
 		return -ENOMEM;
-	/* heaviest first (EBS + LBR weight), then by name: a stable page */
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0; j--) {
-			const struct hbbp_unresolved *a = v[j - 1], *b = v[j];
-			double wa = a->ebs_weight + a->lbr_weight, wb = b->ebs_weight + b->lbr_weight;
-			const char *na = a->dso ? d->code->dso_name(d->code->ctx, a->dso) : NULL;
-			const char *nb = b->dso ? d->code->dso_name(d->code->ctx, b->dso) : NULL;
-
-			if (wa > wb || (wa == wb && strcmp(na ? na : "", nb ? nb : "") <= 0))
-				break;
-			v[j - 1] = b;
-			v[j] = a;
-		}
+	/* heaviest first, then by name: a stable page */
 	err = result__add_table(out, "unresolved", cols, 3, &t);
 	for (i = 0; i < n && i < top && !err; i++) {
 		struct result_cell *c = result_table__add_row(t);
