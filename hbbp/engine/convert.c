@@ -186,28 +186,12 @@ int convert__new_session(struct bbmap_session **out, const struct perf_reader *r
 	return 0;
 }
 
-static int run_session(struct convert_run *run, const struct convert_opts *o)
-{
-	int err = convert__new_session(&run->session, run->reader, o);
-
-	if (err)
-		return err;
-	hbbp_code_bbmap__init(&run->code, &run->ops, run->session);
-	return 0;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void run_reader_opts(const struct convert_opts *o, struct perf_reader_opts *ro)
-{
-	memset(ro, 0, sizeof(*ro));
-	ro->samples_unordered = true;	/* sums of samples: their order does not matter */
 }
 
 static int run_pass(struct convert_run *run, const struct convert_opts *o)
@@ -351,10 +335,12 @@ static int run_prepare(struct convert_run *run, const struct convert_opts *o)
 	}
 	err = run_choose_method(run, o);
 	if (!err)
-		err = run_session(run, o);
-	if (!err)
-		err = hbbp_driver__init(&run->drv, &run->code, run->session, run->events,
-					run->roles, run->nr_events);
+		err = convert__new_session(&run->session, run->reader, o);
+	if (err)
+		return err;
+	hbbp_code_bbmap__init(&run->code, &run->ops, run->session);
+	err = hbbp_driver__init(&run->drv, &run->code, run->session, run->events, run->roles,
+				run->nr_events);
 	if (err)
 		return err;
 	run->drv_ok = true;
@@ -403,7 +389,8 @@ static int run_result(struct convert_run *run, const struct convert_opts *o)
 
 int convert__compute(struct convert_run *run, const struct convert_opts *o)
 {
-	struct perf_reader_opts ro;
+	/* sums of samples: their order does not matter */
+	struct perf_reader_opts ro = { .samples_unordered = true };
 	const char *errmsg = NULL;
 	double t;
 	size_t i;
@@ -411,7 +398,6 @@ int convert__compute(struct convert_run *run, const struct convert_opts *o)
 
 	hbbp_log_subject(o->input);	/* every message of this input names it (-j runs) */
 	memset(run, 0, sizeof(*run));
-	run_reader_opts(o, &ro);
 	err = perf_reader__open(&run->reader, o->input, &ro, &errmsg);
 	if (err) {
 		pr_err("%s", errmsg ? errmsg : hbbp_strerror(err));

@@ -204,8 +204,9 @@ static struct hbbp_unresolved *counts_unres(struct counts_ctx *x, struct bbmap_d
 
 /* method.md §4: one EBS accumulator entry (task, dso, vaddr, event) -> its block, or its pseudo
  * block: a dso without code (by symbol), off decoded code (by symbol), no map. */
-static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const struct hbbp_ebs_val *v)
+static int counts_ebs(struct counts_ctx *x, const uint64_t *key, const void *val)
 {
+	const struct hbbp_ebs_val *v = val;
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	double scale = x->a->ev[key[3]].scale, w = v->period * scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
@@ -338,9 +339,9 @@ static int stream_blocks(struct counts_ctx *x, const uint64_t *key,
 
 /* method.md §5: one stream (task, dso, to, from, event): its weight, scaled, to every block
  * of its walk. */
-static int counts_stream(struct counts_ctx *x, const uint64_t *key,
-			 const struct hbbp_stream_val *v)
+static int counts_stream(struct counts_ctx *x, const uint64_t *key, const void *val)
 {
+	const struct hbbp_stream_val *v = val;
 	struct bbmap_dso *dso = (struct bbmap_dso *)(uintptr_t)key[1];
 	double scale = x->a->ev[key[4]].scale, w = v->weight * scale;
 	struct bbmap_module *mod = ctx_module(x, dso);
@@ -718,16 +719,6 @@ static int counts_each(struct counts_ctx *x, const struct hmap *h, int which,
 	return err;
 }
 
-static int ebs_entry(struct counts_ctx *x, const uint64_t *key, const void *val)
-{
-	return counts_ebs(x, key, val);
-}
-
-static int stream_entry(struct counts_ctx *x, const uint64_t *key, const void *val)
-{
-	return counts_stream(x, key, val);
-}
-
 /* method.md §3: every branch target of the LBR data starts a block, before any block is looked
  * at: gathered per module in the order first seen, then added to the code. */
 static int counts_leaders(struct counts_ctx *x)
@@ -808,12 +799,12 @@ int hbbp_counts__begin(struct hbbp_counts *c, const struct hbbp_accum *a,
 
 int hbbp_counts__ebs(struct hbbp_counts *c, const struct hbbp_accum *a)
 {
-	return counts_each(ctx_of(c, a), &a->ebs, 0, ebs_entry);
+	return counts_each(ctx_of(c, a), &a->ebs, 0, counts_ebs);
 }
 
 int hbbp_counts__streams(struct hbbp_counts *c, const struct hbbp_accum *a)
 {
-	return counts_each(ctx_of(c, a), &a->streams, 1, stream_entry);
+	return counts_each(ctx_of(c, a), &a->streams, 1, counts_stream);
 }
 
 int hbbp_counts__bias(struct hbbp_counts *c, const struct hbbp_accum *a)

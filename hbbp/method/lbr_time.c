@@ -114,7 +114,6 @@ int hbbp_lbr_time__finish(struct hbbp_lbr_time *t)
 		t->sorted[i].suf_n = v->n;
 		t->sorted[i].suf_inv = v->inv;
 	}
-	t->nr_sorted = n;
 	if (n)
 		qsort(t->sorted, n, sizeof(*t->sorted), end_cmp);
 	for (i = 0; i < n; i = j) {

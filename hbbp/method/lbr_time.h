@@ -60,7 +60,6 @@ struct hbbp_lbr_time {
 	struct hmap ends;		/* (pid, start, end) -> struct hbbp_lbr_time_sum */
 	struct hmap starts;		/* (pid, start) -> struct hbbp_lbr_time_group (after finish) */
 	struct hbbp_lbr_time_end *sorted;	/* ends sorted by (pid, start, end), with suffix sums */
-	size_t nr_sorted;
 	double sum;			/* all timed streams */
 	enum hbbp_lbr_time_status status;
 	bool finished;
