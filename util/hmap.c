@@ -245,17 +245,3 @@ void *hmap__find_bytes(const struct hmap *h, const void *p, size_t len)
 
 	return lookup(h, key, bytes_hash(p, len), 1);
 }
-
-const uint64_t *hmap__slot(const struct hmap *h, size_t i, void **val)
-{
-	unsigned char *s;
-
-	if (val)
-		*val = NULL;
-	if (i >= h->nr)
-		return NULL;
-	s = entry_at(h, i);
-	if (val)
-		*val = s + h->key_words * 8;
-	return (const uint64_t *)s;
-}

@@ -46,10 +46,6 @@ void hmap__init_bytes(struct hmap *h, size_t val_size);
 void *hmap__get_bytes(struct hmap *h, const void *p, size_t len, int *inserted);
 void *hmap__find_bytes(const struct hmap *h, const void *p, size_t len);
 
-/* Iteration: i = 0..cap-1; returns the key of entry i (and its value) or NULL past the last
- * entry. Entries come in insertion order. */
-const uint64_t *hmap__slot(const struct hmap *h, size_t i, void **val);
-
 /* Entry i (< nr) of h: its key, its value. */
 static inline const uint64_t *hmap__key_at(const struct hmap *h, size_t i)
 {

@@ -174,7 +174,8 @@ static int ip_metrics(struct cmp *c, struct ref_mix *ref, struct ref_mix *meas)
 	size_t nr_r = 0, nr_m = 0, i, nnames = 0;
 	bool own_r = false, own_m = false;
 	const char **names = calloc(4096, sizeof(char *));
-	double *all = NULL, *cv = NULL, *rv = NULL;
+	double *all = NULL, *cv = NULL, *rv = NULL, *val;
+	const uint64_t *key;
 	struct hmap h, hm;
 	int err = 0;
 
@@ -213,21 +214,15 @@ static int ip_metrics(struct cmp *c, struct ref_mix *ref, struct ref_mix *meas)
 		goto out;
 	}
 	c->ip_ref = c->ip_meas = c->ip_common = 0;
-	for (i = 0; i < h.cap; i++) {
-		void *v;
-
-		if (hmap__slot(&h, i, &v))
-			all[c->ip_ref++] = *(double *)v;
-	}
-	for (i = 0; i < hm.cap; i++) {
-		void *v;
-		const uint64_t *k = hmap__slot(&hm, i, &v);
+	hmap__for_each(&h, i, key, val)
+		all[c->ip_ref++] = *val;
+	hmap__for_each(&hm, i, key, val) {
 		const double *rr;
 
-		if (!k || *(double *)v <= 0)
+		if (*val <= 0)
 			continue;
-		rr = hmap__find(&h, k);
-		cv[c->ip_meas] = *(double *)v;
+		rr = hmap__find(&h, key);
+		cv[c->ip_meas] = *val;
 		rv[c->ip_meas++] = rr ? *rr : 0;
 		if (rr)
 			c->ip_common++;

@@ -332,16 +332,16 @@ static uint64_t object_bias(struct cg *c, size_t ob, size_t *votes)
 {
 	struct vote v[64];
 	size_t nv = 0, i, best = 0;
+	const uint64_t *k;
+	uint64_t *val;
 
 	*votes = 0;
-	for (i = 0; i < c->entry.cap; i++) {
-		void *val;
-		const uint64_t *k = hmap__slot(&c->entry, i, &val);
+	hmap__for_each(&c->entry, i, k, val) {
 		const char *name;
 		uint64_t sym, entry, b;
 		size_t j;
 
-		if (!k || k[0] != ob || !k[1] || k[1] > c->fns.nr)
+		if (k[0] != ob || !k[1] || k[1] > c->fns.nr)
 			continue;
 		name = c->fns.v[k[1] - 1];
 		entry = *(uint64_t *)val - 1;
@@ -377,7 +377,8 @@ static bool unknown_object(const char *name)
 
 static int cg_build(struct cg *c, struct ref_mix *m)
 {
-	uint64_t *bias = calloc(c->obs.nr + 1, sizeof(uint64_t));
+	uint64_t *bias = calloc(c->obs.nr + 1, sizeof(uint64_t)), *val;
+	const uint64_t *k;
 	size_t i, votes;
 	char note[1024];
 	size_t nl = 0;
@@ -396,15 +397,13 @@ static int cg_build(struct cg *c, struct ref_mix *m)
 					       nl ? "; " : "load biases: ", ref__basename(c->obs.v[i]),
 					       bias[i], votes);
 	}
-	for (i = 0; i < c->cost.cap && !err; i++) {
-		void *val;
-		const uint64_t *k = hmap__slot(&c->cost, i, &val);
+	hmap__for_each(&c->cost, i, k, val) {
 		const char *obj;
 		uint64_t addr;
 		size_t j;
 
-		if (!k)
-			continue;
+		if (err)
+			break;
 		obj = c->obs.v[k[0]];
 		addr = k[1] - bias[k[0]];
 		if (unknown_object(obj)) {

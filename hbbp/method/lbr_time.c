@@ -103,9 +103,8 @@ int hbbp_lbr_time__finish(struct hbbp_lbr_time *t)
 	if (n && !t->sorted)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		void *val;
-		const uint64_t *key = hmap__slot(&t->ends, i, &val);
-		const struct hbbp_lbr_time_sum *v = val;
+		const uint64_t *key = hmap__key_at(&t->ends, i);
+		const struct hbbp_lbr_time_sum *v = hmap__val_at(&t->ends, i);
 
 		t->sorted[i].pid = key[0];
 		t->sorted[i].start = key[1];

@@ -289,20 +289,12 @@ static int ids_build(struct ids *ids, const struct mix_ctx *x)
 		return -ENOMEM;
 	hmap__init(&seen, 1, sizeof(uint64_t));
 	/* modules: every dso with a block or unresolved weight */
-	for (i = 0; i < nb + x->d->unres.cap; i++) {
-		struct bbmap_dso *dso;
+	for (i = 0; i < nb + x->d->unres.nr; i++) {
+		struct bbmap_dso *dso = i < nb ? c->blocks[i].dso :
+			((struct hbbp_unresolved *)hmap__val_at(&x->d->unres, i - nb))->dso;
 		uint64_t key;
 		int ins;
 
-		if (i < nb) {
-			dso = c->blocks[i].dso;
-		} else {
-			void *val;
-
-			if (!hmap__slot(&x->d->unres, i - nb, &val))
-				continue;
-			dso = ((struct hbbp_unresolved *)val)->dso;
-		}
 		if (!dso)
 			continue;
 		key = (uintptr_t)dso;
