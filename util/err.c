@@ -122,31 +122,25 @@ size_t hbbp_escape(char *out, size_t size, const char *in)
 	return len;
 }
 
-void hbbp_vlog(enum hbbp_log_level level, const char *fmt, va_list ap)
+void hbbp_log(enum hbbp_log_level level, const char *fmt, ...)
 {
 	char buf[1024], shown[2048];
 	size_t n = 0;
+	va_list ap;
 
 	if (!log_fn || level > log_max)
 		return;
 	if (log_subject && level <= HBBP_LOG_WARN)
 		n = (size_t)snprintf(buf, sizeof(buf), "%s: ", log_subject);
+	va_start(ap, fmt);
 	vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+	va_end(ap);
 	/* a message that names its subject already keeps one */
 	if (n && !strncmp(buf + n, buf, n))
 		memmove(buf, buf + n, strlen(buf + n) + 1);
 	/* the message is one line: a control character in it came from a recorded string */
 	hbbp_escape(shown, sizeof(shown), buf);
 	log_fn(level, shown, log_ctx);
-}
-
-void hbbp_log(enum hbbp_log_level level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	hbbp_vlog(level, fmt, ap);
-	va_end(ap);
 }
 
 void hbbp_sigsafe_puts(const char *s)

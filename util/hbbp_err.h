@@ -51,8 +51,6 @@ void hbbp_log_set(hbbp_log_fn fn, void *ctx, enum hbbp_log_level max_level);
 void hbbp_log_subject(const char *subject);
 void hbbp_log(enum hbbp_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void hbbp_vlog(enum hbbp_log_level level, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
 
 #define pr_err(...)   hbbp_log(HBBP_LOG_ERROR, __VA_ARGS__)
 #define pr_warn(...)  hbbp_log(HBBP_LOG_WARN, __VA_ARGS__)

@@ -156,8 +156,10 @@ static bool run_wants_threads(const struct convert_opts *o)
 	       (o->store_threads && writer_format_writes_table(o->format, "blocks"));
 }
 
-int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
-			 const struct convert_opts *o)
+/* The address-space session of a conversion of r with the options o (binaries, search
+ * paths, the recording's build-ids). 0 or a negative error (logged). */
+static int run_new_session(struct bbmap_session **out, const struct perf_reader *r,
+			   const struct convert_opts *o)
 {
 	const struct perf_header_info *h = perf_reader__header(r);
 	struct bbmap_find_opts fo = o->find;
@@ -335,7 +337,7 @@ static int run_prepare(struct convert_run *run, const struct convert_opts *o)
 	}
 	err = run_choose_method(run, o);
 	if (!err)
-		err = convert__new_session(&run->session, run->reader, o);
+		err = run_new_session(&run->session, run->reader, o);
 	if (err)
 		return err;
 	hbbp_code_bbmap__init(&run->code, &run->ops, run->session);

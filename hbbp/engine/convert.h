@@ -81,10 +81,6 @@ struct convert_run {
  * negative error (logged); convert__run_exit(run) after, whatever it returned. */
 int convert__compute(struct convert_run *run, const struct convert_opts *o);
 void convert__run_exit(struct convert_run *run);
-/* The address-space session of a conversion of r with the options o (binaries, search
- * paths, the recording's build-ids). 0 or a negative error (logged). */
-int convert__new_session(struct bbmap_session **out, const struct perf_reader *r,
-			 const struct convert_opts *o);
 /* Computes inputs[0..nr) with the options o (o->input is ignored), up to jobs at once (1: one
  * after the other in this thread), and calls done(ctx, i, run, oi, err) in this thread in
  * input order, with the options of that input and convert__compute's return; the run is
@@ -173,7 +169,6 @@ int convert__lbr_weighting(struct convert_run *run, const struct convert_opts *o
 int convert__lbr_weighting_end(struct convert_run *run);
 /* Its metadata (lbr_weighting, lbr_time_*) into run->res. */
 int convert__lbr_weighting_meta(const struct convert_run *run);
-const char *convert__lbr_weighting_name(int w);	/* "time", "plain", "auto" */
 /* LBR stream weight with an end in a dso whose code was found, and the part rejected. */
 void convert__code_module_weight(const struct convert_run *run, double *total, double *rejected);
 /* Executed instructions that are bytes the decoder does not know (bbmap's "(bad)", iclass

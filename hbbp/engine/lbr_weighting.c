@@ -13,7 +13,8 @@
 #include "reader/perf_format.h"
 #include "util/hbbp_err.h"
 
-const char *convert__lbr_weighting_name(int w)
+/* "time", "plain", "auto" */
+static const char *weighting_name(int w)
 {
 	return w == HBBP_LBR_WEIGHT_TIME ? "time" : w == HBBP_LBR_WEIGHT_PLAIN ? "plain" : "auto";
 }
@@ -109,7 +110,7 @@ int convert__lbr_weighting_meta(const struct convert_run *run)
 		if (run->drv.acc.ev[i].role == HBBP_ROLE_LBR)
 			ev = &run->drv.acc.ev[i];
 	err = result__meta_text(run->res, "lbr_weighting",
-				convert__lbr_weighting_name(run->lbr_weighting));
+				weighting_name(run->lbr_weighting));
 	if (!err && run->lbr_weighting == HBBP_LBR_WEIGHT_TIME && ev) {
 		err = result__meta_int(run->res, "lbr_time_stacks", (int64_t)ev->lbr_time_stacks);
 		if (!err)

@@ -190,7 +190,10 @@ void hbbp_accum__scale(struct hbbp_accum *a)
 	}
 }
 
-unsigned int hbbp_sample__batch(const struct perf_record *rec, unsigned int slot)
+/* The batch of a sample (method.md §10, interval.h): its time slot when the recording's span
+ * is known (slot: hbbp_batch__slot's shift), else a hash of its time or file offset, IP and
+ * task. The same however the file is read. */
+static unsigned int sample_batch(const struct perf_record *rec, unsigned int slot)
 {
 	const struct perf_sample *s = &rec->sample;
 
@@ -213,7 +216,7 @@ void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events, un
 
 	it->kind = HBBP_ITEM_BAD_EVENT;
 	it->evidx = evidx;
-	it->batch = hbbp_sample__batch(rec, slot);
+	it->batch = sample_batch(rec, slot);
 	it->pid = s->pid;
 	it->tid = s->tid;
 	it->cpu = s->cpu;

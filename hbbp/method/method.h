@@ -228,7 +228,7 @@ struct hbbp_sample_item {
 	uint64_t has_read;
 	uint64_t zero_entries;	/* 0/0 entries dropped */
 	uint64_t nr;		/* LBR: entries after the padding */
-	uint32_t batch;		/* the sample's batch (hbbp_sample__batch) */
+	uint32_t batch;		/* the sample's batch (method.md §10) */
 	const struct perf_branch_entry *raw;	/* LBR: the record's entries (newest first) */
 	double weight;		/* LBR: the stack's weight, its period (§5b: the time weight
 				 * period / D(Y) comes at the end, hbbp/method/lbr_defer.h) */
@@ -237,10 +237,6 @@ struct hbbp_sample_item {
  * hbbp_batch__slot's shift). */
 void hbbp_sample__digest(const struct hbbp_event_state *ev, size_t nr_events, unsigned int slot,
 			 const struct perf_record *rec, struct hbbp_sample_item *it);
-/* The batch of a sample (method.md §10, interval.h): its time slot when the recording's span
- * is known (slot: hbbp_batch__slot's shift), else a hash of its time or file offset, IP and
- * task. The same however the file is read. */
-unsigned int hbbp_sample__batch(const struct perf_record *rec, unsigned int slot);
 
 /* The per-sample counters of an item (samples, used, short stacks, padding, unused) and its
  * read values (method.md §7). 0 or -ENOMEM. */

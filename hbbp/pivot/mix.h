@@ -101,10 +101,9 @@ bool hbbp_mix__filtered(const struct hbbp_mix_opts *o);
 unsigned hbbp_mix__needs(const struct hbbp_mix_opts *o);
 /* The column name of key i of o ("pid", ..., the taxonomy's column). */
 const char *hbbp_mix__key_name(const struct hbbp_mix_opts *o, size_t i);
-/* The rounding of the mix's text values (writers/SCHEMA.md, "Numbers"): counts to integers
- * from 1000 on and 4 significant digits below, shares to 6 significant digits. */
+/* The rounding of the mix's counts (writers/SCHEMA.md, "Numbers"): integers from 1000 on and
+ * 4 significant digits below (shares: 6, mix_tables.c). */
 double hbbp_round_count(double x);
-double hbbp_round_share(double x);
 
 /* The dsos of d with unresolved EBS or LBR weight by name ("[unmapped]" for none), or
  * heaviest first (EBS + LBR weight), then by name: a calloc'd array of *nr pointers into d

@@ -23,7 +23,8 @@ const char *mix__kind_marker(enum hbbp_block_kind k)
 	}
 }
 
-const char *mix__dso_short(const struct mix_ctx *x, const struct bbmap_dso *dso)
+/* A dso's short name; "[unmapped]" for NULL. */
+static const char *mix__dso_short(const struct mix_ctx *x, const struct bbmap_dso *dso)
 {
 	const char *n;
 

@@ -62,8 +62,7 @@ struct hbbp_key {
 
 /* The marker of a block without code of kind k ("" for code). */
 const char *mix__kind_marker(enum hbbp_block_kind k);
-/* A dso's short and full (recorded) names; "[unmapped]" for NULL. */
-const char *mix__dso_short(const struct mix_ctx *x, const struct bbmap_dso *dso);
+/* A dso's full (recorded) name; "[unmapped]" for NULL. */
 const char *mix__dso_full(const struct mix_ctx *x, const struct bbmap_dso *dso);
 /* "file:line" of in, its path normalized ("" without line information). */
 void mix__srcline(const struct bbmap_insn *in, char *out, size_t size);

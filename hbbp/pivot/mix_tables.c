@@ -49,7 +49,7 @@ double hbbp_round_count(double x)
 }
 
 /* Shares to 6 significant digits: they still sum to 1 within 1e-5 over any mix. */
-double hbbp_round_share(double x)
+static double hbbp_round_share(double x)
 {
 	return round_sig(x, 6);
 }
