@@ -48,12 +48,6 @@ int hbbp_code_bbmap__record(struct bbmap_session *s, const struct perf_record *r
 
 /* ---- struct hbbp_code ---- */
 
-static int code_locate(void *ctx, uint32_t pid, int cpumode, uint64_t addr,
-		       struct bbmap_loc *loc)
-{
-	return bbmap_session__lookup(ctx, pid, cpumode, addr, loc);
-}
-
 static struct bbmap_module *code_module(void *ctx, struct bbmap_dso *d)
 {
 	struct bbmap_module *m = NULL;
@@ -160,7 +154,7 @@ void hbbp_code_bbmap__init(struct hbbp_code *code, struct hbbp_code_ops *ops,
 			   struct bbmap_session *s)
 {
 	*code = (struct hbbp_code){
-		.ctx = s, .locate = code_locate, .module = code_module,
+		.ctx = s, .module = code_module,
 		.add_leaders = code_add_leaders, .block = code_block, .symbol = code_symbol,
 		.dso_symbol = code_dso_symbol, .dso_name = dso_name, .comm = code_comm,
 	};

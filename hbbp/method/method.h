@@ -38,11 +38,10 @@
 #define HBBP_BIAS_MIN_OCC	8
 #define HBBP_BIAS_FACTOR	2.0
 
-/* What the method asks of the code; ctx is passed back to every call. */
+/* What the method asks of the code (the caller resolves the samples' run-time addresses to
+ * (dso, module vaddr) itself); ctx is passed back to every call. */
 struct hbbp_code {
 	void *ctx;
-	/* A run-time address of process pid -> (dso, module vaddr); nonzero when unmapped. */
-	int (*locate)(void *ctx, uint32_t pid, int cpumode, uint64_t addr, struct bbmap_loc *loc);
 	/* The module of a dso whose code is known, else NULL. */
 	struct bbmap_module *(*module)(void *ctx, struct bbmap_dso *dso);
 	/* method.md §3: each list's leaders added to its module (a leader that is no instruction

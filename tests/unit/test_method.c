@@ -167,7 +167,7 @@ static const char *f_dso_name(void *ctx, const struct bbmap_dso *d)
 }
 
 static const struct hbbp_code fake_code = {
-	.locate = f_locate, .module = f_module, .add_leaders = f_add_leaders, .block = f_block,
+	.module = f_module, .add_leaders = f_add_leaders, .block = f_block,
 	.symbol = f_symbol_at, .dso_symbol = f_dso_symbol, .dso_name = f_dso_name,
 };
 
