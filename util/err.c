@@ -1,6 +1,6 @@
 /* hbbp_strerror(), exit-code mapping, the replaceable log sink, the escaping of control
  * characters in text bound for a terminal, and a signal-safe stderr write (see hbbp_err.h).
- * Depends on libc only. */
+ * Depends on libc and util/json_escape.h (its UTF-8 check) only. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "util/hbbp_err.h"
+#include "util/json_escape.h"
 
 const char *hbbp_strerror(int err)
 {
@@ -66,31 +67,7 @@ void hbbp_log_subject(const char *subject)
  * to U+009F), or 0. */
 static size_t utf8_printable(const unsigned char *s)
 {
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (s[0] == 0xc2 && s[1] <= 0x9f)
-		return 0;			/* C1 */
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;			/* overlong */
-	else if (s[0] == 0xed)
-		hi = 0x9f;			/* surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90;			/* overlong */
-	else if (s[0] == 0xf4)
-		hi = 0x8f;			/* past U+10FFFF */
-	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
-		if (s[i] < lo || s[i] > hi)
-			return 0;
-	return n;
+	return s[0] == 0xc2 && s[1] <= 0x9f ? 0 : json_utf8_len(s);
 }
 
 size_t hbbp_escape(char *out, size_t size, const char *in)

@@ -3,7 +3,8 @@
  * valid UTF-8 is passed through; each byte that is not part of a valid UTF-8 sequence (stray
  * continuation, overlong form, surrogate, > U+10FFFF, truncated) is written as \u00XX, the
  * code point with the byte's value, so the output is always valid UTF-8 JSON and no byte is
- * lost. Output goes through a caller's put function, in runs.
+ * lost. Output goes through a caller's put function, in runs. Its UTF-8 check is the tool's
+ * one (util/err.c's escaping of terminal text uses it too).
  * Depends only on libc.
  */
 #ifndef HBBP_JSON_ESCAPE_H
