@@ -2,7 +2,7 @@
  * Non-sample records go to the session (address spaces); READ records and samples to the
  * method's accumulator (hbbp/method/accum.c): lookups through the range cache, identical
  * LBR stacks summed first by their raw addresses and resolved once, before the next record
- * that may change an address space, the accumulator's cells of a stack loaded ahead.
+ * that may change an address space, the accumulator's cells loaded ahead.
  * No allocation per sample beyond amortised hash growth. Never prints; never opens files.
  * Depends on hbbp/engine/driver.h, hbbp/engine/code_bbmap.h, util/hmap.h and the reader's
  * record structs only.
@@ -296,16 +296,17 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 				      it->raw, it->nr);
 }
 
-/* An EBS item (method.md §4): its IP resolved, its period into its sum. */
+/* An EBS item (method.md §4): its IP resolved, its period queued for its sum. */
 static int driver_ebs(struct hbbp_driver *d, const struct hbbp_sample_item *it)
 {
 	const struct hbbp_range_slot *last = NULL;
-	uint64_t task = driver_task(d, it->pid, it->tid);
+	uint64_t key[4], task = driver_task(d, it->pid, it->tid);
 	struct bbmap_loc loc;
 	bool mapped = !driver_lookup(d, it->pid, it->cpumode, it->ip, &loc, &last);
 
-	return hbbp_accum__ebs(&d->acc, (uint32_t)(task >> 32), (uint32_t)task, it->evidx,
-			       mapped ? &loc : NULL, (double)it->period, it->batch);
+	hbbp_accum__ebs_key(&d->acc, (uint32_t)(task >> 32), (uint32_t)task, it->evidx,
+			    mapped ? &loc : NULL, (double)it->period, 1, key);
+	return hbbp_sum_queue__add(&d->ebsq, &d->acc.ebs, key, (double)it->period, it->batch);
 }
 
 /* Records after which the address spaces are unchanged: no need to flush the stacks. */
@@ -380,6 +381,7 @@ void hbbp_driver__finish(struct hbbp_driver *d)
 {
 	int err = driver_flush(d);
 
+	err = err ? err : hbbp_sum_queue__drain(&d->ebsq, &d->acc.ebs);
 	if (!err && d->defer) {
 		err = hbbp_lbr_time__finish(d->defer->t);
 		err = err ? err : hbbp_lbr_defer__apply(d->defer, &d->acc,

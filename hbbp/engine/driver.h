@@ -7,11 +7,11 @@
  * - the stack cache: identical LBR stacks summed by their raw addresses, resolved once
  *   before the next record that may change an address space (hbbp/engine/stack_cache.h);
  * - the accumulator's cells loaded ahead: each stack's stream and branch cells before the
- *   stack is summed; the records streaming through leave the accumulator's maps cold in the
- *   CPU caches.
+ *   stack is summed, the EBS sums a few samples late (hbbp/engine/sum_queue.h); the records
+ *   streaming through leave the accumulator's maps cold in the CPU caches.
  * Never prints; never opens files.
- * Depends on hbbp/method/method.h, bbmap/session.h, hbbp/engine/stack_cache.h and the
- * reader's record structs.
+ * Depends on hbbp/method/method.h, bbmap/session.h, hbbp/engine/stack_cache.h,
+ * hbbp/engine/sum_queue.h and the reader's record structs.
  */
 #ifndef HBBP_DRIVER_H
 #define HBBP_DRIVER_H
@@ -21,6 +21,7 @@
 
 #include "bbmap/session.h"
 #include "hbbp/engine/stack_cache.h"
+#include "hbbp/engine/sum_queue.h"
 #include "hbbp/method/lbr_defer.h"
 #include "hbbp/method/method.h"
 
@@ -46,6 +47,7 @@ struct hbbp_driver {
 	bool per_thread;
 	struct hbbp_range_slot rcache[HBBP_RANGE_CACHE];
 	uint32_t lgen;			/* current generation (0 never valid) */
+	struct hbbp_sum_queue ebsq;	/* sums on their way into acc.ebs (complete after finish) */
 	/* Identical LBR stacks summed before their entries are resolved: (pid<<32|tid (tid 0
 	 * without per_thread), evidx | cpumode << 16 | n << 32, from/to of each of up to
 	 * HBBP_STACK_CACHE_DEPTH entries) -> struct hbbp_stack_val. Flushed before any record
@@ -71,7 +73,7 @@ int hbbp_driver__init(struct hbbp_driver *d, const struct hbbp_code *code,
 void hbbp_driver__exit(struct hbbp_driver *d);
 /* Feeds one record (any type). Returns 0 or -ENOMEM; anomalies are counted, never fatal. */
 int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec);
-/* Ends the pass: sums what is cached (an error is kept in flush_err), with defer
+/* Ends the pass: sums what is cached or queued (an error is kept in flush_err), with defer
  * the stream durations finished and the LBR weights added, sums the multiplexing times per
  * event and sets the scales. */
 void hbbp_driver__finish(struct hbbp_driver *d);

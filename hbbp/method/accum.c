@@ -294,25 +294,37 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 
 /* method.md §4: the periods go to the instruction at the IP (the block is found at
  * attribution); unmapped IPs are kept per task as one "[unmapped]" row. */
-int hbbp_accum__ebs(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
-		    const struct bbmap_loc *loc, double period, unsigned int batch)
+void hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+			 const struct bbmap_loc *loc, double period, uint64_t n, uint64_t *key)
 {
 	bool mapped = loc && loc->dso;
-	uint64_t key[4] = { (uint64_t)pid << 32 | tid, mapped ? (uintptr_t)loc->dso : 0,
-			    mapped ? loc->vaddr : 0, (uint64_t)evidx };
-	struct hbbp_ebs_val *v = hmap__get(&a->ebs, key, NULL);
 
 	if (mapped) {
-		a->ev[evidx].samples_used++;
+		a->ev[evidx].samples_used += n;
 	} else {
-		a->ebs_unmapped_n++;
+		a->ebs_unmapped_n += n;
 		a->ebs_unmapped_w += period;
 	}
+	key[0] = (uint64_t)pid << 32 | tid;
+	key[1] = mapped ? (uintptr_t)loc->dso : 0;
+	key[2] = mapped ? loc->vaddr : 0;
+	key[3] = (uint64_t)evidx;
+}
+
+int hbbp_accum__ebs(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+		    const struct bbmap_loc *loc, double period, uint64_t n,
+		    const struct hbbp_bsum *bs)
+{
+	uint64_t key[4];
+	struct hbbp_ebs_val *v;
+
+	hbbp_accum__ebs_key(a, pid, tid, evidx, loc, period, n, key);
+	v = hmap__get(&a->ebs, key, NULL);
 	if (!v)
 		return -ENOMEM;
 	v->period += period;
-	v->n++;
-	v->bs.b[batch < HBBP_BATCHES ? batch : 0] += period;
+	v->n += n;
+	hbbp_bsum__axpy(&v->bs, 1.0, bs);
 	return 0;
 }
 

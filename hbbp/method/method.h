@@ -243,10 +243,11 @@ int hbbp_accum__count_item(struct hbbp_accum *a, const struct hbbp_sample_item *
 /* method.md §7: a cumulative (time_enabled, time_running) of event evidx on a task/cpu. */
 int hbbp_accum__read_value(struct hbbp_accum *a, uint32_t pid, uint32_t tid, uint32_t cpu,
 			   int evidx, uint64_t enabled, uint64_t running);
-/* method.md §4: an EBS sample of event evidx of task pid/tid at an IP resolved to loc (NULL
- * or no dso: unmapped), its period into batch batch's sum. 0 or -ENOMEM. */
+/* method.md §4: n EBS samples of event evidx of task pid/tid at an IP resolved to loc (NULL
+ * or no dso: unmapped), their periods summing to period, per batch bs. 0 or -ENOMEM. */
 int hbbp_accum__ebs(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
-		    const struct bbmap_loc *loc, double period, unsigned int batch);
+		    const struct bbmap_loc *loc, double period, uint64_t n,
+		    const struct hbbp_bsum *bs);
 /* How the accumulator keys the sums of stack s: branch k in a->bias (false: both its ends
  * unmapped, no entry), the stream e[k].to .. e[k-1].from (k >= 1) of task and event evidx in
  * a->streams (false: the stream is rejected, no entry). */
@@ -256,6 +257,10 @@ bool hbbp_accum__stream_key(const struct hbbp_stack *s, uint64_t k, uint64_t tas
 /* method.md §5: whether the stream e[k].to .. e[k-1].from of s (k >= 1) is kept (REJ__COUNT)
  * or why not. */
 enum hbbp_reject hbbp_stack__stream_class(const struct hbbp_stack *s, uint64_t k);
+/* hbbp_accum__ebs without the sum: the samples counted, the key of a->ebs their sums go to
+ * into key[0..4), for a caller that sums them itself into a struct hbbp_ebs_val. */
+void hbbp_accum__ebs_key(struct hbbp_accum *a, uint32_t pid, uint32_t tid, int evidx,
+			 const struct bbmap_loc *loc, double period, uint64_t n, uint64_t *key);
 /* method.md §5: cnt stacks s of task pid/tid (n >= 2), their weights (period, or period /
  * D(Y) each, §5b) summing to weight (per batch bs) and their periods to period: n-1 streams
  * of weight weight/(n-1) each (period/(n-1) in the plain weight kept beside it), validated

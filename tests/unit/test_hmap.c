@@ -2,7 +2,8 @@
  * its own value, iteration gives the entries in insertion order whatever the keys, across
  * index growth) and hbbp/engine/stack_cache.c (identical stacks share one entry, words past the
  * stack are ignored, the cache refuses a new stack when full and is empty and reusable after
- * clear). The oracle is a plain array of
+ * clear), and hbbp/engine/sum_queue.c (sums queued and drained give the entries, values and
+ * insertion order of adding each one at once). The oracle is a plain array of
  * the inserted keys, or a container fed one item at a time. Byte-string keys: strings of
  * every length 0..40 (with NUL bytes inside) are found through a copy, never through a
  * prefix of themselves; the oracle is a linear search of the strings.
@@ -12,6 +13,7 @@
 
 #include "util/hmap.h"
 #include "hbbp/engine/stack_cache.h"
+#include "hbbp/engine/sum_queue.h"
 #include "tests/harness.h"
 
 static uint64_t rnd(uint64_t *s)
@@ -171,10 +173,60 @@ static void test_stack_cache(void)
 	hbbp_stack_cache__exit(&c);
 }
 
+struct sum { double period; uint64_t n; struct hbbp_bsum bs; };
+
+static void test_sum_queue(void)
+{
+	struct hmap q, ref;
+	struct hbbp_sum_queue sq = { .nr = 0 };
+	uint64_t s = 0x9e3779b97f4a7c15ULL, key[4];
+	size_t i, same = 0;
+
+	hmap__init(&q, 4, sizeof(struct sum));
+	hmap__init(&ref, 4, sizeof(struct sum));
+	for (i = 0; i < 50000; i++) {
+		/* 3000 keys, growing the index several times while sums are queued */
+		uint64_t k = rnd(&s) % 3000;
+		double period = (double)(rnd(&s) % 977) * (k % 3 ? 0.125 : 1e9);
+		struct sum *v;
+
+		key[0] = k << 32 | (k * 7 & 0xffff);
+		key[1] = k % 5;
+		key[2] = 0x400000 + k * 16;
+		key[3] = k & 1;
+		CHECK(!hbbp_sum_queue__add(&sq, &q, key, period, (unsigned int)(i % HBBP_BATCHES)));
+		v = hmap__get(&ref, key, NULL);
+		CHECK(v != NULL);
+		if (v) {
+			v->period += period;
+			v->n++;
+			v->bs.b[i % HBBP_BATCHES] += period;
+		}
+	}
+	CHECK(sq.nr > 0);
+	CHECK(!hbbp_sum_queue__drain(&sq, &q));
+	CHECK_EQ_U64(sq.nr, 0);
+	CHECK_EQ_U64(q.nr, ref.nr);
+	for (i = 0; i < q.nr && i < ref.nr; i++) {
+		void *vq, *vr;
+		const uint64_t *kq = hmap__slot(&q, i, &vq), *kr = hmap__slot(&ref, i, &vr);
+
+		same += !memcmp(kq, kr, 4 * sizeof(uint64_t)) &&
+			((struct sum *)vq)->period == ((struct sum *)vr)->period &&
+			((struct sum *)vq)->n == ((struct sum *)vr)->n &&
+			!memcmp(&((struct sum *)vq)->bs, &((struct sum *)vr)->bs,
+				sizeof(struct hbbp_bsum));
+	}
+	CHECK_EQ_U64(same, ref.nr);
+	hmap__exit(&q);
+	hmap__exit(&ref);
+}
+
 int main(void)
 {
 	RUN_TEST(test_hmap_order);
 	RUN_TEST(test_hmap_bytes);
 	RUN_TEST(test_stack_cache);
+	RUN_TEST(test_sum_queue);
 	return TEST_EXIT();
 }

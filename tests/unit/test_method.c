@@ -235,7 +235,7 @@ static int feed(struct hbbp_accum *a, const struct perf_record *r)
 	if (it.kind == HBBP_ITEM_EBS)
 		return hbbp_accum__ebs(a, it.pid, it.tid, it.evidx,
 				       f_locate(NULL, it.pid, it.cpumode, it.ip, &loc) ? NULL : &loc,
-				       (double)it.period, it.batch);
+				       (double)it.period, 1, &bs);
 	for (k = 0; k < 2 * it.nr; k++) {	/* each end through the code, as the engine */
 		uint64_t addr = k & 1 ? it.raw[k / 2].to : it.raw[k / 2].from;
 
