@@ -208,8 +208,8 @@ static void test_sum_queue(void)
 	CHECK_EQ_U64(sq.nr, 0);
 	CHECK_EQ_U64(q.nr, ref.nr);
 	for (i = 0; i < q.nr && i < ref.nr; i++) {
-		void *vq, *vr;
-		const uint64_t *kq = hmap__slot(&q, i, &vq), *kr = hmap__slot(&ref, i, &vr);
+		void *vq = hmap__val_at(&q, i), *vr = hmap__val_at(&ref, i);
+		const uint64_t *kq = hmap__key_at(&q, i), *kr = hmap__key_at(&ref, i);
 
 		same += !memcmp(kq, kr, 4 * sizeof(uint64_t)) &&
 			((struct sum *)vq)->period == ((struct sum *)vr)->period &&
