@@ -518,7 +518,8 @@ static int load_symbols(struct bbmap_module *m)
 		err = plt_syms(m, &v, &nr, &cap);
 	if (err)
 		goto out;
-	qsort(v, nr, sizeof(*v), cmp_cand);	/* by address, each address's best first */
+	if (nr)		/* by address, each address's best first (qsort takes no NULL) */
+		qsort(v, nr, sizeof(*v), cmp_cand);
 	m->syms = calloc(nr ? nr : 1, sizeof(*m->syms));
 	m->sym_state = calloc(nr ? nr : 1, 1);
 	if (!m->syms || !m->sym_state) {
