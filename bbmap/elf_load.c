@@ -1,7 +1,7 @@
 /* The ELF view of a module: architecture, build-id, PT_LOAD segments, code ranges
  * (executable sections, or PF_X segments for section-less core images such as kcore),
- * function symbols from .symtab/.dynsym (and from a separate debug file) and PLT stubs, and
- * the separate debug file itself (explicit path, /usr/lib/debug/.build-id, .gnu_debuglink).
+ * function symbols from .symtab/.dynsym (and from a separate debug file), and the
+ * separate debug file itself (explicit path, /usr/lib/debug/.build-id, .gnu_debuglink).
  * Every ELF is untrusted: each gelf_* and elf_strptr result is checked, every range is
  * checked against the file size, and a corrupt file gives -HBBP_EFORMAT, never a crash.
  * Knows nothing of perf.data or of disassembly.
@@ -355,152 +355,6 @@ static int cmp_cand(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* ---- PLT stubs ---- */
-
-/* Names for PLT stubs, "<function>@plt", as objdump and perf show them. x86-64: each
- * 16-byte entry of .plt.sec (or of .plt after PLT0) holds a `jmp *disp32(%rip)` whose GOT
- * slot is matched with a .rela.plt relocation, whose symbol gives the name. AArch64: .plt
- * entries (16 bytes after a 32-byte PLT0) follow .rela.plt in order. Other architectures
- * get no PLT names (the stubs then take their .eh_frame range name). Every size and index
- * is checked: a malformed table gives no names, never an error. Knows nothing of perf.data.
- */
-struct got_rel {
-	uint64_t got;
-	const char *name;
-};
-
-static int cmp_got(const void *a, const void *b)
-{
-	const struct got_rel *x = a, *y = b;
-
-	return x->got < y->got ? -1 : x->got > y->got;
-}
-
-/* The .rela.plt relocations with their symbol names, in table order. */
-static size_t read_relocs(struct bbmap_module *m, struct got_rel **out)
-{
-	Elf_Scn *scn, *symscn;
-	GElf_Shdr sh, symsh;
-	Elf_Data *d, *syms;
-	size_t n, i, k = 0;
-
-	*out = NULL;
-	scn = mod_elf__section(m, ".rela.plt", &sh);
-	if (!scn || sh.sh_type != SHT_RELA || !sh.sh_entsize)
-		return 0;
-	symscn = elf_getscn(m->elf, sh.sh_link);
-	if (!symscn || !gelf_getshdr(symscn, &symsh) || symsh.sh_offset > m->image_size ||
-	    symsh.sh_size > m->image_size - symsh.sh_offset)
-		return 0;
-	d = elf_getdata(scn, NULL);
-	syms = elf_getdata(symscn, NULL);
-	if (!d || !syms || !d->d_buf || !syms->d_buf)
-		return 0;
-	n = d->d_size / sh.sh_entsize;
-	if (!n || n > 1u << 20)
-		return 0;
-	*out = calloc(n, sizeof(**out));
-	if (!*out)
-		return 0;
-	for (i = 0; i < n; i++) {
-		GElf_Rela r;
-		GElf_Sym s;
-		const char *name;
-		char buf[512];
-
-		if (!gelf_getrela(d, (int)i, &r) ||
-		    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &s) ||
-		    !(name = elf_strptr(m->elf, symsh.sh_link, s.st_name)) || !*name ||
-		    strlen(name) + 5 > sizeof(buf))
-			continue;
-		memcpy(buf, name, strlen(name));
-		memcpy(buf + strlen(name), "@plt", 5);
-		(*out)[k].got = r.r_offset;
-		(*out)[k].name = mod_str__intern(&m->dec, buf);
-		if ((*out)[k].name)
-			k++;
-	}
-	return k;
-}
-
-/* A PLT stub of 16 bytes as a candidate, ranked below every real symbol at its address. */
-static int add_plt(struct cand_sym **v, size_t *nr, size_t *cap, uint64_t addr,
-		   const char *name)
-{
-	if (grow_one((void **)v, cap, sizeof(**v), *nr))
-		return -ENOMEM;
-	(*v)[(*nr)++] = (struct cand_sym){ .start = addr, .size = 16, .name = name, .rank = 64,
-					   .weak = true };
-	return 0;
-}
-
-static int plt_x86_64(struct bbmap_module *m, struct got_rel *rel, size_t nrel,
-		      struct cand_sym **v, size_t *nr, size_t *cap)
-{
-	GElf_Shdr sh;
-	const uint8_t *b;
-	uint64_t off, first = 16;
-
-	if (mod_elf__section(m, ".plt.sec", &sh))
-		first = 0;
-	else if (!mod_elf__section(m, ".plt", &sh))
-		return 0;
-	if (sh.sh_type != SHT_PROGBITS)
-		return 0;
-	b = m->image + sh.sh_offset;
-	qsort(rel, nrel, sizeof(*rel), cmp_got);
-	for (off = first; off + 16 <= sh.sh_size; off += 16) {
-		unsigned k;
-
-		for (k = 0; k + 6 <= 16; k++) {
-			int32_t disp;
-			struct got_rel key, *hit;
-
-			if (b[off + k] != 0xff || b[off + k + 1] != 0x25)
-				continue;
-			memcpy(&disp, b + off + k + 2, 4);
-			key.got = sh.sh_addr + off + k + 6 + (uint64_t)(int64_t)disp;
-			hit = bsearch(&key, rel, nrel, sizeof(*rel), cmp_got);
-			if (hit && add_plt(v, nr, cap, sh.sh_addr + off, hit->name))
-				return -ENOMEM;
-			break;
-		}
-	}
-	return 0;
-}
-
-static int plt_aarch64(struct bbmap_module *m, struct got_rel *rel, size_t nrel,
-		       struct cand_sym **v, size_t *nr, size_t *cap)
-{
-	GElf_Shdr sh;
-	size_t i;
-
-	if (!mod_elf__section(m, ".plt", &sh) || sh.sh_type != SHT_PROGBITS)
-		return 0;
-	for (i = 0; i < nrel && 32 + (i + 1) * 16 <= sh.sh_size; i++)
-		if (add_plt(v, nr, cap, sh.sh_addr + 32 + i * 16, rel[i].name))
-			return -ENOMEM;
-	return 0;
-}
-
-/* The PLT stubs' candidates: 0 or -ENOMEM. */
-static int plt_syms(struct bbmap_module *m, struct cand_sym **v, size_t *nr, size_t *cap)
-{
-	struct got_rel *rel;
-	size_t nrel;
-	int err = 0;
-
-	if (m->e_type == ET_REL)
-		return 0;
-	nrel = read_relocs(m, &rel);
-	if (nrel && m->arch == BBMAP_ARCH_X86_64)
-		err = plt_x86_64(m, rel, nrel, v, nr, cap);
-	else if (nrel && m->arch == BBMAP_ARCH_AARCH64)
-		err = plt_aarch64(m, rel, nrel, v, nr, cap);
-	free(rel);
-	return err;
-}
-
 static int load_symbols(struct bbmap_module *m)
 {
 	struct cand_sym *v = NULL;
@@ -514,10 +368,24 @@ static int load_symbols(struct bbmap_module *m)
 		elf_rawfile(m->dbg_elf, &dsz);
 		err = syms_of(m, m->dbg_elf, dsz, false, 32, &v, &nr, &cap);
 	}
-	if (!err)
-		err = plt_syms(m, &v, &nr, &cap);
 	if (err)
 		goto out;
+	{
+		struct mod_plt plt;
+
+		/* PLT stubs, ranked below every real symbol at the same address. */
+		mod_elf__plt(m, &plt);
+		for (i = 0; i < plt.nr; i++) {
+			if (grow_one((void **)&v, &cap, sizeof(*v), nr)) {
+				free(plt.e);
+				err = -ENOMEM;
+				goto out;
+			}
+			v[nr++] = (struct cand_sym){ .start = plt.e[i].addr, .size = plt.e[i].size,
+						     .name = plt.e[i].name, .rank = 64, .weak = true };
+		}
+		free(plt.e);
+	}
 	if (nr)		/* by address, each address's best first (qsort takes no NULL) */
 		qsort(v, nr, sizeof(*v), cmp_cand);
 	m->syms = calloc(nr ? nr : 1, sizeof(*m->syms));

@@ -133,6 +133,17 @@ void mod_decoder__exit(struct mod_decoder *d);
 /* Frees d's scratch (made again when it next decodes). */
 void mod_decoder__drop_scratch(struct mod_decoder *d);
 
+/* elf_plt.c: "<name>@plt" pseudo symbols for PLT stubs (entries: malloc'd, names interned). */
+struct mod_plt_entry {
+	uint64_t addr, size;
+	const char *name;
+};
+struct mod_plt {
+	struct mod_plt_entry *e;
+	size_t nr, cap;
+};
+void mod_elf__plt(struct bbmap_module *m, struct mod_plt *p);
+
 /* elf_load.c */
 int mod_elf__load(struct bbmap_module *m, const char *debug_path);
 void mod_elf__unload(struct bbmap_module *m);
