@@ -232,6 +232,47 @@ static bool digits_of(double a, int p, char *dig, int *x10_out, uint64_t *d_out,
 	return false;
 }
 
+/* The commonest case: a = D * 10^-k for a D of at most 6 digits (the pivot's shares, IPC and
+ * bounds are rounded so), found with one product and proved with one IEEE division or
+ * multiplication of exact doubles (D and 10^|k|, |k| <= 22), which rounds correctly: when
+ * it gives a back, a is the double nearest D * 10^-k, so %.15g of a is D's digits followed
+ * by zeros (a lies within 1.2e-16 of D * 10^-k, far under half a unit of the 15th digit).
+ * The digits are written as the 15 of real_shortest15 below. false: not decided here. */
+static bool real_short6(char *buf, size_t size, double v)
+{
+	double a = fabs(v), s, d;
+	uint64_t bits, u;
+	char dig[16];
+	int x10, k, i;
+
+	if (!(a >= 1e-17 && a < 1e22))
+		return false;
+	memcpy(&bits, &a, sizeof(bits));
+	x10 = (int)floor(((int)(bits >> 52 & 0x7ff) - 1023) * 0.30102999566398120);
+	k = 5 - x10;		/* x10 right or one too small: a * 10^k in [1e5, 1e7) */
+	if (k > 22 || k < -22)
+		return false;
+	s = k >= 0 ? a * p10[k] : a / p10[-k];
+	if (s >= 1e6) {
+		x10++;
+		k--;
+		if (k < -22)
+			return false;
+		s = k >= 0 ? a * p10[k] : a / p10[-k];
+	}
+	d = nearbyint(s);
+	if (d < 1e5 || d >= 1e6 || (k >= 0 ? d / p10[k] : d * p10[-k]) != a)
+		return false;
+	u = (uint64_t)d;
+	for (i = 5; i >= 0; i--) {
+		dig[i] = (char)('0' + u % 10);
+		u /= 10;
+	}
+	memset(dig + 6, '0', 9);
+	format_g(buf, size, v < 0, dig, 15, x10);
+	return true;
+}
+
 /* The common case of wfmt__real without printf: v rounded to 15 significant digits
  * (digits_of), when that reads back as v (a 15-digit decimal that does is the only one: two
  * of them are further apart than an ulp). The check that the digits read back is exact:
@@ -268,7 +309,7 @@ int wfmt__real(char *buf, size_t size, double v)
 		wfmt__int(buf, (int64_t)v);
 		return 0;
 	}
-	if (real_shortest15(buf, size, v))
+	if (real_short6(buf, size, v) || real_shortest15(buf, size, v))
 		return 0;
 	for (p = 15; p < 17; p++) {	/* the shortest of %.15g, %.16g, %.17g that reads back */
 		snprintf(buf, size, "%.*g", p, v);
