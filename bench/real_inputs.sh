@@ -12,6 +12,9 @@
 #                  AutoFDO, BOLT and Propeller users record): the time-weighted path
 #   sqlite.data    pmusim: sqlite3 running bench/real/work.sql
 #   python.data    pmusim: python3 running bench/real/work.py (json, re, Counter)
+#   python_cycles.data, perl_cycles.data  the LBR sampled on cycles, as cc1_cycles.data:
+#                  python3 running work.py, perl running bench/real/work.pl (hashes, regular
+#                  expressions, sort, sprintf); perl.data: the same perl run on taken branches
 #   mix3.data      benchgen: cc1 + python + sqlite, 3 processes, 1000 MiB
 #   mix3000.data   the same sources, 3000 processes
 #   mix10000.data  the same sources, 10,000 processes
@@ -27,11 +30,11 @@
 # A file that exists is kept (delete it to remake it). Prints the paths made or found.
 #
 # Usage: bench/real_inputs.sh OUTDIR PMUSIM BENCHGEN [NAME...]   (default: all of them)
-# Knobs: BENCH_CC1 (cc1 binary), BENCH_SQLITE, BENCH_PYTHON (programs recorded);
-#        BENCH_CC1_C (the C file compiled), BENCH_SQL, BENCH_PY (the scripts run);
+# Knobs: BENCH_CC1 (cc1 binary), BENCH_SQLITE, BENCH_PYTHON, BENCH_PERL (programs
+#        recorded); BENCH_CC1_C (the C file compiled), BENCH_SQL, BENCH_PY, BENCH_PL (the scripts);
 #        BENCH_MIX_MB (1000) and BENCH_BIG_MB (4096): sizes of the benchgen files;
 #        BENCH_THREADS (256): threads of threads.data. (The smoke test makes small ones.)
-# Depends on pmusim (qemu-x86_64), benchgen, gcc, sqlite3 and python3 only.
+# Depends on pmusim (qemu-x86_64), benchgen, gcc, sqlite3, python3 and perl only.
 set -e
 out=$1 pmusim=$2 gen=$3
 [ -n "$out" ] && [ -x "$pmusim" ] && [ -x "$gen" ] ||
@@ -47,6 +50,8 @@ python=$(readlink -f "${BENCH_PYTHON:-/usr/bin/python3}")
 csrc=${BENCH_CC1_C:-$root/samples/workloads/interp.c}
 sql=${BENCH_SQL:-$root/bench/real/work.sql}
 py=${BENCH_PY:-$root/bench/real/work.py}
+perl=$(readlink -f "${BENCH_PERL:-/usr/bin/perl}")
+pl=${BENCH_PL:-$root/bench/real/work.pl}
 nthreads=${BENCH_THREADS:-256}
 mixmb=${BENCH_MIX_MB:-1000}
 bigmb=${BENCH_BIG_MB:-4096}
@@ -104,7 +109,8 @@ for n in $names; do
 	case $n in
 	cc1|cc1_*|mix*)	echo "$cc1" > "$out/$n.data.bin" ;;
 	sqlite|threads)	echo "$sqlite" > "$out/$n.data.bin" ;;
-	python)		echo "$python" > "$out/$n.data.bin" ;;
+	python*)	echo "$python" > "$out/$n.data.bin" ;;
+	perl*)		echo "$perl" > "$out/$n.data.bin" ;;
 	tiled)		echo "$out/tiled_src/bin/interp" > "$out/$n.data.bin" ;;
 	esac
 	case $n in
@@ -126,6 +132,16 @@ for n in $names; do
 	python)
 		cp "$py" "$out/work.py"
 		record python 12 "$python" "$out/work.py" ;;
+	python_cycles)
+		cp "$py" "$out/work.py"
+		r_sim="--lbr-event cycles --lbr-period 211"
+		record python_cycles 12 "$python" "$out/work.py"
+		r_sim= ;;
+	perl|perl_cycles)
+		cp "$pl" "$out/work.pl"
+		[ $n = perl ] || r_sim="--lbr-event cycles --lbr-period 211"
+		record $n 14 "$perl" "$out/work.pl"
+		r_sim= ;;
 	mix3)		mix mix3 --procs 3 --mb "$mixmb" $srcs ;;
 	mix3000)	mix mix3000 --procs 3000 --mb "$mixmb" $srcs ;;
 	mix10000)	mix mix10000 --procs 10000 --mb "$mixmb" $srcs ;;

@@ -17,6 +17,9 @@ BEGIN {
   what["cc1_4g"] = "the same, 4 GiB (the same code, 4x the input)"
   what["tiled"] = "**best case**: tiled from 5 short runs (make bench-tiled)"
   what["cc1_cycles"] = "cc1, LBR sampled on cycles (time-weighted)"
+  what["python_cycles"] = "python3, LBR sampled on cycles (time-weighted)"
+  what["perl"] = "perl (hashes, regular expressions, sort, sprintf)"
+  what["perl_cycles"] = "perl, LBR sampled on cycles (time-weighted)"
   how["pid"] = "`--by pid,symbol,mnemonic`"	# the variants NAME+VARIANT (bench/real.sh)
   how["comm"] = "`--by comm,symbol`"
   how["sqlite"] = "to SQLite (`-o run.sqlite`)"
