@@ -118,7 +118,7 @@ static int csv__begin(struct writer_ctx *w, const struct result_table *t)
 
 static int csv__row(struct writer_ctx *w, const struct result_table *t, size_t row)
 {
-	const struct result_cell *c = &t->cells[row * t->nr_cols];
+	const struct result_cell *c = result_table__row(t, row);
 	size_t i;
 	bool first = true;
 

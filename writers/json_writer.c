@@ -86,7 +86,7 @@ static void json__header(struct writer_ctx *w)
 
 static void json__object(struct writer_ctx *w, const struct result_table *t, size_t row)
 {
-	const struct result_cell *c = &t->cells[row * t->nr_cols];
+	const struct result_cell *c = result_table__row(t, row);
 	struct wbuf *out = w->out;
 	size_t i;
 	bool first = true;

@@ -454,7 +454,7 @@ static int pg__begin(struct writer_ctx *w, const struct result_table *t)
 static int pg__row(struct writer_ctx *w, const struct result_table *t, size_t row)
 {
 	struct pg_state *s = w->priv;
-	const struct result_cell *c = &t->cells[row * t->nr_cols];
+	const struct result_cell *c = result_table__row(t, row);
 	char buf[40];
 	size_t i;
 

@@ -3,7 +3,8 @@
  * are interned in one string pool per result (util/hmap over arena chunks), so a million
  * rows naming the same few mnemonics, modules and symbols store each string once.
  * Cell pointers returned by result_table__add_row() stay valid only until the next
- * add_row() on the same table. Depends on libc, util/grow.h and util/hmap.h.
+ * add_row() on the same table. A table too large to hold as cells (the mix of millions of
+ * rows) is made a row at a time as it is read, by its producer's fill. Depends on libc, util/grow.h and util/hmap.h.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -153,6 +154,9 @@ static void table__delete(struct result_table *t)
 		free(t->cols[i].name);
 	free(t->cols);
 	free(t->cells);
+	free(t->row_buf);
+	if (t->release)
+		t->release(t->fill_ctx);
 	free(t->name);
 	free(t);
 }
@@ -343,7 +347,7 @@ struct result_cell *result_table__add_row(struct result_table *t)
 	struct result_cell *row;
 
 	/* rows of nr_cols cells: grown a row at a time, the row size overflow-checked */
-	if (t->nr_rows == SIZE_MAX || t->nr_cols > SIZE_MAX / sizeof(*t->cells) ||
+	if (t->fill || t->nr_rows == SIZE_MAX || t->nr_cols > SIZE_MAX / sizeof(*t->cells) ||
 	    grow_array((void **)&t->cells, &t->alloc_rows, t->nr_cols * sizeof(*t->cells),
 		       t->nr_rows + 1, SIZE_MAX))
 		return NULL;
@@ -351,6 +355,30 @@ struct result_cell *result_table__add_row(struct result_table *t)
 	memset(row, 0, t->nr_cols * sizeof(*row));	/* RES_NULL == 0 */
 	t->nr_rows++;
 	return row;
+}
+
+int result_table__rows_from(struct result_table *t, size_t nr_rows, result_fill_fn fill,
+			    void (*release)(void *ctx), void *ctx)
+{
+	t->release = release;
+	t->fill_ctx = ctx;
+	if (t->nr_rows || !(t->row_buf = calloc(t->nr_cols, sizeof(*t->row_buf))))
+		return -ENOMEM;
+	free(t->cells);
+	t->cells = NULL;
+	t->alloc_rows = 0;
+	t->nr_rows = nr_rows;
+	t->fill = fill;
+	return 0;
+}
+
+struct result_cell *result_table__row(const struct result_table *t, size_t row)
+{
+	if (!t->fill)
+		return &t->cells[row * t->nr_cols];
+	memset(t->row_buf, 0, t->nr_cols * sizeof(*t->row_buf));	/* RES_NULL == 0 */
+	t->fill(t->fill_ctx, row, t->row_buf);
+	return t->row_buf;
 }
 
 void result_cell__int(struct result_cell *c, int64_t v)

@@ -1,5 +1,5 @@
 /* The result of one conversion as the writers see it: run metadata and a set of named
- * tables of typed cells. The writers see only this, never samples or binaries.
+ * tables of typed cells (held, or made a row at a time as they are read). The writers see only this, never samples or binaries.
  * CSV and JSONL write the table named "mix"; JSON writes metadata + "mix"; SQLite writes
  * every table (with a run_id column) plus the views of writers/sqlite_writer.c.
  * Depends on nothing but libc.
@@ -31,13 +31,22 @@ struct result_column {
 	bool unset;
 };
 
+/* The cells of row of a table made as it is read (result_table__rows_from): nr_cols cells,
+ * zeroed (RES_NULL) before; text cells point at strings ctx keeps. */
+typedef void (*result_fill_fn)(void *ctx, size_t row, struct result_cell *cells);
+
 struct result_table {
 	char *name;
 	size_t nr_cols;
 	struct result_column *cols;
 	size_t nr_rows, alloc_rows;
-	struct result_cell *cells;	/* nr_rows * nr_cols, row-major */
+	struct result_cell *cells;	/* nr_rows * nr_cols, row-major; NULL with fill */
 	struct result_strpool *pool;
+	/* a table whose rows are made as they are read (a large one, written once) */
+	result_fill_fn fill;
+	void (*release)(void *ctx);	/* frees fill_ctx with the table */
+	void *fill_ctx;
+	struct result_cell *row_buf;	/* the row made last */
 };
 
 struct result_kv {
@@ -67,7 +76,7 @@ int result__add_table(struct result *r, const char *name, const char *const *col
 		      size_t nr_cols, struct result_table **out);
 struct result_table *result__table(const struct result *r, const char *name);
 /* Appends a row; returns a pointer to its nr_cols cells (zeroed: RES_NULL), valid until the
- * next add_row of the table; NULL when out of memory. */
+ * next add_row of the table; NULL when out of memory (or for a table of fill). */
 struct result_cell *result_table__add_row(struct result_table *t);
 /* Room for rows rows in all (a table whose size is known): 0 or -ENOMEM. */
 int result_table__reserve(struct result_table *t, size_t rows);
@@ -75,11 +84,14 @@ void result_cell__int(struct result_cell *c, int64_t v);
 void result_cell__real(struct result_cell *c, double v);
 int result_cell__text(struct result_table *t, struct result_cell *c, const char *s);
 int result_table__col(const struct result_table *t, const char *name);	/* index or -1 */
+/* Makes t (no row added yet) a table of nr_rows rows that fill(ctx, ...) makes as each is
+ * read, from what ctx keeps; release(ctx) when the table is deleted (also when this fails).
+ * 0 or -ENOMEM. */
+int result_table__rows_from(struct result_table *t, size_t nr_rows, result_fill_fn fill,
+			    void (*release)(void *ctx), void *ctx);
 
-/* The nr_cols cells of row (row < nr_rows); valid until the next add_row. */
-static inline struct result_cell *result_table__row(const struct result_table *t, size_t row)
-{
-	return &t->cells[row * t->nr_cols];
-}
+/* The nr_cols cells of row (row < nr_rows); valid until the next add_row, and for a table
+ * of fill until the next result_table__row of the table. */
+struct result_cell *result_table__row(const struct result_table *t, size_t row);
 
 #endif

@@ -327,7 +327,7 @@ static int sqlite__begin(struct writer_ctx *w, const struct result_table *t)
 static int sqlite__row(struct writer_ctx *w, const struct result_table *t, size_t row)
 {
 	struct sqlite_state *s = w->priv;
-	const struct result_cell *c = &t->cells[row * t->nr_cols];
+	const struct result_cell *c = result_table__row(t, row);
 	sqlite3_stmt *st = s->ins;
 	int rc = sqlite3_bind_int64(st, 1, s->run_id);
 	size_t i;

@@ -59,10 +59,9 @@ static void fmt_number(char *buf, size_t size, const struct result_cell *c)
 		snprintf(buf, size, c->type == RES_REAL ? (c->d > 0 ? "inf" : "-inf") : "-");
 }
 
-/* The text of field f in row r into buf (CELL_MAX bytes). */
-static void fmt_field(const struct result_table *t, const struct field *f, size_t r, char *buf)
+/* The text of field f of the row of cells c into buf (CELL_MAX bytes). */
+static void fmt_field(const struct result_cell *c, const struct field *f, char *buf)
 {
-	const struct result_cell *c = &t->cells[r * t->nr_cols];
 	char lo[40], hi[40];
 
 	switch (f->kind) {
@@ -167,18 +166,20 @@ static int table__begin(struct writer_ctx *w, const struct result_table *t)
 
 	if (err)
 		return err;
-	for (i = 0; i < st->nr; i++) {
-		struct field *f = &st->f[i];
+	for (i = 0; i < st->nr; i++)
+		st->f[i].width = text_width(st->f[i].name) + (i ? 0 : 2);	/* "# " */
+	for (r = 0; r < t->nr_rows; r++) {
+		const struct result_cell *c = result_table__row(t, r);
 
-		f->width = text_width(f->name) + (i ? 0 : 2);	/* "# " */
-		for (r = 0; r < t->nr_rows; r++) {
-			fmt_field(t, f, r, buf);
-			if (text_width(buf) > f->width)
-				f->width = text_width(buf);
+		for (i = 0; i < st->nr; i++) {
+			fmt_field(c, &st->f[i], buf);
+			if (text_width(buf) > st->f[i].width)
+				st->f[i].width = text_width(buf);
 		}
-		if (f->kind != FIELD_OTHER)
-			line += f->width + (i ? 2 : 0);
 	}
+	for (i = 0; i < st->nr; i++)
+		if (st->f[i].kind != FIELD_OTHER)
+			line += st->f[i].width + (i ? 2 : 0);
 	while (line > TABLE_WIDTH) {
 		struct field *widest = NULL;
 
@@ -215,13 +216,14 @@ static int table__begin(struct writer_ctx *w, const struct result_table *t)
 static int table__row(struct writer_ctx *w, const struct result_table *t, size_t row)
 {
 	const struct table_state *st = w->priv;
+	const struct result_cell *c = result_table__row(t, row);
 	char buf[CELL_MAX];
 	size_t i;
 
 	for (i = 0; i < st->nr; i++) {
 		if (i)
 			wbuf__puts(w->out, "  ");
-		fmt_field(t, &st->f[i], row, buf);
+		fmt_field(c, &st->f[i], buf);
 		put_cell(w->out, buf, st->f[i].width, left_aligned(&st->f[i]), i + 1 == st->nr);
 	}
 	wbuf__putc(w->out, '\n');

@@ -215,7 +215,7 @@ static void summary_top(const struct convert_run *run, const struct convert_opts
 		unit_shown ? unit : "", !hbbp_mix__filtered(&o->mix) ? "" :
 		o->mix.percentage == HBBP_SHARE_ABSOLUTE ? " of every sample" : " of the rows kept");
 	for (i = 0; i < mix->nr_rows && i < 10; i++) {
-		const struct result_cell *c = &mix->cells[i * mix->nr_cols];
+		const struct result_cell *c = result_table__row(mix, i);
 		double count = 0, share = 0, lo = 0, hi = 0;
 
 		for (j = 0; j < mix->nr_cols; j++) {

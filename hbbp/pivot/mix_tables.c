@@ -111,6 +111,26 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o, bool c
 	return err;
 }
 
+/* The mix table's rows, made as they are read (result_table__rows_from) from the summed rows
+ * in the table's order: millions of rows are never held as cells. */
+struct mix_table {
+	struct mix_rows rows;
+	size_t *order;			/* the table's rows: their rows' numbers */
+	size_t nr_keys;
+	bool text[HBBP_MAX_KEYS];	/* key k is a name (its id's text) */
+	bool diag;
+	double total, total_cyc;	/* the shares' wholes (total_cyc < 0: no cycle data) */
+};
+
+static void mix_table__release(void *ctx)
+{
+	struct mix_table *m = ctx;
+
+	mix_rows__exit(&m->rows);
+	free(m->order);
+	free(m);
+}
+
 /* The cycles cells of row (docs/METHOD-cycles.md) from cell c: empty where its blocks have no cycle
  * data; ipc over the instructions of its blocks with cycle data. The interval is the row's,
  * widened as the counts' (mix_rows.c: the cycles scale with the counts). */
@@ -125,37 +145,39 @@ static void cycles_cells(struct result_cell *c, const struct mix_row_cycles *row
 	result_cell__real(&c[4], hbbp_round_share(total > 0 ? row->cycles / total : 0));
 }
 
-/* Row i of rows as the table's next row: the keys' values formatted (a name id's cell is
- * names[id], made once), the counts rounded. */
-static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t i,
-		     const struct result_cell *names, const struct hbbp_mix_opts *o, double total,
-		     double total_cyc)
+static void text_cell(struct result_cell *c, const char *s)
 {
+	c->type = RES_TEXT;
+	c->s = s;
+}
+
+/* The table's row r (result_fill_fn): the keys' values formatted (a name id's text), the
+ * counts rounded. */
+static void mix_fill(void *ctx, size_t r, struct result_cell *cell)
+{
+	const struct mix_table *m = ctx;
+	const struct mix_rows *rows = &m->rows;
+	size_t i = m->order[r], j;
 	const uint64_t *ids = mix_rows__ids(rows, i);
 	const struct mix_row_final *row = mix_rows__row(rows, i);
 	const struct mix_row_diag *dg = mix_rows__diag(rows, i);
 	const struct mix_row_block *bk = mix_rows__block(rows, i);
-	struct result_cell *cell = result_table__add_row(t);
-	size_t j;
-	int err = 0;
 
-	if (!cell)
-		return -ENOMEM;
-	for (j = 0; j < o->nr_keys && !err; j++) {
-		if (o->keys[j]->type == KEY_TEXT)
-			cell[j] = names[ids[j]];
+	for (j = 0; j < m->nr_keys; j++) {
+		if (m->text[j])
+			text_cell(&cell[j], rows->names[ids[j]]);
 		else if (ids[j] != KEY_NONE)
 			result_cell__int(&cell[j], (int64_t)ids[j]);
 	}
 	result_cell__real(&cell[j++], hbbp_round_count(row->count));
 	result_cell__real(&cell[j++], hbbp_round_count(row->lo));
 	result_cell__real(&cell[j++], hbbp_round_count(row->hi));
-	result_cell__real(&cell[j++], hbbp_round_share(total > 0 ? row->count / total : 0));
-	if (total_cyc >= 0)
-		cycles_cells(&cell[j], mix_rows__cycles(rows, i), total_cyc);
+	result_cell__real(&cell[j++], hbbp_round_share(m->total > 0 ? row->count / m->total : 0));
+	if (m->total_cyc >= 0)
+		cycles_cells(&cell[j], mix_rows__cycles(rows, i), m->total_cyc);
 	j += 5;
-	if (o->diagnostics && !err) {
-		err = result_cell__text(t, &cell[j++], source_name(dg->sources));
+	if (m->diag) {
+		text_cell(&cell[j++], source_name(dg->sources));
 		result_cell__real(&cell[j++], hbbp_round_count(dg->ebs_count));
 		result_cell__real(&cell[j++], hbbp_round_count(dg->lbr_count));
 		result_cell__int(&cell[j++], (int64_t)dg->ebs_samples);
@@ -167,54 +189,47 @@ static int mix_cells(struct result_table *t, const struct mix_rows *rows, size_t
 		result_cell__int(&cell[j], bk->length);
 		result_cell__real(&cell[j + 1], hbbp_round_count(row->count / bk->per_exec));
 	}
-	return err;
 }
 
 static int table_mix(struct result *res, const struct mix_ctx *x, double *total_out)
 {
 	const struct hbbp_mix_opts *o = x->o;
-	struct mix_rows rows;
+	struct mix_table *m = calloc(1, sizeof(*m));
+	struct mix_rows *rows = m ? &m->rows : NULL;
 	struct result_table *t = NULL;
-	struct result_cell *names = NULL;
-	size_t *order = NULL, i, nr, n;
-	double total = 0, total_cyc = x->c->has_cycles ? 0 : -1;
-	int err = mix_rows__sum(&rows, x);
+	size_t i, nr;
+	int err;
 
-	nr = mix_rows__nr(&rows);
+	if (!m)
+		return -ENOMEM;
+	err = mix_rows__sum(rows, x);
+	m->nr_keys = o->nr_keys;
+	for (i = 0; i < o->nr_keys; i++)
+		m->text[i] = o->keys[i]->type == KEY_TEXT;
+	m->diag = o->diagnostics;
+	m->total_cyc = x->c->has_cycles ? 0 : -1;
+	nr = mix_rows__nr(rows);
 	for (i = 0; i < nr && !err; i++) {
-		total += mix_rows__row(&rows, i)->count;
-		if (total_cyc >= 0)
-			total_cyc += mix_rows__cycles(&rows, i)->cycles;
+		m->total += mix_rows__row(rows, i)->count;
+		if (m->total_cyc >= 0)
+			m->total_cyc += mix_rows__cycles(rows, i)->cycles;
 	}
 	if (total_out)
-		*total_out = total;
+		*total_out = m->total;
 	if (o->percentage == HBBP_SHARE_ABSOLUTE)	/* perf's: of every sample */
-		total += rows.filtered_out;
+		m->total += rows->filtered_out;
 	if (!err)
-		order = malloc((nr ? nr : 1) * sizeof(*order));
+		m->order = malloc((nr ? nr : 1) * sizeof(*m->order));
 	if (!err)
-		err = order ? mix_rows__order(&rows, o, order) : -ENOMEM;
+		err = m->order ? mix_rows__order(rows, o, m->order) : -ENOMEM;
 	if (!err)
-		err = mix_columns(res, o, total_cyc >= 0, &t);
-	n = o->top && o->top < nr ? o->top : nr;
-	if (!err)
-		err = result_table__reserve(t, n);
-	if (!err)
-		names = calloc(rows.nr_names + 1, sizeof(*names));
-	if (!err && !names)
-		err = -ENOMEM;
-	for (i = 0; i < rows.nr_names && !err; i++)
-		err = result_cell__text(t, &names[i], rows.names[i]);
-	for (i = 0; i < n && !err; i++) {
-		/* the rows are read in the table's order, not in memory's: the one ahead asked */
-		if (i + 8 < n)
-			__builtin_prefetch(mix_rows__ids(&rows, order[i + 8]));
-		err = mix_cells(t, &rows, order[i], names, o, total, total_cyc);
+		err = mix_columns(res, o, m->total_cyc >= 0, &t);
+	if (err) {
+		mix_table__release(m);
+		return err;
 	}
-	free(names);
-	free(order);
-	mix_rows__exit(&rows);
-	return err;
+	return result_table__rows_from(t, o->top && o->top < nr ? o->top : nr, mix_fill,
+				       mix_table__release, m);
 }
 
 /* ---- the other tables ---- */

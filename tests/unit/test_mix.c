@@ -150,7 +150,7 @@ static const struct result_cell *cell(const struct result_table *t, size_t row, 
 
 	if (i < 0 || row >= t->nr_rows)
 		return NULL;
-	return &t->cells[row * t->nr_cols + i];
+	return &result_table__row(t, row)[i];
 }
 
 static const char *text(const struct result_table *t, size_t row, const char *col)
