@@ -113,10 +113,12 @@ static int mix_columns(struct result *res, const struct hbbp_mix_opts *o, bool c
 
 /* The mix table's rows, made as they are read (result_table__rows_from) from the summed rows
  * in the table's order: millions of rows are never held as cells. */
+#define MIX_AHEAD	16	/* rows ahead of the one made whose memory is asked for */
+
 struct mix_table {
 	struct mix_rows rows;
 	size_t *order;			/* the table's rows: their rows' numbers */
-	size_t nr_keys;
+	size_t nr, nr_keys;		/* the table's rows, its keys */
 	bool text[HBBP_MAX_KEYS];	/* key k is a name (its id's text) */
 	bool diag;
 	double total, total_cyc;	/* the shares' wholes (total_cyc < 0: no cycle data) */
@@ -163,6 +165,14 @@ static void mix_fill(void *ctx, size_t r, struct result_cell *cell)
 	const struct mix_row_diag *dg = mix_rows__diag(rows, i);
 	const struct mix_row_block *bk = mix_rows__block(rows, i);
 
+	/* the rows are read in the table's order, not in memory's: the one ahead asked (a row
+	 * may span two cache lines) */
+	if (r + MIX_AHEAD < m->nr) {
+		const unsigned char *ahead = (const void *)mix_rows__ids(rows, m->order[r + MIX_AHEAD]);
+
+		__builtin_prefetch(ahead);
+		__builtin_prefetch(ahead + rows->done_size - 1);
+	}
 	for (j = 0; j < m->nr_keys; j++) {
 		if (m->text[j])
 			text_cell(&cell[j], rows->names[ids[j]]);
@@ -228,8 +238,8 @@ static int table_mix(struct result *res, const struct mix_ctx *x, double *total_
 		mix_table__release(m);
 		return err;
 	}
-	return result_table__rows_from(t, o->top && o->top < nr ? o->top : nr, mix_fill,
-				       mix_table__release, m);
+	m->nr = o->top && o->top < nr ? o->top : nr;
+	return result_table__rows_from(t, m->nr, mix_fill, mix_table__release, m);
 }
 
 /* ---- the other tables ---- */

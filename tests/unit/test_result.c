@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/harness.h"
 #include "writers/result.h"
@@ -177,6 +178,45 @@ static void test_result_pool_collision(void)
 	}
 }
 
+/* a table made a row at a time: row r is (names[r % 2], r * 10, NULL) */
+static const char *const fill_names[] = { "mov", "add" };
+
+static void fill_row(void *ctx, size_t r, struct result_cell *c)
+{
+	(*(int *)ctx)++;
+	c[0].type = RES_TEXT;
+	c[0].s = fill_names[r % 2];
+	result_cell__int(&c[1], (int64_t)r * 10);
+}
+
+static void fill_release(void *ctx)
+{
+	*(int *)ctx = -1;
+}
+
+static void test_result_rows_from(void)
+{
+	static const char *const cols[] = { "name:text", "n:int", "x:real" };
+	struct result *r;
+	struct result_table *t = NULL;
+	struct result_cell *c;
+	int made = 0;
+
+	CHECK(result__new(&r) == 0);
+	CHECK(result__add_table(r, "mix", cols, 3, &t) == 0);
+	CHECK(result_table__rows_from(t, 1000000, fill_row, fill_release, &made) == 0);
+	CHECK(t->nr_rows == 1000000 && made == 0);
+	c = result_table__row(t, 999999);
+	CHECK(made == 1 && c[0].type == RES_TEXT && !strcmp(c[0].s, "add"));
+	CHECK(c[1].type == RES_INT && c[1].i == 9999990 && c[2].type == RES_NULL);
+	c[2].type = RES_INT;	/* a reader's change is not kept */
+	c = result_table__row(t, 2);
+	CHECK(made == 2 && !strcmp(c[0].s, "mov") && c[1].i == 20 && c[2].type == RES_NULL);
+	CHECK(result_table__add_row(t) == NULL && t->nr_rows == 1000000);
+	result__delete(r);
+	CHECK(made == -1);	/* released with the table */
+}
+
 int main(void)
 {
 	RUN_TEST(test_result_tables);
@@ -184,5 +224,6 @@ int main(void)
 	RUN_TEST(test_result_million_rows);
 	RUN_TEST(test_result_pool_growth);
 	RUN_TEST(test_result_pool_collision);
+	RUN_TEST(test_result_rows_from);
 	return TEST_EXIT();
 }
