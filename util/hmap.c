@@ -33,6 +33,19 @@ void hmap__exit(struct hmap *h)
 	h->cap = h->nr = h->alloc = 0;
 }
 
+void hmap__clear(struct hmap *h)
+{
+	if (h->nr * 8 < h->cap) {	/* little of it used: the index goes (its clearing would
+					 * cost more than the entries it held) */
+		free(h->index);
+		h->index = NULL;
+		h->cap = 0;
+	} else if (h->cap) {
+		memset(h->index, 0, h->cap * sizeof(*h->index));
+	}
+	h->nr = 0;
+}
+
 /* 64 x 64 -> 128-bit product, folded (wyhash's "mum"): the words of a key are multiplied
  * in pairs, independently, so that the multiplications of one key overlap in the CPU */
 static inline uint64_t mum(uint64_t a, uint64_t b)

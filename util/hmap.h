@@ -26,6 +26,8 @@ struct hmap {
 
 void hmap__init(struct hmap *h, size_t key_words, size_t val_size);
 void hmap__exit(struct hmap *h);
+/* Empties h, keeping its memory for the entries that come next. */
+void hmap__clear(struct hmap *h);
 /* Value for key, inserting a zeroed one when absent (*inserted says which). NULL when out of
  * memory. Pointers stay valid until the next insert. */
 void *hmap__get(struct hmap *h, const uint64_t *key, int *inserted);

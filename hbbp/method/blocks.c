@@ -904,8 +904,7 @@ int hbbp_counts__each_process(const struct hbbp_counts *c, const struct hbbp_acc
 			pid = order_pid(x, a, 1, j);
 		/* the process's task blocks in the order the whole run would make them: its
 		 * EBS sums, then its streams */
-		hmap__exit(&x->tidx);
-		hmap__init(&x->tidx, 2, sizeof(uint64_t));
+		hmap__clear(&x->tidx);
 		x->nr_tb = 0;
 		for (; !err && i < x->nr_order[0] && order_pid(x, a, 0, i) == pid; i++)
 			err = task_ebs(x, i);

@@ -153,28 +153,43 @@ static size_t nr_valued(const struct summing *s, const struct hbbp_block *b)
 }
 
 /* The ids of the keys of block b and of its instructions, met at thread block t, appended
- * to s->vals. 0 or an error. */
+ * to s->vals: the block's, the number of distinct ids of its instructions, then each of
+ * those and how many of the block's instructions have them (a row is probed once for
+ * them: its sums are added to in the same order). 0 or an error. */
 static int block_values(struct summing *s, const struct hbbp_tblock *t,
 			const struct hbbp_block *b)
 {
 	const struct hbbp_code_ops *ops = s->x->ops;
 	struct key_at at = { s->x, t, b, NULL };
 	const struct bbmap_block *blk = NULL;
-	size_t j, m = nr_valued(s, b), n = s->nr_vals;
+	size_t j, k, m = nr_valued(s, b), n = s->nr_vals, w = s->ins.nr + 1;
+	uint64_t ids[HBBP_MAX_KEYS], *v, *nr_distinct;
 	int err = 0;
 
 	if (grow_array((void **)&s->vals, &s->alloc_vals, sizeof(*s->vals),
-		       n + s->blk.nr + m * s->ins.nr, (size_t)-1))
+		       n + s->blk.nr + 1 + m * w, (size_t)-1))
 		return -ENOMEM;
 	err = keys_ids(s, &s->blk, &at, s->vals + n);
 	n += s->blk.nr;
+	nr_distinct = &s->vals[n++];
+	*nr_distinct = 0;
 	if (!err && m && b->kind == HBBP_BLK_CODE &&
 	    (ops->block_at(ops->ctx, b->mod, b->start, &blk) || blk->start != b->start ||
 	     blk->nr_insns != b->nr_insns || !blk->insns))
 		err = -HBBP_EFORMAT;	/* the block map changed under us: a bug */
-	for (j = 0; j < m && !err; j++, n += s->ins.nr) {
+	for (j = 0; j < m && !err; j++) {
 		at.in = blk ? &blk->insns[j] : NULL;
-		err = keys_ids(s, &s->ins, &at, s->vals + n);
+		err = keys_ids(s, &s->ins, &at, ids);
+		for (k = 0, v = nr_distinct + 1; k < *nr_distinct; k++, v += w)
+			if (!memcmp(v, ids, s->ins.nr * sizeof(*ids)))
+				break;
+		if (k == *nr_distinct) {	/* new: its ids, counted below */
+			memcpy(v, ids, s->ins.nr * sizeof(*ids));
+			v[s->ins.nr] = 0;
+			++*nr_distinct;
+			n += w;
+		}
+		v[s->ins.nr]++;
 	}
 	/* each block is read once here: its instructions need not stay */
 	if (blk && ops->drop_insns && !(++s->nr_read % MIX_DROP_BLOCKS))
@@ -191,7 +206,7 @@ static int sum_tblock(struct summing *s, size_t ti, const struct hbbp_tblock *t)
 	const struct key_at at = { s->x, t, b, NULL };
 	uint64_t thr[HBBP_MAX_KEYS];
 	const uint64_t *v;
-	size_t j, m = nr_valued(s, b);
+	size_t j, m;
 	int err = keys_ids(s, &s->thr, &at, thr);
 
 	if (!err && !s->valued[t->block])
@@ -201,11 +216,12 @@ static int sum_tblock(struct summing *s, size_t ti, const struct hbbp_tblock *t)
 	ids_set(s, &s->thr, thr);
 	v = s->vals + s->valued[t->block] - 1;
 	ids_set(s, &s->blk, v);
-	if (!m)			/* every instruction in one row */
+	if (!s->ins.nr)		/* every instruction in one row */
 		return row_add(s, t, ti, b, b->kind == HBBP_BLK_CODE ? b->nr_insns : 1);
-	for (j = 0, v += s->blk.nr; j < m && !err; j++, v += s->ins.nr) {
+	v += s->blk.nr;
+	for (j = 0, m = *v++; j < m && !err; j++, v += s->ins.nr + 1) {
 		ids_set(s, &s->ins, v);
-		err = row_add(s, t, ti, b, 1);
+		err = row_add(s, t, ti, b, v[s->ins.nr]);
 	}
 	return err;
 }
@@ -254,8 +270,7 @@ static int rows_finish(struct mix_rows *r)
 		}
 		memcpy(d + r->done_size - tail, row + 1, tail);
 	}
-	hmap__exit(&r->map);
-	hmap__init(&r->map, r->nr_keys, vsize);
+	hmap__clear(&r->map);
 	return 0;
 }
 

@@ -30,7 +30,7 @@ static void test_hmap_order(void)
 	static uint64_t keys[N][3];
 	struct hmap h;
 	uint64_t s = 88172645463325252ULL;
-	size_t i, nr = 0;
+	size_t i, pass, nr = 0;
 	int ins;
 
 	hmap__init(&h, 3, sizeof(uint64_t));
@@ -64,6 +64,26 @@ static void test_hmap_order(void)
 	}
 	keys[0][2] = N + 1;	/* never inserted */
 	CHECK(hmap__find(&h, keys[0]) == NULL);
+	keys[0][2] = 0;
+	/* emptied twice: with its index kept (most of it used), then freed (little used) */
+	for (pass = 0; pass < 2; pass++) {
+		hmap__clear(&h);
+		CHECK(h.nr == 0 && hmap__find(&h, keys[0]) == NULL && hmap__find(&h, keys[1]) == NULL);
+		for (i = 0; i < 10; i++) {
+			uint64_t *v = hmap__get(&h, keys[i], &ins);
+
+			CHECK(v && ins && *v == 0);
+			if (v)
+				*v = i + 7;
+		}
+		CHECK(h.nr == 10);
+		for (i = 0; i < 10; i++) {
+			uint64_t *v = hmap__find(&h, keys[i]);
+
+			CHECK(v && *v == i + 7);
+		}
+		CHECK(hmap__find(&h, keys[10]) == NULL);
+	}
 	hmap__exit(&h);
 }
 
