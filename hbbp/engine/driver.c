@@ -40,6 +40,7 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	free(d->ends);
 	free(d->flags);
 	free(d->cyc);
+	free(d->ids);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -234,16 +235,27 @@ static bool stack_key(const struct hbbp_driver *d, const struct hbbp_sample_item
 
 /* An LBR item: summed with the identical stacks in the cache, or (not cacheable) at once.
  * The stacks' weights (period / D(Y) with method.md §5b) are summed, so the key need not
- * hold the IP. */
+ * hold the IP. With the time weight, the durations of the time event's stacks go to the
+ * statistics as they come, their streams named once per entry of the cache. */
 static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it)
 {
 	uint64_t key[HBBP_STACK_KEY_WORDS], h;
 	struct hbbp_stack_val *v;
 	struct hbbp_bsum bs;
-	bool cyc;
+	bool cyc, timed = d->defer && it->evidx == d->defer->evidx;
+	uint32_t *ids;
 	int err;
 
 	if (!stack_key(d, it, key)) {
+		if (timed) {
+			if (grow_array((void **)&d->ids, &d->alloc_ids, sizeof(*d->ids), it->nr,
+				       SIZE_MAX))
+				return -ENOMEM;
+			err = hbbp_lbr_time__ends(d->defer->t, it->pid, it->raw, it->nr, d->ids);
+			if (err)
+				return err;
+			hbbp_lbr_time__add(d->defer->t, it->raw, it->nr, d->ids);
+		}
 		d->sstats.stacks++;
 		d->sstats.direct++;
 		memset(&bs, 0, sizeof(bs));
@@ -274,8 +286,17 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 			return err;
 		v = hbbp_stack_cache__get(&d->stacks, key, h);
 	}
-	if (!v)
+	if (!v || (timed && !d->stacks.ends && hbbp_stack_cache__ends(&d->stacks)))
 		return -ENOMEM;
+	if (timed) {
+		ids = hbbp_stack_cache__end_ids(&d->stacks, v);
+		if (!v->n) {	/* a new entry */
+			err = hbbp_lbr_time__ends(d->defer->t, it->pid, it->raw, it->nr, ids);
+			if (err)
+				return err;
+		}
+		hbbp_lbr_time__add(d->defer->t, it->raw, it->nr, ids);
+	}
 	/* the cycle sums: none with the time weight in one pass (the deferred samples keep
 	 * their counts), none made before a stack with a count comes */
 	if (!d->defer && !d->stacks.cyc && hbbp_cycles__any(it->raw, it->nr) &&
@@ -341,13 +362,8 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 			return -ENOMEM;
 		hbbp_sample__digest(d->acc.ev, d->acc.nr_events, d->acc.batch_slot, rec, &it);
 		err = hbbp_accum__count_item(&d->acc, &it);
-		if (!err && it.kind == HBBP_ITEM_LBR && d->defer) {
-			/* its weight comes at the end (hbbp_driver__finish); its streams'
-			 * durations now */
-			it.weight = 0;
-			if (it.evidx == d->defer->evidx)
-				err = hbbp_lbr_time__add_stack(d->defer->t, it.pid, it.raw, it.nr);
-		}
+		if (!err && it.kind == HBBP_ITEM_LBR && d->defer)
+			it.weight = 0;	/* its weight comes at the end (hbbp_driver__finish) */
 		if (!err && it.kind == HBBP_ITEM_EBS)
 			err = driver_ebs(d, &it);
 		else if (!err && it.kind == HBBP_ITEM_LBR)

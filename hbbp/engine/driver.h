@@ -62,7 +62,8 @@ struct hbbp_driver {
 	struct hbbp_end *ends;		/* one stack's ends and flags (reused) */
 	uint8_t *flags;
 	double *cyc;			/* an uncached stack's cycle sums (reused) */
-	size_t alloc_ends, alloc_flags, alloc_cyc;
+	uint32_t *ids;			/* an uncached stack's stream names (lbr_time.h) */
+	size_t alloc_ends, alloc_flags, alloc_cyc, alloc_ids;
 };
 
 /* events[i] and roles[i] describe event i (see hbbp_accum__init); code: the method's code,

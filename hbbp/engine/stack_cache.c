@@ -25,6 +25,7 @@ void hbbp_stack_cache__exit(struct hbbp_stack_cache *c)
 	free(c->vals);
 	free(c->cyc);
 	free(c->pres);
+	free(c->ends);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -100,6 +101,12 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
 	if (c->cyc)
 		memset(hbbp_stack_cache__cyc(c, &c->vals[e]), 0, (words - 2) / 2 * sizeof(*c->cyc));
 	return &c->vals[e];
+}
+
+int hbbp_stack_cache__ends(struct hbbp_stack_cache *c)
+{
+	c->ends = malloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_CACHE_DEPTH * sizeof(*c->ends));
+	return c->ends ? 0 : -1;
 }
 
 int hbbp_stack_cache__cycles(struct hbbp_stack_cache *c)

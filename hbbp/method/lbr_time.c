@@ -45,42 +45,54 @@ void hbbp_lbr_time__exit(struct hbbp_lbr_time *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int hbbp_lbr_time__add_stack(struct hbbp_lbr_time *t, uint32_t pid,
-			     const struct perf_branch_entry *e, uint64_t n)
+int hbbp_lbr_time__ends(struct hbbp_lbr_time *t, uint32_t pid, const struct perf_branch_entry *e,
+			uint64_t n, uint32_t *ids)
+{
+	uint64_t k;
+
+	/* e[k-1].cycles: the duration of the stream e[k].to .. e[k-1].from */
+	for (k = 1; k < n; k++) {
+		uint64_t key[3] = { pid, e[k].to, e[k - 1].from };
+		unsigned char *v;
+
+		ids[k - 1] = HBBP_LBR_TIME_NO_END;
+		if (key[1] > key[2] || PERF_BR_SPEC(e[k].flags) == PERF_BR_SPEC_WRONG_PATH ||
+		    PERF_BR_SPEC(e[k - 1].flags) == PERF_BR_SPEC_WRONG_PATH)
+			continue;
+		v = hmap__get(&t->ends, key, NULL);
+		if (!v)
+			return -ENOMEM;
+		ids[k - 1] = (uint32_t)((size_t)(v - t->ends.slots) / t->ends.slot_size);
+	}
+	return 0;
+}
+
+void hbbp_lbr_time__add(struct hbbp_lbr_time *t, const struct perf_branch_entry *e, uint64_t n,
+			const uint32_t *ids)
 {
 	uint64_t k;
 
 	t->st.stacks++;
-	/* e[k-1].cycles: the duration of the stream e[k].to .. e[k-1].from */
+	t->st.streams += n - 1;
 	for (k = 1; k < n; k++) {
-		uint64_t start = e[k].to, end = e[k - 1].from;
 		unsigned c = PERF_BR_CYCLES(e[k - 1].flags);
-		uint64_t key[3];
 		struct hbbp_lbr_time_sum *v;
 
-		t->st.streams++;
 		if (!c) {
 			t->st.zero++;
 			continue;
 		}
 		if (c >= HBBP_LBR_CYCLES_MAX)
 			t->st.saturated++;
-		if (start > end || PERF_BR_SPEC(e[k].flags) == PERF_BR_SPEC_WRONG_PATH ||
-		    PERF_BR_SPEC(e[k - 1].flags) == PERF_BR_SPEC_WRONG_PATH)
+		if (ids[k - 1] == HBBP_LBR_TIME_NO_END)
 			continue;
-		key[0] = pid;
-		key[1] = start;
-		key[2] = end;
-		v = hmap__get(&t->ends, key, NULL);
-		if (!v)
-			return -ENOMEM;
+		v = hmap__val_at(&t->ends, ids[k - 1]);
 		v->sum += c;
 		v->n++;
 		v->inv += 1.0 / c;
 		t->st.timed++;
 		t->sum += c;
 	}
-	return 0;
 }
 
 static int end_cmp(const void *a, const void *b)
@@ -96,22 +108,25 @@ static int end_cmp(const void *a, const void *b)
 
 int hbbp_lbr_time__finish(struct hbbp_lbr_time *t)
 {
-	size_t i, j, n = t->ends.nr;
+	size_t i, j, n = 0;
 
 	t->finished = true;
-	t->sorted = n ? calloc(n, sizeof(*t->sorted)) : NULL;
-	if (n && !t->sorted)
+	t->sorted = t->ends.nr ? calloc(t->ends.nr, sizeof(*t->sorted)) : NULL;
+	if (t->ends.nr && !t->sorted)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < t->ends.nr; i++) {
 		const uint64_t *key = hmap__key_at(&t->ends, i);
 		const struct hbbp_lbr_time_sum *v = hmap__val_at(&t->ends, i);
 
-		t->sorted[i].pid = key[0];
-		t->sorted[i].start = key[1];
-		t->sorted[i].end = key[2];
-		t->sorted[i].suf_sum = v->sum;
-		t->sorted[i].suf_n = v->n;
-		t->sorted[i].suf_inv = v->inv;
+		if (!v->n)	/* named by a stack, no duration recorded */
+			continue;
+		t->sorted[n].pid = key[0];
+		t->sorted[n].start = key[1];
+		t->sorted[n].end = key[2];
+		t->sorted[n].suf_sum = v->sum;
+		t->sorted[n].suf_n = v->n;
+		t->sorted[n].suf_inv = v->inv;
+		n++;
 	}
 	if (n)
 		qsort(t->sorted, n, sizeof(*t->sorted), end_cmp);

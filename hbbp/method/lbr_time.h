@@ -14,7 +14,9 @@
  * under-counts the streams that end soon after the IP when longer ones share the start
  * (measured with pmusim's exact truth: absolute counts 2.2% off with it, 0.5% with the
  * harmonic mean, shares the same or better).
- * Usage: every LBR stack of the recording is added once (hbbp_lbr_time__add_stack), then
+ * Usage: every LBR stack of the recording is added once (hbbp_lbr_time__add, its streams
+ * named by hbbp_lbr_time__ends: the names hold for every stack of the process with the same
+ * addresses and wrong-path flags), then
  * hbbp_lbr_time__finish, then any number of hbbp_lbr_time__duration calls (read-only).
  * Depends on reader/perf_reader.h (branch entries, event attrs) and util/hmap.h only (the .c
  * file also on hbbp/method/method.h for the sample item).
@@ -68,9 +70,15 @@ struct hbbp_lbr_time {
 
 void hbbp_lbr_time__init(struct hbbp_lbr_time *t);
 void hbbp_lbr_time__exit(struct hbbp_lbr_time *t);
-/* One stack e[0..n) (newest first, 0/0 padding removed) of process pid. 0 or -ENOMEM. */
-int hbbp_lbr_time__add_stack(struct hbbp_lbr_time *t, uint32_t pid,
-			     const struct perf_branch_entry *e, uint64_t n);
+/* The names of the n-1 streams of stack e[0..n) (newest first, 0/0 padding removed) of
+ * process pid in ids[0..n-1): the stream e[k].to .. e[k-1].from is ids[k-1], NO_END for one
+ * whose duration is not used (backward, on the wrong path). 0 or -ENOMEM. */
+#define HBBP_LBR_TIME_NO_END	0xffffffffu
+int hbbp_lbr_time__ends(struct hbbp_lbr_time *t, uint32_t pid, const struct perf_branch_entry *e,
+			uint64_t n, uint32_t *ids);
+/* One stack e[0..n), its streams named ids (hbbp_lbr_time__ends of the same entries). */
+void hbbp_lbr_time__add(struct hbbp_lbr_time *t, const struct perf_branch_entry *e, uint64_t n,
+			const uint32_t *ids);
 /* Ends the statistics; sets t->status. 0 or -ENOMEM. */
 int hbbp_lbr_time__finish(struct hbbp_lbr_time *t);
 /* D(Y) in cycles (>= 1) for a stack of pid whose newest entry's target is `start`, sampled
