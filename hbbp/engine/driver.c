@@ -41,6 +41,7 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	free(d->flags);
 	free(d->cyc);
 	free(d->ids);
+	free(d->cells);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -112,7 +113,8 @@ static int driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 
 	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
 	if (grow_array((void **)&d->ends, &d->alloc_ends, sizeof(*d->ends), 2 * n, SIZE_MAX) ||
-	    grow_array((void **)&d->flags, &d->alloc_flags, 1, n, SIZE_MAX))
+	    grow_array((void **)&d->flags, &d->alloc_flags, 1, n, SIZE_MAX) ||
+	    grow_array((void **)&d->cells, &d->alloc_cells, sizeof(*d->cells), n, SIZE_MAX))
 		return -ENOMEM;
 	for (k = 0; k < 2 * n; k++) {
 		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
@@ -145,7 +147,7 @@ static int driver_lbr(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpu
 	uint64_t h[2 * DRIVER_PREFETCH], key[5], k, task = driver_task(d, pid, tid);
 	bool b[DRIVER_PREFETCH], st[DRIVER_PREFETCH];
 	struct hbbp_accum *a = &d->acc;
-	struct hbbp_stack s = { n, NULL, NULL, n <= DRIVER_PREFETCH ? h : NULL, NULL };
+	struct hbbp_stack s = { n, NULL, NULL, n <= DRIVER_PREFETCH ? h : NULL, NULL, NULL };
 	int err = driver_resolve(d, pid, cpumode, e, n);
 
 	if (err)
@@ -153,6 +155,7 @@ static int driver_lbr(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpu
 	s.flags = d->flags;
 	s.ends = d->ends;
 	s.cyc = cyc;
+	s.cell = d->defer ? d->cells : NULL;
 	for (k = 0; k < n && s.hash; k++) {
 		b[k] = hbbp_accum__branch_key(&s, k, key);
 		h[2 * k] = b[k] ? hmap__hash(&a->bias, key) : 0;
@@ -172,7 +175,7 @@ static int driver_lbr(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpu
 	err = hbbp_accum__lbr(a, (uint32_t)(task >> 32), (uint32_t)task, evidx, &s, weight,
 			      period, cnt, bs);
 	if (!err && d->defer)
-		err = hbbp_lbr_defer__stack(d->defer, a, &s, pid, task, evidx, e[0].to);
+		err = hbbp_lbr_defer__stack(d->defer, &s, pid, evidx, e[0].to);
 	return err;
 }
 

@@ -63,7 +63,8 @@ struct hbbp_driver {
 	uint8_t *flags;
 	double *cyc;			/* an uncached stack's cycle sums (reused) */
 	uint32_t *ids;			/* an uncached stack's stream names (lbr_time.h) */
-	size_t alloc_ends, alloc_flags, alloc_cyc, alloc_ids;
+	uint32_t *cells;		/* one stack's kept streams' cells (struct hbbp_stack) */
+	size_t alloc_ends, alloc_flags, alloc_cyc, alloc_ids, alloc_cells;
 };
 
 /* events[i] and roles[i] describe event i (see hbbp_accum__init); code: the method's code,

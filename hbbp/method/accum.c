@@ -449,6 +449,9 @@ static int stream_add(struct hbbp_accum *a, uint64_t task, int evidx, const stru
 			     s->hash ? s->hash[2 * k + 1] : hmap__hash(&a->streams, key), NULL);
 	if (!v)
 		return -ENOMEM;
+	if (s->cell)
+		s->cell[k] = (uint32_t)((size_t)((unsigned char *)v - a->streams.slots) /
+					a->streams.slot_size);
 	v->weight += w;
 	v->weight_plain += wp;
 	v->n += cnt;

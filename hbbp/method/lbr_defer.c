@@ -58,12 +58,11 @@ static int defer_dso(struct hbbp_lbr_defer *d, struct hbbp_defer_stack *st,
 	return 0;
 }
 
-int hbbp_lbr_defer__stack(struct hbbp_lbr_defer *d, struct hbbp_accum *a,
-			  const struct hbbp_stack *s, uint32_t pid, uint64_t task, int evidx,
-			  uint64_t start)
+int hbbp_lbr_defer__stack(struct hbbp_lbr_defer *d, const struct hbbp_stack *s, uint32_t pid,
+			  int evidx, uint64_t start)
 {
 	struct hbbp_defer_stack *st;
-	uint64_t k, key[5];
+	uint64_t k;
 
 	if (d->nr_stacks >= HBBP_DEFER_PENDING ||
 	    grow_one((void **)&d->stacks, &d->alloc_stacks, sizeof(*d->stacks), d->nr_stacks) ||
@@ -81,19 +80,8 @@ int hbbp_lbr_defer__stack(struct hbbp_lbr_defer *d, struct hbbp_accum *a,
 	for (k = 1; k < s->n; k++) {
 		enum hbbp_reject r = hbbp_stack__stream_class(s, k);
 		struct bbmap_dso *dto = s->ends[2 * k + 1].dso, *dfrom = s->ends[2 * (k - 1)].dso;
-		uint32_t code = DEFER_REJECTED | r;
 
-		if (r == REJ__COUNT) {
-			unsigned char *v;
-
-			hbbp_accum__stream_key(s, k, task, evidx, key);
-			v = hmap__get_hashed(&a->streams, key, s->hash ? s->hash[2 * k + 1] :
-					     hmap__hash(&a->streams, key), NULL);
-			if (!v)
-				return -ENOMEM;
-			code = (uint32_t)((size_t)(v - a->streams.slots) / a->streams.slot_size);
-		}
-		d->codes[d->nr_codes++] = code;
+		d->codes[d->nr_codes++] = r == REJ__COUNT ? s->cell[k] : DEFER_REJECTED | r;
 		/* as hbbp_accum__lbr's stream_dsos: either end's dso, once when both are one */
 		if ((dto && defer_dso(d, st, dto, r != REJ__COUNT)) ||
 		    (dfrom && dfrom != dto && defer_dso(d, st, dfrom, r != REJ__COUNT)))
@@ -223,6 +211,8 @@ int hbbp_lbr_defer__apply(struct hbbp_lbr_defer *d, struct hbbp_accum *a,
 	for (i = 0; i < d->nr_stacks; i++) {
 		const struct hbbp_defer_stack *st = &d->stacks[i];
 		struct hbbp_event_state *ev = &a->ev[st->evidx];
+		const struct hbbp_lbr_time_group *g = t ? hbbp_lbr_time__starts(t, st->pid,
+									       st->start) : NULL;
 		struct hbbp_bsum bs;
 		double weight = 0;
 		bool has_cyc = false;
@@ -247,8 +237,7 @@ int hbbp_lbr_defer__apply(struct hbbp_lbr_defer *d, struct hbbp_accum *a,
 			if (t) {	/* period / D(Y) */
 				bool fb, by_ip;
 
-				w /= hbbp_lbr_time__duration(t, st->pid, st->start, x->ip, &fb,
-							     &by_ip);
+				w /= hbbp_lbr_time__duration(t, g, st->start, x->ip, &fb, &by_ip);
 				ev->lbr_time_stacks++;
 				ev->lbr_time_fallback += fb;
 				ev->lbr_time_by_ip += by_ip;

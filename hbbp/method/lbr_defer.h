@@ -47,12 +47,11 @@ struct hbbp_lbr_defer {
 
 void hbbp_lbr_defer__init(struct hbbp_lbr_defer *d, struct hbbp_lbr_time *t, int evidx);
 void hbbp_lbr_defer__exit(struct hbbp_lbr_defer *d);
-/* Stack s of task (pid << 32 | tid, 0 without threads) of process pid and event evidx, just
- * summed by hbbp_accum__lbr with weight 0: what its weight goes to, as stack number
- * d->nr_stacks. 0 or -ENOMEM. */
-int hbbp_lbr_defer__stack(struct hbbp_lbr_defer *d, struct hbbp_accum *a,
-			  const struct hbbp_stack *s, uint32_t pid, uint64_t task, int evidx,
-			  uint64_t start);
+/* Stack s of process pid and event evidx, just summed by hbbp_accum__lbr with weight 0 (its
+ * kept streams' cells in s->cell): what its weight goes to, as stack number d->nr_stacks.
+ * 0 or -ENOMEM. */
+int hbbp_lbr_defer__stack(struct hbbp_lbr_defer *d, const struct hbbp_stack *s, uint32_t pid,
+			  int evidx, uint64_t start);
 /* A sample of stack number `stack` (or HBBP_DEFER_PENDING | the caller's number), its
  * entries e[0..n) (for their cycle counts). 0 or -ENOMEM. */
 int hbbp_lbr_defer__sample(struct hbbp_lbr_defer *d, uint32_t stack, uint64_t ip,

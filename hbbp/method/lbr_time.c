@@ -160,11 +160,17 @@ int hbbp_lbr_time__finish(struct hbbp_lbr_time *t)
 	return 0;
 }
 
-double hbbp_lbr_time__duration(const struct hbbp_lbr_time *t, uint32_t pid, uint64_t start,
-			       uint64_t ip, bool *fallback, bool *by_ip)
+const struct hbbp_lbr_time_group *hbbp_lbr_time__starts(const struct hbbp_lbr_time *t,
+							 uint32_t pid, uint64_t start)
 {
 	uint64_t key[2] = { pid, start };
-	const struct hbbp_lbr_time_group *g = hmap__find(&t->starts, key);
+
+	return hmap__find(&t->starts, key);
+}
+
+double hbbp_lbr_time__duration(const struct hbbp_lbr_time *t, const struct hbbp_lbr_time_group *g,
+			       uint64_t start, uint64_t ip, bool *fallback, bool *by_ip)
+{
 	size_t lo, hi;
 
 	*fallback = false;

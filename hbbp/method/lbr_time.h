@@ -81,12 +81,16 @@ void hbbp_lbr_time__add(struct hbbp_lbr_time *t, const struct perf_branch_entry 
 			const uint32_t *ids);
 /* Ends the statistics; sets t->status. 0 or -ENOMEM. */
 int hbbp_lbr_time__finish(struct hbbp_lbr_time *t);
-/* D(Y) in cycles (>= 1) for a stack of pid whose newest entry's target is `start`, sampled
- * at ip (see the decision above); *fallback: the recording's mean was used (no complete
- * stream starts there); *by_ip: the IP refinement was used. Only after a finish with status
- * OK. */
-double hbbp_lbr_time__duration(const struct hbbp_lbr_time *t, uint32_t pid, uint64_t start,
-			       uint64_t ip, bool *fallback, bool *by_ip);
+/* The complete streams of process pid from `start` (NULL: none), after a finish. */
+struct hbbp_lbr_time_group;
+const struct hbbp_lbr_time_group *hbbp_lbr_time__starts(const struct hbbp_lbr_time *t,
+							 uint32_t pid, uint64_t start);
+/* D(Y) in cycles (>= 1) for a stack whose newest entry's target is `start` (g: the streams
+ * from there, hbbp_lbr_time__starts), sampled at ip (see the decision above); *fallback: the
+ * recording's mean was used (no complete stream starts there); *by_ip: the IP refinement was
+ * used. Only after a finish with status OK. */
+double hbbp_lbr_time__duration(const struct hbbp_lbr_time *t, const struct hbbp_lbr_time_group *g,
+			       uint64_t start, uint64_t ip, bool *fallback, bool *by_ip);
 /* Whether event e counts time (cycles, ref-cycles, bus-cycles, cpu-clock, task-clock, the
  * raw unhalted-cycles events), so that §5b applies to its stacks. */
 bool hbbp_lbr_time__event_is_time(const struct perf_event_info *e);

@@ -184,6 +184,9 @@ struct hbbp_stack {
 	/* the streams' recorded durations (hbbp/method/cycles.h): cyc[2k], cyc[2k+1] for stream
 	 * k >= 1, summed over the cnt stacks; NULL: none recorded */
 	const double *cyc;
+	/* where the caller wants them (else NULL): set by hbbp_accum__lbr, cell[k] the entry
+	 * number in the streams map of kept stream k >= 1 */
+	uint32_t *cell;
 };
 
 /* Whether a branch entry is flagged wrong-path speculative (method.md §5: rejected). */

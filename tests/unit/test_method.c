@@ -248,7 +248,7 @@ static int feed(struct hbbp_accum *a, const struct perf_record *r)
 			flags[k / 2] = hbbp_lbr_entry_flag(it.raw, k / 2);
 	}
 	return hbbp_accum__lbr(a, it.pid, it.tid, it.evidx,
-			       &(struct hbbp_stack){ it.nr, flags, ends, NULL, NULL }, it.weight,
+			       &(struct hbbp_stack){ it.nr, flags, ends, NULL, NULL, NULL }, it.weight,
 			       (double)it.period, 1, &bs);
 }
 
