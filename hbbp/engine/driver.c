@@ -40,8 +40,7 @@ void hbbp_driver__exit(struct hbbp_driver *d)
 	free(d->ends);
 	free(d->flags);
 	free(d->cyc);
-	free(d->ids);
-	free(d->cells);
+	free(d->nums);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -114,7 +113,7 @@ static int driver_resolve(struct hbbp_driver *d, uint32_t pid, int cpumode,
 	/* n is bounded by the record size (64 KiB / 24 bytes per entry) */
 	if (grow_array((void **)&d->ends, &d->alloc_ends, sizeof(*d->ends), 2 * n, SIZE_MAX) ||
 	    grow_array((void **)&d->flags, &d->alloc_flags, 1, n, SIZE_MAX) ||
-	    grow_array((void **)&d->cells, &d->alloc_cells, sizeof(*d->cells), n, SIZE_MAX))
+	    grow_array((void **)&d->nums, &d->alloc_nums, sizeof(*d->nums), n, SIZE_MAX))
 		return -ENOMEM;
 	for (k = 0; k < 2 * n; k++) {
 		uint64_t addr = k & 1 ? e[k / 2].to : e[k / 2].from;
@@ -155,7 +154,7 @@ static int driver_lbr(struct hbbp_driver *d, uint32_t pid, uint32_t tid, int cpu
 	s.flags = d->flags;
 	s.ends = d->ends;
 	s.cyc = cyc;
-	s.cell = d->defer ? d->cells : NULL;
+	s.cell = d->defer ? d->nums : NULL;
 	for (k = 0; k < n && s.hash; k++) {
 		b[k] = hbbp_accum__branch_key(&s, k, key);
 		h[2 * k] = b[k] ? hmap__hash(&a->bias, key) : 0;
@@ -236,29 +235,39 @@ static bool stack_key(const struct hbbp_driver *d, const struct hbbp_sample_item
 	return true;
 }
 
+/* With the time weight, a stack of the time event: its durations into the statistics as it
+ * comes (method.md §5b), its streams named in ids unless named already. */
+static int driver_time(struct hbbp_driver *d, const struct hbbp_sample_item *it, uint32_t *ids,
+		       bool named)
+{
+	int err = 0;
+
+	if (!d->defer || it->evidx != d->defer->evidx)
+		return 0;
+	if (!named)
+		err = hbbp_lbr_time__ends(d->defer->t, it->pid, it->raw, it->nr, ids);
+	if (!err)
+		hbbp_lbr_time__add(d->defer->t, it->raw, it->nr, ids);
+	return err;
+}
+
 /* An LBR item: summed with the identical stacks in the cache, or (not cacheable) at once.
  * The stacks' weights (period / D(Y) with method.md §5b) are summed, so the key need not
- * hold the IP. With the time weight, the durations of the time event's stacks go to the
- * statistics as they come, their streams named once per entry of the cache. */
+ * hold the IP. With the time weight, a stack's streams are named once per entry. */
 static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it)
 {
 	uint64_t key[HBBP_STACK_KEY_WORDS], h;
 	struct hbbp_stack_val *v;
 	struct hbbp_bsum bs;
-	bool cyc, timed = d->defer && it->evidx == d->defer->evidx;
-	uint32_t *ids;
+	bool cyc;
 	int err;
 
 	if (!stack_key(d, it, key)) {
-		if (timed) {
-			if (grow_array((void **)&d->ids, &d->alloc_ids, sizeof(*d->ids), it->nr,
-				       SIZE_MAX))
-				return -ENOMEM;
-			err = hbbp_lbr_time__ends(d->defer->t, it->pid, it->raw, it->nr, d->ids);
-			if (err)
-				return err;
-			hbbp_lbr_time__add(d->defer->t, it->raw, it->nr, d->ids);
-		}
+		err = grow_array((void **)&d->nums, &d->alloc_nums, sizeof(*d->nums), it->nr,
+				 SIZE_MAX);
+		err = err ? err : driver_time(d, it, d->nums, false);
+		if (err)
+			return err;
 		d->sstats.stacks++;
 		d->sstats.direct++;
 		memset(&bs, 0, sizeof(bs));
@@ -289,17 +298,11 @@ static int driver_stack(struct hbbp_driver *d, const struct hbbp_sample_item *it
 			return err;
 		v = hbbp_stack_cache__get(&d->stacks, key, h);
 	}
-	if (!v || (timed && !d->stacks.ends && hbbp_stack_cache__ends(&d->stacks)))
+	if (!v)
 		return -ENOMEM;
-	if (timed) {
-		ids = hbbp_stack_cache__end_ids(&d->stacks, v);
-		if (!v->n) {	/* a new entry */
-			err = hbbp_lbr_time__ends(d->defer->t, it->pid, it->raw, it->nr, ids);
-			if (err)
-				return err;
-		}
-		hbbp_lbr_time__add(d->defer->t, it->raw, it->nr, ids);
-	}
+	err = driver_time(d, it, hbbp_stack_cache__end_ids(&d->stacks, v), v->n);
+	if (err)
+		return err;
 	/* the cycle sums: none with the time weight in one pass (the deferred samples keep
 	 * their counts), none made before a stack with a count comes */
 	if (!d->defer && !d->stacks.cyc && hbbp_cycles__any(it->raw, it->nr) &&

@@ -62,9 +62,10 @@ struct hbbp_driver {
 	struct hbbp_end *ends;		/* one stack's ends and flags (reused) */
 	uint8_t *flags;
 	double *cyc;			/* an uncached stack's cycle sums (reused) */
-	uint32_t *ids;			/* an uncached stack's stream names (lbr_time.h) */
-	uint32_t *cells;		/* one stack's kept streams' cells (struct hbbp_stack) */
-	size_t alloc_ends, alloc_flags, alloc_cyc, alloc_ids, alloc_cells;
+	/* per stream of one stack: its name in the durations (lbr_time.h), then its cell
+	 * (struct hbbp_stack) */
+	uint32_t *nums;
+	size_t alloc_ends, alloc_flags, alloc_cyc, alloc_nums;
 };
 
 /* events[i] and roles[i] describe event i (see hbbp_accum__init); code: the method's code,

@@ -68,7 +68,8 @@ static int cache_alloc(struct hbbp_stack_cache *c)
 	c->slot = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->slot));
 	c->keys = malloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_KEY_WORDS * sizeof(uint64_t));
 	c->vals = malloc(HBBP_STACK_CACHE_MAX * sizeof(*c->vals));
-	if (c->index && c->slot && c->keys && c->vals)
+	c->ends = malloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_CACHE_DEPTH * sizeof(*c->ends));
+	if (c->index && c->slot && c->keys && c->vals && c->ends)
 		return 0;
 	hbbp_stack_cache__exit(c);
 	return -1;
@@ -101,12 +102,6 @@ struct hbbp_stack_val *hbbp_stack_cache__get(struct hbbp_stack_cache *c, const u
 	if (c->cyc)
 		memset(hbbp_stack_cache__cyc(c, &c->vals[e]), 0, (words - 2) / 2 * sizeof(*c->cyc));
 	return &c->vals[e];
-}
-
-int hbbp_stack_cache__ends(struct hbbp_stack_cache *c)
-{
-	c->ends = malloc((size_t)HBBP_STACK_CACHE_MAX * HBBP_STACK_CACHE_DEPTH * sizeof(*c->ends));
-	return c->ends ? 0 : -1;
 }
 
 int hbbp_stack_cache__cycles(struct hbbp_stack_cache *c)

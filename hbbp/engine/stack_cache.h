@@ -38,7 +38,7 @@ struct hbbp_stack_cache {
 	 * stack with a cycle count comes */
 	double *cyc, *pres;
 	/* per entry: DEPTH names of its streams in the duration statistics (hbbp_lbr_time__ends),
-	 * made with the entry; NULL until hbbp_stack_cache__ends */
+	 * made by the caller with the entry */
 	uint32_t *ends;
 	size_t nr;
 	uint64_t nr_inserts;		/* entries made since init (cumulative over flushes) */
@@ -69,14 +69,12 @@ static inline double *hbbp_stack_cache__pres(const struct hbbp_stack_cache *c,
 {
 	return c->pres + (size_t)(v - c->vals) * HBBP_STACK_CACHE_DEPTH;
 }
-/* The stream names of value v (hbbp_stack_cache__ends made them). */
+/* The stream names of value v. */
 static inline uint32_t *hbbp_stack_cache__end_ids(const struct hbbp_stack_cache *c,
 						  const struct hbbp_stack_val *v)
 {
 	return c->ends + (size_t)(v - c->vals) * HBBP_STACK_CACHE_DEPTH;
 }
-/* Makes the stream names (of the entries made from now on): 0 or -1. */
-int hbbp_stack_cache__ends(struct hbbp_stack_cache *c);
 /* Makes the cycle sums (the entries so far had no cycle count): 0 or -1. */
 int hbbp_stack_cache__cycles(struct hbbp_stack_cache *c);
 /* Empties the cache, keeping its memory. */

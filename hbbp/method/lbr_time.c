@@ -72,16 +72,13 @@ void hbbp_lbr_time__add(struct hbbp_lbr_time *t, const struct perf_branch_entry 
 {
 	uint64_t k;
 
-	t->st.stacks++;
 	t->st.streams += n - 1;
 	for (k = 1; k < n; k++) {
 		unsigned c = PERF_BR_CYCLES(e[k - 1].flags);
 		struct hbbp_lbr_time_sum *v;
 
-		if (!c) {
-			t->st.zero++;
+		if (!c)	/* not reported */
 			continue;
-		}
 		if (c >= HBBP_LBR_CYCLES_MAX)
 			t->st.saturated++;
 		if (ids[k - 1] == HBBP_LBR_TIME_NO_END)
@@ -110,7 +107,6 @@ int hbbp_lbr_time__finish(struct hbbp_lbr_time *t)
 {
 	size_t i, j, n = 0;
 
-	t->finished = true;
 	t->sorted = t->ends.nr ? calloc(t->ends.nr, sizeof(*t->sorted)) : NULL;
 	if (t->ends.nr && !t->sorted)
 		return -ENOMEM;
@@ -148,7 +144,6 @@ int hbbp_lbr_time__finish(struct hbbp_lbr_time *t)
 		g->count = j - i;
 		g->sum = t->sorted[i].suf_sum;
 		g->n = t->sorted[i].suf_n;
-		t->st.starts++;
 	}
 	t->st.mean = t->st.timed ? t->sum / (double)t->st.timed : 0;
 	if (!t->st.timed)

@@ -49,12 +49,9 @@ enum hbbp_lbr_time_status {
 #define HBBP_LBR_CYCLES_MAX		0xffffu	/* the 16-bit field's saturated value */
 
 struct hbbp_lbr_time_stats {
-	uint64_t stacks;		/* stacks added */
 	uint64_t streams;		/* complete streams seen (n-1 per stack) */
 	uint64_t timed;			/* of which with a cycle count (used for the means) */
-	uint64_t zero;			/* with cycles 0 (not reported) */
 	uint64_t saturated;		/* with cycles 0xffff */
-	uint64_t starts;		/* distinct (pid, start) */
 	double mean;			/* the recording's mean stream duration, cycles */
 };
 
@@ -64,7 +61,6 @@ struct hbbp_lbr_time {
 	struct hbbp_lbr_time_end *sorted;	/* ends sorted by (pid, start, end), with suffix sums */
 	double sum;			/* all timed streams */
 	enum hbbp_lbr_time_status status;
-	bool finished;
 	struct hbbp_lbr_time_stats st;
 };
 
