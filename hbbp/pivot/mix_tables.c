@@ -461,134 +461,206 @@ static int table_symbols(struct result *res, const struct mix_ctx *x, struct ids
 	return err;
 }
 
-/* The blocks' cycles, row for row with the table blocks (NULL without cycle data). */
-static int table_block_cycles(struct result *res, const struct mix_ctx *x, const struct ids *ids)
+/* What the tables blocks, instructions, thread_blocks and block_cycles make their rows from,
+ * as a writer reads them (a row at a time: nothing of the largest tables is held), or at
+ * once for a listing that holds them; shared by the four tables, freed with the last. */
+struct store {
+	const struct hbbp_counts *c;
+	const struct hbbp_accum *d;
+	struct ids ids;
+	const struct bbmap_block **code;	/* per block in order: its code, NULL: none */
+	size_t *first;			/* per block in order: its first instruction row; [nb]:
+					 * their number */
+	size_t *tb_order;		/* thread_blocks' rows: thread block index */
+	size_t at;			/* the block in order of the instruction row made last */
+	unsigned refs;
+	char src_block[4096], src_insn[4096];	/* the srcline of the row made last */
+};
+
+static void store__release(void *ctx)
 {
-	static const char *const cols[] = { "block_id:int", "cycles:real", "cycles_lo:real",
-					    "cycles_hi:real" };
-	const struct hbbp_counts *c = x->c;
-	struct result_table *t;
-	size_t i;
-	int err = result__add_table(res, "block_cycles", cols, 4, &t);
+	struct store *s = ctx;
 
-	for (i = 0; i < c->nr_blocks && !err; i++) {
-		size_t bi = ids->block_order[i];
-		const struct hbbp_block *b = &c->blocks[bi];
+	if (!s || --s->refs)
+		return;
+	ids_free(&s->ids);
+	free(s->code);
+	free(s->first);
+	free(s->tb_order);
+	free(s);
+}
+
+/* Table t's n rows made by fill from s: held (texts copied) or made as they are read. */
+static int store__rows(struct result_table *t, size_t n, result_fill_fn fill, struct store *s,
+		       bool held)
+{
+	size_t i, k;
+	int err = 0;
+
+	s->refs++;
+	if (!held)
+		return result_table__rows_from(t, n, fill, store__release, s);
+	err = result_table__reserve(t, n);
+	for (i = 0; i < n && !err; i++) {
 		struct result_cell *cell = result_table__add_row(t);
-		double lo, hi;
 
-		if (!cell)
-			return -ENOMEM;
-		result_cell__int(&cell[0], ids->block_id[bi]);
-		if (!(b->cyc.w > 0))
-			continue;
-		result_cell__real(&cell[1], b->cyc.cycles);
-		if (!c->block_cycles_bs)
-			continue;
-		hbbp_interval__estimates(b->cyc.cycles, c->block_cycles_bs[bi].b, HBBP_BATCHES, &lo,
-					 &hi);
-		hbbp_interval__widen(b->cyc.cycles, c->widen, &lo, &hi);
-		result_cell__real(&cell[2], lo);
-		result_cell__real(&cell[3], hi);
+		if (!cell) {
+			err = -ENOMEM;
+			break;
+		}
+		for (fill(s, i, cell), k = 0; !err && k < t->nr_cols; k++)
+			if (cell[k].type == RES_TEXT)
+				err = result_cell__text(t, &cell[k], cell[k].s);
 	}
+	store__release(s);
 	return err;
 }
 
-static int table_blocks(struct result *res, const struct mix_ctx *x, const struct ids *ids)
+/* The blocks' cycles, row for row with the table blocks (NULL without cycle data). */
+static void fill_block_cycles(void *ctx, size_t row, struct result_cell *cell)
+{
+	const struct store *s = ctx;
+	size_t bi = s->ids.block_order[row];
+	const struct hbbp_block *b = &s->c->blocks[bi];
+	double lo, hi;
+
+	result_cell__int(&cell[0], s->ids.block_id[bi]);
+	if (!(b->cyc.w > 0))
+		return;
+	result_cell__real(&cell[1], b->cyc.cycles);
+	if (!s->c->block_cycles_bs)
+		return;
+	hbbp_interval__estimates(b->cyc.cycles, s->c->block_cycles_bs[bi].b, HBBP_BATCHES, &lo,
+				 &hi);
+	hbbp_interval__widen(b->cyc.cycles, s->c->widen, &lo, &hi);
+	result_cell__real(&cell[2], lo);
+	result_cell__real(&cell[3], hi);
+}
+
+static void fill_block(void *ctx, size_t row, struct result_cell *cell)
+{
+	struct store *s = ctx;
+	const struct hbbp_counts *c = s->c;
+	size_t bi = s->ids.block_order[row], j;
+	const struct hbbp_block *b = &c->blocks[bi];
+	const struct bbmap_block *blk = s->code[row];
+	double bx[HBBP_BATCHES];
+	bool lbr;
+
+	result_cell__int(&cell[0], s->ids.block_id[bi]);
+	if (s->ids.block_module[bi])
+		result_cell__int(&cell[1], s->ids.block_module[bi]);
+	if (s->ids.block_symbol[bi])
+		result_cell__int(&cell[2], s->ids.block_symbol[bi]);
+	result_cell__int(&cell[3], (int64_t)b->start);
+	if (b->kind == HBBP_BLK_CODE) {
+		result_cell__int(&cell[4], b->nr_insns);
+		result_cell__int(&cell[5], (int64_t)(b->end - b->start));
+	}
+	mix__srcline(blk && blk->nr_insns ? &blk->insns[0] : NULL, s->src_block,
+		     sizeof(s->src_block));
+	cell[6] = (struct result_cell){ .type = RES_TEXT, .s = b->kind != HBBP_BLK_CODE ?
+					mix__kind_marker(b->kind) : s->src_block };
+	if (b->kind == HBBP_BLK_CODE) {	/* without code, the count is instructions */
+		result_cell__real(&cell[7], b->count);
+		result_cell__real(&cell[8], b->count_lo);
+		result_cell__real(&cell[9], b->count_hi);
+	}
+	result_cell__real(&cell[10], b->ebs_est);
+	result_cell__real(&cell[11], b->lbr_est);
+	cell[12] = (struct result_cell){ .type = RES_TEXT, .s = hbbp_source_name(b->source) };
+	result_cell__int(&cell[13], (int64_t)b->ebs_samples);
+	result_cell__int(&cell[14], (int64_t)b->lbr_streams);
+	result_cell__int(&cell[15], b->biased);
+	result_cell__real(&cell[16], b->bias_share);
+	result_cell__real(&cell[17], b->count * (b->kind == HBBP_BLK_CODE ? b->nr_insns : 1));
+	/* the batch estimates over K, as thread_blocks': what a pivot's interval needs */
+	lbr = hbbp_block__uses_lbr(b);
+	if (c->block_count_bs)
+		hbbp_counts__batch_estimates(c, lbr ? NULL : &c->block_count_bs[bi],
+					     lbr ? &c->block_count_bs[bi] : NULL, bx);
+	for (j = 0; c->block_count_bs && j < HBBP_BATCHES; j++)
+		result_cell__real(&cell[SCHEMA_BLOCKS_BATCH0 + j], bx[j] / HBBP_BATCHES);
+}
+
+static void text(struct result_cell *cell, const char *s)
+{
+	*cell = (struct result_cell){ .type = RES_TEXT, .s = s ? s : "" };
+}
+
+/* Instruction row row: of the block in order at (rows are read in order, mostly). */
+static void fill_insn(void *ctx, size_t row, struct result_cell *ic)
+{
+	struct store *s = ctx;
+	size_t lo = 0, hi = s->c->nr_blocks, at = s->at, bi, j;
+	const struct bbmap_insn *in;
+
+	if (!(row >= s->first[at] && row < s->first[at + 1])) {
+		while (lo + 1 < hi) {	/* the last block whose first row is at most row */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (s->first[mid] <= row)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		while (lo + 1 < s->c->nr_blocks && s->first[lo + 1] <= row)
+			lo++;	/* past the blocks without instructions */
+		s->at = at = lo;
+	}
+	bi = s->ids.block_order[at];
+	j = row - s->first[at];
+	in = &s->code[at]->insns[j];
+	result_cell__int(&ic[0], s->ids.block_id[bi]);
+	if (s->ids.block_module[bi])
+		result_cell__int(&ic[1], s->ids.block_module[bi]);
+	result_cell__int(&ic[2], (int64_t)in->addr);
+	result_cell__int(&ic[3], (int64_t)j);
+	text(&ic[4], in->mnemonic);
+	text(&ic[5], in->iclass);
+	text(&ic[6], bbmap_isa_name(in->isa));
+	text(&ic[7], bbmap_category_name(in->category));
+	text(&ic[8], bbmap_packing_name(in->packing));
+	text(&ic[9], bbmap_elem_name(in->elem));
+	result_cell__int(&ic[10], in->width);
+	result_cell__int(&ic[11], !!(in->flags & BBMAP_INSN_MEM_READ));
+	result_cell__int(&ic[12], !!(in->flags & BBMAP_INSN_MEM_WRITE));
+	result_cell__int(&ic[13], in->nr_ops);
+	result_cell__int(&ic[14], in->len);
+	mix__srcline(in, s->src_insn, sizeof(s->src_insn));
+	text(&ic[15], s->src_insn);
+	text(&ic[16], bbmap_isa_set_name(in->isa_set));
+}
+
+/* The tables blocks and instructions; each block's code found first (and so the number of
+ * instruction rows). */
+static int table_blocks(struct result *res, const struct mix_ctx *x, struct store *s)
 {
 	const struct hbbp_counts *c = x->c;
 	struct result_table *t, *ti;
-	size_t i, j;
+	size_t i, nb = c->nr_blocks;
 	int err = result__add_table(res, "blocks", schema_blocks, SCHEMA_NR(schema_blocks), &t);
 
 	if (!err)
 		err = result__add_table(res, "instructions", schema_instructions,
 					SCHEMA_NR(schema_instructions), &ti);
-	for (i = 0; i < c->nr_blocks && !err; i++) {
-		size_t bi = ids->block_order[i];
-		const struct hbbp_block *b = &c->blocks[bi];
+	s->code = calloc(nb + 1, sizeof(*s->code));
+	s->first = calloc(nb + 1, sizeof(*s->first));
+	if (!err && (!s->code || !s->first))
+		err = -ENOMEM;
+	for (i = 0; i < nb && !err; i++) {
+		const struct hbbp_block *b = &c->blocks[s->ids.block_order[i]];
 		const struct bbmap_block *blk = NULL;
-		struct result_cell *cell;
-		double bx[HBBP_BATCHES];
-		char src[4096];
-		bool lbr;
 
 		if (b->kind == HBBP_BLK_CODE &&
-		    (x->ops->block_at(x->ops->ctx, b->mod, b->start, &blk) ||
-		     blk->start != b->start))
-			blk = NULL;
-		cell = result_table__add_row(t);
-		if (!cell)
-			return -ENOMEM;
-		result_cell__int(&cell[0], ids->block_id[bi]);
-		if (ids->block_module[bi])
-			result_cell__int(&cell[1], ids->block_module[bi]);
-		if (ids->block_symbol[bi])
-			result_cell__int(&cell[2], ids->block_symbol[bi]);
-		result_cell__int(&cell[3], (int64_t)b->start);
-		if (b->kind == HBBP_BLK_CODE) {
-			result_cell__int(&cell[4], b->nr_insns);
-			result_cell__int(&cell[5], (int64_t)(b->end - b->start));
-		}
-		mix__srcline(blk && blk->nr_insns ? &blk->insns[0] : NULL, src, sizeof(src));
-		if (b->kind != HBBP_BLK_CODE)
-			snprintf(src, sizeof(src), "%s", mix__kind_marker(b->kind));
-		err = result_cell__text(t, &cell[6], src);
-		if (b->kind == HBBP_BLK_CODE) {	/* without code, the count is instructions */
-			result_cell__real(&cell[7], b->count);
-			result_cell__real(&cell[8], b->count_lo);
-			result_cell__real(&cell[9], b->count_hi);
-		}
-		result_cell__real(&cell[10], b->ebs_est);
-		result_cell__real(&cell[11], b->lbr_est);
-		if (!err)
-			err = result_cell__text(t, &cell[12], hbbp_source_name(b->source));
-		result_cell__int(&cell[13], (int64_t)b->ebs_samples);
-		result_cell__int(&cell[14], (int64_t)b->lbr_streams);
-		result_cell__int(&cell[15], b->biased);
-		result_cell__real(&cell[16], b->bias_share);
-		result_cell__real(&cell[17], b->count * (b->kind == HBBP_BLK_CODE ? b->nr_insns : 1));
-		/* the batch estimates over K, as thread_blocks': what a pivot's interval needs */
-		lbr = hbbp_block__uses_lbr(b);
-		if (c->block_count_bs)
-			hbbp_counts__batch_estimates(c, lbr ? NULL : &c->block_count_bs[bi],
-						     lbr ? &c->block_count_bs[bi] : NULL, bx);
-		for (j = 0; c->block_count_bs && j < HBBP_BATCHES; j++)
-			result_cell__real(&cell[SCHEMA_BLOCKS_BATCH0 + j], bx[j] / HBBP_BATCHES);
-		for (j = 0; blk && j < blk->nr_insns && !err; j++) {
-			const struct bbmap_insn *in = &blk->insns[j];
-			struct result_cell *ic = result_table__add_row(ti);
-
-			if (!ic)
-				return -ENOMEM;
-			result_cell__int(&ic[0], ids->block_id[bi]);
-			if (ids->block_module[bi])
-				result_cell__int(&ic[1], ids->block_module[bi]);
-			result_cell__int(&ic[2], (int64_t)in->addr);
-			result_cell__int(&ic[3], (int64_t)j);
-			err = result_cell__text(ti, &ic[4], in->mnemonic ? in->mnemonic : "");
-			if (!err)
-				err = result_cell__text(ti, &ic[5], in->iclass ? in->iclass : "");
-			if (!err)
-				err = result_cell__text(ti, &ic[6], bbmap_isa_name(in->isa));
-			if (!err)
-				err = result_cell__text(ti, &ic[7], bbmap_category_name(in->category));
-			if (!err)
-				err = result_cell__text(ti, &ic[8], bbmap_packing_name(in->packing));
-			if (!err)
-				err = result_cell__text(ti, &ic[9], bbmap_elem_name(in->elem));
-			result_cell__int(&ic[10], in->width);
-			result_cell__int(&ic[11], !!(in->flags & BBMAP_INSN_MEM_READ));
-			result_cell__int(&ic[12], !!(in->flags & BBMAP_INSN_MEM_WRITE));
-			result_cell__int(&ic[13], in->nr_ops);
-			result_cell__int(&ic[14], in->len);
-			mix__srcline(in, src, sizeof(src));
-			if (!err)
-				err = result_cell__text(ti, &ic[15], src);
-			if (!err)
-				err = result_cell__text(ti, &ic[16], bbmap_isa_set_name(in->isa_set));
-		}
+		    !x->ops->block_at(x->ops->ctx, b->mod, b->start, &blk) && blk->start == b->start)
+			s->code[i] = blk;
+		s->first[i + 1] = s->first[i] + (s->code[i] ? s->code[i]->nr_insns : 0);
 	}
+	if (!err)
+		err = store__rows(t, nb, fill_block, s, x->o->block_cycles);
+	if (!err)
+		err = store__rows(ti, s->first[nb], fill_insn, s, x->o->block_cycles);
 	return err;
 }
 
@@ -608,63 +680,61 @@ static int tblock_cmp(const void *pa, const void *pb, void *arg)
 	       tb_ids->block_id[a->block] > tb_ids->block_id[b->block];
 }
 
-static int table_thread_blocks(struct result *res, const struct mix_ctx *x,
-			       const struct ids *ids)
+static void fill_tblock(void *ctx, size_t row, struct result_cell *cell)
+{
+	const struct store *s = ctx;
+	const struct hbbp_counts *c = s->c;
+	struct hbbp_tblock tmp;
+	const struct hbbp_tblock *tb = hbbp_counts__tblock(c, s->tb_order[row], &tmp);
+	uint32_t tid;
+	const char *comm = hbbp_accum__comm(s->d, tb->pid, tb->tid, &tid);
+	double bx[HBBP_BATCHES];
+	size_t j;
+	bool lbr;
+
+	result_cell__int(&cell[0], tb->pid);
+	result_cell__int(&cell[1], tid);
+	if (comm)
+		text(&cell[2], comm);
+	result_cell__int(&cell[3], s->ids.block_id[tb->block]);
+	result_cell__real(&cell[4], tb->count);
+	result_cell__real(&cell[5], tb->count_lo);
+	result_cell__real(&cell[6], tb->count_hi);
+	result_cell__real(&cell[7], tb->ebs_est);
+	result_cell__real(&cell[8], tb->lbr_est);
+	/* the batch estimates over K: the views sum them and take their spread */
+	lbr = hbbp_block__uses_lbr(&c->blocks[tb->block]);
+	hbbp_counts__batch_estimates(c, lbr ? NULL : &tb->count_bs, lbr ? &tb->count_bs : NULL,
+				     bx);
+	for (j = 0; j < HBBP_BATCHES; j++)
+		result_cell__real(&cell[SCHEMA_TB_BATCH0 + j], bx[j] / HBBP_BATCHES);
+}
+
+static int table_thread_blocks(struct result *res, const struct mix_ctx *x, struct store *s)
 {
 	const struct hbbp_counts *c = x->c;
-	size_t *order = calloc(c->nr_tblocks + 1, sizeof(size_t)), i, j, n = 0;
 	struct result_table *t;
 	struct sort_ctx sc;
+	size_t i, n = 0;
 	int err;
 
-	if (!order)
+	s->tb_order = calloc(c->nr_tblocks + 1, sizeof(size_t));
+	if (!s->tb_order)
 		return -ENOMEM;
 	for (i = 0; i < c->nr_tblocks; i++) {
 		struct hbbp_tblock tmp;
 
 		if (mix__passes(x, hbbp_counts__tblock(c, i, &tmp)))
-			order[n++] = i;
+			s->tb_order[n++] = i;
 	}
 	sc.x = x;
-	sc.ids = ids;
+	sc.ids = &s->ids;
 	if (n)
-		qsort_r(order, n, sizeof(size_t), tblock_cmp, &sc);
+		qsort_r(s->tb_order, n, sizeof(size_t), tblock_cmp, &sc);
 	err = result__add_table(res, "thread_blocks", schema_thread_blocks,
 				SCHEMA_NR(schema_thread_blocks), &t);
-	for (i = 0; i < n && !err; i++) {
-		struct hbbp_tblock tmp;
-		const struct hbbp_tblock *tb = hbbp_counts__tblock(c, order[i], &tmp);
-		struct result_cell *cell = result_table__add_row(t);
-		uint32_t tid;
-		const char *comm = hbbp_accum__comm(x->d, tb->pid, tb->tid, &tid);
-		double bx[HBBP_BATCHES];
-		bool lbr;
-
-		if (!cell) {
-			err = -ENOMEM;
-			break;
-		}
-		result_cell__int(&cell[0], tb->pid);
-		result_cell__int(&cell[1], tid);
-		if (comm)
-			err = result_cell__text(t, &cell[2], comm);
-		result_cell__int(&cell[3], ids->block_id[tb->block]);
-		result_cell__real(&cell[4], tb->count);
-		result_cell__real(&cell[5], tb->count_lo);
-		result_cell__real(&cell[6], tb->count_hi);
-		result_cell__real(&cell[7], tb->ebs_est);
-		result_cell__real(&cell[8], tb->lbr_est);
-		/* the batch estimates over K: the views sum them and take their spread */
-		lbr = hbbp_block__uses_lbr(&c->blocks[tb->block]);
-		hbbp_counts__batch_estimates(c, lbr ? NULL : &tb->count_bs,
-					     lbr ? &tb->count_bs : NULL, bx);
-		for (j = 0; j < HBBP_BATCHES; j++)
-			result_cell__real(&cell[SCHEMA_TB_BATCH0 + j], bx[j] / HBBP_BATCHES);
-	}
-	free(order);
-	return err;
+	return err ? err : store__rows(t, n, fill_tblock, s, x->o->block_cycles);
 }
-
 static int table_events(struct result *res, const struct mix_ctx *x,
 			const struct perf_event_info *const *events)
 {
@@ -874,35 +944,43 @@ int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp
 		    const struct perf_reader_stats *rs, const struct hbbp_mix_opts *o,
 		    double *total_out)
 {
+	static const char *const cycle_cols[] = { "block_id:int", "cycles:real",
+						  "cycles_lo:real", "cycles_hi:real" };
 	const struct mix_ctx x = { .c = c, .d = d, .ops = ops, .o = o, .rs = rs };
-	struct ids ids;
+	struct store *s = NULL;
+	struct result_table *t;
 	int err;
 
-	memset(&ids, 0, sizeof(ids));
 	err = table_mix(res, &x, total_out);
 	if (!err)
 		err = table_events(res, &x, events);
 	if (o->mix_only)
 		goto meta;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->c = c;
+	s->d = d;
+	s->refs = 1;
+	err = ids_build(&s->ids, &x);
 	if (!err)
-		err = ids_build(&ids, &x);
+		err = table_modules(res, &x, &s->ids);
 	if (!err)
-		err = table_modules(res, &x, &ids);
+		err = table_symbols(res, &x, &s->ids);
 	if (!err)
-		err = table_symbols(res, &x, &ids);
-	if (!err)
-		err = table_blocks(res, &x, &ids);
+		err = table_blocks(res, &x, s);
 	if (!err && o->threads)	/* sums kept per thread: asked for */
-		err = table_thread_blocks(res, &x, &ids);
-	if (!err && o->block_cycles && c->has_cycles)
-		err = table_block_cycles(res, &x, &ids);
+		err = table_thread_blocks(res, &x, s);
+	if (!err && o->block_cycles && c->has_cycles) {
+		err = result__add_table(res, "block_cycles", cycle_cols, 4, &t);
+		err = err ? err : store__rows(t, c->nr_blocks, fill_block_cycles, s, true);
+	}
 	/* what a later pivot of the stored run can read */
 	err = err ? err : result__meta_int(res, "stored_threads", o->threads);
 	err = err ? err : result__meta_int(res, "stored_lines", o->lines);
 meta:
 	if (!err)
 		err = mix_meta(res, &x);
-	ids_free(&ids);
+	store__release(s);
 	return err;
 }
-
