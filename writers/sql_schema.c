@@ -897,11 +897,11 @@ int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table 
 			wbuf__puts(b, ", ");
 			sql__ident(b, t->cols[i].name);
 		}
-		wbuf__puts(b, copy ? ") FROM STDIN" : ") VALUES (?");
+		wbuf__puts(b, copy ? ") FROM STDIN" : ") SELECT ?");
 		for (i = 0; !copy && i < t->nr_cols; i++)
-			wbuf__puts(b, ", ?");
+			wbuf__printf(b, ", c%zu", i);
 		if (!copy)
-			wbuf__putc(b, ')');
+			wbuf__puts(b, " FROM temp." SQL_ROWS_TABLE);
 	}
 	return sql__done(b, sql);
 }

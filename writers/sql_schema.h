@@ -85,9 +85,11 @@ int sql_schema__check(struct sql_conn *c);
 int sql_schema__run_meta(struct sql_conn *c, const char *run_id);
 /* Creates the indexes that are missing. */
 int sql_schema__indexes(struct sql_conn *c);
-/* The statement that sends the rows of t (malloc'd into *sql): SQLite an INSERT with one
- * parameter per column, run_id first; PostgreSQL a COPY FROM STDIN of run_id and the
- * columns; both name the columns (a database's mix may have more). 0 or -ENOMEM. */
+/* The statement that sends the rows of t (malloc'd into *sql): SQLite an INSERT of run_id
+ * (the parameter) and the columns c0.. of the virtual table temp.SQL_ROWS_TABLE (t's rows,
+ * writers/sqlite_writer.c); PostgreSQL a COPY FROM STDIN of run_id and the columns; both
+ * name the columns (a database's mix may have more). 0 or -ENOMEM. */
+#define SQL_ROWS_TABLE "hbbp_rows"
 int sql_schema__rows_sql(const struct sql_dialect *d, const struct result_table *t, char **sql);
 
 #endif

@@ -38,7 +38,7 @@ struct sqlite_wait {
 struct sqlite_state {
 	struct sql_conn sql;		/* first: the SQL layer's calls come back with it */
 	sqlite3 *db;
-	sqlite3_stmt *ins;
+	const struct result_table *cur;	/* the table being written (temp.hbbp_rows) */
 	sqlite3_int64 run_id;
 	struct sqlite_wait wait;
 };
@@ -263,6 +263,140 @@ static int sqlite__reference(struct writer_ctx *w, struct sqlite_state *ref)
 	return err ? err : sql_schema__indexes(&ref->sql);
 }
 
+/* ---- the rows of the table being written as the virtual table temp.SQL_ROWS_TABLE
+ * (columns c0..): a table is one INSERT ... SELECT, no statement run per row ---- */
+struct rows_vtab {
+	sqlite3_vtab base;
+	struct sqlite_state *s;
+};
+
+struct rows_cursor {
+	sqlite3_vtab_cursor base;
+	const struct result_table *t;
+	size_t row;
+	const struct result_cell *cells;	/* the row's, NULL: not made yet */
+};
+
+static int rows__connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+			 sqlite3_vtab **out, char **errmsg)
+{
+	char decl[16 + SQL_MAX_TABLE_COLS * 7];
+	struct rows_vtab *v;
+	size_t n = 0, i;
+	int rc;
+
+	n += (size_t)snprintf(decl, sizeof(decl), "CREATE TABLE x(c0");
+	for (i = 1; i < SQL_MAX_TABLE_COLS; i++)
+		n += (size_t)snprintf(decl + n, sizeof(decl) - n, ", c%zu", i);
+	snprintf(decl + n, sizeof(decl) - n, ")");
+	rc = sqlite3_declare_vtab(db, decl);
+	if (rc != SQLITE_OK)
+		return rc;
+	v = sqlite3_malloc(sizeof(*v));
+	if (!v)
+		return SQLITE_NOMEM;
+	memset(v, 0, sizeof(*v));
+	v->s = aux;
+	*out = &v->base;
+	return SQLITE_OK;
+}
+
+static int rows__best_index(sqlite3_vtab *v, sqlite3_index_info *info)
+{
+	info->estimatedCost = 1;
+	return SQLITE_OK;
+}
+
+static int rows__disconnect(sqlite3_vtab *v)
+{
+	sqlite3_free(v);
+	return SQLITE_OK;
+}
+
+static int rows__open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
+{
+	struct rows_cursor *c = sqlite3_malloc(sizeof(*c));
+
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->t = ((struct rows_vtab *)v)->s->cur;
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int rows__close(sqlite3_vtab_cursor *c)
+{
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+static int rows__filter(sqlite3_vtab_cursor *cur, int idx, const char *idx_str, int argc,
+			sqlite3_value **argv)
+{
+	struct rows_cursor *c = (struct rows_cursor *)cur;
+
+	c->row = 0;
+	c->cells = NULL;
+	return SQLITE_OK;
+}
+
+static int rows__next(sqlite3_vtab_cursor *cur)
+{
+	struct rows_cursor *c = (struct rows_cursor *)cur;
+
+	c->row++;
+	c->cells = NULL;
+	return SQLITE_OK;
+}
+
+/* the end of the rows, or a signal (the writer rolls back) */
+static int rows__eof(sqlite3_vtab_cursor *cur)
+{
+	struct rows_cursor *c = (struct rows_cursor *)cur;
+
+	return !c->t || c->row >= c->t->nr_rows || writer__interrupted();
+}
+
+/* Cell k of the row; a text is the row's until the next (the INSERT has copied it). */
+static int rows__column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
+{
+	struct rows_cursor *c = (struct rows_cursor *)cur;
+	const struct result_cell *cell;
+
+	if (!c->cells)
+		c->cells = result_table__row(c->t, c->row);
+	cell = &c->cells[k];
+	switch (cell->type) {
+	case RES_INT: sqlite3_result_int64(ctx, cell->i); break;
+	case RES_REAL: sqlite3_result_double(ctx, cell->d); break;	/* NaN: NULL */
+	case RES_TEXT: sqlite3_result_text(ctx, cell->s, -1, SQLITE_STATIC); break;
+	case RES_NULL: break;
+	}
+	return SQLITE_OK;
+}
+
+static int rows__rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = (sqlite3_int64)((struct rows_cursor *)cur)->row;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module rows_module = {
+	.xCreate = rows__connect,
+	.xConnect = rows__connect,
+	.xBestIndex = rows__best_index,
+	.xDisconnect = rows__disconnect,
+	.xDestroy = rows__disconnect,
+	.xOpen = rows__open,
+	.xClose = rows__close,
+	.xFilter = rows__filter,
+	.xNext = rows__next,
+	.xEof = rows__eof,
+	.xColumn = rows__column,
+	.xRowid = rows__rowid,
+};
+
 static int sqlite__open(struct writer_ctx *w)
 {
 	struct sqlite_state *s = calloc(1, sizeof(*s)), ref = { 0 };
@@ -305,54 +439,43 @@ static int sqlite__open(struct writer_ctx *w)
 	if (!err)
 		err = sql_schema__create(c);
 	c->ref = NULL;
+	rc = err ? SQLITE_OK : sqlite3_create_module(s->db, SQL_ROWS_TABLE, &rows_module, s);
+	if (rc != SQLITE_OK)
+		err = sqlite__fail(w, s->db, rc, "setting up the database");
+	if (!err)
+		err = sqlite__exec(c, "CREATE VIRTUAL TABLE temp." SQL_ROWS_TABLE " USING "
+				   SQL_ROWS_TABLE, "setting up the database");
 	sqlite3_close(ref.db);
 	return err ? err : sqlite__add_run(w, s);
 }
 
+/* The rows of t: one INSERT ... SELECT from temp.SQL_ROWS_TABLE. */
 static int sqlite__begin(struct writer_ctx *w, const struct result_table *t)
 {
 	struct sqlite_state *s = w->priv;
-	char *sql;
-	int rc, err = sql_schema__rows_sql(&sql_sqlite, t, &sql);
+	sqlite3_stmt *st = NULL;
+	char *sql, what[96];
+	int rc, err;
 
+	if (t->nr_cols > SQL_MAX_TABLE_COLS)
+		return -HBBP_ELIMIT;
+	err = sql_schema__rows_sql(&sql_sqlite, t, &sql);
 	if (err)
 		return err;
-	rc = sqlite3_prepare_v2(s->db, sql, -1, &s->ins, NULL);
+	s->cur = t;
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 	free(sql);
-	if (rc != SQLITE_OK)
-		return sqlite__fail(w, s->db, rc, "preparing an insert");
-	return 0;
-}
-
-static int sqlite__row(struct writer_ctx *w, const struct result_table *t, size_t row)
-{
-	struct sqlite_state *s = w->priv;
-	const struct result_cell *c = result_table__row(t, row);
-	sqlite3_stmt *st = s->ins;
-	int rc = sqlite3_bind_int64(st, 1, s->run_id);
-	size_t i;
-
-	for (i = 0; rc == SQLITE_OK && i < t->nr_cols; i++)
-		rc = sqlite__bind(st, (int)i + 2, &c[i]);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_DONE)
-		rc = sqlite3_reset(st);
-	if (rc != SQLITE_OK) {
-		char what[128];
-
-		sqlite3_reset(st);
-		snprintf(what, sizeof(what), "writing row %zu of table \"%.64s\"", row, t->name);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 1, s->run_id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	s->cur = NULL;
+	if (rc != SQLITE_DONE) {
+		snprintf(what, sizeof(what), "writing table \"%.64s\"", t->name);
 		return sqlite__fail(w, s->db, rc, what);
 	}
-	return 0;
-}
-
-static int sqlite__end(struct writer_ctx *w, const struct result_table *t)
-{
-	struct sqlite_state *s = w->priv;
-
-	sqlite3_finalize(s->ins);
-	s->ins = NULL;
-	return 0;
+	return writer__interrupted() ? -EINTR : 0;
 }
 
 static int sqlite__close(struct writer_ctx *w, bool ok)
@@ -362,7 +485,6 @@ static int sqlite__close(struct writer_ctx *w, bool ok)
 
 	if (!s)
 		return ok ? -ENOMEM : 0;
-	sqlite3_finalize(s->ins);
 	if (ok)
 		err = sql_schema__indexes(&s->sql);
 	if (ok && !err && writer__interrupted())
@@ -387,7 +509,5 @@ const struct writer_ops sqlite_writer_ops = {
 	.tables = NULL,
 	.open = sqlite__open,
 	.begin = sqlite__begin,
-	.row = sqlite__row,
-	.end = sqlite__end,
 	.close = sqlite__close,
 };

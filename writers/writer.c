@@ -134,9 +134,9 @@ static int writer__tables(struct writer_ctx *w, const struct writer_ops *ops)
 		if (!t)
 			continue;
 		err = ops->begin(w, t);
-		if (!err)
+		if (!err && ops->row)
 			err = writer__rows(w, ops, t);
-		if (!err)
+		if (!err && ops->end)
 			err = ops->end(w, t);
 		if (err)
 			return err;
