@@ -16,7 +16,9 @@
  * Run 2 (appended): only b3, tid 12, count 5: mov 5, ret 5, each share 0.5.
  */
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -393,6 +395,41 @@ static void test_writer_sqlite_bad_results(void)
 	unlink(path);
 }
 
+/* A table made as it is read (result_table__rows_from): row r is n = 3r, h = r/2 (NULL,
+ * NaN, where 7 divides r) and s = "r<r>" from one buffer the next row overwrites (NULL
+ * where 5 divides r). */
+static char fill_text[32];
+
+static void fill_row(void *ctx, size_t row, struct result_cell *c)
+{
+	result_cell__int(&c[0], (int64_t)row * 3);
+	result_cell__real(&c[1], row % 7 ? (double)row / 2 : NAN);
+	snprintf(fill_text, sizeof(fill_text), "r%zu", row);
+	if (row % 5)
+		c[2] = (struct result_cell){ .type = RES_TEXT, .s = fill_text };
+}
+
+static void test_writer_sqlite_rows_made_as_read(void)
+{
+	static const char *const cols[] = { "n:int", "h:real", "s:text" };
+	struct result *r;
+	struct result_table *t;
+
+	unlink(db_path);
+	CHECK(result__new(&r) == 0);
+	CHECK(result__add_table(r, "made", cols, 3, &t) == 0);
+	CHECK(result_table__rows_from(t, 1000, fill_row, NULL, NULL) == 0);
+	CHECK(writer__write(r, db_path, WRITER_SQLITE, NULL) == 0);
+	result__delete(r);
+	/* Σ 3r = 3 * 999 * 1000 / 2; 1000 - 143 multiples of 7, Σ r over the others
+	 * 499500 - 7 * 142 * 143 / 2 = 428429; 1000 - 200 multiples of 5 */
+	CHECK_QUERY("SELECT COUNT(*), SUM(n), COUNT(h), SUM(h * 2), COUNT(s), MIN(run_id),"
+		    " MAX(run_id) FROM made", "1000|1498500|857|428429|800|1|1\n");
+	CHECK_QUERY("SELECT n, h, s FROM made WHERE n IN (0, 369, 1500, 2997) ORDER BY n",
+		    "0|NULL|NULL\n369|61.5|r123\n1500|250|NULL\n2997|499.5|r999\n");
+	unlink(db_path);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -409,6 +446,7 @@ int main(void)
 	RUN_TEST(test_writer_sqlite_append_failures);
 	RUN_TEST(test_writer_sqlite_runs_v1);
 	RUN_TEST(test_writer_sqlite_bad_results);
+	RUN_TEST(test_writer_sqlite_rows_made_as_read);
 	unlink(db_path);
 	snprintf(db_path, sizeof(db_path), "%s/out.db", dir);
 	unlink(db_path);
