@@ -81,7 +81,9 @@ struct hbbp_mix_opts {
 					 * writes no other) */
 	bool block_cycles;		/* with the blocks, the table block_cycles (row for row:
 					 * each block's cycles, docs/METHOD-cycles.md) where the
-					 * recording has cycle counts; for annotate and report */
+					 * recording has cycle counts; for annotate and report,
+					 * which read the tables: their rows are held (else the
+					 * blocks' tables make them as a writer reads them) */
 	bool release_code;		/* mix_only, and the caller asks no block of the code
 					 * after: its blocks are freed once the rows are summed,
 					 * before the table is made (ops->drop_code) */
