@@ -125,7 +125,8 @@ int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
  * recording's events (d->nr_events of them); rs: the reader's counts of LOST, LOST_SAMPLES
  * and THROTTLE records (method.md §2). total_out, if not NULL, gets the total count of the
  * mix rows before --top. Filters apply to mix and thread_blocks; the other tables are
- * complete. */
+ * complete. Without o->block_cycles, blocks, instructions and thread_blocks make each row
+ * from c, d and the code as it is read: they must outlive res's writing. */
 int hbbp_mix__build(struct result *res, const struct hbbp_counts *c, struct hbbp_accum *d,
 		    const struct hbbp_code_ops *ops, const struct perf_event_info *const *events,
 		    const struct perf_reader_stats *rs, const struct hbbp_mix_opts *o,

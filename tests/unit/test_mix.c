@@ -348,6 +348,7 @@ static void test_tables(void)
 
 	memset(&o, 0, sizeof(o));
 	o.threads = true;	/* the sums are per thread: thread_blocks too */
+	o.block_cycles = true;	/* the rows held: run() frees the counts they are made of */
 	run(&res, "mnemonic", &o, &total);
 	t = result__table(res, "blocks");
 	CHECK(t && t->nr_cols == SCHEMA_NR(schema_blocks) && t->nr_rows == 3);
