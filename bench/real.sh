@@ -31,7 +31,8 @@ set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 BUILD=${BUILD:-build/rel}
-names=${BENCH_REAL:-cc1 cc1+sqlite cc1_cycles sqlite python python_cycles perl perl_cycles mix3 mix3000 mix10000 mix10000+pid mix10000+comm threads mix3_4g cc1_1g cc1_4g tiled}
+names=${BENCH_REAL:-cc1 cc1+sqlite cc1_cycles sqlite python python_cycles perl perl_cycles mix3 \
+	mix3000 mix10000 mix10000+pid mix10000+comm threads mix3_4g cc1_1g cc1_4g tiled}
 dir=${BENCH_DIR:-build/bench-real}
 runs=${BENCH_RUNS:-3}
 p2b_runs=${BENCH_P2B_RUNS:-$runs}

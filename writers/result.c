@@ -4,7 +4,8 @@
  * rows naming the same few mnemonics, modules and symbols store each string once.
  * Cell pointers returned by result_table__add_row() stay valid only until the next
  * add_row() on the same table. A table too large to hold as cells (the mix of millions of
- * rows) is made a row at a time as it is read, by its producer's fill. Depends on libc, util/grow.h and util/hmap.h.
+ * rows) is made a row at a time as it is read, by its producer's fill.
+ * Depends on libc, util/grow.h and util/hmap.h.
  */
 #include <errno.h>
 #include <stdarg.h>

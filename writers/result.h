@@ -1,5 +1,6 @@
 /* The result of one conversion as the writers see it: run metadata and a set of named
- * tables of typed cells (held, or made a row at a time as they are read). The writers see only this, never samples or binaries.
+ * tables of typed cells (held, or made a row at a time as they are read). The writers see
+ * only this, never samples or binaries.
  * CSV and JSONL write the table named "mix"; JSON writes metadata + "mix"; SQLite writes
  * every table (with a run_id column) plus the views of writers/sqlite_writer.c.
  * Depends on nothing but libc.
