@@ -497,9 +497,10 @@ static int store__rows(struct result_table *t, size_t n, result_fill_fn fill, st
 	size_t i, k;
 	int err = 0;
 
-	s->refs++;
-	if (!held)
+	if (!held) {		/* s lives until the table's last reader is done */
+		s->refs++;
 		return result_table__rows_from(t, n, fill, store__release, s);
+	}
 	err = result_table__reserve(t, n);
 	for (i = 0; i < n && !err; i++) {
 		struct result_cell *cell = result_table__add_row(t);
@@ -512,7 +513,6 @@ static int store__rows(struct result_table *t, size_t n, result_fill_fn fill, st
 			if (cell[k].type == RES_TEXT)
 				err = result_cell__text(t, &cell[k], cell[k].s);
 	}
-	store__release(s);
 	return err;
 }
 
