@@ -31,6 +31,10 @@ for keys in mnemonic module,symbol,mnemonic category,isa_set mem,width,elem icla
 	case $keys in t:*) db=t; keys=${keys#t:} ;; esac
 	diffcsv --by "$keys" "$A" "$B" > "$TMP/rec.csv"
 	diffcsv --by "$keys" "$TMP/$db.sqlite#1" "$TMP/$db.sqlite#2" > "$TMP/db.csv"
+	if ! have_corpus && [ "$(wc -l < "$TMP/rec.csv")" -le 2 ]; then
+		skip "store_repivot: --by $keys: the demo alone has one row (corpus absent)"
+		continue
+	fi
 	expect "store_repivot: diff --by $keys $db.sqlite#1 #2 (runs converted --by module) equals diffing the recordings ($(($(wc -l < "$TMP/rec.csv") - 1)) rows)" \
 		'[ "$(wc -l < "$TMP/rec.csv")" -gt 2 ] && rows_close "$TMP/rec.csv" "$TMP/db.csv"'
 done
