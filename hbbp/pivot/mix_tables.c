@@ -147,10 +147,10 @@ static void cycles_cells(struct result_cell *c, const struct mix_row_cycles *row
 	result_cell__real(&c[4], hbbp_round_share(total > 0 ? row->cycles / total : 0));
 }
 
+/* A text cell (NULL: empty); s is the caller's, kept until the row is written. */
 static void text_cell(struct result_cell *c, const char *s)
 {
-	c->type = RES_TEXT;
-	c->s = s;
+	*c = (struct result_cell){ .type = RES_TEXT, .s = s ? s : "" };
 }
 
 /* The table's row r (result_fill_fn): the keys' values formatted (a name id's text), the
@@ -559,8 +559,7 @@ static void fill_block(void *ctx, size_t row, struct result_cell *cell)
 	}
 	mix__srcline(blk && blk->nr_insns ? &blk->insns[0] : NULL, s->src_block,
 		     sizeof(s->src_block));
-	cell[6] = (struct result_cell){ .type = RES_TEXT, .s = b->kind != HBBP_BLK_CODE ?
-					mix__kind_marker(b->kind) : s->src_block };
+	text_cell(&cell[6], b->kind != HBBP_BLK_CODE ? mix__kind_marker(b->kind) : s->src_block);
 	if (b->kind == HBBP_BLK_CODE) {	/* without code, the count is instructions */
 		result_cell__real(&cell[7], b->count);
 		result_cell__real(&cell[8], b->count_lo);
@@ -568,7 +567,7 @@ static void fill_block(void *ctx, size_t row, struct result_cell *cell)
 	}
 	result_cell__real(&cell[10], b->ebs_est);
 	result_cell__real(&cell[11], b->lbr_est);
-	cell[12] = (struct result_cell){ .type = RES_TEXT, .s = hbbp_source_name(b->source) };
+	text_cell(&cell[12], hbbp_source_name(b->source));
 	result_cell__int(&cell[13], (int64_t)b->ebs_samples);
 	result_cell__int(&cell[14], (int64_t)b->lbr_streams);
 	result_cell__int(&cell[15], b->biased);
@@ -581,11 +580,6 @@ static void fill_block(void *ctx, size_t row, struct result_cell *cell)
 					     lbr ? &c->block_count_bs[bi] : NULL, bx);
 	for (j = 0; c->block_count_bs && j < HBBP_BATCHES; j++)
 		result_cell__real(&cell[SCHEMA_BLOCKS_BATCH0 + j], bx[j] / HBBP_BATCHES);
-}
-
-static void text(struct result_cell *cell, const char *s)
-{
-	*cell = (struct result_cell){ .type = RES_TEXT, .s = s ? s : "" };
 }
 
 /* Instruction row row: of the block in order at (rows are read in order, mostly). */
@@ -616,20 +610,20 @@ static void fill_insn(void *ctx, size_t row, struct result_cell *ic)
 		result_cell__int(&ic[1], s->ids.block_module[bi]);
 	result_cell__int(&ic[2], (int64_t)in->addr);
 	result_cell__int(&ic[3], (int64_t)j);
-	text(&ic[4], in->mnemonic);
-	text(&ic[5], in->iclass);
-	text(&ic[6], bbmap_isa_name(in->isa));
-	text(&ic[7], bbmap_category_name(in->category));
-	text(&ic[8], bbmap_packing_name(in->packing));
-	text(&ic[9], bbmap_elem_name(in->elem));
+	text_cell(&ic[4], in->mnemonic);
+	text_cell(&ic[5], in->iclass);
+	text_cell(&ic[6], bbmap_isa_name(in->isa));
+	text_cell(&ic[7], bbmap_category_name(in->category));
+	text_cell(&ic[8], bbmap_packing_name(in->packing));
+	text_cell(&ic[9], bbmap_elem_name(in->elem));
 	result_cell__int(&ic[10], in->width);
 	result_cell__int(&ic[11], !!(in->flags & BBMAP_INSN_MEM_READ));
 	result_cell__int(&ic[12], !!(in->flags & BBMAP_INSN_MEM_WRITE));
 	result_cell__int(&ic[13], in->nr_ops);
 	result_cell__int(&ic[14], in->len);
 	mix__srcline(in, s->src_insn, sizeof(s->src_insn));
-	text(&ic[15], s->src_insn);
-	text(&ic[16], bbmap_isa_set_name(in->isa_set));
+	text_cell(&ic[15], s->src_insn);
+	text_cell(&ic[16], bbmap_isa_set_name(in->isa_set));
 }
 
 /* The tables blocks and instructions; each block's code found first (and so the number of
@@ -695,7 +689,7 @@ static void fill_tblock(void *ctx, size_t row, struct result_cell *cell)
 	result_cell__int(&cell[0], tb->pid);
 	result_cell__int(&cell[1], tid);
 	if (comm)
-		text(&cell[2], comm);
+		text_cell(&cell[2], comm);
 	result_cell__int(&cell[3], s->ids.block_id[tb->block]);
 	result_cell__real(&cell[4], tb->count);
 	result_cell__real(&cell[5], tb->count_lo);
