@@ -179,6 +179,15 @@ static const double p10[23] = {
 	1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
+/* The decimal exponent of a normal a > 0 from its binary one: floor(log10(a)), or one less. */
+static int x10_of(double a)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &a, sizeof(bits));
+	return (int)floor(((int)(bits >> 52 & 0x7ff) - 1023) * 0.30102999566398120);
+}
+
 /* The p significant digits of a > 0 (p <= 15, rounded to nearest) and the exponent of the
  * first, in 64-bit integer arithmetic: the product a * 10^k is taken in long double, whose
  * 64-bit mantissa leaves an error below 1e-4 of a unit of the last digit; false (left to
@@ -191,13 +200,7 @@ static bool digits_of(double a, int p, char *dig, int *x10_out, uint64_t *d_out,
 
 	if (!(a >= 1e-7 && a < 1e36))
 		return false;
-	{	/* the decimal exponent from the binary one: right or one too small (then the
-		 * loop below moves up) */
-		uint64_t bits;
-
-		memcpy(&bits, &a, sizeof(bits));
-		x10 = (int)floor(((int)(bits >> 52 & 0x7ff) - 1023) * 0.30102999566398120);
-	}
+	x10 = x10_of(a);	/* right or one too small: the loop below moves up */
 	for (tries = 0; tries < 2; tries++) {
 		long double s, fl;
 		uint64_t d;
@@ -241,14 +244,13 @@ static bool digits_of(double a, int p, char *dig, int *x10_out, uint64_t *d_out,
 static bool real_short6(char *buf, size_t size, double v)
 {
 	double a = fabs(v), s, d;
-	uint64_t bits, u;
+	uint64_t u;
 	char dig[16];
 	int x10, k, i;
 
 	if (!(a >= 1e-17 && a < 1e22))
 		return false;
-	memcpy(&bits, &a, sizeof(bits));
-	x10 = (int)floor(((int)(bits >> 52 & 0x7ff) - 1023) * 0.30102999566398120);
+	x10 = x10_of(a);
 	k = 5 - x10;		/* x10 right or one too small: a * 10^k in [1e5, 1e7) */
 	if (k > 22 || k < -22)
 		return false;
