@@ -99,7 +99,9 @@ static int csv__open(struct writer_ctx *w)
 	return 0;
 }
 
-static int csv__begin(struct writer_ctx *w, const struct result_table *t)
+/* The header row (c NULL: the column names) or a row of cells c. */
+static int csv__line(struct writer_ctx *w, const struct result_table *t,
+		     const struct result_cell *c)
 {
 	size_t i;
 	bool first = true;
@@ -110,33 +112,23 @@ static int csv__begin(struct writer_ctx *w, const struct result_table *t)
 		if (!first)
 			wbuf__putc(w->out, ',');
 		first = false;
-		csv__text(w->out, t->cols[i].name);
+		if (c)
+			csv__cell(w->out, &c[i]);
+		else
+			csv__text(w->out, t->cols[i].name);
 	}
 	wbuf__putc(w->out, '\n');
 	return w->out->err;
+}
+
+static int csv__begin(struct writer_ctx *w, const struct result_table *t)
+{
+	return csv__line(w, t, NULL);
 }
 
 static int csv__row(struct writer_ctx *w, const struct result_table *t, size_t row)
 {
-	const struct result_cell *c = result_table__row(t, row);
-	size_t i;
-	bool first = true;
-
-	for (i = 0; i < t->nr_cols; i++) {
-		if (t->cols[i].unset)
-			continue;
-		if (!first)
-			wbuf__putc(w->out, ',');
-		first = false;
-		csv__cell(w->out, &c[i]);
-	}
-	wbuf__putc(w->out, '\n');
-	return w->out->err;
-}
-
-static int csv__end(struct writer_ctx *w, const struct result_table *t)
-{
-	return w->out->err;
+	return csv__line(w, t, result_table__row(t, row));
 }
 
 const struct writer_ops csv_writer_ops = {
@@ -145,6 +137,5 @@ const struct writer_ops csv_writer_ops = {
 	.open = csv__open,
 	.begin = csv__begin,
 	.row = csv__row,
-	.end = csv__end,
 	.close = writer__close_flush,
 };

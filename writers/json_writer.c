@@ -157,11 +157,6 @@ static int jsonl__open(struct writer_ctx *w)
 	return w->out->err;
 }
 
-static int jsonl__nop(struct writer_ctx *w, const struct result_table *t)
-{
-	return w->out->err;
-}
-
 static int jsonl__row(struct writer_ctx *w, const struct result_table *t, size_t row)
 {
 	json__object(w, t, row);
@@ -173,8 +168,6 @@ const struct writer_ops jsonl_writer_ops = {
 	.name = "jsonl",
 	.tables = jsonl_tables,
 	.open = jsonl__open,
-	.begin = jsonl__nop,
 	.row = jsonl__row,
-	.end = jsonl__nop,
 	.close = writer__close_flush,
 };

@@ -230,11 +230,6 @@ static int table__row(struct writer_ctx *w, const struct result_table *t, size_t
 	return w->out->err;
 }
 
-static int table__end(struct writer_ctx *w, const struct result_table *t)
-{
-	return w->out->err;
-}
-
 static int table__close(struct writer_ctx *w, bool ok)
 {
 	struct table_state *st = w->priv;
@@ -252,6 +247,5 @@ const struct writer_ops table_writer_ops = {
 	.open = table__open,
 	.begin = table__begin,
 	.row = table__row,
-	.end = table__end,
 	.close = table__close,
 };

@@ -133,7 +133,7 @@ static int writer__tables(struct writer_ctx *w, const struct writer_ops *ops)
 
 		if (!t)
 			continue;
-		err = ops->begin(w, t);
+		err = ops->begin ? ops->begin(w, t) : 0;
 		if (!err && ops->row)
 			err = writer__rows(w, ops, t);
 		if (!err && ops->end)

@@ -75,7 +75,8 @@ struct writer_ops {
 	/* Tables written, in this order; NULL: every table of the result in its order. */
 	const char *const *tables;
 	int (*open)(struct writer_ctx *w);
-	/* a table: begin, each row, end (NULL row and end: begin writes every row) */
+	/* a table: begin, each row, end, each of them when not NULL (NULL row: begin writes
+	 * every row) */
 	int (*begin)(struct writer_ctx *w, const struct result_table *t);
 	int (*row)(struct writer_ctx *w, const struct result_table *t, size_t row);
 	int (*end)(struct writer_ctx *w, const struct result_table *t);
