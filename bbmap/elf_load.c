@@ -38,6 +38,9 @@ struct cand_sym {
 	bool thumb, weak, global;
 };
 
+/* Warns "PATH: message" and gives -HBBP_EFORMAT: the file is corrupt. */
+#define elf_bad(m, fmt, ...) (pr_warn("%s: " fmt, (m)->path, __VA_ARGS__), -HBBP_EFORMAT)
+
 static bool range_in_file(const struct bbmap_module *m, uint64_t off, uint64_t size)
 {
 	return off <= m->image_size && size <= m->image_size - off;
@@ -130,10 +133,8 @@ static int load_segments(struct bbmap_module *m)
 {
 	size_t n, i;
 
-	if (elf_getphdrnum(m->elf, &n) != 0) {
-		pr_warn("%s: program headers: %s", m->path, elf_errmsg(-1));
-		return -HBBP_EFORMAT;
-	}
+	if (elf_getphdrnum(m->elf, &n) != 0)
+		return elf_bad(m, "program headers: %s", elf_errmsg(-1));
 	if (n > 65536)
 		return -HBBP_EFORMAT;
 	m->segs = calloc(n ? n : 1, sizeof(*m->segs));
@@ -142,18 +143,14 @@ static int load_segments(struct bbmap_module *m)
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(m->elf, (int)i, &ph)) {
-			pr_warn("%s: program header %zu: %s", m->path, i, elf_errmsg(-1));
-			return -HBBP_EFORMAT;
-		}
+		if (!gelf_getphdr(m->elf, (int)i, &ph))
+			return elf_bad(m, "program header %zu: %s", i, elf_errmsg(-1));
 		if (ph.p_type != PT_LOAD)
 			continue;
-		if (!range_in_file(m, ph.p_offset, ph.p_filesz)) {
-			pr_warn("%s: PT_LOAD at offset 0x%" PRIx64 " size 0x%" PRIx64
-				" extends past the end of the file", m->path, ph.p_offset,
-				ph.p_filesz);
-			return -HBBP_EFORMAT;
-		}
+		if (!range_in_file(m, ph.p_offset, ph.p_filesz))
+			return elf_bad(m, "PT_LOAD at offset 0x%" PRIx64 " size 0x%" PRIx64
+				       " extends past the end of the file", ph.p_offset,
+				       ph.p_filesz);
 		m->segs[m->nr_segs++] = (struct mod_load_seg){ ph.p_vaddr, ph.p_offset,
 							       ph.p_filesz, ph.p_memsz };
 	}
@@ -167,26 +164,20 @@ static int load_code(struct bbmap_module *m)
 	size_t cap = 0, i, shnum = 0;
 	int err;
 
-	if (elf_getshdrnum(m->elf, &shnum) != 0) {
-		pr_warn("%s: section headers: %s", m->path, elf_errmsg(-1));
-		return -HBBP_EFORMAT;
-	}
+	if (elf_getshdrnum(m->elf, &shnum) != 0)
+		return elf_bad(m, "section headers: %s", elf_errmsg(-1));
 	while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		uint64_t vaddr;
 
-		if (!gelf_getshdr(scn, &sh)) {
-			pr_warn("%s: section header: %s", m->path, elf_errmsg(-1));
-			return -HBBP_EFORMAT;
-		}
+		if (!gelf_getshdr(scn, &sh))
+			return elf_bad(m, "section header: %s", elf_errmsg(-1));
 		if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
 			continue;
-		if (!range_in_file(m, sh.sh_offset, sh.sh_size)) {
-			pr_warn("%s: section at offset 0x%" PRIx64 " size 0x%" PRIx64
-				" extends past the end of the file", m->path, sh.sh_offset,
-				sh.sh_size);
-			return -HBBP_EFORMAT;
-		}
+		if (!range_in_file(m, sh.sh_offset, sh.sh_size))
+			return elf_bad(m, "section at offset 0x%" PRIx64 " size 0x%" PRIx64
+				       " extends past the end of the file", sh.sh_offset,
+				       sh.sh_size);
 		/* Relocatable objects (.ko): sections all start at 0; their file offset is
 		 * their address in this module's address space. */
 		vaddr = m->e_type == ET_REL ? sh.sh_offset : sh.sh_addr;
@@ -244,10 +235,8 @@ static int collect_syms(struct bbmap_module *m, Elf *elf, size_t file_size, Elf_
 	if (sh->sh_offset > file_size || sh->sh_size > file_size - sh->sh_offset)
 		return -HBBP_EFORMAT;
 	d = elf_getdata(scn, NULL);
-	if (!d || !d->d_buf) {
-		pr_warn("%s: symbol table: %s", m->path, elf_errmsg(-1));
-		return -HBBP_EFORMAT;
-	}
+	if (!d || !d->d_buf)
+		return elf_bad(m, "symbol table: %s", elf_errmsg(-1));
 	count = d->d_size / entsize;
 	for (i = 1; i < count; i++) {
 		GElf_Sym s;
@@ -543,27 +532,21 @@ static int check_tables(struct bbmap_module *m, const GElf_Ehdr *eh)
 {
 	size_t shnum = 0, phnum = 0;
 
-	if (elf_getshdrnum(m->elf, &shnum) != 0 || elf_getphdrnum(m->elf, &phnum) != 0) {
-		pr_warn("%s: ELF header: %s", m->path, elf_errmsg(-1));
-		return -HBBP_EFORMAT;
-	}
+	if (elf_getshdrnum(m->elf, &shnum) != 0 || elf_getphdrnum(m->elf, &phnum) != 0)
+		return elf_bad(m, "ELF header: %s", elf_errmsg(-1));
 	/* libelf drops a section table it cannot read: judge by the header's own counts. */
 	if (eh->e_shnum)
 		shnum = eh->e_shnum;
 	if (eh->e_phnum != PN_XNUM)
 		phnum = eh->e_phnum;
 	if (shnum && (!eh->e_shentsize || eh->e_shoff > m->image_size ||
-		      shnum > (m->image_size - eh->e_shoff) / eh->e_shentsize)) {
-		pr_warn("%s: section headers at 0x%" PRIx64 " extend past the end of the file",
-			m->path, (uint64_t)eh->e_shoff);
-		return -HBBP_EFORMAT;
-	}
+		      shnum > (m->image_size - eh->e_shoff) / eh->e_shentsize))
+		return elf_bad(m, "section headers at 0x%" PRIx64 " extend past the end of the"
+			       " file", (uint64_t)eh->e_shoff);
 	if (phnum && (!eh->e_phentsize || eh->e_phoff > m->image_size ||
-		      phnum > (m->image_size - eh->e_phoff) / eh->e_phentsize)) {
-		pr_warn("%s: program headers at 0x%" PRIx64 " extend past the end of the file",
-			m->path, (uint64_t)eh->e_phoff);
-		return -HBBP_EFORMAT;
-	}
+		      phnum > (m->image_size - eh->e_phoff) / eh->e_phentsize))
+		return elf_bad(m, "program headers at 0x%" PRIx64 " extend past the end of the"
+			       " file", (uint64_t)eh->e_phoff);
 	return 0;
 }
 
@@ -586,19 +569,14 @@ int mod_elf__load(struct bbmap_module *m, const char *debug_path)
 	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF) {
 		int e = elf_errno();	/* 0 when libelf read the file but found no ELF magic */
 
-		pr_warn("%s: not an ELF file%s%s", m->path, e ? ": " : " (no ELF header)",
-			e ? elf_errmsg(e) : "");
-		return -HBBP_EFORMAT;
+		return elf_bad(m, "not an ELF file%s%s", e ? ": " : " (no ELF header)",
+			       e ? elf_errmsg(e) : "");
 	}
-	if (!gelf_getehdr(m->elf, &eh)) {
-		pr_warn("%s: ELF header: %s", m->path, elf_errmsg(-1));
-		return -HBBP_EFORMAT;
-	}
+	if (!gelf_getehdr(m->elf, &eh))
+		return elf_bad(m, "ELF header: %s", elf_errmsg(-1));
 	raw = elf_rawfile(m->elf, &m->image_size);
-	if (!raw) {
-		pr_warn("%s: %s", m->path, elf_errmsg(-1));
-		return -HBBP_EFORMAT;
-	}
+	if (!raw)
+		return elf_bad(m, "%s", elf_errmsg(-1));
 	/* The bytes are read through a map of our own: read-only and private, so that its pages
 	 * can be handed back when decoding is done (bbmap_module__drop_pages); libelf's, if
 	 * that fails. */
