@@ -12,12 +12,15 @@
 #include "reader/perf_reader_int.h"
 #include "util/hbbp_err.h"
 
+/* A bounded reader of a feature's bytes; swap: their byte order is not the host's (the
+ * file's, or the tracing data's own). */
 struct fcur {
 	struct perf_reader *r;
 	const uint8_t *p;
 	uint64_t size, pos;
 	const char *file;
 	uint64_t off;
+	bool swap;
 };
 
 static int need(struct fcur *c, uint64_t n, const char *what)
@@ -33,7 +36,8 @@ static int get32(struct fcur *c, uint32_t *v, const char *what)
 
 	if (err)
 		return err;
-	*v = rd32(c->r, c->p + c->pos);
+	memcpy(v, c->p + c->pos, 4);
+	*v = c->swap ? __builtin_bswap32(*v) : *v;
 	c->pos += 4;
 	return 0;
 }
@@ -44,7 +48,8 @@ static int get64(struct fcur *c, uint64_t *v, const char *what)
 
 	if (err)
 		return err;
-	*v = rd64(c->r, c->p + c->pos);
+	memcpy(v, c->p + c->pos, 8);
+	*v = c->swap ? __builtin_bswap64(*v) : *v;
 	c->pos += 8;
 	return 0;
 }
@@ -245,43 +250,15 @@ static int feat_pmu_mappings(struct fcur *c)
 
 /* ---- TRACING_DATA ---- */
 
-struct tcur {
-	const uint8_t *p;
-	uint64_t size, pos;
-	bool big;
-};
-
-static bool t_need(struct tcur *t, uint64_t n) { return n <= t->size - t->pos; }
-static bool t32(struct tcur *t, uint32_t *v)
+/* A NUL-terminated string; NULL when the bytes left hold no NUL. */
+static const char *get_cstr(struct fcur *c)
 {
-	uint32_t x;
+	const char *s = (const char *)c->p + c->pos;
+	size_t n = strnlen(s, c->size - c->pos);
 
-	if (!t_need(t, 4))
-		return false;
-	memcpy(&x, t->p + t->pos, 4);
-	t->pos += 4;
-	*v = t->big == perf_reader__host_le() ? __builtin_bswap32(x) : x;
-	return true;
-}
-static bool t64(struct tcur *t, uint64_t *v)
-{
-	uint64_t x;
-
-	if (!t_need(t, 8))
-		return false;
-	memcpy(&x, t->p + t->pos, 8);
-	t->pos += 8;
-	*v = t->big == perf_reader__host_le() ? __builtin_bswap64(x) : x;
-	return true;
-}
-static const char *t_str(struct tcur *t)
-{
-	const char *s = (const char *)t->p + t->pos;
-	size_t n = strnlen(s, t->size - t->pos);
-
-	if (n == t->size - t->pos)
+	if (n == c->size - c->pos)
 		return NULL;
-	t->pos += n + 1;
+	c->pos += n + 1;
 	return s;
 }
 
@@ -323,94 +300,103 @@ static bool fmt_field(const char *p, uint64_t len, const char *key, bool digits,
 /* Each event format names an event (name and ID lines) for tracepoint attrs. Only those two
  * are taken, checked, and handed to libtraceevent as a minimal format: it is not given the
  * file's text, whose malformed forms crash it (NULL dereference, leaks). */
-static bool t_events(struct tcur *t, struct tep_handle *tep, const char *sys, uint32_t n)
+static int t_events(struct fcur *c, struct tep_handle *tep, const char *sys, uint32_t n)
 {
 	uint32_t i;
+	int err;
 
 	for (i = 0; i < n; i++) {
 		char name[128], id[24], text[200];
 		uint64_t len;
 		int k;
 
-		if (!t64(t, &len) || !t_need(t, len))
-			return false;
+		if ((err = get64(c, &len, "tracing data")) || (err = need(c, len, "tracing data")))
+			return err;
 		/* a format without a usable name or ID is skipped, as perf does */
-		if (fmt_field((const char *)t->p + t->pos, len, "name:", false, name, sizeof(name)) &&
-		    fmt_field((const char *)t->p + t->pos, len, "ID:", true, id, sizeof(id)) &&
+		if (fmt_field((const char *)c->p + c->pos, len, "name:", false, name, sizeof(name)) &&
+		    fmt_field((const char *)c->p + c->pos, len, "ID:", true, id, sizeof(id)) &&
 		    strlen(id) < 10) {
 			k = snprintf(text, sizeof(text), "name: %s\nID: %s\nformat:\n\nprint fmt: \"\"\n",
 				     name, id);
 			tep_parse_event(tep, text, (unsigned long)k, sys);
 		}
-		t->pos += len;
+		c->pos += len;
 	}
-	return true;
+	return 0;
 }
 
-static int feature__tracing(struct perf_reader *r, const uint8_t *p, uint64_t size,
-			    const char *file, uint64_t off)
+static int feature__tracing(struct fcur *c)
 {
-	struct tcur t = { p, size, 0, false };
+	struct perf_reader *r = c->r;
+	const uint8_t *p = c->p;
 	struct tep_handle *tep;
-	const char *s;
 	uint32_t n, i, page_size;
 	uint64_t len;
 	uint8_t long_size;
+	bool big;
+	int err;
 
-	if (size < 10 || memcmp(p, "\027\010\104tracing", 10))
-		return perf_reader__fail(r, file, off, "tracing data: bad magic");
-	t.pos = 10;
-	if (!(s = t_str(&t)) || !t_need(&t, 2))
+	if (c->size < 10 || memcmp(p, "\027\010\104tracing", 10))
+		return perf_reader__fail(r, c->file, c->off, "tracing data: bad magic");
+	c->pos = 10;
+	if (!get_cstr(c))
 		goto bad;
-	t.big = p[t.pos];
-	long_size = p[t.pos + 1];
-	t.pos += 2;
-	if (!t32(&t, &page_size))
-		goto bad;
+	if ((err = need(c, 2, "tracing data")))
+		return err;
+	big = p[c->pos];
+	long_size = p[c->pos + 1];
+	c->pos += 2;
+	c->swap = big == perf_reader__host_le();
+	if ((err = get32(c, &page_size, "tracing data")))
+		return err;
 	if (r->tep)
 		return 0;	/* first blob wins */
 	tep = tep_alloc();
 	if (!tep)
 		return -ENOMEM;
-	tep_set_file_bigendian(tep, t.big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, perf_reader__host_le() ? TEP_LITTLE_ENDIAN : TEP_BIG_ENDIAN);
 	tep_set_long_size(tep, long_size);
 	tep_set_page_size(tep, (int)page_size);
 	r->tep = tep;
 	r->hdr.tep = tep;
-	if (!t_need(&t, 12) || memcmp(p + t.pos, "header_page", 12))
-		goto bad;
-	t.pos += 12;
-	if (!t64(&t, &len) || !t_need(&t, len))
-		goto bad;
-	t.pos += len;	/* the page layout is not needed for event names */
-	if (!t_need(&t, 13) || memcmp(p + t.pos, "header_event", 13))
-		goto bad;
-	t.pos += 13;
-	if (!t64(&t, &len) || !t_need(&t, len))
-		goto bad;
-	t.pos += len;
-	if (!t32(&t, &n) || !t_events(&t, tep, "ftrace", n))
-		goto bad;
-	if (!t32(&t, &n))
-		goto bad;
+	/* the page and event header layouts are not needed for event names */
+	for (i = 0; i < 2; i++) {
+		const char *tag = i ? "header_event" : "header_page";
+		size_t k = strlen(tag) + 1;
+
+		if ((err = need(c, k, "tracing data")))
+			return err;
+		if (memcmp(p + c->pos, tag, k))
+			goto bad;
+		c->pos += k;
+		if ((err = get64(c, &len, "tracing data")) || (err = need(c, len, "tracing data")))
+			return err;
+		c->pos += len;
+	}
+	if ((err = get32(c, &n, "tracing data")) || (err = t_events(c, tep, "ftrace", n)) ||
+	    (err = get32(c, &n, "tracing data")))
+		return err;
 	for (i = 0; i < n; i++) {
 		uint32_t ne;
-		const char *sys = t_str(&t);
+		const char *sys = get_cstr(c);
 
-		if (!sys || !t32(&t, &ne) || !t_events(&t, tep, sys, ne))
+		if (!sys)
 			goto bad;
+		if ((err = get32(c, &ne, "tracing data")) || (err = t_events(c, tep, sys, ne)))
+			return err;
 	}
 	/* kallsyms, printk formats and saved cmdlines are not needed */
 	return 0;
 bad:
-	return perf_reader__fail(r, file, off + t.pos, "tracing data truncated or malformed");
+	return perf_reader__fail(r, c->file, c->off + c->pos,
+				 "tracing data truncated or malformed");
 }
 
 static int feature__parse(struct perf_reader *r, unsigned feat, const uint8_t *p,
 			  uint64_t size, const char *file, uint64_t off)
 {
-	struct fcur c = { r, p, size, 0, file, off };
+	struct fcur c = { r, p, size, 0, file, off, r->swap };
 	struct perf_header_info *h = &r->hdr;
 	uint32_t a, b;
 	uint64_t x, y;
@@ -418,7 +404,7 @@ static int feature__parse(struct perf_reader *r, unsigned feat, const uint8_t *p
 
 	switch (feat) {
 	case HEADER_TRACING_DATA:
-		return feature__tracing(r, p, size, file, off);
+		return feature__tracing(&c);
 	case HEADER_BUILD_ID:
 		if (!size)
 			r->stats.empty_build_ids = true;
