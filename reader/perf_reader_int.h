@@ -144,7 +144,6 @@ struct perf_reader {
 	size_t recbuf_cap;
 
 	struct tep_handle *tep;
-	uint64_t last_sample_time_seen;
 };
 
 /* errors: the first one sticks */
