@@ -448,30 +448,15 @@ static int try_debug(struct bbmap_module *m, const char *p)
 
 static const char *debuglink_name(struct bbmap_module *m)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = mod_elf__section(m, ".gnu_debuglink", &sh);
+	Elf_Data *d = scn && sh.sh_type == SHT_PROGBITS ? elf_getdata(scn, NULL) : NULL;
+	const char *nm;
 
-	if (elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+	if (!d || !d->d_buf || !d->d_size || !memchr(d->d_buf, 0, d->d_size))
 		return NULL;
-	while ((scn = elf_nextscn(m->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *nm;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
-			continue;
-		nm = elf_strptr(m->elf, shstrndx, sh.sh_name);
-		if (!nm || strcmp(nm, ".gnu_debuglink"))
-			continue;
-		if (!range_in_file(m, sh.sh_offset, sh.sh_size))
-			return NULL;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || !d->d_size || !memchr(d->d_buf, 0, d->d_size))
-			return NULL;
-		nm = d->d_buf;
-		return *nm && !strchr(nm, '/') ? nm : NULL;
-	}
-	return NULL;
+	nm = d->d_buf;
+	return *nm && !strchr(nm, '/') ? nm : NULL;
 }
 
 /* Formats a path; false when it does not fit. */
