@@ -100,24 +100,19 @@ static int run_meta_recorded(struct convert_run *run, const struct convert_opts 
 static int run_meta(struct convert_run *run, const struct convert_opts *o)
 {
 	const struct perf_header_info *h = perf_reader__header(run->reader);
+	const char *const header[][2] = {	/* the header's strings it has */
+		{ "perf_version", h->version }, { "hostname", h->hostname },
+		{ "osrelease", h->osrelease }, { "arch", h->arch }, { "cpudesc", h->cpudesc },
+		{ "cmdline", h->cmdline },
+	};
 	char buf[4096];
 	size_t i, len = 0;
-	int err = 0;
+	int err = result__meta_text(run->res, "file", o->input);
 
-	err = err ? err : result__meta_text(run->res, "file", o->input);
 	err = err ? err : run_meta_recorded(run, o);
-	if (h->version)
-		err = err ? err : result__meta_text(run->res, "perf_version", h->version);
-	if (h->hostname)
-		err = err ? err : result__meta_text(run->res, "hostname", h->hostname);
-	if (h->osrelease)
-		err = err ? err : result__meta_text(run->res, "osrelease", h->osrelease);
-	if (h->arch)
-		err = err ? err : result__meta_text(run->res, "arch", h->arch);
-	if (h->cpudesc)
-		err = err ? err : result__meta_text(run->res, "cpudesc", h->cpudesc);
-	if (h->cmdline)
-		err = err ? err : result__meta_text(run->res, "cmdline", h->cmdline);
+	for (i = 0; i < sizeof(header) / sizeof(header[0]); i++)
+		if (header[i][1])
+			err = err ? err : result__meta_text(run->res, header[i][0], header[i][1]);
 	buf[0] = 0;
 	for (i = 0; i < run->nr_events; i++) {
 		const struct perf_event_info *e = run->events[i];
