@@ -599,7 +599,6 @@ int bbmap_session__mmap(struct bbmap_session *s, int cpumode, uint32_t pid, uint
 	map.dso = session__findnew_dso(s, filename, false, false, pid, build_id, build_id_size);
 	if (!map.dso)
 		return -ENOMEM;
-	(void)tid;
 	return bbmap_maps__insert(&p->maps, &map, false);
 }
 

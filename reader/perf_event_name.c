@@ -65,7 +65,7 @@ const char *perf_reader__pmu_name(const struct perf_reader *r, uint32_t type)
 static void add_modifiers(const struct perf_evattr *a, char *buf, size_t size)
 {
 	size_t n = strlen(buf);
-	bool colon = false, guest_default = false;
+	bool guest_default = false;
 	char mods[16];
 	size_t m = 0;
 
@@ -90,7 +90,6 @@ static void add_modifiers(const struct perf_evattr *a, char *buf, size_t size)
 		MOD(PERF_ATTR_FLAG_EXCLUDE_GUEST, 'G');
 	}
 #undef MOD
-	(void)colon;
 	if (m && n + m + 2 < size) {
 		buf[n++] = ':';
 		memcpy(buf + n, mods, m);

@@ -72,8 +72,6 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 	uintptr_t a = (uintptr_t)si->si_addr;
 	int i;
 
-	(void)sig;
-	(void)uctx;
 	if (guard_cleanup)
 		guard_cleanup();
 	hbbp_sigsafe_puts(guard_prog);
