@@ -284,12 +284,8 @@ void insn_attr__arm64(csh h, const cs_insn *ci, struct bbmap_insn *out, char *ic
 	if (starts_any(mn, lse)) {
 		f |= BBMAP_INSN_MEM_READ | BBMAP_INSN_MEM_WRITE | BBMAP_INSN_LOCK;
 		isa = ISA_A64_LSE;
-	} else if (starts(mn, "ld")) {
-		f |= BBMAP_INSN_MEM_READ;
-		if (strstr(mn, "xr") || strstr(mn, "xp"))
-			f |= BBMAP_INSN_LOCK;
-	} else if (starts(mn, "st")) {
-		f |= BBMAP_INSN_MEM_WRITE;
+	} else if (starts(mn, "ld") || starts(mn, "st")) {
+		f |= mn[0] == 'l' ? BBMAP_INSN_MEM_READ : BBMAP_INSN_MEM_WRITE;
 		if (strstr(mn, "xr") || strstr(mn, "xp"))
 			f |= BBMAP_INSN_LOCK;
 	}
@@ -319,7 +315,6 @@ void insn_attr__arm(csh h, const cs_insn *ci, struct bbmap_insn *out, char *icla
 	bool writes_pc = false, reads_lr = false;
 	uint8_t i;
 
-	(void)h;
 	for (i = 0; i < a->op_count; i++) {
 		const cs_arm_op *op = &a->operands[i];
 
