@@ -25,26 +25,13 @@ struct pool_chunk {
 	char data[];
 };
 
-/* The strings' hash -> their pooled copy (util/hmap). Two strings of one hash: the second
- * is kept under the next key (hash + 1, ...), which lookups walk in the same order. */
+/* A string -> its pooled copy (util/hmap, keyed by the copy's bytes). */
 struct result_strpool {
 	struct pool_chunk *chunks;
-	struct hmap map;		/* uint64_t hash -> const char * */
+	struct hmap map;		/* bytes -> const char * */
 };
 
 #define POOL_CHUNK_MIN (64 * 1024)
-
-static uint64_t pool__hash(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 static int pool__new(struct result_strpool **out)
 {
@@ -52,7 +39,7 @@ static int pool__new(struct result_strpool **out)
 
 	if (!p)
 		return -ENOMEM;
-	hmap__init(&p->map, 1, sizeof(const char *));
+	hmap__init_bytes(&p->map, sizeof(const char *));
 	*out = p;
 	return 0;
 }
@@ -102,27 +89,16 @@ static char *pool__alloc(struct result_strpool *p, size_t size)
 static const char *pool__intern(struct result_strpool *p, const char *s)
 {
 	size_t len = strlen(s);
-	uint64_t key = pool__hash(s, len);
-	const char **slot;
+	const char **v = hmap__find_bytes(&p->map, s, len);
 	char *copy;
-	int inserted;
 
-	for (;; key++) {
-		slot = hmap__get(&p->map, &key, &inserted);
-		if (!slot)
-			return NULL;
-		if (inserted || !*slot)		/* new, or a copy that failed before */
-			break;
-		if (!strcmp(*slot, s))
-			return *slot;
-	}
-	if (len == SIZE_MAX)
-		return NULL;
-	copy = pool__alloc(p, len + 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, s, len + 1);
-	*slot = copy;
+	if (v)
+		return *v;
+	copy = len < SIZE_MAX ? pool__alloc(p, len + 1) : NULL;
+	v = copy ? hmap__get_bytes(&p->map, memcpy(copy, s, len + 1), len, NULL) : NULL;
+	if (!v)
+		return NULL;	/* the copy stays in the pool, unused */
+	*v = copy;
 	return copy;
 }
 
