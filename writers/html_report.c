@@ -22,42 +22,38 @@
 
 /* ---- cells ---- */
 
-static double num(const struct result_table *t, size_t row, const char *col)
+/* the cell of column col in row, NULL when t has no such column */
+static const struct result_cell *cell(const struct result_table *t, size_t row, const char *col)
 {
 	int c = t ? result_table__col(t, col) : -1;
-	const struct result_cell *v;
 
-	if (c < 0)
-		return NAN;
-	v = &result_table__row(t, row)[c];
-	return v->type == RES_REAL ? v->d : v->type == RES_INT ? (double)v->i : NAN;
+	return c < 0 ? NULL : &result_table__row(t, row)[c];
+}
+
+static double num(const struct result_table *t, size_t row, const char *col)
+{
+	const struct result_cell *v = cell(t, row, col);
+
+	return !v ? NAN : v->type == RES_REAL ? v->d : v->type == RES_INT ? (double)v->i : NAN;
 }
 
 static const char *text(const struct result_table *t, size_t row, const char *col)
 {
-	int c = t ? result_table__col(t, col) : -1;
-	const struct result_cell *v;
+	const struct result_cell *v = cell(t, row, col);
 
-	if (c < 0)
-		return NULL;
-	v = &result_table__row(t, row)[c];
-	return v->type == RES_TEXT ? v->s : NULL;
+	return v && v->type == RES_TEXT ? v->s : NULL;
 }
 
 /* a key cell as text (width and pid are integers) */
 static const char *key_text(const struct result_table *t, size_t row, const char *col,
 			    char *buf, size_t size)
 {
-	int c = t ? result_table__col(t, col) : -1;
-	const struct result_cell *v;
+	const struct result_cell *v = cell(t, row, col);
 
 	buf[0] = 0;
-	if (c < 0)
-		return buf;
-	v = &result_table__row(t, row)[c];
-	if (v->type == RES_TEXT)
+	if (v && v->type == RES_TEXT)
 		return v->s;
-	if (v->type == RES_INT)
+	if (v && v->type == RES_INT)
 		snprintf(buf, size, "%" PRId64, v->i);
 	return buf;
 }
