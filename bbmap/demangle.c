@@ -29,23 +29,6 @@ void mod_demangle__exit(struct bbmap_module *m)
 	m->cxa_demangle = NULL;
 }
 
-char *mod_demangle(struct bbmap_module *m, const char *name)
-{
-	int status = -1;
-	char *d;
-
-	if (!m->cxa_demangle)
-		return NULL;
-	d = m->cxa_demangle(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(d);
-		return NULL;
-	}
-	if (m->demangle_flags & BBMAP_MODULE_DEMANGLE_SHORT)
-		mod_demangle__short(d);
-	return d;
-}
-
 /* Ends d at the first " [clone " (GCC's clone suffixes: ".isra.0", ".constprop.0", ...). */
 static size_t short__no_clones(char *d)
 {
@@ -82,7 +65,7 @@ static void short__no_return_type(char *d, size_t n)
  * ns::f<int>(unsigned int) const [clone .isra.0]" -> "ns::f<int>": clone suffixes, the
  * qualifiers after the parameter list, the list (matched back from its last ')') and a
  * template's return type go; "operator()" stays. */
-void mod_demangle__short(char *d)
+static void mod_demangle__short(char *d)
 {
 	static const char *const quals[] = { " const", " volatile", " &&", " &", " noexcept" };
 	size_t n = short__no_clones(d), i;
@@ -114,4 +97,21 @@ void mod_demangle__short(char *d)
 			return;
 		}
 	}
+}
+
+char *mod_demangle(struct bbmap_module *m, const char *name)
+{
+	int status = -1;
+	char *d;
+
+	if (!m->cxa_demangle)
+		return NULL;
+	d = m->cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(d);
+		return NULL;
+	}
+	if (m->demangle_flags & BBMAP_MODULE_DEMANGLE_SHORT)
+		mod_demangle__short(d);
+	return d;
 }

@@ -212,8 +212,6 @@ void mod_srcline__fill(const struct bbmap_module *m, struct mod_decoder *d,
 void mod_demangle__init(struct bbmap_module *m);
 void mod_demangle__exit(struct bbmap_module *m);
 char *mod_demangle(struct bbmap_module *m, const char *name);
-/* Cuts a demangled name to its short form in place (exposed for tests). */
-void mod_demangle__short(char *d);
 
 /* module.c */
 /* A copy of s kept as long as the module, the same pointer for equal strings; NULL when

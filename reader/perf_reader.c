@@ -16,7 +16,7 @@
 #include "util/grow.h"
 
 /* field widths of the attr flag word, from bit 0 (precise_ip is the 2-bit field) */
-const uint8_t perf_attr_flag_widths[] = {
+static const uint8_t perf_attr_flag_widths[] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 };

@@ -183,7 +183,6 @@ static inline int perf_reader__event_of_id(const struct perf_reader *r, uint64_t
 	return idx ? *idx : -1;
 }
 uint64_t perf__remap_bitfields(uint64_t v, const uint8_t *widths);
-extern const uint8_t perf_attr_flag_widths[];
 extern const uint8_t perf_branch_flag_widths[];
 bool perf_reader__host_le(void);
 
