@@ -237,21 +237,6 @@ bool bbmap_build_id__equal(const uint8_t *a, size_t asz, const uint8_t *b, size_
 	return asz > n ? all_zero(a + n, asz - n) : all_zero(b + n, bsz - n);
 }
 
-char *bbmap_build_id__hex(const uint8_t *id, size_t size, char *buf)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	if (size > BBMAP_BUILD_ID_MAX)
-		size = BBMAP_BUILD_ID_MAX;
-	for (i = 0; i < size; i++) {
-		buf[2 * i] = hex[id[i] >> 4];
-		buf[2 * i + 1] = hex[id[i] & 15];
-	}
-	buf[2 * size] = '\0';
-	return buf;
-}
-
 /* ---- name tables ---- */
 
 int bbmap_names__add(struct bbmap_names *t, uint64_t start, uint64_t size, const char *name)

@@ -46,7 +46,7 @@ static char *cache_lookup(const char *dir, const uint8_t *id, size_t size, const
 	uint8_t padded[BBMAP_BUILD_ID_MAX] = { 0 };
 
 	memcpy(padded, id, size < BBMAP_BUILD_ID_MAX ? size : BBMAP_BUILD_ID_MAX);
-	bbmap_build_id__hex(padded, size, hex);
+	hbbp_build_id_hex(padded, size, hex);
 	if (asprintf(&link, "%s/.build-id/%.2s/%s", dir, hex, hex + 2) < 0)
 		return NULL;
 	if (is_dir(link)) {
@@ -110,8 +110,8 @@ int bbmap_dso__try_file(struct bbmap_dso *d, const char *path, const char *debug
 	fsz = bbmap_module__build_id(m, &fid);
 	if (d->build_id_size && fsz &&
 	    !bbmap_build_id__equal(d->build_id, d->build_id_size, fid, fsz)) {
-		bbmap_build_id__hex(d->build_id, d->build_id_size, rec);
-		bbmap_build_id__hex(fid, fsz, got);
+		hbbp_build_id_hex(d->build_id, d->build_id_size, rec);
+		hbbp_build_id_hex(fid, fsz, got);
 		if (!o->ignore_build_id) {
 			d->status = DSO_BUILDID_MISMATCH;
 			bbmap_dso__set_detail(d, "%s: build-id %s differs from the recording's %s "
@@ -206,7 +206,7 @@ void bbmap_dso__find_user(struct bbmap_dso *d)
 			return;
 	}
 	if (d->build_id_size)
-		bbmap_build_id__hex(d->build_id, d->build_id_size, hex);
+		hbbp_build_id_hex(d->build_id, d->build_id_size, hex);
 	if (d->kind == DSO_KIND_VDSO) {
 		if (d->status == DSO_UNRESOLVED) {
 			d->status = DSO_MISSING;

@@ -285,7 +285,7 @@ void bbmap_dso__find_kernel(struct bbmap_dso *d)
 	if (d->status == DSO_OK || d->status == DSO_NO_CODE)
 		return;
 	if (d->build_id_size)
-		bbmap_build_id__hex(d->build_id, d->build_id_size, hex);
+		hbbp_build_id_hex(d->build_id, d->build_id_size, hex);
 	if (d->status == DSO_UNRESOLVED) {
 		d->status = DSO_MISSING;
 		bbmap_dso__set_detail(d, "%s: no vmlinux, kcore or kallsyms found (build-id %s)",

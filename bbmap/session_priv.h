@@ -121,7 +121,6 @@ uint64_t bbmap_dso__map_vaddr_range(struct bbmap_dso *d, const struct bbmap_map 
 				    uint64_t addr, uint64_t *lo, uint64_t *hi);
 /* Build-ids equal up to trailing zero padding (perf pads ids without a size to 20). */
 bool bbmap_build_id__equal(const uint8_t *a, size_t asz, const uint8_t *b, size_t bsz);
-char *bbmap_build_id__hex(const uint8_t *id, size_t size, char *buf /* >= 41 */);
 
 /* dso_find.c: finds and opens the binary of a user-space dso (also vDSO, JIT ELF). */
 void bbmap_dso__find_user(struct bbmap_dso *d);

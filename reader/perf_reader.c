@@ -256,21 +256,6 @@ int perf_reader__add_build_id(struct perf_reader *r, const uint8_t *p, size_t si
 	return 0;
 }
 
-char *perf_build_id__hex(const uint8_t *id, size_t size, char *buf)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	if (size > 20)
-		size = 20;
-	for (i = 0; i < size; i++) {
-		buf[2 * i] = hex[id[i] >> 4];
-		buf[2 * i + 1] = hex[id[i] & 15];
-	}
-	buf[2 * size] = 0;
-	return buf;
-}
-
 /* ---- file mode ---- */
 
 static bool feat_isset(const struct perf_reader *r, unsigned f)

@@ -297,7 +297,4 @@ const struct perf_event_info *perf_reader__event(const struct perf_reader *r, si
 const char *perf_reader__pmu_name(const struct perf_reader *r, uint32_t type);
 const struct perf_reader_stats *perf_reader__stats(const struct perf_reader *r);
 
-/* Formats a build-id as lowercase hex into buf (>= 41 bytes); returns buf. */
-char *perf_build_id__hex(const uint8_t *id, size_t size, char *buf);
-
 #endif

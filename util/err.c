@@ -1,5 +1,6 @@
 /* hbbp_strerror(), exit-code mapping, the replaceable log sink, the escaping of control
- * characters in text bound for a terminal, and a signal-safe stderr write (see hbbp_err.h).
+ * characters in text bound for a terminal, build-ids as hex, and a signal-safe stderr write
+ * (see hbbp_err.h).
  * Depends on libc and util/json_escape.h (its UTF-8 check) only. */
 #include <errno.h>
 #include <stdio.h>
@@ -43,6 +44,21 @@ int hbbp_exit_code(int err)
 		return HBBP_EXIT_INPUT;
 	}
 	return HBBP_EXIT_IO;
+}
+
+char *hbbp_build_id_hex(const uint8_t *id, size_t size, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	if (size > 20)
+		size = 20;
+	for (i = 0; i < size; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 15];
+	}
+	buf[2 * size] = 0;
+	return buf;
 }
 
 static hbbp_log_fn log_fn;

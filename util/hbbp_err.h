@@ -8,6 +8,7 @@
 #define HBBP_ERR_H
 
 #include <stdarg.h>
+#include <stdint.h>
 
 enum {
 	HBBP_EFORMAT = 4096,	/* corrupt or malformed input */
@@ -28,6 +29,10 @@ const char *hbbp_strerror(int err);
  * kept. For recorded strings (paths, command names, symbols) bound for a terminal; every
  * message of the log sink goes through it. Returns the length written. */
 size_t hbbp_escape(char *out, size_t size, const char *in);
+
+/* A build-id as lowercase hex into buf (>= 41 bytes: its first 20 bytes at most); returns
+ * buf. */
+char *hbbp_build_id_hex(const uint8_t *id, size_t size, char *buf);
 
 /* Writes s to stderr with write(2) alone: async-signal-safe, for signal handlers. */
 void hbbp_sigsafe_puts(const char *s);

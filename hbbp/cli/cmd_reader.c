@@ -285,7 +285,7 @@ static void print_header(const struct perf_reader *r, const char *path)
 		char hex[41];
 
 		printf("%s\n    {\"pid\": %d, \"cpumode\": %u, \"build_id\": \"%s\", \"file\": ",
-		       i ? "," : "", b->pid, b->cpumode, perf_build_id__hex(b->id, b->size, hex));
+		       i ? "," : "", b->pid, b->cpumode, hbbp_build_id_hex(b->id, b->size, hex));
 		json_str(b->filename);
 		putchar('}');
 	}

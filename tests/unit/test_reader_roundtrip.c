@@ -14,6 +14,7 @@
 #include "hbbp/method/roles.h"
 #include "reader/perf_reader.h"
 #include "tests/harness.h"
+#include "util/hbbp_err.h"
 
 static uint8_t buf[1 << 18];
 static size_t len;
@@ -854,13 +855,13 @@ static void test_build_id_table(void)
 				CHECK_STR(h->build_ids[0].filename, "[kernel.kallsyms]");
 				CHECK_EQ_U64(h->build_ids[0].pid, -1);
 				CHECK_EQ_U64(h->build_ids[0].cpumode, 1);
-				CHECK_STR(perf_build_id__hex(h->build_ids[0].id, h->build_ids[0].size, hex),
+				CHECK_STR(hbbp_build_id_hex(h->build_ids[0].id, h->build_ids[0].size, hex),
 					  "101112131415161718191a1b1c1d1e1f20212223");
 				/* the ancient layout is recognised from the kernel entry, and
 				 * then applies to the whole table */
 				CHECK_STR(h->build_ids[1].filename, "/usr/bin/prog");
 				CHECK_EQ_U64(h->build_ids[1].pid, buildid_layout == 1 ? 1234 : -1);
-				CHECK_STR(perf_build_id__hex(h->build_ids[1].id, h->build_ids[1].size, hex),
+				CHECK_STR(hbbp_build_id_hex(h->build_ids[1].id, h->build_ids[1].size, hex),
 					  "202122232425262728292a2b2c2d2e2f30313233");
 			}
 			perf_reader__delete(r);
