@@ -62,19 +62,6 @@ int radix_sort(struct radix_item *a, size_t n)
 	return 0;
 }
 
-/* it[i] = (the key of record i, i), sorted. 0 or -ENOMEM. */
-static int radix_sort_init(struct radix_item *it, const unsigned char *b, size_t n, size_t size,
-			   size_t key_off)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		memcpy(&it[i].key, b + i * size + key_off, sizeof(it[i].key));
-		it[i].val = i;
-	}
-	return radix_sort(it, n);
-}
-
 int radix_sort_words(const uint64_t *words, size_t stride, size_t nw, size_t n, size_t *order)
 {
 	struct radix_item *it = malloc((n ? n : 1) * sizeof(*it));
@@ -106,7 +93,11 @@ int radix_sort_records(void *base, size_t n, size_t size, size_t key_off)
 		return 0;
 	it = malloc(n * sizeof(*it));
 	tmp = malloc(n * size);
-	if (!it || !tmp || radix_sort_init(it, b, n, size, key_off)) {
+	for (i = 0; it && i < n; i++) {	/* (the key of record i, i), sorted */
+		memcpy(&it[i].key, b + i * size + key_off, sizeof(it[i].key));
+		it[i].val = i;
+	}
+	if (!it || !tmp || radix_sort(it, n)) {
 		free(it);
 		free(tmp);
 		return -ENOMEM;
