@@ -91,11 +91,8 @@ static void csv__cell(struct wbuf *out, const struct result_cell *c)
 
 static int csv__open(struct writer_ctx *w)
 {
-	if (!result__table(w->res, "mix")) {
-		pr_err("%s: the result has no table \"mix\" to write as CSV", w->path);
-		w->logged = true;
-		return -EINVAL;
-	}
+	if (!result__table(w->res, "mix"))
+		return writer__fail(w, -EINVAL, "the result has no table \"mix\" to write as CSV");
 	return 0;
 }
 

@@ -81,12 +81,9 @@ static int pq__load(struct writer_ctx *w)
 	if (pq.handle)
 		return 0;
 	pq.handle = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
-	if (!pq.handle) {
-		pr_err("%s: PostgreSQL output needs libpq (Debian: apt-get install libpq5): %s",
-		       w->path, dlerror());
-		w->logged = true;
-		return -ENOENT;
-	}
+	if (!pq.handle)
+		return writer__fail(w, -ENOENT, "PostgreSQL output needs libpq (Debian: apt-get "
+				    "install libpq5): %s", dlerror());
 	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
 		void *f = dlsym(pq.handle, fns[i].name);
 
@@ -361,11 +358,8 @@ static int pg__open(struct writer_ctx *w)
 		pg__fail(w, s, NULL, "cannot connect");
 		return -ECONNREFUSED;
 	}
-	if (PQsetClientEncoding(s->conn, "UTF8")) {
-		pr_err("%s: cannot set the client encoding to UTF8", w->path);
-		w->logged = true;
-		return -EIO;
-	}
+	if (PQsetClientEncoding(s->conn, "UTF8"))
+		return writer__fail(w, -EIO, "cannot set the client encoding to UTF8");
 	err = pg__schema(w, s);
 	if (!err && writer__interrupted())
 		err = -EINTR;

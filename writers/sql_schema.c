@@ -200,11 +200,9 @@ int sql_schema__check_result(struct writer_ctx *w)
 	for (i = 0; i < r->nr_tables; i++) {
 		const struct result_table *t = r->tables[i];
 
-		if (sql__reserved(t->name)) {
-			pr_err("%s: result table name \"%s\" is reserved", w->path, t->name);
-			w->logged = true;
-			return -EINVAL;
-		}
+		if (sql__reserved(t->name))
+			return writer__fail(w, -EINVAL, "result table name \"%s\" is reserved",
+					    t->name);
 		for (k = 0; k < NR_SCHEMA_TABLES; k++) {
 			bool same = !strcmp(t->name, schema_tables[k].name);
 
@@ -218,12 +216,10 @@ int sql_schema__check_result(struct writer_ctx *w)
 				same = !strncmp(spec, t->cols[c].name, n) && spec[n] == ':' &&
 				       !strcmp(spec + n + 1, tn[t->cols[c].type]);
 			}
-			if (!same) {
-				pr_err("%s: result table \"%s\" does not have the columns of"
-				       " writers/schema.h", w->path, t->name);
-				w->logged = true;
-				return -EINVAL;
-			}
+			if (!same)
+				return writer__fail(w, -EINVAL, "result table \"%s\" does not"
+						    " have the columns of writers/schema.h",
+						    t->name);
 		}
 	}
 	return 0;
@@ -244,11 +240,9 @@ static void sql__col(void *ctx, const char *const *col)
  * so a mix that does not fit has columns of no run's). */
 static int sql__misfit(struct sql_conn *c, const char *table)
 {
-	pr_err("%s: table \"%s\" of the database is not the one this tool creates (another"
-	       " program's, or another version's): write the run into another database",
-	       c->w->path, table);
-	c->w->logged = true;
-	return -HBBP_EFORMAT;
+	return writer__fail(c->w, -HBBP_EFORMAT, "table \"%s\" of the database is not the one"
+			    " this tool creates (another program's, or another version's): write"
+			    " the run into another database", table);
 }
 
 /* Checks the columns of table against want (sql__col's): 0 when they match, 1 when there is
@@ -376,13 +370,11 @@ static int sql__ensure_mix(struct sql_conn *c, const struct result_table *t,
 			;
 		if (k < have->nr && !strcasecmp(have->type[k], type[t->cols[i].type]))
 			continue;
-		if (k < have->nr) {
-			pr_err("%s: this run does not fit the database: its mix column \"%s\" is"
-			       " %s there, %s in this run: write this run into another database",
-			       c->w->path, t->cols[i].name, have->type[k], type[t->cols[i].type]);
-			c->w->logged = true;
-			return -HBBP_EFORMAT;
-		}
+		if (k < have->nr)
+			return writer__fail(c->w, -HBBP_EFORMAT, "this run does not fit the"
+					    " database: its mix column \"%s\" is %s there, %s in"
+					    " this run: write this run into another database",
+					    t->cols[i].name, have->type[k], type[t->cols[i].type]);
 		b = sql__buf();
 		if (b) {
 			wbuf__puts(b, "ALTER TABLE mix ADD COLUMN ");
@@ -678,11 +670,9 @@ static bool sql__older_runs(const struct sql_obj *have, const struct sql_obj *wa
 
 static int sql__foreign(struct sql_conn *c, const char *what)
 {
-	pr_err("%s: the database has %s, not this tool's: runs are added only to a database that"
-	       " runs no SQL but this tool's (drop it, or write the run into another database)",
-	       c->w->path, what);
-	c->w->logged = true;
-	return -HBBP_EFORMAT;
+	return writer__fail(c->w, -HBBP_EFORMAT, "the database has %s, not this tool's: runs are"
+			    " added only to a database that runs no SQL but this tool's (drop it,"
+			    " or write the run into another database)", what);
 }
 
 /* SQLite: each object of the database of a name the reference has is as the reference has

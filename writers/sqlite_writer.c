@@ -88,10 +88,8 @@ static int sqlite__fail(struct writer_ctx *w, sqlite3 *db, int rc, const char *w
 {
 	int err = sqlite__err(db, rc);
 
-	pr_err("%s: %s: %s (%s)", w->path, what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
-	       hbbp_strerror(err));
-	w->logged = true;
-	return err;
+	return writer__fail(w, err, "%s: %s (%s)", what, db ? sqlite3_errmsg(db) :
+			    sqlite3_errstr(rc), hbbp_strerror(err));
 }
 
 static int sqlite__exec(struct sql_conn *c, const char *sql, const char *what)

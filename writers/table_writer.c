@@ -118,11 +118,9 @@ static void put_cell(struct wbuf *out, const char *s, size_t width, bool left, b
 
 static int table__open(struct writer_ctx *w)
 {
-	if (!result__table(w->res, "mix")) {
-		pr_err("%s: the result has no table \"mix\" to write as a table", w->path);
-		w->logged = true;
-		return -EINVAL;
-	}
+	if (!result__table(w->res, "mix"))
+		return writer__fail(w, -EINVAL, "the result has no table \"mix\" to write as a"
+				    " table");
 	w->priv = calloc(1, sizeof(struct table_state));
 	return w->priv ? 0 : -ENOMEM;
 }

@@ -94,6 +94,10 @@ extern const struct writer_ops sqlite_writer_ops;
 extern const struct writer_ops pg_writer_ops;
 extern const struct writer_ops table_writer_ops;
 
+/* Logs "PATH: message" (pr_err, util/hbbp_err.h), marks the failure said, gives err. */
+#define writer__fail(w, err, fmt, ...) \
+	(pr_err("%s: " fmt, (w)->path, ##__VA_ARGS__), (w)->logged = true, (err))
+
 /* Whether the writer should stop: a signal arrived during an in-place write (the caller
  * rolls back and exits; writers/outfile.c). */
 bool writer__interrupted(void);
