@@ -221,26 +221,13 @@ struct perf_record {
 			uint16_t ksym_type, flags;
 			const char *name;
 		} ksymbol;
-		struct {				/* TEXT_POKE */
-			uint64_t addr;
-			uint16_t old_len, new_len;
-			const uint8_t *old_bytes, *new_bytes;
-		} text_poke;
-		struct { uint32_t next_prev_pid, next_prev_tid; } switch_cpu_wide;
 		struct { uint64_t id; const char *path; } cgroup;
-		struct { uint64_t nr; } namespaces;
 		struct {				/* HEADER_BUILD_ID (67) */
 			int32_t pid;
 			uint8_t size;
 			uint8_t id[20];
 			const char *filename;
 		} build_id;
-		struct {				/* TIME_CONV */
-			uint64_t time_shift, time_mult, time_zero;
-			uint64_t time_cycles, time_mask;
-			bool cap_user_time_zero, cap_user_time_short;
-		} time_conv;
-		struct { uint64_t size; } auxtrace;	/* AUXTRACE: payload skipped */
 	};
 };
 
