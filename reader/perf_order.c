@@ -202,7 +202,7 @@ static bool start_flush_samples(struct perf_reader *r, uint64_t limit)
 	return true;
 }
 
-/* starts delivering the queued records with time <= limit (all when flush_all) */
+/* starts delivering the queued records with time <= limit (all of them when all) */
 static void start_flush(struct perf_reader *r, uint64_t limit, bool all)
 {
 	size_t n = 0;

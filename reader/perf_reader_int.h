@@ -128,7 +128,7 @@ struct perf_reader {
 	size_t q_deliver, q_deliver_end;	/* delivering q[q_deliver..q_deliver_end) */
 	bool q_delivering;
 	uint64_t next_flush, max_time, last_flush, seq;
-	bool at_end, flush_all;
+	bool at_end;
 	bool have_round;			/* a FINISHED_ROUND seen */
 
 	/* decode scratch, reused */
