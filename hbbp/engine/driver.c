@@ -394,7 +394,10 @@ int hbbp_driver__record(struct hbbp_driver *d, const struct perf_record *rec)
 	if (err)
 		return err;
 	d->lgen++;	/* the address spaces may change: forget cached lookups */
-	if (hbbp_code_bbmap__record(d->s, rec))
+	err = hbbp_code_bbmap__record(d->s, rec);
+	if (err == -ENOMEM)
+		return err;
+	if (err)	/* a malformed map or build-id: left out, said in the run's notes */
 		d->nr_record_errors++;
 	return 0;
 }

@@ -54,7 +54,7 @@ struct hbbp_driver {
 	 * that may change an address space, when full, and by hbbp_driver__finish. */
 	struct hbbp_stack_cache stacks;
 	struct hbbp_stack_stats sstats;	/* the stacks seen, distinct, cached or not */
-	uint64_t nr_record_errors;	/* address-space errors on non-sample records */
+	uint64_t nr_record_errors;	/* malformed address-space records, left out */
 	int flush_err;			/* error of a flush inside hbbp_driver__finish */
 	/* The time-weighted LBR estimate in one pass (hbbp/method/lbr_defer.h), or NULL: the
 	 * stacks are summed with weight 0, their weights added by hbbp_driver__finish. */

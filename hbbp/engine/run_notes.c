@@ -392,6 +392,9 @@ int convert__notes(struct convert_run *run, const struct convert_opts *o)
 	struct notes n = { run, o, 0 };
 
 	notes_reader(&n);
+	if (run->drv.nr_record_errors)
+		note(&n, "malformed mmap, ksymbol or build-id records left out: %" PRIu64
+		     " (samples in what they describe are unattributed)", run->drv.nr_record_errors);
 	notes_events(&n);
 	if (!n.err)	/* the unit of the count columns, for the stores and the report */
 		n.err = result__meta_text(run->res, "count_unit", convert__count_unit(run));

@@ -147,7 +147,6 @@ struct hbbp_accum {
 	uint64_t rejected[REJ__COUNT];
 	double rejected_weight[REJ__COUNT];
 	uint64_t nr_samples, nr_unused_samples;
-	uint64_t nr_record_errors;	/* code errors on non-sample records (the caller's) */
 	/* EBS samples at unmapped IPs and their periods, added to the unresolved accounting
 	 * (unres, dso NULL) by hbbp_accum__scale: after the streams' entries */
 	uint64_t ebs_unmapped_n;
