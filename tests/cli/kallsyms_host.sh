@@ -17,9 +17,11 @@ fi
 perf record -q -e cpu-clock -o - -- dd if=/dev/zero of=/dev/null bs=1M count=20000 \
 	> "$TMP/here.data" 2> "$TMP/rec.err"
 perf report -i "$TMP/here.data" --sort dso,sym --stdio > "$TMP/perf.txt" 2> /dev/null
-# perf's kernel rows "share symbol", the top 5 by share
-awk '$2 == "[kernel.kallsyms]" && $3 == "[k]" { sub(/%/, "", $1); print $1, $4 }' \
-	"$TMP/perf.txt" | head -n 5 > "$TMP/perf.rows"
+# perf's kernel rows "share symbol", the top 5 by share; perf lists two functions of one name
+# (static ones) as two rows, which a mix by symbol sums into one
+awk '$2 == "[kernel.kallsyms]" && $3 == "[k]" { sub(/%/, "", $1); s[$4] += $1 }
+	END { for (k in s) print s[k], k }' "$TMP/perf.txt" | sort -k1,1gr -k2 | head -n 5 \
+	> "$TMP/perf.rows"
 if [ ! -s "$TMP/perf.rows" ] || grep -q " 0x" "$TMP/perf.rows"; then
 	skip "$n: perf recorded no named kernel samples here (perf_event_paranoid?)"; exit 0
 fi
@@ -66,7 +68,8 @@ off=$(awk '$3 == "" || $2 - $3 > 0.01 || $3 - $2 > 0.01' "$TMP/cmp.rows" | wc -l
 top=$(head -n 1 "$TMP/cmp.rows")
 expect "$n: recorded here: perf's top kernel symbols ($(wc -l < "$TMP/cmp.rows"), first: $top), $off more than 0.01 points off; one note (exit $rc)" \
 	'[ $rc -eq 0 ] && [ $off -eq 0 ] && [ "$(grep -c "$NOTE" "$TMP/here.err")" -eq 1 ] &&
-	 ! grep -q "^\[kernel.kallsyms\],\[unknown\]," "$TMP/here.csv"' || cat "$TMP/cmp.rows" >&2
+	 ! grep -q "^\[kernel.kallsyms\],\[unknown\]," "$TMP/here.csv"'
+[ $off -eq 0 ] || cat "$TMP/cmp.rows" >&2
 
 # another host, another kernel release, another boot: no fallback, the hint
 for c in host rel boot; do
