@@ -18,8 +18,9 @@ skip() { echo "SKIP $*"; }
 check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 # expect NAME 'CONDITION': PASS if the whole CONDITION, a shell list such as '[ a ] && b', holds.
 # It runs as one unit (as git's test_expect_success runs its quoted body), with the test's
-# variables and functions in scope. tests/run.sh refuses the weak form (tests/weak_checks.awk).
-expect() { name=$1; shift; if eval "$*"; then pass "$name"; else fail "$name"; fi; }
+# variables and functions in scope; false when it fails (so `expect ... || cat LOG` shows why).
+# tests/run.sh refuses the weak form (tests/weak_checks.awk).
+expect() { name=$1; shift; if eval "$*"; then pass "$name"; else fail "$name"; return 1; fi; }
 have_corpus() { [ -f "$CORPUS/MANIFEST.md" ]; }
 # have_bench_tools NAME: benchgen ($GEN) and pmusim built and qemu-x86_64 installed; else a
 # SKIP line for NAME and false.
