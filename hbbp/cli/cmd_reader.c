@@ -68,17 +68,18 @@ static int cmd_reader__roles(const struct perf_reader *r, const struct cli_args 
 	return hbbp_exit_code(err);
 }
 
-/* Prints the reader's error message for err < 0, deletes r, returns the exit code. */
-static int cmd_reader__fail(struct perf_reader *r, int err)
+/* Prints the reader's error message for err < 0 (after what stdout holds), returns the exit
+ * code. */
+static int cmd_reader__fail(const struct perf_reader *r, int err)
 {
+	fflush(stdout);
 	pr_err("%s", perf_reader__errmsg(r));
-	perf_reader__delete(r);
 	return hbbp_exit_code(err);
 }
 
-/* Warnings for a recording read in part: truncated (bytes missing), corrupt header sections
- * skipped, an empty build-id list. */
-static void cmd_reader__warn_partial(const struct perf_reader *r, const char *path)
+/* After a whole read: warnings for a recording read in part (truncated: bytes missing,
+ * corrupt header sections skipped, an empty build-id list), stdout flushed; the exit code. */
+static int cmd_reader__end(const struct perf_reader *r, const char *path)
 {
 	const struct perf_header_info *h = perf_reader__header(r);
 	const struct perf_reader_stats *st = perf_reader__stats(r);
@@ -96,6 +97,10 @@ static void cmd_reader__warn_partial(const struct perf_reader *r, const char *pa
 	if (st->empty_build_ids)
 		pr_warn("%s: the build-id list is empty: binaries cannot be checked against the "
 			"recording", path);
+	if (!fflush(stdout) && !ferror(stdout))
+		return HBBP_EXIT_OK;
+	pr_err("write error: %s", strerror(errno));
+	return HBBP_EXIT_IO;
 }
 
 /* appends "0x<hex>" / decimal without printf: dump is output-bound */
@@ -198,17 +203,7 @@ int cmd_dump(int argc, char **argv)
 		fwrite(line, 1, (size_t)(sample_line(line, &rec->sample) - line), stdout);
 		n++;
 	}
-	if (err < 0) {
-		fflush(stdout);
-		rc = cmd_reader__fail(r, err);
-		r = NULL;
-		goto out;
-	}
-	cmd_reader__warn_partial(r, path);
-	if (fflush(stdout) || ferror(stdout)) {
-		pr_err("write error: %s", strerror(errno));
-		rc = HBBP_EXIT_IO;
-	}
+	rc = err < 0 ? cmd_reader__fail(r, err) : cmd_reader__end(r, path);
 out:
 	perf_reader__delete(r);
 	cli_args__exit(&a);
@@ -239,26 +234,19 @@ static void print_header(const struct perf_reader *r, const char *path)
 {
 	const struct perf_header_info *h = perf_reader__header(r);
 	const struct perf_reader_stats *st = perf_reader__stats(r);
+	const char *const text[][2] = {
+		{ "file", path }, { "perf_version", h->version }, { "hostname", h->hostname },
+		{ "osrelease", h->osrelease }, { "arch", h->arch }, { "cpudesc", h->cpudesc },
+		{ "cpuid", h->cpuid }, { "cmdline", h->cmdline },
+	};
 	bool first = true;
 	size_t i;
 	unsigned t;
 
-	printf("{\n  \"file\": ");
-	json_str(path);
-	printf(",\n  \"perf_version\": ");
-	json_str(h->version);
-	printf(",\n  \"hostname\": ");
-	json_str(h->hostname);
-	printf(",\n  \"osrelease\": ");
-	json_str(h->osrelease);
-	printf(",\n  \"arch\": ");
-	json_str(h->arch);
-	printf(",\n  \"cpudesc\": ");
-	json_str(h->cpudesc);
-	printf(",\n  \"cpuid\": ");
-	json_str(h->cpuid);
-	printf(",\n  \"cmdline\": ");
-	json_str(h->cmdline);
+	for (i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		printf("%s\n  \"%s\": ", i ? "," : "{", text[i][0]);
+		json_str(text[i][1]);
+	}
 	printf(",\n  \"nr_cpus_avail\": %u,\n  \"nr_cpus_online\": %u", h->nr_cpus_avail,
 	       h->nr_cpus_online);
 	printf(",\n  \"total_mem_kb\": %" PRIu64 ",\n  \"data_offset\": %" PRIu64 ",\n  "
@@ -358,7 +346,6 @@ int cmd_stats(int argc, char **argv)
 		;
 	if (err < 0) {
 		rc = cmd_reader__fail(r, err);
-		r = NULL;
 		goto out;
 	}
 	/* the roles of every event, once all are known (pipe mode: attrs along the stream) */
@@ -366,11 +353,7 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	print_header(r, path);
 	print_events(r, roles);
-	cmd_reader__warn_partial(r, path);
-	if (fflush(stdout) || ferror(stdout)) {
-		pr_err("write error: %s", strerror(errno));
-		rc = HBBP_EXIT_IO;
-	}
+	rc = cmd_reader__end(r, path);
 out:
 	perf_reader__delete(r);
 	free(roles);
