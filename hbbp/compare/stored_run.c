@@ -87,17 +87,18 @@ struct pivot {
 	double widen;			/* the intervals' widening: the largest throttle_spread_N */
 };
 
-/* One integer of a query with the run id as its parameter; dflt when no row or NULL. */
-static int64_t pv_int(const struct pivot *p, const char *sql, int64_t dflt)
+/* One number of a query with run as its parameter (where it takes one); dflt when the query
+ * fails or gives no row or NULL. */
+static double db_num(sqlite3 *db, int64_t run, const char *sql, double dflt)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t v = dflt;
+	double v = dflt;
 
-	if (!sqlite3_prepare_v2(p->db, sql, -1, &st, NULL)) {
+	if (!sqlite3_prepare_v2(db, sql, -1, &st, NULL)) {
 		if (sqlite3_bind_parameter_count(st))
-			sqlite3_bind_int64(st, 1, p->run);
+			sqlite3_bind_int64(st, 1, run);
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-			v = sqlite3_column_int64(st, 0);
+			v = sqlite3_column_double(st, 0);
 	}
 	sqlite3_finalize(st);
 	return v;
@@ -140,18 +141,18 @@ static int pv_stored(const struct pivot *p, int64_t version)
 
 	/* format versions 1 and 2 stored every thread and the source lines, no isa_set */
 	snprintf(sql, sizeof(sql), meta, "stored_threads");
-	if ((p->needs & NEED_THREAD) && !pv_int(p, sql, 1)) {
+	if ((p->needs & NEED_THREAD) && !db_num(p->db, p->run, sql, 1)) {
 		what = "its blocks per thread";
 		how = "--store threads (or a key by thread)";
 	}
 	snprintf(sql, sizeof(sql), meta, "stored_lines");
-	if (!what && (p->needs & NEED_LINES) && !pv_int(p, sql, 1)) {
+	if (!what && (p->needs & NEED_LINES) && !db_num(p->db, p->run, sql, 1)) {
 		what = "its source lines";
 		how = "--store lines (or --by srcline)";
 	}
 	if (!what && (p->needs & NEED_ISA_SET) &&
-	    (version < 3 || pv_int(p, "SELECT COUNT(*) FROM instructions WHERE run_id = ? AND"
-			     " isa_set IS NULL", 0))) {
+	    (version < 3 || db_num(p->db, p->run, "SELECT COUNT(*) FROM instructions WHERE"
+				   " run_id = ? AND isa_set IS NULL", 0))) {
 		what = "isa_set (a run written before format version 3)";
 		how = "this version of the tool";
 	}
@@ -254,7 +255,7 @@ int diff__pivot_db(struct result *out, sqlite3 *db, const char *path, int64_t ru
 	char spec[MAX_PIVOT_KEYS][64];
 	struct result_table *t;
 	sqlite3_stmt *st = NULL;
-	int64_t version = pv_int(&p, "PRAGMA user_version", 0);
+	int64_t version = (int64_t)db_num(db, run_id, "PRAGMA user_version", 0);
 	char *sql = NULL;
 	size_t k;
 	int err = pv_keys(&p, keys);
@@ -271,13 +272,8 @@ int diff__pivot_db(struct result *out, sqlite3 *db, const char *path, int64_t ru
 	cols[k++] = "count_lo:real";
 	cols[k++] = "count_hi:real";
 	/* a throttled event's uncertainty widens every interval, as in the mix */
-	sqlite3_prepare_v2(db, "SELECT MAX(CAST(value AS REAL)) FROM run_meta WHERE run_id = ? AND"
-			   " key LIKE 'throttle\\_spread\\_%' ESCAPE '\\'", -1, &st, NULL);
-	sqlite3_bind_int64(st, 1, run_id);
-	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		p.widen = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
+	p.widen = db_num(db, run_id, "SELECT MAX(CAST(value AS REAL)) FROM run_meta WHERE run_id"
+			 " = ? AND key LIKE 'throttle\\_spread\\_%' ESCAPE '\\'", 0);
 	sql = pv_sql(&p, (p.needs & NEED_THREAD) || version < 3);
 	if (!sql)
 		return -ENOMEM;
@@ -525,7 +521,8 @@ int ref_sqlite__read(const char *path, struct ref_mix **out)
 	sqlite3_stmt *st = NULL;
 	struct ref_mix *m = NULL;
 	struct result *res = NULL;
-	int64_t run = 0, version;
+	int64_t run = 0;
+	double version;
 	int err;
 
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL)) {
@@ -533,22 +530,19 @@ int ref_sqlite__read(const char *path, struct ref_mix **out)
 		sqlite3_close(db);
 		return err;
 	}
-	if (sqlite3_prepare_v2(db, "pragma user_version", -1, &st, NULL) ||
-	    sqlite3_step(st) != SQLITE_ROW) {
+	version = db_num(db, 0, "pragma user_version", NAN);
+	if (isnan(version)) {
 		err = db_err(path, db, "reading the format version");
 		goto out;
 	}
-	if (sqlite3_column_int64(st, 0) > SCHEMA_FORMAT_VERSION || sqlite3_column_int64(st, 0) < 0) {
+	if (version > SCHEMA_FORMAT_VERSION || version < 0) {
 		/* 0: no version set (a table made by hand); 1 to 3: ours (2 added count_lo,
 		 * count_hi, 3 renamed blocks.count executions and a run's mix columns) */
-		pr_err("%s: format version %lld is not supported (this tool reads 1 to %d)", path,
-		       (long long)sqlite3_column_int64(st, 0), SCHEMA_FORMAT_VERSION);
+		pr_err("%s: format version %.0f is not supported (this tool reads 1 to %d)", path,
+		       version, SCHEMA_FORMAT_VERSION);
 		err = -HBBP_EUNSUPP;
 		goto out;
 	}
-	version = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
 	if (sqlite3_prepare_v2(db, "select max(run_id) from mix", -1, &st, NULL) ||
 	    sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
 		err = db_err(path, db, "no run in the mix table");
@@ -561,7 +555,7 @@ int ref_sqlite__read(const char *path, struct ref_mix **out)
 	err = err ? err : diff__read_db(res, path, run, NULL);
 	err = err ? err : ref_rows(path, result__table(res, "mix"), &m);
 	if (!err)
-		err = read_ips(path, db, run, version, m);
+		err = read_ips(path, db, run, (int64_t)version, m);
 	if (!err) {
 		char note[64];
 
