@@ -98,8 +98,6 @@ static int data_row(struct sde *s, char *line)
 	char *save = NULL, *name = strtok_r(line, " \t\r\n", &save);
 	char *cnt = strtok_r(NULL, " \t\r\n", &save), *end;
 	unsigned long long v;
-	const char *keys[3];
-	int err = 0;
 
 	if (!name || s->sec == SEC_NONE || s->sec == SEC_OTHER)
 		return 0;	/* top blocks, function totals, static counts */
@@ -128,26 +126,12 @@ static int data_row(struct sde *s, char *line)
 	    strlen(name))
 		return sde_err(s, "not an iclass:", name);
 	s->sum += (double)v;
-	switch (s->sec) {
-	case SEC_THREAD:
-		keys[0] = s->tid;
-		keys[1] = name;
-		err = ref_mix__add_row(s->thr, keys, (double)v);
-		break;
-	case SEC_FUNC:
-		keys[0] = s->tid;
-		keys[1] = s->fn;
-		keys[2] = name;
-		err = ref_mix__add_row(s->fns, keys, (double)v);
-		break;
-	case SEC_GLOBAL:
-		keys[0] = name;
-		err = ref_mix__add_row(s->glob, keys, (double)v);
-		break;
-	default:
-		break;
-	}
-	return err;
+	if (s->sec == SEC_THREAD)
+		return ref_mix__add_row(s->thr, (const char *const[]){ s->tid, name }, (double)v);
+	if (s->sec == SEC_FUNC)
+		return ref_mix__add_row(s->fns, (const char *const[]){ s->tid, s->fn, name },
+					(double)v);
+	return ref_mix__add_row(s->glob, (const char *const[]){ name }, (double)v);
 }
 
 static int sde_parse(struct sde *s, FILE *f)
