@@ -1,7 +1,8 @@
 /* Per-instruction listings of functions from a conversion's result tables (see
  * hbbp/pivot/annotate.h). The ids of the tables are checked against their sizes (a result
  * read from elsewhere cannot index out of bounds).
- * Depends on writers/result.h, util/grow.h and libc; never prints.
+ * Depends on writers/result.h, hbbp/pivot/mix.h (the filters' matching), util/grow.h and
+ * libc; never prints.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "hbbp/pivot/annotate.h"
+#include "hbbp/pivot/mix.h"
 #include "util/grow.h"
 #include "util/hbbp_err.h"
 
@@ -63,32 +65,6 @@ static size_t id_index(int64_t id, size_t n)
 bool annotate__name_matches(const char *pattern, const char *name)
 {
 	return !strcmp(pattern, name) || (strpbrk(pattern, "*?[") && !fnmatch(pattern, name, 0));
-}
-
-static bool list_has(const char *list, const char *v)
-{
-	const char *p = list;
-	char elem[256];
-	size_t vl;
-
-	if (!list)
-		return true;
-	if (!v)
-		return false;
-	vl = strlen(v);
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		if (len == vl && !strncmp(p, v, len))
-			return true;
-		if (len < sizeof(elem) && snprintf(elem, sizeof(elem), "%.*s", (int)len, p) &&
-		    annotate__name_matches(elem, v))
-			return true;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return false;
 }
 
 struct sym {
@@ -244,7 +220,8 @@ static bool sym_listed(const struct annotate_opts *o, const struct tabs *t, cons
 	mod = cell_text(t->mod, s->module, t->mod_name);
 	if (!mod)
 		return false;
-	if (o->module && !list_has(o->module, mod) && !list_has(o->module, annotate__basename(mod)))
+	if (o->module && !hbbp_mix__list_has(o->module, mod, true) &&
+	    !hbbp_mix__list_has(o->module, annotate__basename(mod), true))
 		return false;
 	for (j = 0; j < o->nr_symbols; j++)
 		if (annotate__name_matches(o->symbols[j], s->name))

@@ -357,18 +357,32 @@ const char *hbbp_mix__key_name(const struct hbbp_mix_opts *o, size_t i)
 
 /* ---- the filters ---- */
 
-/* One element of a filter list: equal, or a shell glob (fnmatch) when it has * ? or [. */
-static bool elem_matches(const char *p, size_t len, const char *v)
+/* One element of a list: equal, or a shell glob (fnmatch) when it has * ? or [; with literal,
+ * equal matches also an element with those. */
+static bool elem_matches(const char *p, size_t len, const char *v, bool literal)
 {
+	bool glob = strcspn(p, "*?[") < len;
 	char pat[256];
 
-	if (strcspn(p, "*?[") >= len)
-		return strlen(v) == len && !strncmp(p, v, len);
-	if (len >= sizeof(pat))
+	if ((literal || !glob) && strlen(v) == len && !strncmp(p, v, len))
+		return true;
+	if (!glob || len >= sizeof(pat))
 		return false;
 	memcpy(pat, p, len);
 	pat[len] = 0;
 	return !fnmatch(pat, v, 0);
+}
+
+bool hbbp_mix__list_has(const char *list, const char *v, bool literal)
+{
+	while (*list) {
+		size_t len = strcspn(list, ",");
+
+		if (elem_matches(list, len, v, literal))
+			return true;
+		list += len + !!list[len];
+	}
+	return false;
 }
 
 enum { FILTER_PID, FILTER_COMM, FILTER_MODULE, FILTER_SYMBOL, NR_FILTERS };
@@ -381,10 +395,10 @@ static const char *filter_list(const struct hbbp_mix_opts *o, int which)
 	return lists[which];
 }
 
-/* Whether element p[0, len) of filter `which` matches thread block t: its pid, its comm,
+/* Whether an element of list (of filter `which`) matches thread block t: its pid, its comm,
  * its block's module (short or full name) or symbol. */
-static bool filter_elem(const struct mix_ctx *x, const struct hbbp_tblock *t, int which,
-			const char *p, size_t len)
+static bool filter_match(const struct mix_ctx *x, const struct hbbp_tblock *t, int which,
+			 const char *list)
 {
 	const struct hbbp_block *b = &x->c->blocks[t->block];
 	char num[16];
@@ -393,33 +407,16 @@ static bool filter_elem(const struct mix_ctx *x, const struct hbbp_tblock *t, in
 	switch (which) {
 	case FILTER_PID:
 		snprintf(num, sizeof(num), "%" PRIu32, t->pid);
-		return elem_matches(p, len, num);
+		return hbbp_mix__list_has(list, num, false);
 	case FILTER_COMM:
 		v = hbbp_accum__comm(x->d, t->pid, t->tid, NULL);
-		return v && elem_matches(p, len, v);
+		return v && hbbp_mix__list_has(list, v, false);
 	case FILTER_MODULE:
-		return elem_matches(p, len, mix__dso_short(x, b->dso)) ||
-		       elem_matches(p, len, mix__dso_full(x, b->dso));
+		return hbbp_mix__list_has(list, mix__dso_short(x, b->dso), false) ||
+		       hbbp_mix__list_has(list, mix__dso_full(x, b->dso), false);
 	default:
-		return b->symname && elem_matches(p, len, b->symname);
+		return b->symname && hbbp_mix__list_has(list, b->symname, false);
 	}
-}
-
-/* Whether an element of the list of filter `which` matches t. */
-static bool filter_any(const struct mix_ctx *x, const struct hbbp_tblock *t, int which)
-{
-	const char *p = filter_list(x->o, which);
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		if (filter_elem(x, t, which, p, len))
-			return true;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return false;
 }
 
 bool hbbp_mix__filtered(const struct hbbp_mix_opts *o)
@@ -433,7 +430,7 @@ bool mix__passes(const struct mix_ctx *x, const struct hbbp_tblock *t)
 	int which;
 
 	for (which = 0; which < NR_FILTERS; which++)
-		if (filter_list(x->o, which) && !filter_any(x, t, which))
+		if (filter_list(x->o, which) && !filter_match(x, t, which, filter_list(x->o, which)))
 			return false;
 	if (x->o->user_only && (!b->dso || dso_is_kernel(x, b->dso)))
 		return false;
@@ -454,25 +451,21 @@ int hbbp_mix__unmatched(const struct hbbp_counts *c, struct hbbp_accum *d,
 
 		while (p && *p && !err) {
 			size_t len = strcspn(p, ","), i;
+			char *v = strndup(p, len);	/* the element, as a list of one */
 			bool found = false;
 
-			for (i = 0; i < c->nr_tblocks && !found; i++) {
+			if (!v)
+				return -ENOMEM;
+			for (i = 0; i < c->nr_tblocks && !found && len; i++) {
 				struct hbbp_tblock tmp;
 				const struct hbbp_tblock *tb = hbbp_counts__tblock(c, i, &tmp);
 
-				found = tb->count > 0 && filter_elem(&x, tb, which, p, len);
+				found = tb->count > 0 && filter_match(&x, tb, which, v);
 			}
-			if (!found && len) {
-				char *v = strndup(p, len);
-
-				if (!v)
-					return -ENOMEM;
+			if (!found && len)
 				err = fn(ctx, filter_opt[which], v);
-				free(v);
-			}
-			p += len;
-			if (*p == ',')
-				p++;
+			free(v);
+			p += len + !!p[len];
 		}
 	}
 	return err;
