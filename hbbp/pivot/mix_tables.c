@@ -739,7 +739,6 @@ static int table_events(struct result *res, const struct mix_ctx *x,
 		const struct perf_event_info *e = events[i];
 		const struct hbbp_event_state *s = &x->d->ev[i];
 		struct result_cell *cell = result_table__add_row(t);
-		static const char *const roles[] = { "unused", "ebs", "lbr" };
 
 		if (!cell)
 			return -ENOMEM;
@@ -753,8 +752,7 @@ static int table_events(struct result *res, const struct mix_ctx *x,
 		result_cell__int(&cell[7], perf_evattr__freq(&e->attr));
 		result_cell__int(&cell[8], perf_evattr__precise_ip(&e->attr));
 		if (!err)
-			err = result_cell__text(t, &cell[9], (unsigned)s->role < 3 ? roles[s->role] :
-						"?");
+			err = result_cell__text(t, &cell[9], hbbp_role_name(s->role));
 		if (!err && s->role_reason)
 			err = result_cell__text(t, &cell[10], s->role_reason);
 		result_cell__int(&cell[11], (int64_t)s->samples);
