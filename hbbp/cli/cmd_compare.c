@@ -401,13 +401,8 @@ static int write_out(const struct cmp *c, const struct ref_mix *ref, const struc
 		for (k = 0; k < c->nr_keys && !err; k++) {
 			size_t l = strcspn(p, "\x1f");
 
-			if (l >= sizeof(part))
-				l = sizeof(part) - 1;
-			memcpy(part, p, l);
-			part[l] = 0;
-			p += strcspn(p, "\x1f");
-			if (*p)
-				p++;
+			snprintf(part, sizeof(part), "%.*s", (int)l, p);
+			p += l + !!p[l];
 			cell = result_table__row(t, i);
 			err = result_cell__text(t, &cell[k], part);
 		}
