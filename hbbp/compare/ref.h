@@ -59,6 +59,8 @@ int ref_mix__add_row(struct ref_mix *m, const char *const *keys, double count);
 int ref_mix__add_ip(struct ref_mix *m, const char *module, uint64_t addr, double count,
 		    const char *mnemonic);
 int ref_mix__set_note(struct ref_mix *m, const char *note);
+/* A reader's end: m into *out, or with an error err m deleted; returns err. */
+int ref_mix__finish(struct ref_mix *m, int err, struct ref_mix **out);
 /* Opens path for reading: 0, or -errno after logging "PATH: cannot open: why". */
 int ref_mix__fopen(const char *path, const char *mode, FILE **f);
 /* Whether a column of our own outputs is a value (count, share, cycles, diagnostics), not a

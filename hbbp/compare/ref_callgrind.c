@@ -451,10 +451,5 @@ int ref_callgrind__read(const char *path, struct ref_mix **out)
 	names_exit(&c.fns);
 	hmap__exit(&c.cost);
 	hmap__exit(&c.entry);
-	if (err) {
-		ref_mix__delete(m);
-		return err;
-	}
-	*out = m;
-	return 0;
+	return ref_mix__finish(m, err, out);
 }

@@ -307,10 +307,5 @@ out:
 	if (c.f)
 		fclose(c.f);
 	free(c.buf);
-	if (err < 0) {
-		ref_mix__delete(m);
-		return err;
-	}
-	*out = m;
-	return 0;
+	return ref_mix__finish(m, err, out);
 }

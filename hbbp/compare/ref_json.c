@@ -296,10 +296,5 @@ int ref_json__read(const char *path, struct ref_mix **out)
 	sqlite3_close(j.db);
 	fclose(j.f);
 	free(j.buf);
-	if (err) {
-		ref_mix__delete(j.m);
-		return err;
-	}
-	*out = j.m;
-	return 0;
+	return ref_mix__finish(j.m, err, out);
 }

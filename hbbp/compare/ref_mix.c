@@ -171,6 +171,16 @@ int ref_mix__set_note(struct ref_mix *m, const char *note)
 	return 0;
 }
 
+int ref_mix__finish(struct ref_mix *m, int err, struct ref_mix **out)
+{
+	if (err) {
+		ref_mix__delete(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
 /* ---- detection ---- */
 
 static bool has_ext(const char *path, const char *ext)

@@ -289,10 +289,5 @@ int ref_sde__read(const char *path, struct ref_mix **out)
 	ref_mix__delete(s.thr);
 	ref_mix__delete(s.fns);
 	ref_mix__delete(s.glob);
-	if (err) {
-		ref_mix__delete(m);
-		return err;
-	}
-	*out = m;
-	return 0;
+	return ref_mix__finish(m, err, out);
 }

@@ -566,11 +566,7 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	result__delete(res);
-	if (err) {
-		ref_mix__delete(m);
-		return err;
-	}
-	m->named = true;
-	*out = m;
-	return 0;
+	if (!err)
+		m->named = true;
+	return ref_mix__finish(m, err, out);
 }
