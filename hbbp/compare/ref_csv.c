@@ -270,17 +270,8 @@ int ref_csv__read(const char *path, const char *value, struct ref_mix **out)
 		const char *kind = (nf == 2 || (nf == 3 && !strcmp(cols[2], "cycles"))) &&
 				   nk == 1 && !strcmp(keys[0], "mnemonic") ?
 				   "pmusim-truth" : "csv";
-		char *hdr = malloc(c.len);
 
-		if (!hdr) {
-			err = -ENOMEM;
-			goto out;
-		}
-		memcpy(hdr, c.buf, c.len);
-		for (i = 0; i < nk; i++)
-			keys[i] = hdr + c.off[kidx[i]];
-		err = ref_mix__new(path, kind, keys, nk, &m);
-		free(hdr);
+		err = ref_mix__new(path, kind, keys, nk, &m);	/* the names copied */
 		while (!err && (r = csv_record(&c)) > 0) {
 			double cnt;
 
