@@ -135,21 +135,18 @@ static void overlap_warning(const struct cmp *c, const char *refp, const char *m
 
 static int weighted_error(struct cmp *c)
 {
-	double *a = malloc((c->nr + 1) * sizeof(double)), *b = malloc((c->nr + 1) * sizeof(double));
+	double *a = malloc(2 * (c->nr + 1) * sizeof(double)), *b;
 	size_t i;
 
-	if (!a || !b) {
-		free(a);
-		free(b);
+	if (!a)
 		return -ENOMEM;
-	}
+	b = a + c->nr + 1;
 	for (i = 0; i < c->nr; i++) {
 		a[i] = c->rows[i].ref;
 		b[i] = c->rows[i].meas;
 	}
 	c->err = metrics__weighted_error(a, b, c->nr);
 	free(a);
-	free(b);
 	return 0;
 }
 
@@ -207,12 +204,12 @@ static int ip_metrics(struct cmp *c, struct ref_mix *ref, struct ref_mix *meas)
 	if (err)
 		goto out;
 	all = malloc((h.nr + 1) * sizeof(double));
-	cv = malloc((hm.nr + 1) * sizeof(double));
-	rv = malloc((hm.nr + 1) * sizeof(double));
-	if (!all || !cv || !rv) {
+	cv = malloc(2 * (hm.nr + 1) * sizeof(double));	/* then rv */
+	if (!all || !cv) {
 		err = -ENOMEM;
 		goto out;
 	}
+	rv = cv + hm.nr + 1;
 	c->ip_ref = c->ip_meas = c->ip_common = 0;
 	hmap__for_each(&h, i, key, val)
 		all[c->ip_ref++] = *val;
@@ -239,7 +236,6 @@ out:
 	free(names);
 	free(all);
 	free(cv);
-	free(rv);
 	return err;
 }
 
