@@ -284,12 +284,9 @@ static int join(char **out, const char *const *parts, size_t n)
 		return -ENOMEM;
 	p = s;
 	for (i = 0; i < n; i++) {
-		size_t l = strlen(parts[i]);
-
 		if (i)
 			*p++ = KEY_SEP;
-		memcpy(p, parts[i], l);
-		p += l;
+		p = stpcpy(p, parts[i]);
 	}
 	*p = 0;
 	*out = s;
