@@ -75,16 +75,13 @@ static struct src_file *src_load(struct src_cache *c, const char *path)
 		goto out;
 	size = (size_t)len;
 	s->text = malloc(size + 1);
-	if (!s->text || fread(s->text, 1, size, fp) != size) {
-		free(s->text);
-		s->text = NULL;
-		goto out;
+	if (s->text && fread(s->text, 1, size, fp) == size) {
+		s->text[size] = 0;
+		for (i = 0, n = 1; i < size; i++)
+			n += s->text[i] == '\n';
+		s->lines = calloc(n + 1, sizeof(*s->lines));
 	}
-	s->text[size] = 0;
-	for (i = 0, n = 1; i < size; i++)
-		n += s->text[i] == '\n';
-	s->lines = calloc(n + 1, sizeof(*s->lines));
-	if (!s->lines) {
+	if (!s->lines) {	/* unreadable, or no memory */
 		free(s->text);
 		s->text = NULL;
 		goto out;
