@@ -140,9 +140,10 @@ static char *join_key(const struct side *s, size_t row)
 	return buf;
 }
 
+/* a key's row of both sides, [0] of a and [1] of b */
 struct drow {
-	size_t a, b;			/* rows, (size_t)-1: absent */
-	double ca, cb, alo, ahi, blo, bhi;
+	size_t row[2];			/* (size_t)-1: absent */
+	double c[2], lo[2], hi[2];	/* absent: 0 */
 	int sig;
 	const char *key;
 };
@@ -150,7 +151,7 @@ struct drow {
 static int drow_cmp(const void *pa, const void *pb)
 {
 	const struct drow *x = pa, *y = pb;
-	double dx = fabs(x->cb - x->ca), dy = fabs(y->cb - y->ca);
+	double dx = fabs(x->c[1] - x->c[0]), dy = fabs(y->c[1] - y->c[0]);
 
 	if ((x->sig == 1) != (y->sig == 1))
 		return x->sig == 1 ? -1 : 1;
@@ -170,35 +171,29 @@ static void put_real(struct result_cell *c, double v)
 static int join_rows(const struct side *s, const struct item *items, size_t n,
 		     const struct diff_opts *o, struct drow *rows, size_t *nr_out)
 {
-	double fa = o->shares && s[0].total > 0 ? 1 / s[0].total : 1;
-	double fb = o->shares && s[1].total > 0 ? 1 / s[1].total : 1;
+	double f[2] = { o->shares && s[0].total > 0 ? 1 / s[0].total : 1,
+			o->shares && s[1].total > 0 ? 1 / s[1].total : 1 };
 	size_t i, nr = 0;
 
 	for (i = 0; i < n; i++) {
+		int sd = items[i].side;
 		struct drow *d;
 
 		/* the same key twice on one side (a table that is not a pivot): add up */
 		if (nr && !strcmp(rows[nr - 1].key, items[i].key) &&
-		    (items[i].side == 0 ? rows[nr - 1].a : rows[nr - 1].b) == (size_t)-1)
+		    rows[nr - 1].row[sd] == (size_t)-1)
 			d = &rows[nr - 1];
 		else if (nr && !strcmp(rows[nr - 1].key, items[i].key))
 			return -HBBP_EFORMAT;	/* duplicate key: not a pivot table */
 		else {
-			d = &rows[nr++];
-			d->a = d->b = (size_t)-1;
+			d = &rows[nr++];	/* calloc'd: an absent side counted 0 */
+			d->row[0] = d->row[1] = (size_t)-1;
 			d->key = items[i].key;
 		}
-		if (items[i].side == 0) {
-			d->a = items[i].row;
-			d->ca = fa * num(s[0].t, d->a, s[0].count);
-			d->alo = fa * num(s[0].t, d->a, s[0].lo);
-			d->ahi = fa * num(s[0].t, d->a, s[0].hi);
-		} else {
-			d->b = items[i].row;
-			d->cb = fb * num(s[1].t, d->b, s[1].count);
-			d->blo = fb * num(s[1].t, d->b, s[1].lo);
-			d->bhi = fb * num(s[1].t, d->b, s[1].hi);
-		}
+		d->row[sd] = items[i].row;
+		d->c[sd] = f[sd] * num(s[sd].t, d->row[sd], s[sd].count);
+		d->lo[sd] = f[sd] * num(s[sd].t, d->row[sd], s[sd].lo);
+		d->hi[sd] = f[sd] * num(s[sd].t, d->row[sd], s[sd].hi);
 	}
 	*nr_out = nr;
 	return 0;
@@ -234,8 +229,8 @@ static int diff_table(struct result *out, const char *name, const struct side *s
 	err = result__add_table(out, name, cols, nc, &t);
 	for (i = 0; i < nr && !err; i++) {
 		const struct drow *d = &rows[i];
-		const struct side *ks = d->a != (size_t)-1 ? &s[0] : &s[1];
-		size_t kr = d->a != (size_t)-1 ? d->a : d->b, k, j = 0;
+		const struct side *ks = &s[d->row[0] == (size_t)-1];
+		size_t kr = d->row[d->row[0] == (size_t)-1], k, j = 0;
 		struct result_cell *c = result_table__add_row(t);
 
 		if (!c) {
@@ -250,19 +245,19 @@ static int diff_table(struct result *out, const char *name, const struct side *s
 			else
 				c[j] = *from;
 		}
-		result_cell__real(&c[j++], d->ca);
-		result_cell__real(&c[j++], d->cb);
-		if (d->ca > 0)
-			result_cell__real(&c[j], d->cb / d->ca);
+		result_cell__real(&c[j++], d->c[0]);
+		result_cell__real(&c[j++], d->c[1]);
+		if (d->c[0] > 0)
+			result_cell__real(&c[j], d->c[1] / d->c[0]);
 		j++;
 		if (d->sig >= 0)
 			result_cell__int(&c[j], d->sig);
 		j++;
 		if (intervals) {
-			put_real(&c[j], d->alo);
-			put_real(&c[j + 1], d->ahi);
-			put_real(&c[j + 2], d->blo);
-			put_real(&c[j + 3], d->bhi);
+			put_real(&c[j], d->lo[0]);
+			put_real(&c[j + 1], d->hi[0]);
+			put_real(&c[j + 2], d->lo[1]);
+			put_real(&c[j + 3], d->hi[1]);
 		}
 	}
 	return err;
@@ -318,16 +313,12 @@ int diff__tables(struct result *out, const char *name, const struct result_table
 	for (i = 0; i < nr; i++) {
 		struct drow *d = &rows[i];
 
-		if (d->a == (size_t)-1)
-			d->ca = d->alo = d->ahi = 0;	/* absent: counted nothing, surely */
-		if (d->b == (size_t)-1)
-			d->cb = d->blo = d->bhi = 0;
-		if (!isfinite(d->ca))
-			d->ca = 0;
-		if (!isfinite(d->cb))
-			d->cb = 0;
-		d->sig = st->intervals ? diff__significant(d->ca, d->alo, d->ahi, d->cb, d->blo,
-							    d->bhi) : -1;
+		if (!isfinite(d->c[0]))
+			d->c[0] = 0;
+		if (!isfinite(d->c[1]))
+			d->c[1] = 0;
+		d->sig = st->intervals ? diff__significant(d->c[0], d->lo[0], d->hi[0], d->c[1],
+							    d->lo[1], d->hi[1]) : -1;
 		if (d->sig == 1)
 			st->nr_significant++;
 		else if (d->sig < 0)
