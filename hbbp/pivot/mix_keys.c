@@ -23,19 +23,6 @@ const char *mix__kind_marker(enum hbbp_block_kind k)
 	}
 }
 
-/* A dso's short name; "[unmapped]" for NULL. */
-static const char *mix__dso_short(const struct mix_ctx *x, const struct bbmap_dso *dso)
-{
-	const char *n;
-
-	if (!dso)
-		return "[unmapped]";
-	n = x->ops->dso_short_name ? x->ops->dso_short_name(x->ops->ctx, dso) : NULL;
-	if (!n)
-		n = x->ops->dso_name(x->ops->ctx, dso);
-	return n ? n : "[unknown]";
-}
-
 const char *mix__dso_full(const struct mix_ctx *x, const struct bbmap_dso *dso)
 {
 	const char *n;
@@ -44,6 +31,15 @@ const char *mix__dso_full(const struct mix_ctx *x, const struct bbmap_dso *dso)
 		return "[unmapped]";
 	n = x->ops->dso_name(x->ops->ctx, dso);
 	return n ? n : "[unknown]";
+}
+
+/* A dso's short name, else its full name; "[unmapped]" for NULL. */
+static const char *mix__dso_short(const struct mix_ctx *x, const struct bbmap_dso *dso)
+{
+	const char *n = dso && x->ops->dso_short_name ?
+			x->ops->dso_short_name(x->ops->ctx, dso) : NULL;
+
+	return n ? n : mix__dso_full(x, dso);
 }
 
 static bool dso_is_kernel(const struct mix_ctx *x, const struct bbmap_dso *dso)
