@@ -146,8 +146,8 @@ static void print_input(const char *name, const struct input *in)
 	       in->unit && strcmp(in->unit, "instructions") ? ")" : "");
 }
 
-static void print_text(const struct result_table *t, const struct diff_stats *st, size_t top,
-		       bool shares, const struct input *in)
+static void print_text(const struct result_table *t, size_t top, bool shares,
+		       const struct input *in)
 {
 	size_t i, j, nk = t->nr_cols - 8, n = t->nr_rows < top ? t->nr_rows : top;
 
@@ -247,7 +247,7 @@ static int print_out(const struct result *out, const struct diff_stats *st,
 			summary(stderr, st);
 		return HBBP_EXIT_OK;
 	}
-	print_text(result__table(out, "mix"), st, a->top, a->shares, in);
+	print_text(result__table(out, "mix"), a->top, a->shares, in);
 	summary(stdout, st);
 	if (fflush(stdout) || ferror(stdout)) {
 		pr_err("stdout: cannot write");
