@@ -12,12 +12,10 @@
 
 static int copy_cell(struct result_table *t, struct result_cell *dst, const struct result_cell *src)
 {
-	switch (src->type) {
-	case RES_TEXT: return result_cell__text(t, dst, src->s);
-	case RES_INT: result_cell__int(dst, src->i); return 0;
-	case RES_REAL: result_cell__real(dst, src->d); return 0;
-	default: return 0;
-	}
+	if (src->type == RES_TEXT)
+		return result_cell__text(t, dst, src->s);
+	*dst = *src;	/* a number, or NULL */
+	return 0;
 }
 
 static const char *type_name(enum result_type t)
