@@ -297,10 +297,8 @@ static void print_events(const struct perf_reader *r, const struct hbbp_event_ro
 		printf(", \"type\": %u, \"config\": \"0x%" PRIx64 "\", \"sample_type\": \"0x%"
 		       PRIx64 "\", \"branch_sample_type\": \"0x%" PRIx64 "\", ", e->attr.type,
 		       e->attr.config, e->attr.sample_type, e->attr.branch_sample_type);
-		if (perf_evattr__freq(&e->attr))
-			printf("\"freq\": %" PRIu64, e->attr.sample_period);
-		else
-			printf("\"period\": %" PRIu64, e->attr.sample_period);
+		printf("\"%s\": %" PRIu64, perf_evattr__freq(&e->attr) ? "freq" : "period",
+		       e->attr.sample_period);
 		printf(", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"throttled\": %"
 		       PRIu64 ", \"role\": \"%s\", \"role_reason\": ", e->nr_samples, e->nr_lost,
 		       e->nr_throttle, hbbp_role_name(roles[i].role));
