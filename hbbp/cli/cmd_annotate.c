@@ -7,7 +7,6 @@
  * Depends on hbbp/engine/convert.h, hbbp/pivot/annotate.h and the writers (CSV form).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

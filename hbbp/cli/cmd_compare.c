@@ -7,7 +7,6 @@
  * Depends on hbbp/compare/ref.h, hbbp/compare/metrics.h and the writers (for -o).
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,8 +10,6 @@
  * model file. Depends on hbbp/engine/convert.h and hbbp/train/model.h.
  */
 #include <errno.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,6 @@
  * Depends on bbmap/module.h, util and libc.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,13 +7,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hbbp/pivot/mix_rows.h"
-#include "util/hbbp_err.h"
 #include "writers/schema.h"
 
 _Static_assert(SCHEMA_BATCHES == HBBP_BATCHES, "thread_blocks has a column per batch");

@@ -2,7 +2,6 @@
  * Depends on hbbp/pivot/mix.h, hbbp/pivot/annotate.h and writers/result.h; never prints.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
