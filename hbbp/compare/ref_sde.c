@@ -200,13 +200,8 @@ static int sde_build(struct sde *s, struct ref_mix *m)
 	for (i = 0, j = 0; i < thr.nr && !err; i++) {
 		double in_fns = 0, rest;
 
-		while (j < fn.nr && strcmp(fn.rows[j].key, thr.rows[i].key) < 0) {
-			err = sde_err(s, "a function counts an iclass its thread does not have:",
-				      fn.rows[j].key);
-			break;
-		}
-		if (err)
-			break;
+		if (j < fn.nr && strcmp(fn.rows[j].key, thr.rows[i].key) < 0)
+			break;	/* a function's (tid, iclass) the threads lack: said below */
 		if (j < fn.nr && !strcmp(fn.rows[j].key, thr.rows[i].key))
 			in_fns = fn.rows[j++].count;
 		rest = thr.rows[i].count - in_fns;
@@ -216,13 +211,10 @@ static int sde_build(struct sde *s, struct ref_mix *m)
 		}
 		if (rest > 0) {
 			char *sep = strchr(thr.rows[i].key, '\x1f');
-			const char *keys[3];
 
-			*sep = 0;
-			keys[0] = sep + 1;
-			keys[1] = "[unknown]";
-			keys[2] = thr.rows[i].key;
-			err = ref_mix__add_row(m, keys, rest);
+			*sep = 0;	/* the key: tid, then iclass */
+			err = ref_mix__add_row(m, (const char *const[]){ sep + 1, "[unknown]",
+							       thr.rows[i].key }, rest);
 			*sep = '\x1f';
 		}
 	}
