@@ -100,14 +100,11 @@ static int spec_name(struct cg *c, struct names *n, const char *v, size_t *idx)
 		v++;
 	if (*v == '(') {
 		char *end;
-		unsigned long long id = strtoull(v + 1, &end, 10);
-		uint64_t key;
-		uint64_t *slot;
-		int inserted = 0, err;
+		uint64_t key = strtoull(v + 1, &end, 10), *slot;
+		int err;
 
 		if (end == v + 1 || *end != ')')
 			return cg_err(c, "bad name compression", v);
-		key = id;
 		v = end + 1;
 		while (*v == ' ' || *v == '\t')
 			v++;
@@ -121,7 +118,7 @@ static int spec_name(struct cg *c, struct names *n, const char *v, size_t *idx)
 		}
 		if ((err = names_add(n, v, len, idx)))
 			return err;
-		slot = hmap__get(&n->ids, &key, &inserted);
+		slot = hmap__get(&n->ids, &key, NULL);
 		if (!slot)
 			return -ENOMEM;
 		*slot = *idx + 1;
