@@ -317,7 +317,6 @@ static int diff__db_columns(sqlite3 *db, int64_t run_id, char *sel, size_t ssize
 	for (p = v; p && *p; ) {
 		size_t n = strcspn(p, ",");
 		char name[160];
-		int w;
 
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
 		p += n + !!p[n];
@@ -325,8 +324,7 @@ static int diff__db_columns(sqlite3 *db, int64_t run_id, char *sel, size_t ssize
 			sqlite3_finalize(st);
 			return -HBBP_EFORMAT;
 		}
-		w = snprintf(sel + sl, ssize - sl, "%s\"%s\"", sl ? ", " : "", name);
-		sl += (size_t)w;
+		sl += (size_t)snprintf(sel + sl, ssize - sl, "%s\"%s\"", sl ? ", " : "", name);
 		if (!diff__value_column(name))
 			kl += (size_t)snprintf(keys + kl, ksize - kl, "%s%s", kl ? "," : "", name);
 	}
