@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hbbp/pivot/mix_rows.h"
+#include "util/hbbp_err.h"
 #include "writers/schema.h"
 
 _Static_assert(SCHEMA_BATCHES == HBBP_BATCHES, "thread_blocks has a column per batch");
@@ -382,11 +383,8 @@ static int table_modules(struct result *res, const struct mix_ctx *x, const stru
 		if (!err && st == DSO_OK && m && x->ops->module_build_id &&
 		    (bsz = x->ops->module_build_id(x->ops->ctx, m, &bid)) > 0) {
 			char hex[41];
-			size_t j;
 
-			for (j = 0; j < bsz && j < 20; j++)
-				snprintf(hex + 2 * j, 3, "%02x", bid[j]);
-			err = result_cell__text(t, &cell[3], hex);
+			err = result_cell__text(t, &cell[3], hbbp_build_id_hex(bid, bsz, hex));
 		}
 		if (!err)
 			err = result_cell__text(t, &cell[4], (unsigned)k < 7 ? kinds[k] : "?");
