@@ -220,8 +220,8 @@ static bool sym_listed(const struct annotate_opts *o, const struct tabs *t, cons
 	mod = cell_text(t->mod, s->module, t->mod_name);
 	if (!mod)
 		return false;
-	if (o->module && !hbbp_mix__list_has(o->module, mod, true) &&
-	    !hbbp_mix__list_has(o->module, annotate__basename(mod), true))
+	if (o->module && !hbbp_mix__list_has(o->module, mod) &&
+	    !hbbp_mix__list_has(o->module, annotate__basename(mod)))
 		return false;
 	for (j = 0; j < o->nr_symbols; j++)
 		if (annotate__name_matches(o->symbols[j], s->name))

@@ -99,10 +99,9 @@ int hbbp_mix__parse_keys(struct hbbp_mix_opts *o, const char *spec, const char *
 /* Whether any of the filters --pid, --comm, --module, --symbol, --user-only, --kernel-only
  * is set. */
 bool hbbp_mix__filtered(const struct hbbp_mix_opts *o);
-/* Whether an element of the comma-separated list matches v: equal, or a shell glob
- * (fnmatch) when it has * ? or [ (the filters' rule); with literal, an element equal to v
- * also where it has those ('[kernel.kallsyms]'). */
-bool hbbp_mix__list_has(const char *list, const char *v, bool literal);
+/* Whether an element of the comma-separated list matches v: equal (also where it has * ? or
+ * [: '[kernel.kallsyms]'), or a shell glob (fnmatch) when it has those. */
+bool hbbp_mix__list_has(const char *list, const char *v);
 /* The HBBP_KEY_* flags of the keys of o, or'ed. */
 unsigned hbbp_mix__needs(const struct hbbp_mix_opts *o);
 /* The column name of key i of o ("pid", ..., the taxonomy's column). */

@@ -353,28 +353,27 @@ const char *hbbp_mix__key_name(const struct hbbp_mix_opts *o, size_t i)
 
 /* ---- the filters ---- */
 
-/* One element of a list: equal, or a shell glob (fnmatch) when it has * ? or [; with literal,
- * equal matches also an element with those. */
-static bool elem_matches(const char *p, size_t len, const char *v, bool literal)
+/* One element of a list: equal (also where it has * ? or [: '[kernel.kallsyms]'), or a shell
+ * glob (fnmatch) when it has those. */
+static bool elem_matches(const char *p, size_t len, const char *v)
 {
-	bool glob = strcspn(p, "*?[") < len;
 	char pat[256];
 
-	if ((literal || !glob) && strlen(v) == len && !strncmp(p, v, len))
+	if (strlen(v) == len && !strncmp(p, v, len))
 		return true;
-	if (!glob || len >= sizeof(pat))
+	if (strcspn(p, "*?[") >= len || len >= sizeof(pat))
 		return false;
 	memcpy(pat, p, len);
 	pat[len] = 0;
 	return !fnmatch(pat, v, 0);
 }
 
-bool hbbp_mix__list_has(const char *list, const char *v, bool literal)
+bool hbbp_mix__list_has(const char *list, const char *v)
 {
 	while (*list) {
 		size_t len = strcspn(list, ",");
 
-		if (elem_matches(list, len, v, literal))
+		if (elem_matches(list, len, v))
 			return true;
 		list += len + !!list[len];
 	}
@@ -403,15 +402,15 @@ static bool filter_match(const struct mix_ctx *x, const struct hbbp_tblock *t, i
 	switch (which) {
 	case FILTER_PID:
 		snprintf(num, sizeof(num), "%" PRIu32, t->pid);
-		return hbbp_mix__list_has(list, num, false);
+		return hbbp_mix__list_has(list, num);
 	case FILTER_COMM:
 		v = hbbp_accum__comm(x->d, t->pid, t->tid, NULL);
-		return v && hbbp_mix__list_has(list, v, false);
+		return v && hbbp_mix__list_has(list, v);
 	case FILTER_MODULE:
-		return hbbp_mix__list_has(list, mix__dso_short(x, b->dso), false) ||
-		       hbbp_mix__list_has(list, mix__dso_full(x, b->dso), false);
+		return hbbp_mix__list_has(list, mix__dso_short(x, b->dso)) ||
+		       hbbp_mix__list_has(list, mix__dso_full(x, b->dso));
 	default:
-		return b->symname && hbbp_mix__list_has(list, b->symname, false);
+		return b->symname && hbbp_mix__list_has(list, b->symname);
 	}
 }
 
