@@ -1,11 +1,12 @@
 /* hbbp_strerror(), exit-code mapping, the replaceable log sink, the escaping of control
- * characters in text bound for a terminal, build-ids as hex, and a signal-safe stderr write
- * (see hbbp_err.h).
+ * characters in text bound for a terminal, build-ids as hex, a signal-safe stderr write, a
+ * path's basename and the monotonic clock (see hbbp_err.h).
  * Depends on libc and util/json_escape.h (its UTF-8 check) only. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/hbbp_err.h"
@@ -44,6 +45,21 @@ int hbbp_exit_code(int err)
 		return HBBP_EXIT_INPUT;
 	}
 	return HBBP_EXIT_IO;
+}
+
+const char *hbbp_basename(const char *path, bool whole)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s && (s[1] || !whole) ? s + 1 : path ? path : "";
+}
+
+double hbbp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 char *hbbp_build_id_hex(const uint8_t *id, size_t size, char *buf)

@@ -8,6 +8,7 @@
 #define HBBP_ERR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum {
@@ -33,6 +34,12 @@ size_t hbbp_escape(char *out, size_t size, const char *in);
 /* A build-id as lowercase hex into buf (>= 41 bytes: its first 20 bytes at most); returns
  * buf. */
 char *hbbp_build_id_hex(const uint8_t *id, size_t size, char *buf);
+
+/* The text of path after its last '/' (path itself without one; NULL: ""); for a path
+ * ending in '/', "" or, with whole, the path itself (a name to show). */
+const char *hbbp_basename(const char *path, bool whole);
+/* Seconds on the monotonic clock (CLOCK_MONOTONIC), for durations. */
+double hbbp_now(void);
 
 /* Writes s to stderr with write(2) alone: async-signal-safe, for signal handlers. */
 void hbbp_sigsafe_puts(const char *s);

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/hbbp_err.h"
@@ -139,14 +138,6 @@ static int sqlite__bind(sqlite3_stmt *st, int k, const struct result_cell *c)
 	return sqlite3_bind_null(st, k);
 }
 
-static double sqlite__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Another connection holds a lock: wait (1 to 50 ms at a time) up to SQLITE_BUSY_WAIT_S
  * seconds, saying so (which) once after a second; give up at once when a signal came. */
 static int sqlite__busy(void *arg, int count)
@@ -157,8 +148,8 @@ static int sqlite__busy(void *arg, int count)
 	if (writer__interrupted())
 		return 0;
 	if (count == 0)
-		bw->start = sqlite__now();
-	waited = sqlite__now() - bw->start;
+		bw->start = hbbp_now();
+	waited = hbbp_now() - bw->start;
 	if (waited > SQLITE_BUSY_WAIT_S)
 		return 0;
 	if (waited > 1 && !bw->said) {

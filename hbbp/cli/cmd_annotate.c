@@ -214,7 +214,7 @@ static void print_func(FILE *out, const struct annotate *a, const struct annotat
 			char line[512], where[512];
 
 			clip(line, sizeof(line), txt ? txt : "", 72);
-			hbbp_escape(where, sizeof(where), annotate__basename(in->srcline));
+			hbbp_escape(where, sizeof(where), hbbp_basename(in->srcline, true));
 			fprintf(out, "%s%s%s%s%s\n", col(st, C_SRC), where, txt ? "   " : "", line,
 				col(st, C_RESET));
 			prev_src = in->srcline;

@@ -153,7 +153,7 @@ static int weighted_error(struct cmp *c)
 
 static uint64_t module_id(const char **names, size_t *nr, const char *path)
 {
-	const char *b = ref__basename(path);
+	const char *b = hbbp_basename(path, false);
 	size_t i;
 
 	for (i = 0; i < *nr; i++)

@@ -226,7 +226,7 @@ static int write_run(struct inputs *in, struct convert_run *run, const struct co
 				  .more = in->more, .last = !in->more, .label = a->label,
 				  .inputs = in->names, .nr_inputs = in->nr };
 	const struct result_table *mix = result__table(run->res, "mix");
-	double t = cli_now();
+	double t = hbbp_now();
 	int err;
 
 	/* under --diagnostics the no-code rows are what was asked for */
@@ -240,7 +240,7 @@ static int write_run(struct inputs *in, struct convert_run *run, const struct co
 	if (err)	/* the writer said why, a connection string's password masked */
 		return hbbp_exit_code(err);
 	if (!a->quiet)
-		cli_summary(run, o, cli_now() - t);
+		cli_summary(run, o, hbbp_now() - t);
 	return HBBP_EXIT_OK;
 }
 

@@ -118,6 +118,5 @@ void cli_summary(const struct convert_run *run, const struct convert_opts *o, do
 /* struct convert_opts.progress: the bar on stderr, from a second into the pass on (ctx: the
  * struct cli_args). */
 void cli_progress(void *ctx, double fraction);
-double cli_now(void);
 
 #endif

@@ -8,18 +8,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "hbbp/cli/options.h"
 #include "util/hbbp_err.h"
-
-double cli_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void progress_bar(double fraction, bool done)
 {
@@ -44,13 +35,13 @@ void cli_progress(void *ctx, double fraction)
 	struct cli_args *a = ctx;
 
 	if (fraction <= 0) {		/* the pass starts */
-		a->t0 = cli_now();
+		a->t0 = hbbp_now();
 		a->shown = false;
 	} else if (fraction >= 1) {	/* ... and ends */
 		if (a->shown)
 			progress_bar(1.0, true);
 		a->shown = false;
-	} else if (a->shown || cli_now() - a->t0 > 1.0) {
+	} else if (a->shown || hbbp_now() - a->t0 > 1.0) {
 		progress_bar(fraction, false);
 		a->shown = true;
 	}

@@ -114,6 +114,4 @@ bool ref_mix__has_key(const struct ref_mix *m, const char *name);
 int ref_mix__ips(struct ref_mix *m, const struct ref_mix *hint, struct ref_ip **out,
 		 size_t *nr, bool *owned);
 
-const char *ref__basename(const char *path);
-
 #endif

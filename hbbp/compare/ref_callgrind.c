@@ -391,8 +391,8 @@ static int cg_build(struct cg *c, struct ref_mix *m)
 		if (nl < sizeof(note) - 1)
 			nl += (size_t)snprintf(note + nl, sizeof(note) - nl,
 					       "%s%s bias 0x%" PRIx64 " (%zu functions agree)",
-					       nl ? "; " : "load biases: ", ref__basename(c->obs.v[i]),
-					       bias[i], votes);
+					       nl ? "; " : "load biases: ",
+					       hbbp_basename(c->obs.v[i], false), bias[i], votes);
 	}
 	hmap__for_each(&c->cost, i, k, val) {
 		const char *obj;

@@ -21,13 +21,6 @@
 
 #define KEY_SEP '\x1f'
 
-const char *ref__basename(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path ? path : "";
-}
-
 int ref_mix__new(const char *path, const char *kind, const char *const *cols, size_t nr_cols,
 		 struct ref_mix **out)
 {
@@ -252,7 +245,7 @@ static const char *ip_value(const struct ref_ip *ip, const char *name)
 	const char *v = NULL;
 
 	if (!strcmp(name, "module"))
-		return ref__basename(ip->module);
+		return hbbp_basename(ip->module, false);
 	if (!strcmp(name, "mnemonic"))
 		v = ip->mnemonic;
 	else if (!strcmp(name, "iclass"))
@@ -520,7 +513,7 @@ static const char *path_for(const struct ref_mix *hint, const char *shortname)
 	size_t i;
 
 	for (i = 0; hint && i < hint->nr_ips; i++)
-		if (!strcmp(ref__basename(hint->ips[i].module), shortname))
+		if (!strcmp(hbbp_basename(hint->ips[i].module, false), shortname))
 			return hint->ips[i].module;
 	return NULL;
 }

@@ -183,14 +183,6 @@ static int run_new_session(struct bbmap_session **out, const struct perf_reader 
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int run_pass(struct convert_run *run, const struct convert_opts *o)
 {
 	const struct perf_header_info *h = perf_reader__header(run->reader);
@@ -369,10 +361,10 @@ static int run_result(struct convert_run *run, const struct convert_opts *o)
 		mo.lines = run_wants_lines(o);
 		mo.threads = run->drv.per_thread;
 		mo.release_sums = !o->keep_batch_sums;
-		t = now_s();
+		t = hbbp_now();
 		err = hbbp_mix__build(run->res, &run->counts, &run->drv.acc, &run->ops, run->events,
 				      perf_reader__stats(run->reader), &mo, &run->total);
-		run->t_mix = now_s() - t;
+		run->t_mix = hbbp_now() - t;
 	}
 	if (err) {
 		pr_err("building the result failed: %s", hbbp_strerror(err));
@@ -405,9 +397,9 @@ int convert__compute(struct convert_run *run, const struct convert_opts *o)
 		err = run_prepare(run, o);
 	if (err)
 		return err;
-	t = now_s();
+	t = hbbp_now();
 	err = run_pass(run, o);
-	run->t_read = now_s() - t;
+	run->t_read = hbbp_now() - t;
 	/* the reader's events may have moved (attributes met in a pipe grow its array) */
 	for (i = 0; i < run->nr_events; i++)
 		run->events[i] = perf_reader__event(run->reader, i);
@@ -415,9 +407,9 @@ int convert__compute(struct convert_run *run, const struct convert_opts *o)
 	if (err)
 		return err;
 	run->nr_streams = run->drv.acc.streams.nr;
-	t = now_s();
+	t = hbbp_now();
 	err = run_attribution(run, o);
-	run->t_blocks = now_s() - t;
+	run->t_blocks = hbbp_now() - t;
 	if (err) {
 		pr_err("attribution failed: %s", hbbp_strerror(err));
 		return err;

@@ -19,13 +19,6 @@
 
 #define DEFAULT_TOP 5
 
-const char *annotate__basename(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s && s[1] ? s + 1 : path ? path : "";
-}
-
 static const struct result_cell *cell(const struct result_table *t, size_t row, int col)
 {
 	return col < 0 ? NULL : &result_table__row(t, row)[col];
@@ -221,7 +214,7 @@ static bool sym_listed(const struct annotate_opts *o, const struct tabs *t, cons
 	if (!mod)
 		return false;
 	if (o->module && !hbbp_mix__list_has(o->module, mod) &&
-	    !hbbp_mix__list_has(o->module, annotate__basename(mod)))
+	    !hbbp_mix__list_has(o->module, hbbp_basename(mod, true)))
 		return false;
 	for (j = 0; j < o->nr_symbols; j++)
 		if (annotate__name_matches(o->symbols[j], s->name))
@@ -326,7 +319,7 @@ int annotate__build(struct annotate **out, const struct result *res,
 
 		order[i]->func = i + 1;
 		f->module_name = cell_text(t.mod, order[i]->module, t.mod_name);
-		f->module = annotate__basename(f->module_name);
+		f->module = hbbp_basename(f->module_name, true);
 		f->symbol = order[i]->name;
 		f->start = order[i]->start;
 		f->size = order[i]->size;

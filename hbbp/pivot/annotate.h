@@ -81,7 +81,5 @@ int annotate__table(const struct annotate *a, struct result *res, const char *na
 /* Whether name is pattern, or matches it as a shell glob when it has * ? or [ (as the
  * conversion's --symbol and --module filters match). */
 bool annotate__name_matches(const char *pattern, const char *name);
-/* The short name of a module path (its basename). */
-const char *annotate__basename(const char *path);
 
 #endif

@@ -22,7 +22,7 @@
 static int truth_cmp(const void *a, const void *b)
 {
 	const struct ref_ip *x = a, *y = b;
-	int c = strcmp(ref__basename(x->module), ref__basename(y->module));
+	int c = strcmp(hbbp_basename(x->module, false), hbbp_basename(y->module, false));
 
 	if (c)
 		return c;

@@ -9,6 +9,7 @@
 
 #include "hbbp/pivot/annotate.h"
 #include "tests/harness.h"
+#include "util/hbbp_err.h"
 #include "writers/schema.h"
 
 static struct result *mk(bool intervals)
@@ -111,7 +112,7 @@ static int fake_text(void *ctx, const char *module, uint64_t addr, char *buf, si
 	(void)ctx;
 	if (addr == 0x102)
 		return -1;	/* falls back to the mnemonic */
-	snprintf(buf, len, "%s@%llx", annotate__basename(module), (unsigned long long)addr);
+	snprintf(buf, len, "%s@%llx", hbbp_basename(module, true), (unsigned long long)addr);
 	return 0;
 }
 

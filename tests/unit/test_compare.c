@@ -189,7 +189,7 @@ static double ip_count(const struct ref_mix *m, const char *mod, uint64_t addr)
 	bool found = false;
 
 	for (i = 0; i < m->nr_ips; i++)
-		if (!strcmp(ref__basename(m->ips[i].module), mod) && m->ips[i].addr == addr) {
+		if (!strcmp(hbbp_basename(m->ips[i].module, false), mod) && m->ips[i].addr == addr) {
 			c += m->ips[i].count;
 			found = true;
 		}
