@@ -32,9 +32,7 @@ static const struct result_cell *cell(const struct result_table *t, size_t row, 
 
 static double num(const struct result_table *t, size_t row, const char *col)
 {
-	const struct result_cell *v = cell(t, row, col);
-
-	return !v ? NAN : v->type == RES_REAL ? v->d : v->type == RES_INT ? (double)v->i : NAN;
+	return result_cell__num(cell(t, row, col));
 }
 
 static const char *text(const struct result_table *t, size_t row, const char *col)

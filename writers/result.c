@@ -8,6 +8,7 @@
  * Depends on libc, util/grow.h and util/hmap.h.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,6 +369,11 @@ void result_cell__real(struct result_cell *c, double v)
 {
 	c->type = RES_REAL;
 	c->d = v;
+}
+
+double result_cell__num(const struct result_cell *c)
+{
+	return !c ? NAN : c->type == RES_REAL ? c->d : c->type == RES_INT ? (double)c->i : NAN;
 }
 
 int result_cell__text(struct result_table *t, struct result_cell *c, const char *s)

@@ -83,6 +83,8 @@ struct result_cell *result_table__add_row(struct result_table *t);
 int result_table__reserve(struct result_table *t, size_t rows);
 void result_cell__int(struct result_cell *c, int64_t v);
 void result_cell__real(struct result_cell *c, double v);
+/* The number of c (NULL: no cell): an int's or a real's value, NaN for NULL or text. */
+double result_cell__num(const struct result_cell *c);
 int result_cell__text(struct result_table *t, struct result_cell *c, const char *s);
 int result_table__col(const struct result_table *t, const char *name);	/* index or -1 */
 /* Makes t (no row added yet) a table of nr_rows rows that fill(ctx, ...) makes as each is

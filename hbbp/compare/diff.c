@@ -74,11 +74,10 @@ static int side_init(struct side *s, const struct result_table *t, const char *v
 	}
 	for (r = 0; r < t->nr_rows; r++) {
 		const struct result_cell *c = &result_table__row(t, r)[s->count];
+		double x = result_cell__num(c);
 
-		if (c->type == RES_REAL && isfinite(c->d))
-			s->total += c->d;
-		else if (c->type == RES_INT)
-			s->total += (double)c->i;
+		if (isfinite(x))
+			s->total += x;
 		any |= c->type == RES_REAL || c->type == RES_INT;
 	}
 	return any || !strcmp(v, "count") ? 0 : -HBBP_ENOTFOUND;
@@ -86,12 +85,7 @@ static int side_init(struct side *s, const struct result_table *t, const char *v
 
 static double num(const struct result_table *t, size_t row, int col)
 {
-	const struct result_cell *c;
-
-	if (col < 0)
-		return NAN;
-	c = &result_table__row(t, row)[col];
-	return c->type == RES_REAL ? c->d : c->type == RES_INT ? (double)c->i : NAN;
+	return col < 0 ? NAN : result_cell__num(&result_table__row(t, row)[col]);
 }
 
 /* one row of either side */

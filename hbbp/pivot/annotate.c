@@ -35,11 +35,7 @@ static int64_t cell_int(const struct result_table *t, size_t row, int col, int64
 
 static double cell_real(const struct result_table *t, size_t row, int col)
 {
-	const struct result_cell *c = cell(t, row, col);
-
-	if (!c || c->type == RES_NULL)
-		return NAN;
-	return c->type == RES_REAL ? c->d : c->type == RES_INT ? (double)c->i : NAN;
+	return result_cell__num(cell(t, row, col));
 }
 
 static const char *cell_text(const struct result_table *t, size_t row, int col)
