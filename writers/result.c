@@ -261,10 +261,12 @@ static int column__parse(const char *spec, struct result_column *col)
 	return col->name ? 0 : -ENOMEM;
 }
 
-int result__add_table(struct result *r, const char *name, const char *const *cols,
-		      size_t nr_cols, struct result_table **out)
+/* Adds table name of the nr columns cols ("name:type"), then the names and types of the
+ * columns of src (NULL: none). */
+static int table__add(struct result *r, const char *name, const char *const *cols, size_t nr,
+		      const struct result_table *src, struct result_table **out)
 {
-	size_t alloc = r->nr_tables, i, j;
+	size_t nr_cols = nr + (src ? src->nr_cols : 0), alloc = r->nr_tables, i, j;
 	struct result_table *t;
 	int err = -ENOMEM;
 
@@ -279,7 +281,13 @@ int result__add_table(struct result *r, const char *name, const char *const *col
 	if (!t->name || !t->cols)
 		goto out_free;
 	for (i = 0; i < nr_cols; i++) {
-		err = column__parse(cols[i], &t->cols[i]);
+		struct result_column *c = &t->cols[i];
+
+		if (i >= nr) {
+			c->type = src->cols[i - nr].type;
+			c->name = strdup(src->cols[i - nr].name);
+		}
+		err = i < nr ? column__parse(cols[i], c) : c->name ? 0 : -ENOMEM;
 		if (err)
 			goto out_free;
 		t->nr_cols++;
@@ -300,6 +308,18 @@ int result__add_table(struct result *r, const char *name, const char *const *col
 out_free:
 	table__delete(t);
 	return err;
+}
+
+int result__add_table(struct result *r, const char *name, const char *const *cols,
+		      size_t nr_cols, struct result_table **out)
+{
+	return table__add(r, name, cols, nr_cols, NULL, out);
+}
+
+int result__add_table_from(struct result *r, const char *name, const char *first,
+			   const struct result_table *src, struct result_table **out)
+{
+	return table__add(r, name, &first, first != NULL, src, out);
 }
 
 struct result_table *result__table(const struct result *r, const char *name)

@@ -75,6 +75,10 @@ int result__warn(struct result *r, const char *fmt, ...) __attribute__((format(p
 /* Creates a table; columns given as "name:type" strings with type in {int,real,text}. */
 int result__add_table(struct result *r, const char *name, const char *const *cols,
 		      size_t nr_cols, struct result_table **out);
+/* Creates a table with the names and types of the columns of src (not their unset), after a
+ * first column ("name:type") where first is not NULL. */
+int result__add_table_from(struct result *r, const char *name, const char *first,
+			   const struct result_table *src, struct result_table **out);
 struct result_table *result__table(const struct result *r, const char *name);
 /* Appends a row; returns a pointer to its nr_cols cells (zeroed: RES_NULL), valid until the
  * next add_row of the table; NULL when out of memory (or for a table of fill). */

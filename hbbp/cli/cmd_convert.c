@@ -163,24 +163,12 @@ struct inputs {
 static int merge_run(struct inputs *in, size_t i, const struct result *res)
 {
 	const struct result_table *mix = result__table(res, "mix");
-	static const char *const type[] = { "text", "int", "real", "text" };
 	struct result_table *t = result__table(in->runs, "mix");
 	size_t r, c;
 	int err = 0;
 
 	if (!t) {
-		char **cols = calloc(mix->nr_cols + 1, sizeof(*cols));
-
-		for (c = 0; cols && c <= mix->nr_cols && !err; c++)
-			if (asprintf(&cols[c], "%s:%s", c ? mix->cols[c - 1].name : "run",
-				     type[c ? mix->cols[c - 1].type : RES_TEXT]) < 0)
-				err = -ENOMEM;
-		err = !cols ? -ENOMEM : err ? err :
-		      result__add_table(in->runs, "mix", (const char *const *)cols,
-					mix->nr_cols + 1, &t);
-		for (c = 0; cols && c <= mix->nr_cols; c++)
-			free(cols[c]);
-		free(cols);
+		err = result__add_table_from(in->runs, "mix", "run:text", mix, &t);
 		if (err)
 			return err;
 		for (c = 0; c < mix->nr_cols; c++)

@@ -2,7 +2,6 @@
  * Depends on hbbp/pivot/mix.h, hbbp/pivot/annotate.h and writers/result.h; never prints.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,11 +16,6 @@ static int copy_cell(struct result_table *t, struct result_cell *dst, const stru
 	return 0;
 }
 
-static const char *type_name(enum result_type t)
-{
-	return t == RES_INT ? "int" : t == RES_REAL ? "real" : "text";
-}
-
 /* Adds a copy of src named name to out (its rows for which keep says so, at most max;
  * 0: all); *dst gets the new table, *rest (if not NULL) the sum of the counts of the rows
  * left out by max. */
@@ -30,22 +24,10 @@ static int copy_table(struct result *out, const char *name, const struct result_
 		      void *ctx, struct result_table **dst, double *rest)
 {
 	int cc = result_table__col(src, "count");
-	char (*spec)[160] = calloc(src->nr_cols + 1, sizeof(*spec));
-	const char **cols = calloc(src->nr_cols + 1, sizeof(*cols));
 	struct result_table *t = NULL;
 	size_t i, j, n = 0;
-	int err = 0;
+	int err = result__add_table_from(out, name, NULL, src, &t);
 
-	if (!spec || !cols) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < src->nr_cols; i++) {
-		snprintf(spec[i], sizeof(spec[i]), "%s:%s", src->cols[i].name,
-			 type_name(src->cols[i].type));
-		cols[i] = spec[i];
-	}
-	err = result__add_table(out, name, cols, src->nr_cols, &t);
 	if (rest)
 		*rest = 0;
 	for (i = 0; i < src->nr_rows && !err; i++) {
@@ -70,9 +52,6 @@ static int copy_table(struct result *out, const char *name, const struct result_
 	}
 	if (dst)
 		*dst = t;
-out:
-	free(spec);
-	free(cols);
 	return err;
 }
 
