@@ -29,11 +29,6 @@ const char *bbmap_dso_status_name(enum bbmap_dso_status st)
 	return "?";
 }
 
-static bool starts_with(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -47,19 +42,19 @@ enum bbmap_dso_kind bbmap_dso__classify(const char *name, bool kernel_side)
 
 	base = base ? base + 1 : name;
 	if (kernel_side) {
-		if (starts_with(name, "[kernel.kallsyms]") ||
-		    starts_with(name, "[guest.kernel.kallsyms"))
+		if (hbbp_starts(name, "[kernel.kallsyms]") ||
+		    hbbp_starts(name, "[guest.kernel.kallsyms"))
 			return DSO_KIND_KERNEL;
 		return DSO_KIND_KMODULE;
 	}
 	if (!strcmp(name, "[vdso]") || !strcmp(name, "[vdso32]") || !strcmp(name, "[vdsox32]"))
 		return DSO_KIND_VDSO;
-	if ((starts_with(name, "/tmp/perf-") && ends_with(name, ".map")) ||
-	    (starts_with(base, "jitted-") && ends_with(base, ".so")))
+	if ((hbbp_starts(name, "/tmp/perf-") && ends_with(name, ".map")) ||
+	    (hbbp_starts(base, "jitted-") && ends_with(base, ".so")))
 		return DSO_KIND_JIT;
-	if (name[0] == '[' || starts_with(name, "//anon") || starts_with(name, "/memfd:") ||
-	    starts_with(name, "/SYSV") || starts_with(name, "/dev/zero") ||
-	    starts_with(name, "/anon_hugepage") || starts_with(name, "/dev/") || !name[0])
+	if (name[0] == '[' || hbbp_starts(name, "//anon") || hbbp_starts(name, "/memfd:") ||
+	    hbbp_starts(name, "/SYSV") || hbbp_starts(name, "/dev/zero") ||
+	    hbbp_starts(name, "/anon_hugepage") || hbbp_starts(name, "/dev/") || !name[0])
 		return DSO_KIND_ANON;
 	return DSO_KIND_USER;
 }
@@ -87,7 +82,7 @@ struct bbmap_dso *bbmap_dso__new(struct bbmap_session *s, const char *name, bool
 	d->addr_mode = DSO_ADDR_FILE;
 	if (d->kind == DSO_KIND_KERNEL)
 		d->addr_mode = DSO_ADDR_RUNTIME;
-	if (d->kind == DSO_KIND_JIT && starts_with(name, "/tmp/perf-"))
+	if (d->kind == DSO_KIND_JIT && hbbp_starts(name, "/tmp/perf-"))
 		d->addr_mode = DSO_ADDR_RUNTIME;
 	if (id && id_size) {
 		d->build_id_size = id_size > BBMAP_BUILD_ID_MAX ? BBMAP_BUILD_ID_MAX : id_size;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bbmap/module_priv.h"
+#include "util/hbbp_err.h"
 
 static const char *const isa_names[ISA__COUNT] = {
 	[ISA_UNKNOWN] = "INVALID",
@@ -81,11 +82,6 @@ const char *bbmap_elem_name(enum bbmap_elem e)
 /* ---- string and group tests ---- */
 
 
-static bool starts(const char *s, const char *p)
-{
-	return !strncmp(s, p, strlen(p));
-}
-
 static void upcase(char *dst, size_t n, const char *src)
 {
 	size_t i;
@@ -112,7 +108,7 @@ static bool has_group(const cs_detail *d, uint8_t g)
 static bool starts_any(const char *mn, const char *const *p)
 {
 	for (; *p; p++)
-		if (starts(mn, *p))
+		if (hbbp_starts(mn, *p))
 			return true;
 	return false;
 }
@@ -279,12 +275,12 @@ void insn_attr__arm64(csh h, const cs_insn *ci, struct bbmap_insn *out, char *ic
 	const char *mn = ci->mnemonic;
 	uint16_t f = a64_branch(d, ci->id, out);
 	enum bbmap_isa isa = ISA_A64_BASE;
-	bool fp = mn[0] == 'f' || starts(mn, "scvtf") || starts(mn, "ucvtf");
+	bool fp = mn[0] == 'f' || hbbp_starts(mn, "scvtf") || hbbp_starts(mn, "ucvtf");
 
 	if (starts_any(mn, lse)) {
 		f |= BBMAP_INSN_MEM_READ | BBMAP_INSN_MEM_WRITE | BBMAP_INSN_LOCK;
 		isa = ISA_A64_LSE;
-	} else if (starts(mn, "ld") || starts(mn, "st")) {
+	} else if (hbbp_starts(mn, "ld") || hbbp_starts(mn, "st")) {
 		f |= mn[0] == 'l' ? BBMAP_INSN_MEM_READ : BBMAP_INSN_MEM_WRITE;
 		if (strstr(mn, "xr") || strstr(mn, "xp"))
 			f |= BBMAP_INSN_LOCK;

@@ -1,6 +1,6 @@
 /* hbbp_strerror(), exit-code mapping, the replaceable log sink, the escaping of control
  * characters in text bound for a terminal, build-ids as hex, a signal-safe stderr write, a
- * path's basename and the monotonic clock (see hbbp_err.h).
+ * path's basename, a prefix test and the monotonic clock (see hbbp_err.h).
  * Depends on libc and util/json_escape.h (its UTF-8 check) only. */
 #include <errno.h>
 #include <stdio.h>
@@ -52,6 +52,11 @@ const char *hbbp_basename(const char *path, bool whole)
 	const char *s = path ? strrchr(path, '/') : NULL;
 
 	return s && (s[1] || !whole) ? s + 1 : path ? path : "";
+}
+
+bool hbbp_starts(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
 }
 
 double hbbp_now(void)

@@ -38,6 +38,8 @@ char *hbbp_build_id_hex(const uint8_t *id, size_t size, char *buf);
 /* The text of path after its last '/' (path itself without one; NULL: ""); for a path
  * ending in '/', "" or, with whole, the path itself (a name to show). */
 const char *hbbp_basename(const char *path, bool whole);
+/* Whether s (NULL: no) begins with prefix. */
+bool hbbp_starts(const char *s, const char *prefix);
 /* Seconds on the monotonic clock (CLOCK_MONOTONIC), for durations. */
 double hbbp_now(void);
 

@@ -20,11 +20,6 @@
 
 enum ebs_unit { UNIT_INSNS, UNIT_NS, UNIT_CYCLES, UNIT_PERIOD };
 
-static bool starts(const char *s, const char *p)
-{
-	return s && !strncmp(s, p, strlen(p));
-}
-
 static enum ebs_unit event_unit(const struct perf_event_info *e)
 {
 	const struct perf_evattr *a = &e->attr;
@@ -34,8 +29,8 @@ static enum ebs_unit event_unit(const struct perf_event_info *e)
 		return UNIT_NS;			/* cpu-clock, task-clock */
 	if (a->type == PERF_TYPE_HARDWARE && a->config == 1)
 		return UNIT_INSNS;
-	if (starts(n, "inst_retired") || starts(n, "instructions") || starts(n, "ex_ret_instr") ||
-	    (n && strstr(n, "/instructions/")))
+	if (hbbp_starts(n, "inst_retired") || hbbp_starts(n, "instructions") ||
+	    hbbp_starts(n, "ex_ret_instr") || (n && strstr(n, "/instructions/")))
 		return UNIT_INSNS;
 	if (a->type == PERF_TYPE_HARDWARE && (a->config == 0 || a->config == 9))
 		return UNIT_CYCLES;		/* cycles, ref-cycles */
