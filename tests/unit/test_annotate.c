@@ -216,10 +216,25 @@ static void test_annotate_no_tables(void)
 	result__delete(r);
 }
 
+/* the short names annotate shows (a path ending in '/' stays whole) and compare keys on
+ * (nothing follows the '/'), and the prefix test */
+static void test_basename_starts(void)
+{
+	CHECK_STR(hbbp_basename("/usr/lib/libc.so.6", true), "libc.so.6");
+	CHECK_STR(hbbp_basename("/usr/lib/libc.so.6", false), "libc.so.6");
+	CHECK_STR(hbbp_basename("[kernel.kallsyms]", false), "[kernel.kallsyms]");
+	CHECK_STR(hbbp_basename("/opt/app/", true), "/opt/app/");
+	CHECK_STR(hbbp_basename("/opt/app/", false), "");
+	CHECK_STR(hbbp_basename(NULL, true), "");
+	CHECK(hbbp_starts("/tmp/perf-12.map", "/tmp/perf-") && !hbbp_starts("/tmp", "/tmp/"));
+	CHECK(hbbp_starts("x", "") && !hbbp_starts(NULL, "x"));
+}
+
 int main(void)
 {
 	RUN_TEST(test_annotate_hottest);
 	RUN_TEST(test_annotate_select);
 	RUN_TEST(test_annotate_no_tables);
+	RUN_TEST(test_basename_starts);
 	return th_failed_tests != 0;
 }

@@ -2,6 +2,7 @@
  * interning, metadata replacement, warnings, and growth to a million rows.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,7 +46,23 @@ static void test_result_tables(void)
 	CHECK_STR(c[0].s, "mov");
 	CHECK(c[1].type == RES_INT && c[1].i == -42);
 	CHECK(c[2].type == RES_REAL && c[2].d == 0.25);
+	CHECK(result_cell__num(&c[1]) == -42 && result_cell__num(&c[2]) == 0.25);
+	CHECK(isnan(result_cell__num(&c[0])) && isnan(result_cell__num(NULL)));
 	CHECK(result_cell__text(t, &c[0], NULL) == 0 && c[0].type == RES_NULL);
+	CHECK(isnan(result_cell__num(&c[0])));
+
+	/* another table's columns, after a first one */
+	CHECK(result__add_table_from(r, "runs", "run:text", t, &u) == 0);
+	CHECK(u && u->nr_cols == 4 && u->nr_rows == 0);
+	CHECK_STR(u->cols[0].name, "run");
+	CHECK_STR(u->cols[1].name, "name");
+	CHECK_STR(u->cols[3].name, "x");
+	CHECK(u->cols[0].type == RES_TEXT && u->cols[1].type == RES_TEXT &&
+	      u->cols[2].type == RES_INT && u->cols[3].type == RES_REAL);
+	CHECK(result__add_table_from(r, "copy", NULL, t, &u) == 0 && u->nr_cols == 3 &&
+	      u->cols[2].type == RES_REAL);
+	CHECK(result__add_table_from(r, "c2", "x:int", t, &u) == -EINVAL);	/* x twice */
+	CHECK(result__add_table_from(r, "c3", "x", t, &u) == -EINVAL);
 	result__delete(r);
 	result__delete(NULL);
 }
