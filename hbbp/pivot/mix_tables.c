@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hbbp/pivot/mix_rows.h"
+#include "util/grow.h"
 #include "util/hbbp_err.h"
 #include "writers/schema.h"
 
@@ -807,20 +808,27 @@ const struct hbbp_unresolved **hbbp_unresolved__weighted(const struct hbbp_accum
 /* "name ebs=W lbr=W; ..." for every dso with unresolved weight, sorted by name. */
 static int meta_unresolved(struct result *res, const struct mix_ctx *x)
 {
-	size_t len = 0, i, n;
+	size_t cap = 0, len = 0, i, n;
 	const struct hbbp_unresolved **v = hbbp_unresolved__weighted(x->d, false, &n);
 	char *buf = NULL;
-	FILE *f = v ? open_memstream(&buf, &len) : NULL;
-	int err;
+	int err = 0;
 
-	for (i = 0; f && i < n; i++)
-		fprintf(f, "%s%s ebs=%.17g lbr=%.17g", i ? "; " : "", unres_name(x->d, v[i]),
-			v[i]->ebs_weight, v[i]->lbr_weight);
-	err = !f || ferror(f) ? -ENOMEM : 0;
-	if (f && fclose(f))
-		err = -ENOMEM;
-	if (!err)	/* buf: "" without any */
-		err = result__meta_text(res, "unresolved_by_module", buf);
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		const char *name = unres_name(x->d, v[i]);
+		int w = snprintf(NULL, 0, "%s%s ebs=%.17g lbr=%.17g", i ? "; " : "", name,
+				 v[i]->ebs_weight, v[i]->lbr_weight);
+
+		err = w < 0 ? -EINVAL : grow_array((void **)&buf, &cap, 1, len + (size_t)w + 1,
+						   (size_t)-1);
+		if (!err)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s ebs=%.17g lbr=%.17g",
+						i ? "; " : "", name, v[i]->ebs_weight,
+						v[i]->lbr_weight);
+	}
+	if (!err)
+		err = result__meta_text(res, "unresolved_by_module", buf ? buf : "");
 	free(buf);
 	free(v);
 	return err;
