@@ -75,7 +75,7 @@ int result__warn(struct result *r, const char *fmt, ...) __attribute__((format(p
 /* Creates a table; columns given as "name:type" strings with type in {int,real,text}. */
 int result__add_table(struct result *r, const char *name, const char *const *cols,
 		      size_t nr_cols, struct result_table **out);
-/* Creates a table with the names and types of the columns of src (not their unset), after a
+/* Creates a table with the names and types of the columns of src (not its rows), after a
  * first column ("name:type") where first is not NULL. */
 int result__add_table_from(struct result *r, const char *name, const char *first,
 			   const struct result_table *src, struct result_table **out);
